@@ -1,0 +1,131 @@
+/* cordon — run commands in a fresh, minimal, unprivileged Linux sandbox.
+ *
+ * The library behind the `cordon` command line.  A harness builds a policy with the
+ * setters below (each validates its input at once and reports what is wrong), then
+ * runs a command under it.  Every call that can fail returns a negative value and
+ * fills a caller-provided cordon_error; nothing is printed.
+ */
+#ifndef CORDON_H
+#define CORDON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define CORDON_API __attribute__((visibility("default")))
+#else
+#define CORDON_API
+#endif
+
+#define CORDON_EXIT_TIMEOUT 124  /* --timeout expired */
+#define CORDON_EXIT_SETUP 125    /* cordon failed before the command could start */
+#define CORDON_EXIT_NOEXEC 126   /* found but not executable */
+#define CORDON_EXIT_NOTFOUND 127 /* command not found */
+
+/* Where a failure happened: the `stage` of --status-json. */
+typedef enum cordon_stage {
+    CORDON_STAGE_NONE = 0,
+    CORDON_STAGE_USAGE,      /* bad arguments to a setter or on the command line */
+    CORDON_STAGE_SETTINGS,   /* reading a settings file */
+    CORDON_STAGE_RESOLVE,    /* resolving rule paths on the host */
+    CORDON_STAGE_PLAN,       /* compiling the mount plan */
+    CORDON_STAGE_NAMESPACES, /* creating namespaces, id maps */
+    CORDON_STAGE_ROOT,       /* building the new root */
+    CORDON_STAGE_CONFINE,    /* capabilities, no_new_privs */
+    CORDON_STAGE_EXEC,       /* executing the command */
+    CORDON_STAGE_SUPERVISE,  /* waiting, signals, timeout */
+} cordon_stage;
+
+typedef struct cordon_error {
+    cordon_stage stage;
+    int errnum;         /* errno of the cause, or 0 */
+    char message[1024]; /* what went wrong and, where known, how to fix it */
+} cordon_error;
+
+CORDON_API const char *cordon_stage_name(cordon_stage stage);
+
+typedef enum cordon_access {
+    CORDON_ACCESS_NONE = 0, /* hidden: an empty, unwritable directory or file */
+    CORDON_ACCESS_READ = 1,
+    CORDON_ACCESS_WRITE = 2,
+} cordon_access;
+
+typedef enum cordon_base {
+    CORDON_BASE_SYSTEM = 0, /* /usr /bin /sbin /lib* /etc read-only */
+    CORDON_BASE_HOST,       /* the whole host read-only */
+    CORDON_BASE_EMPTY,      /* nothing but what rules add */
+} cordon_base;
+
+typedef enum cordon_network {
+    CORDON_NETWORK_NONE = 0, /* own namespace, loopback only */
+    CORDON_NETWORK_HOST,
+    CORDON_NETWORK_PROXY, /* reserved: not yet supported */
+} cordon_network;
+
+typedef struct cordon_policy cordon_policy;
+
+CORDON_API cordon_policy *cordon_policy_new(void);
+CORDON_API void cordon_policy_free(cordon_policy *p);
+
+/* Parse names used on the command line and in settings ("system", "none", ...). */
+CORDON_API int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err);
+CORDON_API int cordon_network_from_string(const char *s, cordon_network *out, cordon_error *err);
+
+CORDON_API int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon_error *err);
+/* PATH must be absolute.  `source` names where the rule came from (e.g. "--allow"). */
+CORDON_API int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access,
+                                      const char *source, cordon_error *err);
+/* The workspace (writable unless read-only); default: the current directory. */
+CORDON_API int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err);
+CORDON_API int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err);
+CORDON_API int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error *err);
+CORDON_API int cordon_policy_set_read_only(cordon_policy *p, bool ro, cordon_error *err);
+CORDON_API int cordon_policy_set_network(cordon_policy *p, cordon_network net, cordon_error *err);
+CORDON_API int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err);
+CORDON_API int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err);
+CORDON_API int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err);
+CORDON_API int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err);
+/* Seconds, > 0; 0 means no timeout. */
+CORDON_API int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *err);
+CORDON_API int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_error *err);
+CORDON_API int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err);
+
+/* Read a settings file (JSON, see CONTRACT).  Rules add to the policy; scalar values
+ * apply unless a setter already chose them explicitly. */
+CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);
+/* The settings' "sandbox.enabled": 1, 0, or -1 when no settings file said. */
+CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
+
+/* Print the resolved rules and the ordered mount plan; runs nothing. */
+CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *out, cordon_error *err);
+
+typedef struct cordon_result {
+    int exit_code;   /* what cordon exits with: the command's code, 128+N, 124, 125... */
+    int status_code; /* the command's own exit code, or -1 when it did not exit */
+    int signal;      /* the signal that killed the command, or 0 */
+    bool timed_out;
+    bool started;    /* the command was executed */
+} cordon_result;
+
+/* Run argv[0] (searched in the sandbox's PATH) to completion, with the caller's
+ * stdin, stdout and stderr.  Returns 0 when the command ran (whatever its status,
+ * see result), or -1 with err filled when setup failed (result->exit_code is 125,
+ * or 126/127 when the command could not be executed). */
+CORDON_API int cordon_run(const cordon_policy *p, char *const argv[], cordon_result *result,
+                          cordon_error *err);
+
+/* Write result/err as the --status-json document. */
+CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result,
+                                        const cordon_error *setup_err, cordon_error *err);
+
+CORDON_API const char *cordon_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,196 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "util/err.h"
+
+static int opt_base(run_args *a, const char *v, cordon_error *err)
+{
+    cordon_base b;
+    if (cordon_base_from_string(v, &b, err) < 0)
+        return err_wrap(err, "--base");
+    return cordon_policy_set_base(a->pol, b, err);
+}
+
+static int opt_network(run_args *a, const char *v, cordon_error *err)
+{
+    cordon_network n;
+    if (cordon_network_from_string(v, &n, err) < 0)
+        return err_wrap(err, "--network");
+    return cordon_policy_set_network(a->pol, n, err);
+}
+
+static int opt_workspace(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_workspace(a->pol, v, err);
+}
+
+static int opt_no_workspace(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return cordon_policy_set_no_workspace(a->pol, true, err);
+}
+
+static int opt_allow(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_WRITE, "--allow", err);
+}
+
+static int opt_allow_ro(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_READ, "--allow-ro", err);
+}
+
+static int opt_deny(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_NONE, "--deny", err);
+}
+
+static int opt_read_only(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return cordon_policy_set_read_only(a->pol, true, err);
+}
+
+static int opt_settings(run_args *a, const char *v, cordon_error *err)
+{
+    if (!*v)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--settings: empty file name");
+    return cordon_policy_load_settings(a->pol, v, err);
+}
+
+static int opt_data_root(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_data_root(a->pol, v, err);
+}
+
+static int opt_env(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_env(a->pol, v, err);
+}
+
+static int opt_keep_env(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_keep_env(a->pol, v, err);
+}
+
+static int opt_clear_env(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return cordon_policy_set_clear_env(a->pol, true, err);
+}
+
+static int opt_chdir(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_cwd(a->pol, v, err);
+}
+
+static int opt_timeout(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_timeout_string(a->pol, v, err);
+}
+
+static int opt_status_json(run_args *a, const char *v, cordon_error *err)
+{
+    if (!*v)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--status-json: empty file name");
+    a->status_json = v;
+    return 0;
+}
+
+static int opt_no_proc(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return cordon_policy_set_proc(a->pol, false, err);
+}
+
+static int opt_help(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->help = true;
+    return 0;
+}
+
+const option_def run_options[] = {
+    {"--base", "system|host|empty", opt_base,
+     "what the view starts from: system (default: /usr /bin /sbin /lib* /etc read-only), "
+     "host (the whole host read-only) or empty"},
+    {"--workspace", "DIR", opt_workspace, "the writable workspace (default: the current directory)"},
+    {"--no-workspace", NULL, opt_no_workspace, "do not expose the current directory"},
+    {"--allow", "PATH", opt_allow, "PATH visible and writable"},
+    {"--allow-ro", "PATH", opt_allow_ro, "PATH visible, read-only"},
+    {"--deny", "PATH", opt_deny,
+     "PATH hidden: an empty, unwritable directory or file in its place, even inside an allowed path"},
+    {"--read-only", NULL, opt_read_only,
+     "every allowed path and the workspace read-only (HOME and TMPDIR stay writable)"},
+    {"--settings", "FILE", opt_settings, "read rules from a JSON settings file; flags add to it"},
+    {"--data-root", "DIR", opt_data_root, "the value of <data-root> in settings files"},
+    {"--network", "none|host", opt_network,
+     "none (default): own network namespace with loopback only; host: the host's network"},
+    {"--env", "NAME=VALUE", opt_env, "set a variable in the command's environment"},
+    {"--keep-env", "NAME", opt_keep_env, "pass NAME through from cordon's environment"},
+    {"--clear-env", NULL, opt_clear_env,
+     "start from an empty environment (default: PATH TERM LANG LC_* TZ USER LOGNAME)"},
+    {"--chdir", "DIR", opt_chdir, "working directory inside (default: the current directory)"},
+    {"--timeout", "SECONDS", opt_timeout, "kill the whole sandbox after SECONDS (decimals allowed); exit 124"},
+    {"--status-json", "FILE", opt_status_json,
+     "write the result (exit code, signal, timed out, failed stage) as JSON to FILE"},
+    {"--no-proc", NULL, opt_no_proc, "do not mount /proc"},
+    {"--help", NULL, opt_help, "show this help"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const option_def *find_option(const char *name, size_t len)
+{
+    for (const option_def *o = run_options; o->name; o++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
+            return o;
+    return NULL;
+}
+
+int parse_run_args(int argc, char **argv, run_args *a, bool command_required, cordon_error *err)
+{
+    int i = 0;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(arg, "-h") == 0) {
+            a->help = true;
+            continue;
+        }
+        if (arg[0] != '-' || arg[1] == '\0')
+            break; /* the first non-option word starts the command */
+        if (arg[1] != '-')
+            return err_set(err, CORDON_STAGE_USAGE, 0,
+                           "unknown option '%s'; options are long (--allow ...); see `cordon help run`", arg);
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        const option_def *o = find_option(arg, len);
+        if (!o)
+            return err_set(err, CORDON_STAGE_USAGE, 0, "unknown option '%.*s'; see `cordon help run`",
+                           (int)len, arg);
+        const char *value = NULL;
+        if (o->argname) {
+            if (eq) {
+                value = eq + 1;
+            } else if (i + 1 < argc) {
+                value = argv[++i];
+            } else {
+                return err_set(err, CORDON_STAGE_USAGE, 0, "%s needs a value (%s)", o->name, o->argname);
+            }
+        } else if (eq) {
+            return err_set(err, CORDON_STAGE_USAGE, 0, "%s takes no value", o->name);
+        }
+        if (o->fn(a, value ? value : "", err) < 0)
+            return -1;
+    }
+    a->command = i < argc ? &argv[i] : NULL;
+    if (command_required && !a->command && !a->help)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "no command given: cordon run [OPTIONS] [--] COMMAND [ARG...]");
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* The command line: argument tables and subcommands, nothing else.  Every run option
+ * is one row of run_options[]; help.c prints the same table, so --help cannot drift. */
+#pragma once
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cordon.h"
+
+typedef struct run_args {
+    cordon_policy *pol;
+    const char *status_json;
+    char **command; /* NULL-terminated, points into argv */
+    bool help;
+} run_args;
+
+typedef int (*opt_fn)(run_args *a, const char *value, cordon_error *err);
+
+typedef struct option_def {
+    const char *name;    /* "--allow" */
+    const char *argname; /* "PATH", or NULL for a switch */
+    opt_fn fn;
+    const char *help;
+} option_def;
+
+extern const option_def run_options[];
+
+/* Parse argv (after the subcommand word).  Returns 0, or -1 with err filled. */
+int parse_run_args(int argc, char **argv, run_args *a, bool command_required, cordon_error *err);
+
+void help_main(FILE *out);
+void help_run(FILE *out, const char *cmd);
+void help_check(FILE *out);
+/* `cordon help [COMMAND]`; returns the exit status. */
+int help_command(const char *topic, FILE *out);

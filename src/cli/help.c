@@ -1,0 +1,79 @@
+#include <string.h>
+
+#include "cli/cli.h"
+
+void help_main(FILE *out)
+{
+    fputs("usage: cordon COMMAND [ARGS]\n"
+          "\n"
+          "Run commands in a fresh, minimal, unprivileged Linux sandbox.\n"
+          "\n"
+          "commands:\n"
+          "  run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND confined\n"
+          "  explain [OPTIONS] [-- COMMAND...]     print the resolved rules and the mount plan; runs nothing\n"
+          "  check [--json]                        say whether this host can run the default sandbox\n"
+          "  help [COMMAND]                        show help for a command\n"
+          "  --version                             print the version\n"
+          "\n"
+          "`cordon help run` lists every option; `man cordon` says more.\n",
+          out);
+}
+
+void help_run(FILE *out, const char *cmd)
+{
+    fprintf(out,
+            "usage: cordon %s [OPTIONS] [--] %s\n\n",
+            cmd, strcmp(cmd, "explain") == 0 ? "[COMMAND [ARG...]]" : "COMMAND [ARG...]");
+    if (strcmp(cmd, "explain") == 0)
+        fputs("Print the policy, the resolved rules and the ordered mount plan that `cordon run`\n"
+              "would use with the same options. Runs nothing.\n\n",
+              out);
+    else
+        fputs("Run COMMAND in new user, mount, PID, IPC, UTS, cgroup and (unless --network host)\n"
+              "network namespaces, as the caller's uid, with no capabilities, no_new_privs, in a new\n"
+              "session. The view is built from a base plus rules; HOME, TMPDIR and /tmp are private.\n\n",
+              out);
+    fputs("options:\n", out);
+    for (const option_def *o = run_options; o->name; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", o->name, o->argname ? " " : "", o->argname ? o->argname : "");
+        fprintf(out, "  %-28s %s\n", left, o->help);
+    }
+    fputs("\nRules resolve by specificity: the rule on the longest matching path wins; at equal\n"
+          "length deny beats write beats read. So --allow /repo --deny /repo/a --allow /repo/a/b\n"
+          "leaves /repo writable, /repo/a hidden and /repo/a/b writable again.\n"
+          "\n"
+          "exit status: the command's own; 128+N if killed by signal N; 124 timeout;\n"
+          "125 cordon failed before the command started; 126 not executable; 127 not found.\n",
+          out);
+}
+
+void help_check(FILE *out)
+{
+    fputs("usage: cordon check [--json]\n\n"
+          "Try the default sandbox on this host and say what works; for what does not, the fix.\n"
+          "Exit 0 when the default sandbox works.\n",
+          out);
+}
+
+int help_command(const char *topic, FILE *out)
+{
+    if (!topic) {
+        help_main(out);
+        return 0;
+    }
+    if (strcmp(topic, "run") == 0 || strcmp(topic, "explain") == 0) {
+        help_run(out, topic);
+        return 0;
+    }
+    if (strcmp(topic, "check") == 0) {
+        help_check(out);
+        return 0;
+    }
+    if (strcmp(topic, "help") == 0) {
+        help_main(out);
+        return 0;
+    }
+    fprintf(stderr, "cordon: no help for '%s'; commands are run, explain, check\n", topic);
+    return CORDON_EXIT_SETUP;
+}

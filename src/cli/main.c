@@ -1,0 +1,149 @@
+/* cordon: the command line, a thin layer over libcordon. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static void print_error(const cordon_error *err)
+{
+    fprintf(stderr, "cordon: %s\n", err->message[0] ? err->message : "unknown error");
+}
+
+/* A closed 0, 1 or 2 would be reused by the next open() and leak into the sandbox as
+ * a stdio stream: fill the gaps with /dev/null first. */
+static void ensure_stdio(void)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", O_RDWR);
+        if (n >= 0 && n != fd) {
+            dup2(n, fd);
+            close(n);
+        }
+    }
+}
+
+static int write_status(const char *file, const cordon_result *res, const cordon_error *setup_err)
+{
+    if (!file)
+        return 0;
+    cordon_error err = {0};
+    if (cordon_write_status_json(file, res, setup_err, &err) < 0) {
+        print_error(&err);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv, bool explain)
+{
+    run_args a = {.pol = cordon_policy_new()};
+    cordon_error err = {0};
+    cordon_result res = {.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    int code;
+    if (parse_run_args(argc, argv, &a, !explain, &err) < 0) {
+        print_error(&err);
+        write_status(a.status_json, &res, &err);
+        code = CORDON_EXIT_SETUP;
+    } else if (a.help) {
+        help_run(stdout, explain ? "explain" : "run");
+        code = 0;
+    } else if (explain) {
+        if (cordon_explain(a.pol, a.command, stdout, &err) < 0) {
+            print_error(&err);
+            code = CORDON_EXIT_SETUP;
+        } else {
+            code = 0;
+        }
+    } else {
+        if (cordon_run(a.pol, a.command, &res, &err) < 0)
+            print_error(&err);
+        else if (res.timed_out)
+            fprintf(stderr, "cordon: timed out after %s seconds; the sandbox was killed\n",
+                    argv[0] ? "the given" : "");
+        code = res.exit_code;
+        if (write_status(a.status_json, &res, &err) < 0 && code == 0)
+            code = CORDON_EXIT_SETUP;
+    }
+    cordon_policy_free(a.pol);
+    return code;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            help_check(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "cordon: check: unknown option '%s'; see `cordon help check`\n", argv[i]);
+            return CORDON_EXIT_SETUP;
+        }
+    }
+    /* Run `true` in the default sandbox, as `cordon run --no-workspace --chdir /` would. */
+    cordon_policy *p = cordon_policy_new();
+    cordon_error err = {0};
+    cordon_result res;
+    char *const cmd[] = {(char *)"true", NULL};
+    int ok = cordon_policy_set_no_workspace(p, true, &err) == 0 && cordon_policy_set_cwd(p, "/", &err) == 0 &&
+             cordon_run(p, cmd, &res, &err) == 0 && res.exit_code == 0;
+    cordon_policy_free(p);
+    if (json) {
+        printf("{\n  \"default_sandbox\": %s,\n  \"error\": ", ok ? "true" : "false");
+        if (ok) {
+            printf("null");
+        } else {
+            putchar('"');
+            for (const char *c = err.message; *c; c++) {
+                if (*c == '"' || *c == '\\')
+                    putchar('\\');
+                if ((unsigned char)*c >= 0x20)
+                    putchar(*c);
+            }
+            putchar('"');
+        }
+        printf("\n}\n");
+    } else if (ok) {
+        printf("default sandbox: works (user, mount, PID, IPC, UTS, cgroup and network namespaces)\n");
+    } else {
+        printf("default sandbox: does not work here\n  %s\n", err.message);
+    }
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    ensure_stdio();
+    if (argc < 2) {
+        help_main(stderr);
+        return CORDON_EXIT_SETUP;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 2, argv + 2, false);
+    if (strcmp(cmd, "explain") == 0)
+        return cmd_run(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "check") == 0)
+        return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "help") == 0)
+        return help_command(argc > 2 ? argv[2] : NULL, stdout);
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        help_main(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("cordon %s\n", cordon_version());
+        return 0;
+    }
+    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, help\n", cmd);
+    return CORDON_EXIT_SETUP;
+}

@@ -1,0 +1,41 @@
+#include "confine/caps.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/err.h"
+
+int caps_drop_all(cordon_error *err)
+{
+    /* Root inside must not regain capabilities on exec: lock the securebits first
+     * (needs CAP_SETPCAP, which we still hold in the user namespace). */
+    unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                         SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
+    if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot lock the securebits");
+    for (unsigned long cap = 0;; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+            if (errno == EINVAL)
+                break; /* past the last capability this kernel knows */
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot drop capability %lu from the bounding set", cap);
+        }
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot clear the ambient capabilities");
+    struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct data[2] = {{0}};
+    if (syscall(SYS_capset, &hdr, data) < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot drop capabilities");
+    return 0;
+}
+
+int set_no_new_privs(cordon_error *err)
+{
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot set no_new_privs");
+    return 0;
+}

@@ -1,0 +1,108 @@
+/* The public entry points: policy -> resolve -> plan -> (explain | run). */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan/explain.h"
+#include "plan/plan.h"
+#include "policy/resolve.h"
+#include "supervise/env.h"
+#include "supervise/outer.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+
+extern char **environ;
+
+const char *cordon_version(void)
+{
+    return CORDON_VERSION;
+}
+
+/* Everything up to the plan, shared by explain and run. */
+typedef struct prepared {
+    resolved r;
+    plan p;
+    strv env;
+} prepared;
+
+static void prepared_free(prepared *x)
+{
+    plan_free(&x->p);
+    resolved_free(&x->r);
+    strv_free(&x->env);
+}
+
+static int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
+{
+    *x = (prepared){0};
+    if (pol->network == CORDON_NETWORK_PROXY)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--network proxy is not supported by this version");
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
+    const char *home = getenv("HOME");
+    host_info host = {.home = home && home[0] == '/' ? home : NULL, .cwd = cwd, .root = "/"};
+    if (resolve_policy(pol, &host, &x->r, err) < 0)
+        return -1;
+    if (plan_build(&x->r, &x->p, err) < 0) {
+        resolved_free(&x->r);
+        return -1;
+    }
+    x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
+    return 0;
+}
+
+int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cordon_error *err)
+{
+    prepared x;
+    if (prepare(pol, &x, err) < 0)
+        return -1;
+    explain_print(out, &x.r, &x.p, &x.env, argv);
+    prepared_free(&x);
+    return 0;
+}
+
+int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *result, cordon_error *err)
+{
+    *result = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    err_clear(err);
+    if (!argv || !argv[0] || !argv[0][0])
+        return err_set(err, CORDON_STAGE_USAGE, 0, "no command given");
+    if (pol->settings_enabled == 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0,
+                       "the settings say \"enabled\": false, but cordon run always sandboxes; "
+                       "run the command without cordon, or set \"enabled\": true");
+    prepared x;
+    if (prepare(pol, &x, err) < 0)
+        return -1;
+    int r = outer_run(&x.p, argv, x.env.v, pol->timeout, result, err);
+    prepared_free(&x);
+    return r;
+}
+
+int cordon_write_status_json(const char *file, const cordon_result *res, const cordon_error *setup_err,
+                             cordon_error *err)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "exit_code", json_integer(res->exit_code));
+    json_object_set_new(o, "status", res->status_code >= 0 ? json_integer(res->status_code) : json_null());
+    json_object_set_new(o, "signal", res->signal ? json_integer(res->signal) : json_null());
+    json_object_set_new(o, "timed_out", json_boolean(res->timed_out));
+    json_object_set_new(o, "started", json_boolean(res->started));
+    bool failed = setup_err && setup_err->stage != CORDON_STAGE_NONE && !res->started;
+    json_object_set_new(o, "stage", failed ? json_string(cordon_stage_name(setup_err->stage)) : json_null());
+    json_object_set_new(o, "error", failed ? json_string(setup_err->message) : json_null());
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "--status-json");
+    int ret = 0;
+    _cleanup_fd_ int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || write(fd, "\n", 1) != 1)
+        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write --status-json %s", file);
+    free(text);
+    return ret;
+}

@@ -1,0 +1,80 @@
+#include "plan/explain.h"
+
+#include <string.h>
+
+static const char *access_word(const rrule *x)
+{
+    return x->access == CORDON_ACCESS_NONE ? "deny" : x->access == CORDON_ACCESS_WRITE ? "write" : "read";
+}
+
+void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env, char *const argv[])
+{
+    const struct cordon_policy *pol = r->policy;
+    fprintf(out, "policy\n");
+    fprintf(out, "  base        %s\n", base_name(pol->base));
+    fprintf(out, "  network     %s\n", network_name(pol->network));
+    fprintf(out, "  workspace   %s\n", pol->no_workspace ? "(none)" : r->workspace);
+    fprintf(out, "  read-only   %s\n", pol->read_only ? "yes" : "no");
+    fprintf(out, "  cwd         %s\n", p->cwd);
+    fprintf(out, "  HOME        %s (private)\n", p->home);
+    fprintf(out, "  TMPDIR      %s (private)\n", p->tmpdir);
+    if (pol->timeout > 0)
+        fprintf(out, "  timeout     %gs\n", pol->timeout);
+    else
+        fprintf(out, "  timeout     none\n");
+    fprintf(out, "  /proc       %s\n", p->proc ? "fresh" : "none (--no-proc)");
+
+    fprintf(out, "\nrules (the longest matching path wins; at equal length deny > write > read)\n");
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        fprintf(out, "  %-6s %-40s %s", access_word(x), x->path, x->source);
+        if (x->line > 0)
+            fprintf(out, ":%d", x->line);
+        if (x->shadowed)
+            fprintf(out, "  [overridden at equal length]");
+        if (x->type == FT_MISSING)
+            fprintf(out, "  [does not exist]");
+        if (x->symlink)
+            fprintf(out, "  [given as %s; %s is a symlink]", x->given, x->symlink);
+        else if (strcmp(x->given, x->path) != 0)
+            fprintf(out, "  [given as %s]", x->given);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < r->n_links; i++)
+        fprintf(out, "  %-6s %-40s %s  [-> %s]\n", "link", r->links[i].path, r->links[i].source,
+                r->links[i].target);
+
+    fprintf(out, "\nplan (in order; then hidden paths, /dev and / become read-only, pivot_root)\n");
+    fprintf(out, "  %3d  %-8s %-40s %s\n", 0, "tmpfs", "/", "new root (read-only once built)");
+    int k = 1;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const plan_op *op = &p->ops[i];
+        char kind[16];
+        if (op->kind == PLAN_BIND)
+            snprintf(kind, sizeof kind, "%s", op->read_only ? "bind-ro" : "bind-rw");
+        else
+            snprintf(kind, sizeof kind, "%s", plan_kind_name(op->kind));
+        if (op->kind == PLAN_NOTE) {
+            fprintf(out, "    -  %-8s %-40s %s\n", "skip", op->dest, op->why);
+            continue;
+        }
+        fprintf(out, "  %3d  %-8s %-40s %s", k++, kind, op->dest, op->why);
+        if (op->kind == PLAN_SYMLINK)
+            fprintf(out, "  [-> %s]", op->src);
+        if (op->kind == PLAN_HIDE)
+            fprintf(out, "  [empty read-only %s]", op->is_dir ? "directory" : "file");
+        if (op->kind == PLAN_TMPFS)
+            fprintf(out, "  [mode %o]", op->mode);
+        fputc('\n', out);
+    }
+
+    fprintf(out, "\nenvironment\n");
+    for (size_t i = 0; i < env->n; i++)
+        fprintf(out, "  %s\n", env->v[i]);
+    if (argv && argv[0]) {
+        fprintf(out, "\ncommand\n ");
+        for (char *const *a = argv; *a; a++)
+            fprintf(out, " %s", *a);
+        fputc('\n', out);
+    }
+}

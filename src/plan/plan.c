@@ -1,0 +1,281 @@
+#include "plan/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+const char *plan_kind_name(plan_kind k)
+{
+    switch (k) {
+    case PLAN_BIND: return "bind";
+    case PLAN_HIDE: return "hide";
+    case PLAN_TMPFS: return "tmpfs";
+    case PLAN_SYMLINK: return "symlink";
+    case PLAN_DEV: return "dev";
+    case PLAN_PROC: return "proc";
+    case PLAN_NOTE: return "note";
+    }
+    return "?";
+}
+
+void plan_free(plan *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        free(p->ops[i].dest);
+        free(p->ops[i].src);
+        free(p->ops[i].why);
+    }
+    free(p->ops);
+    free(p->home);
+    free(p->tmpdir);
+    free(p->cwd);
+    *p = (plan){0};
+}
+
+static plan_op *add_op(plan *p, plan_kind kind, const char *dest, const char *src, char *why_owned)
+{
+    grow(&p->ops, &p->cap_ops, p->n_ops + 1, sizeof *p->ops);
+    plan_op *op = &p->ops[p->n_ops++];
+    *op = (plan_op){
+        .kind = kind,
+        .dest = xstrdup(dest),
+        .src = src ? xstrdup(src) : NULL,
+        .why = why_owned,
+    };
+    return op;
+}
+
+static char *rule_why(const rrule *r)
+{
+    if (r->line > 0)
+        return xasprintf("%s:%d", r->source, r->line);
+    return xstrdup(r->source);
+}
+
+/* Among operations sorted so far, order matters only between a path and those below
+ * it; kind_order breaks ties at one path (a rule, then a private tmpfs over it). */
+static int kind_order(plan_kind k)
+{
+    switch (k) {
+    case PLAN_BIND:
+    case PLAN_HIDE:
+    case PLAN_SYMLINK:
+        return 0;
+    case PLAN_TMPFS:
+    case PLAN_DEV:
+    case PLAN_PROC:
+        return 1;
+    case PLAN_NOTE:
+        return 2;
+    }
+    return 3;
+}
+
+static int cmp_ops(const void *a, const void *b)
+{
+    const plan_op *x = a, *y = b;
+    int c = path_cmp(x->dest, y->dest);
+    if (c)
+        return c;
+    return kind_order(x->kind) - kind_order(y->kind);
+}
+
+const plan_op *plan_covering(const plan *p, const char *path)
+{
+    const plan_op *best = NULL;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const plan_op *op = &p->ops[i];
+        if (op->kind == PLAN_NOTE || !path_has_prefix(path, op->dest))
+            continue;
+        if (!best || strlen(op->dest) >= strlen(best->dest))
+            best = op;
+    }
+    return best;
+}
+
+/* Is `path` (or an ancestor) named by a rule that is not the base? */
+static bool covered_by_rule(const resolved *r, const char *path)
+{
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (!x->shadowed && x->origin != ORIGIN_BASE && path_has_prefix(path, x->path))
+            return true;
+    }
+    return false;
+}
+
+static bool base_covers(const resolved *r, const char *path)
+{
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (!r->rules[i].shadowed && path_has_prefix(path, r->rules[i].path))
+            return true;
+    return false;
+}
+
+/* A base rule at exactly `dest` is replaced by a private mount there. */
+static void drop_base_bind_at(plan *p, const char *dest, const char *what)
+{
+    for (size_t i = 0; i < p->n_ops; i++) {
+        plan_op *op = &p->ops[i];
+        if (op->kind == PLAN_BIND && strcmp(op->dest, dest) == 0) {
+            op->kind = PLAN_NOTE;
+            char *why = xasprintf("%s: replaced by the private %s", op->why, what);
+            free(op->why);
+            op->why = why;
+        }
+    }
+}
+
+static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
+{
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed)
+            continue;
+        if (x->type == FT_MISSING) {
+            if (x->access != CORDON_ACCESS_NONE) {
+                char *why = rule_why(x);
+                add_op(p, PLAN_NOTE, x->path, NULL,
+                       xasprintf("%s: does not exist; nothing to %s", why,
+                                 x->access == CORDON_ACCESS_WRITE ? "allow" : "show"));
+                free(why);
+                continue;
+            }
+            /* A denied path that does not exist is only safe to skip where the command
+             * cannot create it: not below a writable bind. */
+            const rrule *parent = NULL;
+            for (size_t j = 0; j < r->n_rules; j++) {
+                const rrule *y = &r->rules[j];
+                if (y->shadowed || y == x || strcmp(y->path, x->path) == 0 ||
+                    !path_has_prefix(x->path, y->path))
+                    continue;
+                if (!parent || strlen(y->path) > strlen(parent->path))
+                    parent = y;
+            }
+            if (parent && parent->access == CORDON_ACCESS_WRITE) {
+                char *why = rule_why(x);
+                err_set(err, CORDON_STAGE_PLAN, 0,
+                        "%s %s: the path does not exist, and it lies in the writable %s (%s), so the "
+                        "command could create it; create it before the run or drop the rule",
+                        why, x->given, parent->path, parent->source);
+                free(why);
+                return -1;
+            }
+            char *why = rule_why(x);
+            add_op(p, PLAN_NOTE, x->path, NULL, xasprintf("%s: does not exist; nothing to hide", why));
+            free(why);
+            continue;
+        }
+        bool dir = x->type == FT_DIR;
+        if (x->access == CORDON_ACCESS_NONE) {
+            plan_op *op = add_op(p, PLAN_HIDE, x->path, NULL, rule_why(x));
+            op->is_dir = dir;
+        } else {
+            plan_op *op = add_op(p, PLAN_BIND, x->path, x->path, rule_why(x));
+            op->read_only = x->access != CORDON_ACCESS_WRITE;
+            op->is_dir = dir;
+            op->dev = x->dev;
+            op->ino = x->ino;
+        }
+    }
+    for (size_t i = 0; i < r->n_links; i++)
+        add_op(p, PLAN_SYMLINK, r->links[i].path, r->links[i].target, xstrdup(r->links[i].source));
+    return 0;
+}
+
+/* A bind whose nearest enclosing operation is a bind of the same host tree with the
+ * same access adds nothing (binds are recursive): drop it, it only costs time. */
+static void drop_redundant(plan *p)
+{
+    for (size_t i = 0; i < p->n_ops; i++) {
+        plan_op *op = &p->ops[i];
+        if (op->kind != PLAN_BIND)
+            continue;
+        const plan_op *parent = NULL;
+        for (size_t j = 0; j < i; j++) {
+            const plan_op *q = &p->ops[j];
+            if (q->kind == PLAN_NOTE || strcmp(q->dest, op->dest) == 0 || !path_has_prefix(op->dest, q->dest))
+                continue;
+            parent = q; /* sorted: the last match is the nearest */
+        }
+        if (parent && parent->kind == PLAN_BIND && parent->read_only == op->read_only &&
+            strcmp(parent->src, parent->dest) == 0) {
+            char *why = xasprintf("%s: already %s through %s", op->why,
+                                  op->read_only ? "read-only" : "writable", parent->dest);
+            free(op->why);
+            op->why = why;
+            op->kind = PLAN_NOTE;
+        }
+    }
+}
+
+int plan_build(const resolved *r, plan *out, cordon_error *err)
+{
+    *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc};
+    if (add_rule_ops(r, out, err) < 0) {
+        plan_free(out);
+        return -1;
+    }
+
+    /* /tmp: private unless a rule names it (or "/"). */
+    bool tmp_private = !covered_by_rule(r, "/tmp");
+    if (tmp_private) {
+        drop_base_bind_at(out, "/tmp", "/tmp");
+        add_op(out, PLAN_TMPFS, "/tmp", NULL, xstrdup("private /tmp"))->mode = 01777;
+        out->tmpdir = xstrdup("/tmp");
+    } else {
+        add_op(out, PLAN_TMPFS, PLAN_PRIVATE_TMP, NULL, xstrdup("private TMPDIR (a rule covers /tmp)"))->mode = 0700;
+        out->tmpdir = xstrdup(PLAN_PRIVATE_TMP);
+    }
+
+    /* HOME: a private tmpfs at the caller's home path, so that ~ means the same
+     * inside, unless a rule shows that path (then elsewhere), or the mount point would
+     * have to be created inside a host directory. */
+    bool home_here = r->home && !covered_by_rule(r, r->home) &&
+                     (r->home_type == FT_DIR || !base_covers(r, r->home)) &&
+                     !path_has_prefix(r->home, "/tmp") && !path_has_prefix(r->home, "/proc") &&
+                     !path_has_prefix(r->home, "/dev") && strcmp(r->home, "/") != 0;
+    if (home_here) {
+        drop_base_bind_at(out, r->home, "HOME");
+        add_op(out, PLAN_TMPFS, r->home, NULL, xstrdup("private HOME"))->mode = 0700;
+        out->home = xstrdup(r->home);
+    } else {
+        add_op(out, PLAN_TMPFS, PLAN_PRIVATE_HOME, NULL,
+               xstrdup(r->home ? "private HOME (a rule covers the home directory)" : "private HOME"))
+            ->mode = 0700;
+        out->home = xstrdup(PLAN_PRIVATE_HOME);
+    }
+
+    add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
+    if (out->proc)
+        add_op(out, PLAN_PROC, "/proc", NULL, xstrdup("fresh /proc"));
+
+    qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
+    drop_redundant(out);
+
+    /* The working directory must exist inside: under a shown host path, or exactly a
+     * private directory. */
+    const plan_op *cov = plan_covering(out, r->cwd);
+    bool visible = false;
+    if (cov && cov->kind == PLAN_BIND)
+        visible = r->cwd_type == FT_DIR;
+    else if (cov && cov->kind != PLAN_HIDE)
+        visible = strcmp(cov->dest, r->cwd) == 0;
+    if (!visible) {
+        err_set(err, CORDON_STAGE_PLAN, 0,
+                "the working directory %s %s inside the sandbox; %s", r->cwd,
+                r->cwd_type == FT_MISSING ? "does not exist" :
+                (cov && cov->kind == PLAN_HIDE) ? "is hidden" : "would not be visible",
+                r->policy->cwd ? "pass a --chdir DIR that a rule shows"
+                               : "run cordon from a directory the sandbox shows, allow it, or pass --chdir DIR");
+        plan_free(out);
+        return -1;
+    }
+    out->cwd = xstrdup(r->cwd);
+    return 0;
+}

@@ -1,0 +1,53 @@
+/* Stage 3: the resolved policy compiled into an ordered list of mount operations.
+ *
+ * Pure: no system calls.  The operations are sorted so that a parent is mounted before
+ * anything below it; a deeper rule is mounted on top of a shallower one, which is how
+ * "the longest matching path wins" becomes true inside.  sandbox/root.c executes the
+ * plan; `cordon explain` prints it.  A new kind of mount is one enum value here, one
+ * case in root.c and one in explain.c. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "policy/resolve.h"
+
+typedef enum plan_kind {
+    PLAN_BIND,    /* bind host `src` at `dest`, read-only or writable */
+    PLAN_HIDE,    /* an empty, read-only directory or file over `dest` */
+    PLAN_TMPFS,   /* a private, empty, writable tmpfs at `dest` */
+    PLAN_SYMLINK, /* a symlink at `dest` pointing to `src` */
+    PLAN_DEV,     /* the minimal /dev */
+    PLAN_PROC,    /* a fresh /proc */
+    PLAN_NOTE,    /* nothing to do; `why` says why (shown by explain) */
+} plan_kind;
+
+typedef struct plan_op {
+    plan_kind kind;
+    char *dest;     /* absolute path inside the sandbox */
+    char *src;      /* BIND: host path; SYMLINK: link target */
+    bool read_only; /* BIND */
+    bool is_dir;    /* BIND, HIDE: directory or non-directory mount point */
+    dev_t dev;      /* BIND: what the source must still be when it is opened */
+    ino_t ino;
+    unsigned mode;  /* TMPFS */
+    char *why;      /* where it came from, for explain and error messages */
+} plan_op;
+
+typedef struct plan {
+    plan_op *ops;
+    size_t n_ops, cap_ops;
+    char *home;   /* HOME inside */
+    char *tmpdir; /* TMPDIR inside */
+    char *cwd;    /* working directory inside */
+    cordon_network network;
+    bool proc;
+} plan;
+
+#define PLAN_PRIVATE_HOME "/.cordon/home"
+#define PLAN_PRIVATE_TMP "/.cordon/tmp"
+
+int plan_build(const resolved *r, plan *out, cordon_error *err);
+void plan_free(plan *p);
+const char *plan_kind_name(plan_kind k);
+/* The last operation (in plan order) whose dest is `path` or above it; NOTEs skipped. */
+const plan_op *plan_covering(const plan *p, const char *path);

@@ -1,0 +1,24 @@
+/* Resolving a rule's path on the host, the way the kernel would: component by
+ * component, following symlinks (at most 40), applying ".." to what a symlink really
+ * names.  A missing tail is kept lexically, so a rule may name a path that does not
+ * exist yet. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cordon.h"
+
+typedef enum ftype { FT_MISSING = 0, FT_DIR, FT_FILE, FT_OTHER } ftype;
+
+typedef struct canon {
+    char *path;    /* canonical absolute path */
+    ftype type;    /* of the final component (never a symlink) */
+    dev_t dev;
+    ino_t ino;
+    char *symlink; /* the first symlink crossed, as a path, or NULL */
+} canon;
+
+/* `in` must be absolute. */
+int canon_resolve(const char *in, canon *out, cordon_error *err);
+void canon_free(canon *c);
+const char *ftype_name(ftype t);

@@ -1,0 +1,318 @@
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/err.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
+                     rule_origin origin, const char *source, int line, bool expand)
+{
+    grow(&p->rules, &p->cap_rules, p->n_rules + 1, sizeof *p->rules);
+    p->rules[p->n_rules++] = (policy_rule){
+        .path = xstrdup(path),
+        .access = access,
+        .origin = origin,
+        .source = xstrdup(source ? source : ""),
+        .line = line,
+        .expand = expand,
+    };
+}
+
+const char *access_name(cordon_access a)
+{
+    switch (a) {
+    case CORDON_ACCESS_NONE: return "deny";
+    case CORDON_ACCESS_READ: return "read";
+    case CORDON_ACCESS_WRITE: return "write";
+    }
+    return "?";
+}
+
+const char *base_name(cordon_base b)
+{
+    switch (b) {
+    case CORDON_BASE_SYSTEM: return "system";
+    case CORDON_BASE_HOST: return "host";
+    case CORDON_BASE_EMPTY: return "empty";
+    }
+    return "?";
+}
+
+const char *network_name(cordon_network n)
+{
+    switch (n) {
+    case CORDON_NETWORK_NONE: return "none";
+    case CORDON_NETWORK_HOST: return "host";
+    case CORDON_NETWORK_PROXY: return "proxy";
+    }
+    return "?";
+}
+
+const char *origin_name(rule_origin o)
+{
+    switch (o) {
+    case ORIGIN_FLAG: return "flag";
+    case ORIGIN_SETTINGS: return "settings";
+    case ORIGIN_WORKSPACE: return "workspace";
+    case ORIGIN_BASE: return "base";
+    }
+    return "?";
+}
+
+cordon_policy *cordon_policy_new(void)
+{
+    struct cordon_policy *p = xcalloc(1, sizeof *p);
+    p->base = CORDON_BASE_SYSTEM;
+    p->network = CORDON_NETWORK_NONE;
+    p->settings_enabled = -1;
+    return p;
+}
+
+void cordon_policy_free(cordon_policy *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_rules; i++) {
+        free(p->rules[i].path);
+        free(p->rules[i].source);
+    }
+    free(p->rules);
+    for (size_t i = 0; i < p->n_env; i++) {
+        free(p->env[i].name);
+        free(p->env[i].value);
+    }
+    free(p->env);
+    free(p->workspace);
+    free(p->data_root);
+    free(p->cwd);
+    free(p);
+}
+
+int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err)
+{
+    if (s && strcmp(s, "system") == 0)
+        *out = CORDON_BASE_SYSTEM;
+    else if (s && strcmp(s, "host") == 0)
+        *out = CORDON_BASE_HOST;
+    else if (s && strcmp(s, "empty") == 0)
+        *out = CORDON_BASE_EMPTY;
+    else
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "unknown base '%s': use one of system, host, empty", s ? s : "");
+    return 0;
+}
+
+int cordon_network_from_string(const char *s, cordon_network *out, cordon_error *err)
+{
+    if (s && strcmp(s, "none") == 0)
+        *out = CORDON_NETWORK_NONE;
+    else if (s && strcmp(s, "host") == 0)
+        *out = CORDON_NETWORK_HOST;
+    else if (s && strcmp(s, "proxy") == 0)
+        *out = CORDON_NETWORK_PROXY;
+    else
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "unknown network mode '%s': use one of none, host, proxy", s ? s : "");
+    return 0;
+}
+
+int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon_error *err)
+{
+    if (base != CORDON_BASE_SYSTEM && base != CORDON_BASE_HOST && base != CORDON_BASE_EMPTY)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "unknown base %d", (int)base);
+    p->base = base;
+    return 0;
+}
+
+/* An absolute, non-empty path, normalised; `what` names the option for the message. */
+static char *absolute_arg(const char *path, const char *what, cordon_error *err)
+{
+    if (!path || !*path) {
+        err_set(err, CORDON_STAGE_USAGE, 0, "%s: empty path; give an absolute path", what);
+        return NULL;
+    }
+    if (path[0] != '/') {
+        err_set(err, CORDON_STAGE_USAGE, 0,
+                "%s: '%s' is a relative path; give an absolute path (for example \"$PWD/%s\")",
+                what, path, path);
+        return NULL;
+    }
+    /* Kept as written: ".." and symlinks are resolved on the host by canon.c, since a
+     * lexical ".." after a symlink would name a different file than the kernel does. */
+    return xstrdup(path);
+}
+
+int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access,
+                           const char *source, cordon_error *err)
+{
+    const char *what = source && *source ? source : "path rule";
+    if (access != CORDON_ACCESS_NONE && access != CORDON_ACCESS_READ && access != CORDON_ACCESS_WRITE)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "%s: unknown access %d", what, (int)access);
+    char *norm = absolute_arg(path, what, err);
+    if (!norm)
+        return -1;
+    policy_add_rule(p, norm, access, ORIGIN_FLAG, what, 0, false);
+    free(norm);
+    return 0;
+}
+
+int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err)
+{
+    if (!dir || !*dir)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--workspace: empty path");
+    char *abs = NULL;
+    if (dir[0] == '/') {
+        abs = xstrdup(dir);
+    } else {
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd))
+            return err_set(err, CORDON_STAGE_USAGE, errno,
+                           "--workspace: cannot resolve relative path '%s'", dir);
+        abs = path_join(cwd, dir);
+    }
+    free(p->workspace);
+    p->workspace = abs;
+    p->no_workspace = false;
+    return 0;
+}
+
+int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err)
+{
+    (void)err;
+    p->no_workspace = none;
+    return 0;
+}
+
+int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error *err)
+{
+    char *norm = absolute_arg(dir, "--data-root", err);
+    if (!norm)
+        return -1;
+    free(p->data_root);
+    p->data_root = norm;
+    return 0;
+}
+
+int cordon_policy_set_read_only(cordon_policy *p, bool ro, cordon_error *err)
+{
+    (void)err;
+    p->read_only = ro;
+    p->read_only_set = true;
+    return 0;
+}
+
+int cordon_policy_set_network(cordon_policy *p, cordon_network net, cordon_error *err)
+{
+    if (net == CORDON_NETWORK_PROXY)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--network proxy is not supported by this version of cordon; "
+                       "use --network none (loopback only) or --network host");
+    if (net != CORDON_NETWORK_NONE && net != CORDON_NETWORK_HOST)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "unknown network mode %d", (int)net);
+    p->network = net;
+    p->network_set = true;
+    return 0;
+}
+
+static bool valid_env_name(const char *s, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '=' || s[i] == '\0')
+            return false;
+    return true;
+}
+
+static void push_env(struct cordon_policy *p, env_op_kind kind, char *name, char *value)
+{
+    grow(&p->env, &p->cap_env, p->n_env + 1, sizeof *p->env);
+    p->env[p->n_env++] = (env_op){.kind = kind, .name = name, .value = value};
+}
+
+int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err)
+{
+    const char *eq = name_eq_value ? strchr(name_eq_value, '=') : NULL;
+    if (!eq)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--env: '%s' is not NAME=VALUE", name_eq_value ? name_eq_value : "");
+    size_t n = (size_t)(eq - name_eq_value);
+    if (!valid_env_name(name_eq_value, n))
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--env: '%s' has an empty variable name",
+                       name_eq_value);
+    push_env(p, ENV_SET, xstrndup(name_eq_value, n), xstrdup(eq + 1));
+    return 0;
+}
+
+int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err)
+{
+    if (!name || !valid_env_name(name, strlen(name)))
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--keep-env: '%s' is not a variable name (no '=', not empty)",
+                       name ? name : "");
+    push_env(p, ENV_KEEP, xstrdup(name), NULL);
+    return 0;
+}
+
+int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err)
+{
+    (void)err;
+    p->clear_env = clear;
+    return 0;
+}
+
+int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err)
+{
+    char *norm = absolute_arg(dir, "--chdir", err);
+    if (!norm)
+        return -1;
+    free(p->cwd);
+    p->cwd = norm;
+    return 0;
+}
+
+int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *err)
+{
+    if (!isfinite(seconds) || seconds < 0 || seconds > 31536000.0)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--timeout: %g is not a number of seconds between 0 and 31536000", seconds);
+    p->timeout = seconds;
+    return 0;
+}
+
+int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_error *err)
+{
+    if (!s || !*s)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--timeout: empty value; give seconds, e.g. 2.5");
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || !end || *end != '\0' || !isfinite(v) || v <= 0 || s[0] == '-' ||
+        strspn(s, "0123456789.") != strlen(s))
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--timeout: '%s' is not a positive number of seconds (e.g. 10 or 2.5)", s);
+    return cordon_policy_set_timeout(p, v, err);
+}
+
+int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
+{
+    (void)err;
+    p->no_proc = !mount_proc;
+    return 0;
+}
+
+int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err)
+{
+    return settings_load(p, file, err);
+}
+
+int cordon_policy_settings_enabled(const cordon_policy *p)
+{
+    return p->settings_enabled;
+}

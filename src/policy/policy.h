@@ -1,0 +1,72 @@
+/* The policy model: what the caller asked for, before anything touches the host.
+ *
+ * Flags (through the public setters) and settings files fill one cordon_policy.  Every
+ * new knob is a field here, a setter in lib/api.c or policy.c, a line in `cordon
+ * explain`, and (when it affects the view) a case in resolve.c / plan.c. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cordon.h"
+
+/* Where a rule came from; printed by `cordon explain` and in error messages. */
+typedef enum rule_origin {
+    ORIGIN_FLAG,      /* --allow, --allow-ro, --deny, cordon_policy_add_path() */
+    ORIGIN_SETTINGS,  /* a settings file's allowedPaths / deniedPaths */
+    ORIGIN_WORKSPACE, /* the workspace (--workspace or the current directory) */
+    ORIGIN_BASE,      /* the --base */
+} rule_origin;
+
+typedef struct policy_rule {
+    char *path;          /* as given (flags: absolute; settings: may use ~, <workspace>, relative) */
+    cordon_access access;
+    rule_origin origin;
+    char *source;        /* "--allow", or the settings file name */
+    int line;            /* settings line, or 0 */
+    bool expand;         /* settings syntax: ~, <workspace>, <data-root>, relative to workspace */
+} policy_rule;
+
+typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
+typedef struct env_op {
+    env_op_kind kind;
+    char *name;
+    char *value; /* ENV_SET only */
+} env_op;
+
+struct cordon_policy {
+    cordon_base base;
+    policy_rule *rules;
+    size_t n_rules, cap_rules;
+
+    char *workspace; /* absolute, lexically normalised; NULL = current directory */
+    bool no_workspace;
+    char *data_root; /* absolute, or NULL */
+    bool read_only;
+    bool read_only_set; /* chosen by a setter: settings do not override */
+
+    cordon_network network;
+    bool network_set; /* chosen by a setter: settings do not override */
+
+    env_op *env;
+    size_t n_env, cap_env;
+    bool clear_env;
+
+    char *cwd;      /* absolute, or NULL = the current directory */
+    double timeout; /* seconds; 0 = none */
+    bool no_proc;
+
+    int settings_enabled; /* -1: no settings file said; else 0/1 */
+};
+
+/* Append a rule (copies strings). */
+void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
+                     rule_origin origin, const char *source, int line, bool expand);
+
+/* Settings reader (settings.c): fill p from a JSON settings file.  Errors name the
+ * file, the line and the key, with stage CORDON_STAGE_SETTINGS. */
+int settings_load(struct cordon_policy *p, const char *file, cordon_error *err);
+
+const char *access_name(cordon_access a);
+const char *base_name(cordon_base b);
+const char *network_name(cordon_network n);
+const char *origin_name(rule_origin o);

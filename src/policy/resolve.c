@@ -1,0 +1,362 @@
+#include "policy/resolve.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/err.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+/* The directories of --base system, in the order the contract lists them. */
+static const char *const system_dirs[] = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc"};
+
+int access_rank(cordon_access a)
+{
+    switch (a) {
+    case CORDON_ACCESS_NONE: return 3;
+    case CORDON_ACCESS_WRITE: return 2;
+    case CORDON_ACCESS_READ: return 1;
+    }
+    return 0;
+}
+
+static void rrule_clear(rrule *r)
+{
+    free(r->path);
+    free(r->given);
+    free(r->source);
+    free(r->symlink);
+}
+
+void resolved_free(resolved *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_rules; i++)
+        rrule_clear(&r->rules[i]);
+    free(r->rules);
+    for (size_t i = 0; i < r->n_links; i++) {
+        free(r->links[i].path);
+        free(r->links[i].target);
+        free(r->links[i].source);
+    }
+    free(r->links);
+    free(r->home);
+    free(r->workspace);
+    free(r->cwd);
+    *r = (resolved){0};
+}
+
+static void add_link(resolved *r, const char *path, const char *target, const char *source)
+{
+    for (size_t i = 0; i < r->n_links; i++)
+        if (strcmp(r->links[i].path, path) == 0)
+            return;
+    grow(&r->links, &r->cap_links, r->n_links + 1, sizeof *r->links);
+    r->links[r->n_links++] = (rlink){xstrdup(path), xstrdup(target), xstrdup(source)};
+}
+
+/* Resolve `given` and append it as a rule (ownership of nothing is taken). */
+static int add_resolved(resolved *r, const char *given, cordon_access access, rule_origin origin,
+                        const char *source, int line, cordon_error *err)
+{
+    canon c;
+    if (canon_resolve(given, &c, err) < 0) {
+        if (line > 0)
+            return err_wrap(err, "%s:%d: \"%s\"", source, line, given);
+        return err_wrap(err, "%s %s", source, given);
+    }
+    grow(&r->rules, &r->cap_rules, r->n_rules + 1, sizeof *r->rules);
+    r->rules[r->n_rules++] = (rrule){
+        .path = c.path,
+        .given = xstrdup(given),
+        .access = access,
+        .origin = origin,
+        .source = xstrdup(source),
+        .line = line,
+        .type = c.type,
+        .dev = c.dev,
+        .ino = c.ino,
+        .symlink = c.symlink,
+    };
+    return 0;
+}
+
+/* One rule per entry of `dir` (a directory of the host root), symlinks recreated.
+ * Used for --base host and for any rule on "/", so that the sandbox's root stays a
+ * tmpfs of its own in which private mount points can be made. */
+static int expand_root(resolved *r, const char *root, cordon_access access, rule_origin origin,
+                       const char *source, int line, bool skip_tmp, cordon_error *err)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list '%s'", root);
+    int ret = 0;
+    struct dirent *de;
+    strv names = {0};
+    while ((errno = 0, de = readdir(d)) != NULL) {
+        const char *n = de->d_name;
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+            continue;
+        /* cordon mounts its own /proc and /dev; /tmp is private unless a rule names it */
+        if (strcmp(n, "proc") == 0 || strcmp(n, "dev") == 0 || (skip_tmp && strcmp(n, "tmp") == 0))
+            continue;
+        strv_push(&names, xstrdup(n));
+    }
+    if (errno != 0)
+        ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list '%s'", root);
+    closedir(d);
+    for (size_t i = 0; ret == 0 && i < names.n; i++) {
+        char *host = path_join(root, names.v[i]);
+        char *inside = path_join("/", names.v[i]);
+        struct stat st;
+        if (lstat(host, &st) < 0) {
+            if (errno != ENOENT)
+                ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s'", host);
+        } else if (S_ISLNK(st.st_mode)) {
+            char target[4096];
+            ssize_t n = readlink(host, target, sizeof target - 1);
+            if (n < 0) {
+                ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", host);
+            } else {
+                target[n] = '\0';
+                add_link(r, inside, target, source);
+            }
+        } else {
+            ret = add_resolved(r, host, access, origin, source, line, err);
+        }
+        free(host);
+        free(inside);
+    }
+    strv_free(&names);
+    return ret;
+}
+
+static int expand_base(resolved *r, const struct cordon_policy *p, const char *root,
+                       cordon_error *err)
+{
+    switch (p->base) {
+    case CORDON_BASE_EMPTY:
+        return 0;
+    case CORDON_BASE_HOST:
+        return expand_root(r, root, CORDON_ACCESS_READ, ORIGIN_BASE, "base host", 0, true, err);
+    case CORDON_BASE_SYSTEM:
+        for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++) {
+            char *host = path_join(root, system_dirs[i]);
+            char *inside = path_join("/", system_dirs[i]);
+            struct stat st;
+            int ret = 0;
+            if (lstat(host, &st) == 0) {
+                if (S_ISLNK(st.st_mode)) {
+                    char target[4096];
+                    ssize_t n = readlink(host, target, sizeof target - 1);
+                    if (n < 0) {
+                        ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", host);
+                    } else {
+                        target[n] = '\0';
+                        add_link(r, inside, target, "base system");
+                    }
+                } else if (S_ISDIR(st.st_mode)) {
+                    ret = add_resolved(r, host, CORDON_ACCESS_READ, ORIGIN_BASE, "base system", 0, err);
+                }
+            } else if (errno != ENOENT) {
+                ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s'", host);
+            }
+            free(host);
+            free(inside);
+            if (ret < 0)
+                return ret;
+        }
+        return 0;
+    }
+    return err_set(err, CORDON_STAGE_RESOLVE, 0, "unknown base %d", (int)p->base);
+}
+
+/* Settings syntax: ~, ~/x, <workspace>[/x], <data-root>[/x], relative (to the workspace). */
+static char *expand_settings_path(const policy_rule *pr, const char *home, const char *workspace,
+                                  const char *data_root, cordon_error *err)
+{
+    const char *s = pr->path;
+    const char *where_file = pr->source;
+    if (s[0] == '~') {
+        if (s[1] != '\0' && s[1] != '/') {
+            err_set(err, CORDON_STAGE_SETTINGS, 0,
+                    "%s:%d: \"%s\": only ~ and ~/ are understood (not ~user)", where_file, pr->line, s);
+            return NULL;
+        }
+        if (!home) {
+            err_set(err, CORDON_STAGE_SETTINGS, 0,
+                    "%s:%d: \"%s\" uses ~ but HOME is not set to an absolute path", where_file,
+                    pr->line, s);
+            return NULL;
+        }
+        return path_join(home, s + 1);
+    }
+    static const char ws[] = "<workspace>", dr[] = "<data-root>";
+    if (strncmp(s, ws, sizeof ws - 1) == 0 && (s[sizeof ws - 1] == '\0' || s[sizeof ws - 1] == '/'))
+        return path_join(workspace, s + sizeof ws - 1);
+    if (strncmp(s, dr, sizeof dr - 1) == 0 && (s[sizeof dr - 1] == '\0' || s[sizeof dr - 1] == '/')) {
+        if (!data_root) {
+            err_set(err, CORDON_STAGE_SETTINGS, 0,
+                    "%s:%d: \"%s\" uses <data-root> but no --data-root was given", where_file,
+                    pr->line, s);
+            return NULL;
+        }
+        return path_join(data_root, s + sizeof dr - 1);
+    }
+    if (s[0] == '<') {
+        err_set(err, CORDON_STAGE_SETTINGS, 0,
+                "%s:%d: \"%s\": unknown placeholder; known: <workspace>, <data-root>", where_file,
+                pr->line, s);
+        return NULL;
+    }
+    if (s[0] == '/')
+        return xstrdup(s);
+    return path_join(workspace, s);
+}
+
+static int cmp_rules(const void *a, const void *b)
+{
+    const rrule *x = a, *y = b;
+    int c = path_cmp(x->path, y->path);
+    if (c)
+        return c;
+    return access_rank(y->access) - access_rank(x->access);
+}
+
+/* Rules cordon cannot honour: it mounts its own /proc and /dev. */
+static int check_reserved(const rrule *r, cordon_error *err)
+{
+    if (path_has_prefix(r->path, "/proc") || strcmp(r->path, "/dev") == 0) {
+        const char *where = r->line ? "" : " ";
+        (void)where;
+        return err_set(err, CORDON_STAGE_RESOLVE, 0,
+                       "%s %s: %s is provided by cordon itself (a fresh /proc and a minimal "
+                       "/dev); rules cannot name it%s",
+                       r->source, r->given, r->path,
+                       strcmp(r->path, "/dev") == 0 ? " (rules on single devices such as /dev/kvm are fine)" : "");
+    }
+    return 0;
+}
+
+int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
+                   cordon_error *err)
+{
+    *out = (resolved){.policy = p};
+    const char *root = host->root ? host->root : "/";
+    int ret = -1;
+    char *ws_given = NULL;
+
+    if (host->home && host->home[0] == '/') {
+        canon c;
+        if (canon_resolve(host->home, &c, err) < 0) {
+            err_wrap(err, "HOME");
+            goto fail;
+        }
+        out->home = c.path;
+        out->home_type = c.type;
+        free(c.symlink);
+    }
+
+    /* The workspace: --workspace DIR, else the current directory. */
+    ws_given = xstrdup(p->workspace ? p->workspace : host->cwd);
+    {
+        canon c;
+        if (canon_resolve(ws_given, &c, err) < 0) {
+            err_wrap(err, "workspace");
+            goto fail;
+        }
+        if (c.type != FT_DIR && !p->no_workspace) {
+            err_set(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR,
+                    "workspace '%s'%s", ws_given,
+                    p->workspace ? "" : " (the current directory; use --workspace DIR or --no-workspace)");
+            canon_free(&c);
+            goto fail;
+        }
+        out->workspace = c.path;
+        free(c.symlink);
+    }
+
+    if (expand_base(out, p, root, err) < 0)
+        goto fail;
+
+    if (!p->no_workspace) {
+        cordon_access a = p->read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE;
+        if (add_resolved(out, out->workspace, a, ORIGIN_WORKSPACE,
+                         p->workspace ? "--workspace" : "workspace (current directory)", 0, err) < 0)
+            goto fail;
+    }
+
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const policy_rule *pr = &p->rules[i];
+        char *given = pr->expand ? expand_settings_path(pr, out->home, out->workspace, p->data_root, err)
+                                 : xstrdup(pr->path);
+        if (!given)
+            goto fail;
+        cordon_access a = pr->access;
+        if (p->read_only && a == CORDON_ACCESS_WRITE)
+            a = CORDON_ACCESS_READ;
+        int r = add_resolved(out, given, a, pr->origin, pr->source, pr->line, err);
+        free(given);
+        if (r < 0)
+            goto fail;
+    }
+
+    /* A rule on "/" becomes one rule per top-level entry, like the host base. */
+    for (size_t i = 0; i < out->n_rules; i++) {
+        rrule *r = &out->rules[i];
+        if (strcmp(r->path, "/") != 0)
+            continue;
+        rrule copy = *r;
+        out->rules[i] = out->rules[--out->n_rules];
+        i--;
+        int rc = expand_root(out, root, copy.access, copy.origin, copy.source, copy.line, false, err);
+        rrule_clear(&copy);
+        if (rc < 0)
+            goto fail;
+    }
+
+    for (size_t i = 0; i < out->n_rules; i++)
+        if (out->rules[i].origin != ORIGIN_BASE && check_reserved(&out->rules[i], err) < 0)
+            goto fail;
+
+    qsort(out->rules, out->n_rules, sizeof *out->rules, cmp_rules);
+    for (size_t i = 1; i < out->n_rules; i++)
+        if (strcmp(out->rules[i].path, out->rules[i - 1].path) == 0)
+            out->rules[i].shadowed = true;
+
+    {
+        const char *cwd_given = p->cwd ? p->cwd : host->cwd;
+        canon c;
+        if (canon_resolve(cwd_given, &c, err) < 0) {
+            err_wrap(err, "working directory");
+            goto fail;
+        }
+        out->cwd = c.path;
+        out->cwd_type = c.type;
+        free(c.symlink);
+    }
+    ret = 0;
+fail:
+    free(ws_given);
+    if (ret < 0)
+        resolved_free(out);
+    return ret;
+}
+
+const rrule *resolved_lookup(const resolved *r, const char *path)
+{
+    const rrule *best = NULL;
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed || !path_has_prefix(path, x->path))
+            continue;
+        if (!best || strlen(x->path) > strlen(best->path))
+            best = x;
+    }
+    return best;
+}

@@ -1,0 +1,62 @@
+/* Stage 2: the policy's rule paths resolved on the host.
+ *
+ * Expands settings syntax (~, <workspace>, <data-root>, relative paths), the base and
+ * rules on "/" into concrete rules; resolves every path to its canonical form (canon.c)
+ * and records what it is (type, device, inode) so that setup can check it opens the
+ * same thing; then decides, per path, the winning rule: at equal path deny > write >
+ * read (longest path wins happens naturally: deeper rules are mounted on top). */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "policy/canon.h"
+#include "policy/policy.h"
+
+typedef struct rrule {
+    char *path;  /* canonical */
+    char *given; /* after expansion, before resolution */
+    cordon_access access;
+    rule_origin origin;
+    char *source; /* "--allow", a settings file, "base system", ... */
+    int line;
+    ftype type;
+    dev_t dev;
+    ino_t ino;
+    char *symlink;  /* first symlink crossed while resolving, or NULL */
+    bool shadowed;  /* another rule on the same path won */
+} rrule;
+
+/* A symlink the base recreates inside (e.g. /bin -> usr/bin on merged-/usr systems). */
+typedef struct rlink {
+    char *path;
+    char *target;
+    char *source;
+} rlink;
+
+/* What the resolver needs to know about the caller; tests fill it by hand. */
+typedef struct host_info {
+    const char *home; /* $HOME, or NULL */
+    const char *cwd;  /* the current directory (absolute) */
+    const char *root; /* the host root to list for --base host; "/" except in tests */
+} host_info;
+
+typedef struct resolved {
+    rrule *rules; /* sorted by path (path_cmp), winner first among equals */
+    size_t n_rules, cap_rules;
+    rlink *links;
+    size_t n_links, cap_links;
+    char *home;      /* canonical home, or NULL */
+    ftype home_type;
+    char *workspace; /* canonical workspace, or NULL with --no-workspace */
+    char *cwd;       /* canonical working directory */
+    ftype cwd_type;
+    const struct cordon_policy *policy;
+} resolved;
+
+int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
+                   cordon_error *err);
+void resolved_free(resolved *r);
+/* The winning rule with the longest path that is `path` or above it, or NULL. */
+const rrule *resolved_lookup(const resolved *r, const char *path);
+/* Precedence at equal path: deny 3 > write 2 > read 1. */
+int access_rank(cordon_access a);

@@ -1,0 +1,95 @@
+#include "sandbox/ns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+
+/* Read a small integer sysctl; -1 when absent. */
+static long read_sysctl(const char *path)
+{
+    _cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[32];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+const char *ns_userns_hint(void)
+{
+    if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+        return "unprivileged user namespaces are disabled: run `sudo sysctl -w "
+               "kernel.unprivileged_userns_clone=1` (and persist it in /etc/sysctl.d)";
+    if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
+        return "user namespaces are disabled (user.max_user_namespaces=0): run `sudo sysctl -w "
+               "user.max_user_namespaces=15000`";
+    if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+        return "AppArmor restricts unprivileged user namespaces (Ubuntu 23.10 and later): install "
+               "an AppArmor profile that allows `userns` for the cordon binary (see README, "
+               "\"AppArmor\"), or run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`";
+    return "the kernel refused to create user namespaces; inside a container this is usually "
+           "its seccomp profile (Docker: --security-opt seccomp=unconfined, or a profile that "
+           "allows clone/unshare with CLONE_NEWUSER); `cordon check` says more";
+}
+
+pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err)
+{
+    struct clone_args args = {0};
+    args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                 CLONE_NEWCGROUP | CLONE_PIDFD | (new_net ? CLONE_NEWNET : 0);
+    args.pidfd = (uint64_t)(uintptr_t)pidfd;
+    args.exit_signal = SIGCHLD;
+    long pid = syscall(SYS_clone3, &args, sizeof args);
+    if (pid < 0) {
+        int e = errno;
+        if (e == EPERM || e == ENOSPC || e == EUSERS || e == EACCES)
+            return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces (%s)",
+                           ns_userns_hint());
+        if (e == ENOSYS)
+            return err_set(err, CORDON_STAGE_NAMESPACES, e,
+                           "cannot create namespaces: this kernel has no clone3 (Linux 5.3 or "
+                           "later is needed)");
+        return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces");
+    }
+    return (pid_t)pid;
+}
+
+static int write_file(const char *path, const char *data, cordon_error *err)
+{
+    _cleanup_fd_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_NAMESPACES, errno, "cannot open %s", path);
+    if (write_all(fd, data, strlen(data)) < 0)
+        return err_set(err, CORDON_STAGE_NAMESPACES, errno, "cannot write '%s' to %s (%s)", data,
+                       path, ns_userns_hint());
+    return 0;
+}
+
+int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err)
+{
+    char map[64];
+    /* setgroups must be denied before an unprivileged gid_map write (user_namespaces(7));
+     * it also keeps the command from dropping supplementary groups used as denials. */
+    if (write_file("/proc/self/setgroups", "deny", err) < 0 && errno != ENOENT)
+        return -1;
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map, err) < 0)
+        return -1;
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    return write_file("/proc/self/gid_map", map, err);
+}

@@ -1,0 +1,15 @@
+/* Namespaces: clone3 into new user, mount, PID, IPC, UTS, cgroup and (optionally)
+ * network namespaces, and the caller's uid/gid mapped inside. */
+#pragma once
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cordon.h"
+
+/* Like fork(): returns the child's pid in the parent (with *pidfd set), 0 in the
+ * child, -1 with err filled (naming the likely cause and fix) on failure. */
+pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err);
+/* In the child: map uid and gid to themselves (setgroups denied first). */
+int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err);
+/* A sentence on why the kernel may refuse user namespaces here, and the fix. */
+const char *ns_userns_hint(void);

@@ -1,0 +1,457 @@
+#include "sandbox/root.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandbox/dev.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/strv.h"
+
+/* The empty file that hidden files are bound from; created in the new root during
+ * setup and unlinked before the command starts. */
+#define EMPTY_NAME ".cordon-empty"
+
+typedef struct build {
+    const plan *p;
+    root_scratch *s;
+    int root_fd; /* the new root's tmpfs */
+    cordon_error *err;
+} build;
+
+void root_scratch_init(root_scratch *s, const plan *p)
+{
+    *s = (root_scratch){0};
+    s->tree_fds = xmalloc((p->n_ops + 1) * sizeof *s->tree_fds);
+    for (size_t i = 0; i <= p->n_ops; i++)
+        s->tree_fds[i] = -1;
+    s->cap = p->n_ops + 16;
+    s->later_ro = xcalloc(s->cap, sizeof *s->later_ro);
+    s->ours = xcalloc(s->cap, sizeof *s->ours);
+}
+
+void root_scratch_free(root_scratch *s)
+{
+    free(s->tree_fds);
+    free(s->later_ro);
+    free(s->ours);
+    *s = (root_scratch){0};
+}
+
+static int fd_mount_id(int fd, uint64_t *id)
+{
+    struct statx stx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0)
+        return -1;
+    if (!(stx.stx_mask & STATX_MNT_ID)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    *id = stx.stx_mnt_id;
+    return 0;
+}
+
+int root_mark_ours(root_scratch *s, int mnt_fd, cordon_error *err)
+{
+    uint64_t id;
+    if (fd_mount_id(mnt_fd, &id) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read a mount id (statx)");
+    if (s->n_ours >= s->cap)
+        return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts");
+    s->ours[s->n_ours++] = id;
+    return 0;
+}
+
+int root_ro_later(root_scratch *s, int mnt_fd, cordon_error *err)
+{
+    if (s->n_later_ro >= s->cap)
+        return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts");
+    int fd = fcntl(mnt_fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "dup");
+    s->later_ro[s->n_later_ro++] = fd;
+    return 0;
+}
+
+static bool is_ours(const root_scratch *s, int dir_fd)
+{
+    uint64_t id;
+    if (fd_mount_id(dir_fd, &id) < 0)
+        return false;
+    for (size_t i = 0; i < s->n_ours; i++)
+        if (s->ours[i] == id)
+            return true;
+    return false;
+}
+
+int root_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err)
+{
+    _cleanup_fd_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+    if (fs < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsopen)");
+    if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+        fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsconfig)");
+    int m = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+    if (m < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
+    return m;
+}
+
+int root_set_attr(int tree_fd, const char *path, unsigned set, bool recursive, cordon_error *err)
+{
+    struct mount_attr a = {.attr_set = set};
+    unsigned flags = (path && *path ? 0 : AT_EMPTY_PATH) | (recursive ? AT_RECURSIVE : 0);
+    if (mount_setattr(tree_fd, path ? path : "", flags, &a, sizeof a) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot set mount attributes (mount_setattr)");
+    return 0;
+}
+
+int root_attach(int tree_fd, int dest_fd, const char *dest, cordon_error *err)
+{
+    if (move_mount(tree_fd, "", dest_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount on %s (move_mount)", dest);
+    return 0;
+}
+
+/* Open `path` (absolute, inside the new root) from root_fd without following any
+ * symlink, creating what is missing only inside mounts cordon made.  Returns an
+ * O_PATH descriptor. */
+int root_open_dest(int root_fd, const root_scratch *s, const char *path, dest_create create,
+                   cordon_error *err)
+{
+    int cur = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cur < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
+    const char *p = path;
+    struct stat st = {.st_mode = S_IFDIR};
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *after = p + n;
+        while (*after == '/')
+            after++;
+        bool last = *after == '\0';
+        char comp[256];
+        if (n >= sizeof comp) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", path);
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        if (strcmp(comp, "..") == 0 || strcmp(comp, ".") == 0) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, EINVAL, "'%s' is not a canonical path", path);
+        }
+        int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0 && errno == ENOENT && create != DEST_EXISTING) {
+            if (!is_ours(s, cur)) {
+                close(cur);
+                return err_set(err, CORDON_STAGE_ROOT, 0,
+                               "refusing to create the mount point %s: '%s' would be made in a "
+                               "host directory",
+                               path, comp);
+            }
+            int r = (last && create == DEST_FILE) ? mknodat(cur, comp, S_IFREG | 0444, 0)
+                                                  : mkdirat(cur, comp, 0755);
+            if (r < 0 && errno != EEXIST) {
+                int e2 = errno;
+                close(cur);
+                return err_set(err, CORDON_STAGE_ROOT, e2, "cannot create the mount point %s", path);
+            }
+            next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (next < 0) {
+            int e2 = errno;
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, e2, "cannot open %s in the new root", path);
+        }
+        close(cur);
+        cur = next;
+        if (fstat(cur, &st) < 0) {
+            int e2 = errno;
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, e2, "cannot look at %s", path);
+        }
+        if (S_ISLNK(st.st_mode)) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, ELOOP,
+                           "refusing to follow the symlink at %.*s while setting up %s (setup "
+                           "never follows symlinks)",
+                           (int)(p + n - path), path, path);
+        }
+        if (!last && !S_ISDIR(st.st_mode)) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "cannot set up %s", path);
+        }
+        p += n;
+    }
+    if (create == DEST_DIR && !S_ISDIR(st.st_mode)) {
+        close(cur);
+        return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "the mount point %s", path);
+    }
+    if (create == DEST_FILE && S_ISDIR(st.st_mode)) {
+        close(cur);
+        return err_set(err, CORDON_STAGE_ROOT, EISDIR, "the mount point %s", path);
+    }
+    return cur;
+}
+
+/* Open a bind source by descriptor, check that it is what the resolver saw, and clone
+ * it (recursively) as a detached mount with the plan's attributes. */
+static int open_source(const plan_op *op, cordon_error *err)
+{
+    struct open_how how = {
+        .flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
+        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    _cleanup_fd_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, op->src, &how, sizeof how);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            return err_set(err, CORDON_STAGE_ROOT, errno,
+                           "%s: %s now crosses a symlink (it changed after it was resolved); "
+                           "refusing to follow it",
+                           op->why, op->src);
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot open %s", op->why, op->src);
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot look at %s", op->why, op->src);
+    if (st.st_dev != op->dev || st.st_ino != op->ino || S_ISDIR(st.st_mode) != op->is_dir)
+        return err_set(err, CORDON_STAGE_ROOT, 0,
+                       "%s: %s was replaced while the sandbox was being set up; refusing to bind it",
+                       op->why, op->src);
+    int tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+    if (tree < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->src);
+    unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->read_only ? MOUNT_ATTR_RDONLY : 0);
+    if (root_set_attr(tree, NULL, attrs, true, err) < 0) {
+        close(tree);
+        return err_wrap(err, "%s: %s", op->why, op->src);
+    }
+    return tree;
+}
+
+static int do_symlink(build *b, const plan_op *op)
+{
+    const char *slash = strrchr(op->dest, '/');
+    char parent[4096];
+    size_t pl = (size_t)(slash - op->dest);
+    if (pl >= sizeof parent)
+        return err_set(b->err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", op->dest);
+    memcpy(parent, op->dest, pl);
+    parent[pl] = '\0';
+    _cleanup_fd_ int pfd = root_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_DIR, b->err);
+    if (pfd < 0)
+        return -1;
+    /* an O_PATH fd cannot be used as a dirfd for symlinkat() checks of ownership */
+    if (!is_ours(b->s, pfd))
+        return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to create the symlink %s in a host directory",
+                       op->dest);
+    if (symlinkat(op->src, pfd, slash + 1) < 0) {
+        char cur[4096];
+        ssize_t n;
+        if (errno == EEXIST && (n = readlinkat(pfd, slash + 1, cur, sizeof cur - 1)) >= 0) {
+            cur[n] = '\0';
+            if (strcmp(cur, op->src) == 0)
+                return 0;
+        }
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot create the symlink %s", op->dest);
+    }
+    return 0;
+}
+
+static int do_hide(build *b, const plan_op *op)
+{
+    if (op->is_dir) {
+        _cleanup_fd_ int m = root_new_tmpfs("0555", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
+        if (m < 0)
+            return -1;
+        _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+        if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+            return err_wrap(b->err, "%s: hiding %s", op->why, op->dest);
+        if (root_mark_ours(b->s, m, b->err) < 0 || root_ro_later(b->s, m, b->err) < 0)
+            return -1;
+        return 0;
+    }
+    _cleanup_fd_ int t = open_tree(b->root_fd, EMPTY_NAME, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (t < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot hide %s (open_tree)", op->why, op->dest);
+    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                      false, b->err) < 0)
+        return -1;
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_FILE, b->err);
+    if (d < 0 || root_attach(t, d, op->dest, b->err) < 0)
+        return err_wrap(b->err, "%s: hiding %s", op->why, op->dest);
+    return 0;
+}
+
+static int do_tmpfs(build *b, const plan_op *op)
+{
+    char mode[16];
+    snprintf(mode, sizeof mode, "%o", op->mode);
+    _cleanup_fd_ int m = root_new_tmpfs(mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
+    if (m < 0)
+        return -1;
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+        return err_wrap(b->err, "%s", op->why);
+    return root_mark_ours(b->s, m, b->err);
+}
+
+static int do_bind(build *b, size_t i)
+{
+    const plan_op *op = &b->p->ops[i];
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
+    if (d < 0 || root_attach(b->s->tree_fds[i], d, op->dest, b->err) < 0)
+        return err_wrap(b->err, "%s", op->why);
+    close(b->s->tree_fds[i]);
+    b->s->tree_fds[i] = -1;
+    return 0;
+}
+
+static int do_proc(build *b, const plan_op *op)
+{
+    _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
+    if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno,
+                       "cannot mount a fresh /proc (inside a container whose /proc is partly "
+                       "masked this is refused; --no-proc runs without /proc)");
+    _cleanup_fd_ int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+    if (m < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot mount a fresh /proc (fsmount)");
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+        return -1;
+    /* As bubblewrap does: the parts of /proc that configure the kernel stay read-only
+     * even where the user namespace would let a write through. */
+    static const char *const ro[] = {"sys", "sysrq-trigger", "irq", "bus"};
+    for (size_t i = 0; i < sizeof ro / sizeof *ro; i++) {
+        _cleanup_fd_ int target = openat(m, ro[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (target < 0) {
+            if (errno == ENOENT)
+                continue;
+            return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot open /proc/%s", ro[i]);
+        }
+        _cleanup_fd_ int t = open_tree(m, ro[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (t < 0)
+            return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot protect /proc/%s", ro[i]);
+        if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                          true, b->err) < 0 ||
+            root_attach(t, target, ro[i], b->err) < 0)
+            return err_wrap(b->err, "protecting /proc/%s", ro[i]);
+    }
+    return 0;
+}
+
+static bool plan_hides_files(const plan *p)
+{
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_HIDE && !p->ops[i].is_dir)
+            return true;
+    return false;
+}
+
+static int pivot(int root_fd, cordon_error *err)
+{
+    _cleanup_fd_ int old = open("/", O_DIRECTORY | O_PATH | O_CLOEXEC);
+    if (old < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the old root");
+    if (fchdir(root_fd) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot enter the new root");
+    /* pivot_root(".", ".") stacks the old root on top of the new one; detaching it
+     * then leaves nothing of the host's mount tree reachable (as runc does). */
+    if (syscall(SYS_pivot_root, ".", ".") < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "pivot_root");
+    if (fchdir(old) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot enter the old root");
+    if (umount2(".", MNT_DETACH) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot detach the old root");
+    if (chdir("/") < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "chdir /");
+    return 0;
+}
+
+int root_build(const plan *p, root_scratch *s, cordon_error *err)
+{
+    /* Nothing done here may propagate back to the host's mount namespace. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno,
+                       "cannot make the mount namespace private (%s)", "is the kernel refusing mounts "
+                       "in user namespaces? see `cordon check`");
+
+    /* 1. Open every source while the host tree is still the root. */
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_BIND && (s->tree_fds[i] = open_source(&p->ops[i], err)) < 0)
+            return -1;
+    dev_sources devs;
+    bool want_dev = false;
+    for (size_t i = 0; i < p->n_ops; i++)
+        want_dev |= p->ops[i].kind == PLAN_DEV;
+    if (want_dev && dev_open_sources(&devs, err) < 0)
+        return -1;
+
+    /* 2. The new root: a tmpfs, attached over /tmp of this private namespace (sources
+     * are already open, so what it covers does not matter) and pivoted into at the end. */
+    _cleanup_fd_ int root = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+    if (root < 0)
+        return -1;
+    {
+        _cleanup_fd_ int at = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (at < 0)
+            at = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (at < 0 || root_attach(root, at, "the new root", err) < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot attach the new root");
+    }
+    if (root_mark_ours(s, root, err) < 0)
+        return -1;
+    build b = {.p = p, .s = s, .root_fd = root, .err = err};
+    bool empty_file = plan_hides_files(p);
+    if (empty_file) {
+        int fd = openat(root, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+        if (fd < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create an empty file to hide files with");
+        close(fd);
+    }
+
+    /* 3. The plan, in order: parents before what lies below them. */
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const plan_op *op = &p->ops[i];
+        int r = 0;
+        switch (op->kind) {
+        case PLAN_BIND: r = do_bind(&b, i); break;
+        case PLAN_HIDE: r = do_hide(&b, op); break;
+        case PLAN_TMPFS: r = do_tmpfs(&b, op); break;
+        case PLAN_SYMLINK: r = do_symlink(&b, op); break;
+        case PLAN_DEV: r = dev_build(root, s, &devs, err); break;
+        case PLAN_PROC: r = do_proc(&b, op); break;
+        case PLAN_NOTE: break;
+        }
+        if (r < 0)
+            return -1;
+    }
+
+    /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
+    if (empty_file && unlinkat(root, EMPTY_NAME, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot remove the setup file");
+    for (size_t i = 0; i < s->n_later_ro; i++) {
+        if (root_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+            return -1;
+        close(s->later_ro[i]);
+    }
+    s->n_later_ro = 0;
+    if (root_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+        return err_wrap(err, "making the new root read-only");
+    return pivot(root, err);
+}

@@ -1,0 +1,50 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "confine/caps.h"
+#include "supervise/launch.h"
+#include "supervise/report.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+
+extern char **environ;
+
+static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
+{
+    report_send(l->report_fd, REPORT_SETUP_ERROR, err, 0, NULL);
+    _exit(CORDON_EXIT_SETUP);
+}
+
+void child_exec(launch *l, const sigset_t *orig_mask)
+{
+    cordon_error err = {0};
+    /* Signals back to their defaults; PID 1 installed handlers and blocked them. */
+    for (int sig = 1; sig < NSIG; sig++)
+        signal(sig, SIG_DFL);
+    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+
+    /* A new session: no controlling terminal, so no TIOCSTI into the caller's. */
+    if (setsid() < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
+        fail(l, &err);
+    }
+    if (chdir(l->plan->cwd) < 0) {
+        err_set(&err, CORDON_STAGE_EXEC, errno, "cannot enter the working directory %s", l->plan->cwd);
+        fail(l, &err);
+    }
+    if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0)
+        fail(l, &err);
+    /* Only 0, 1 and 2 reach the command (the report pipe is close-on-exec). */
+    if (cloexec_all_fds() < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close inherited descriptors");
+        fail(l, &err);
+    }
+    environ = l->envp;
+    execvp(l->argv[0], l->argv);
+    int e = errno;
+    report_send(l->report_fd, REPORT_EXEC_ERROR, NULL, e, l->argv[0]);
+    _exit(e == ENOENT || e == ENOTDIR ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC);
+}

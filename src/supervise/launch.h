@@ -1,0 +1,27 @@
+/* Everything the sandboxed side needs, prepared by the parent before clone3: the
+ * child reads it and allocates nothing (it is a copy of a possibly multi-threaded
+ * process, where malloc may be unusable). */
+#pragma once
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "plan/plan.h"
+#include "sandbox/root.h"
+
+typedef struct launch {
+    const plan *plan;
+    char *const *argv;
+    char **envp;
+    uid_t uid;
+    gid_t gid;
+    int report_fd; /* write end: setup errors, exec errors, the command's status */
+    int life_fd;   /* read end of a pipe whose write end only the parent holds */
+    sigset_t orig_mask; /* the caller's signal mask, restored for the command */
+    root_scratch scratch;
+} launch;
+
+/* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
+__attribute__((noreturn)) void pid1_main(launch *l);
+/* The command's process (PID 2): confine and exec.  Never returns. */
+__attribute__((noreturn)) void child_exec(launch *l, const sigset_t *orig_mask);

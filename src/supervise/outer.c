@@ -1,0 +1,257 @@
+#include "supervise/outer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox/ns.h"
+#include "supervise/launch.h"
+#include "supervise/report.h"
+#include "supervise/signals.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+typedef struct outcome {
+    bool have_exit;
+    int wait_status;
+    bool setup_failed;
+    bool exec_failed;
+    int exec_errnum;
+    report_msg setup;
+    char exec_what[256];
+} outcome;
+
+static void take_message(outcome *o, const report_msg *m)
+{
+    switch ((report_kind)m->kind) {
+    case REPORT_SETUP_ERROR:
+        if (!o->setup_failed) {
+            o->setup_failed = true;
+            o->setup = *m;
+            o->setup.text[sizeof o->setup.text - 1] = '\0';
+        }
+        break;
+    case REPORT_EXEC_ERROR:
+        o->exec_failed = true;
+        o->exec_errnum = m->value;
+        snprintf(o->exec_what, sizeof o->exec_what, "%.*s", (int)sizeof o->exec_what - 1, m->text);
+        break;
+    case REPORT_EXIT:
+        o->have_exit = true;
+        o->wait_status = m->value;
+        break;
+    case REPORT_STARTED:
+        break;
+    }
+}
+
+/* Read whole messages until EAGAIN or EOF; returns 1 on EOF. */
+static int drain(int fd, outcome *o)
+{
+    for (;;) {
+        report_msg m;
+        ssize_t n = read(fd, &m, sizeof m);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return 0;
+        if (n == 0)
+            return 1;
+        if (n == (ssize_t)sizeof m)
+            take_message(o, &m);
+    }
+}
+
+static int pidfd_signal(int pidfd, int sig)
+{
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
+static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out, cordon_result *r,
+                        cordon_error *err)
+{
+    *r = (cordon_result){.status_code = -1};
+    if (timed_out) {
+        r->timed_out = true;
+        r->started = !o->setup_failed;
+        r->exit_code = CORDON_EXIT_TIMEOUT;
+        r->signal = SIGKILL;
+        return;
+    }
+    if (o->setup_failed) {
+        err->stage = (cordon_stage)o->setup.stage;
+        err->errnum = o->setup.errnum;
+        snprintf(err->message, sizeof err->message, "%s", o->setup.text);
+        r->exit_code = CORDON_EXIT_SETUP;
+        return;
+    }
+    if (o->exec_failed) {
+        bool nf = o->exec_errnum == ENOENT || o->exec_errnum == ENOTDIR;
+        err_set(err, CORDON_STAGE_EXEC, o->exec_errnum, "%s: %s", o->exec_what,
+                nf ? "command not found in the sandbox (is it visible there? see `cordon explain`)"
+                   : "cannot execute");
+        r->exit_code = nf ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC;
+        return;
+    }
+    r->started = true;
+    if (o->have_exit) {
+        if (WIFEXITED(o->wait_status)) {
+            r->status_code = WEXITSTATUS(o->wait_status);
+            r->exit_code = r->status_code;
+        } else if (WIFSIGNALED(o->wait_status)) {
+            r->signal = WTERMSIG(o->wait_status);
+            r->exit_code = 128 + r->signal;
+        }
+        return;
+    }
+    /* PID 1 ended without reporting: it was killed (e.g. by the OOM killer). */
+    if (pid1->si_code == CLD_KILLED || pid1->si_code == CLD_DUMPED) {
+        r->signal = pid1->si_status;
+        r->exit_code = 128 + pid1->si_status;
+    } else {
+        err_set(err, CORDON_STAGE_SUPERVISE, 0, "the sandbox ended without reporting the command's status");
+        r->exit_code = CORDON_EXIT_SETUP;
+        r->started = false;
+    }
+}
+
+int outer_run(const plan *p, char *const argv[], char **envp, double timeout, cordon_result *result,
+              cordon_error *err)
+{
+    *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
+    launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
+    root_scratch_init(&l.scratch, p);
+
+    int report[2] = {-1, -1}, life[2] = {-1, -1};
+    int ret = -1, pidfd = -1, sfd = -1;
+    sigset_t fwd, all;
+    signals_forwarded(&fwd);
+    all = fwd;
+    sigaddset(&all, SIGCHLD);
+    if (pipe2(report, O_CLOEXEC) < 0 || pipe2(life, O_CLOEXEC) < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "pipe");
+        goto out_fds;
+    }
+    l.report_fd = report[1];
+    l.life_fd = life[0];
+    /* Block the forwarded signals before the clone so that none is lost between the
+     * clone and the signalfd; the command gets the caller's mask back. */
+    if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "sigprocmask");
+        goto out_fds;
+    }
+    pid_t pid = ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
+    if (pid == 0)
+        pid1_main(&l);
+    if (pid < 0)
+        goto out_mask;
+    close(report[1]);
+    report[1] = -1;
+    close(life[0]);
+    life[0] = -1;
+
+    sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
+        pidfd_signal(pidfd, SIGKILL);
+    }
+    fcntl(report[0], F_SETFL, O_NONBLOCK);
+
+    outcome o = {0};
+    bool timed_out = false, report_eof = false;
+    long long deadline = timeout > 0 ? now_ms() + (long long)(timeout * 1000.0 + 0.999) : -1;
+    for (;;) {
+        struct pollfd fds[3] = {
+            {.fd = pidfd, .events = POLLIN},
+            {.fd = report_eof ? -1 : report[0], .events = POLLIN},
+            {.fd = sfd, .events = POLLIN},
+        };
+        int wait_ms = -1;
+        if (deadline >= 0) {
+            long long left = deadline - now_ms();
+            wait_ms = left > 0 ? (int)(left > 1000000 ? 1000000 : left) : 0;
+        }
+        int n = poll(fds, 3, wait_ms);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            err_set(err, CORDON_STAGE_SUPERVISE, errno, "poll");
+            pidfd_signal(pidfd, SIGKILL);
+            break;
+        }
+        if (n == 0 && deadline >= 0 && now_ms() >= deadline) {
+            /* Killing PID 1 makes the kernel kill every process in the namespace. */
+            timed_out = true;
+            pidfd_signal(pidfd, SIGKILL);
+            deadline = -1;
+            continue;
+        }
+        if (fds[1].revents)
+            report_eof = drain(report[0], &o);
+        if (fds[2].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+                pidfd_signal(pidfd, (int)si.ssi_signo);
+        }
+        if (fds[0].revents & POLLIN)
+            break;
+    }
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED)) < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "waitid");
+        goto out_mask;
+    }
+    if (!report_eof)
+        drain(report[0], &o);
+    fill_result(&o, &info, timed_out, result, err);
+    ret = (o.setup_failed || o.exec_failed || (!result->started && !timed_out)) ? -1 : 0;
+
+out_mask:
+    if (sfd >= 0) {
+        /* Signals that arrived after the last poll still belong to the command, which
+         * is gone: drop them rather than deliver them to the caller. */
+        struct signalfd_siginfo si;
+        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            ;
+        close(sfd);
+    }
+    {
+        /* The SIGCHLD of our own child was consumed by waitid: do not leave it pending. */
+        sigset_t chld;
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        struct timespec zero = {0, 0};
+        if (!sigismember(&l.orig_mask, SIGCHLD))
+            while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
+                ;
+    }
+    sigprocmask(SIG_SETMASK, &l.orig_mask, NULL);
+out_fds:
+    for (int i = 0; i < 2; i++) {
+        if (report[i] >= 0)
+            close(report[i]);
+        if (life[i] >= 0)
+            close(life[i]);
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    root_scratch_free(&l.scratch);
+    return ret;
+}

@@ -1,0 +1,114 @@
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confine/caps.h"
+#include "sandbox/net.h"
+#include "sandbox/ns.h"
+#include "sandbox/root.h"
+#include "supervise/launch.h"
+#include "supervise/report.h"
+#include "supervise/signals.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+
+static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
+{
+    report_send(l->report_fd, REPORT_SETUP_ERROR, err, 0, NULL);
+    _exit(CORDON_EXIT_SETUP);
+}
+
+/* PID 1 of a PID namespace only receives the signals it has a handler for; the
+ * forwarded ones are blocked and read from a signalfd, but need a handler to arrive. */
+static void ignore_handler(int sig)
+{
+    (void)sig;
+}
+
+void pid1_main(launch *l)
+{
+    cordon_error err = {0};
+    sigset_t fwd;
+    signals_forwarded(&fwd);
+    sigaddset(&fwd, SIGCHLD);
+    /* cordon blocked these before clone3 (so none is lost); keep them blocked. */
+    sigprocmask(SIG_BLOCK, &fwd, NULL);
+
+    /* The sandbox dies with cordon: if cordon is already gone, stop now. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_NAMESPACES, errno, "PR_SET_PDEATHSIG");
+        fail(l, &err);
+    }
+    struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
+    if (poll(&lp, 1, 0) != 0)
+        _exit(CORDON_EXIT_SETUP);
+
+    if (ns_write_id_maps(l->uid, l->gid, &err) < 0)
+        fail(l, &err);
+    if (l->plan->network == CORDON_NETWORK_NONE && net_loopback_up(&err) < 0)
+        fail(l, &err);
+    if (root_build(l->plan, &l->scratch, &err) < 0)
+        fail(l, &err);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ignore_handler;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&fwd, sig) && sig != SIGCHLD)
+            sigaction(sig, &sa, NULL);
+    int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
+    if (sfd < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
+        fail(l, &err);
+    }
+
+    pid_t cmd = fork();
+    if (cmd < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (fork)");
+        fail(l, &err);
+    }
+    if (cmd == 0) {
+        close(sfd);
+        child_exec(l, &l->orig_mask);
+    }
+
+    /* The reaper keeps nothing the command could use: no capabilities, not dumpable
+     * (so not ptrace-able, /proc/1 not readable), no descriptors but its own two. */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0) {
+        kill(cmd, SIGKILL);
+        fail(l, &err);
+    }
+    int keep[] = {l->report_fd, sfd};
+    close_fds_except(keep, 2);
+
+    for (;;) {
+        struct signalfd_siginfo si;
+        ssize_t n = read(sfd, &si, sizeof si);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof si)
+            _exit(CORDON_EXIT_SETUP);
+        if (si.ssi_signo != SIGCHLD) {
+            kill(cmd, (int)si.ssi_signo);
+            continue;
+        }
+        for (;;) {
+            int status;
+            pid_t w = waitpid(-1, &status, WNOHANG);
+            if (w <= 0)
+                break;
+            if (w == cmd) {
+                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
+                /* Exiting kills every process left in the namespace. */
+                _exit(0);
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/* The report pipe from the sandbox to cordon: fixed-size messages, each written in
+ * one write() (smaller than PIPE_BUF, so atomic). */
+#pragma once
+#include <stdint.h>
+
+#include "cordon.h"
+
+typedef enum report_kind {
+    REPORT_SETUP_ERROR = 1, /* setup failed: stage, errnum, text */
+    REPORT_EXEC_ERROR,      /* execvp failed: errnum, text = the command */
+    REPORT_STARTED,         /* the command is about to be executed */
+    REPORT_EXIT,            /* the command ended: value = its wait status */
+} report_kind;
+
+typedef struct report_msg {
+    int32_t kind;
+    int32_t stage;
+    int32_t errnum;
+    int32_t value;
+    char text[1008];
+} report_msg;
+
+void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text);

@@ -1,0 +1,98 @@
+#include "util/fdutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+ssize_t read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int close_range_or_loop(unsigned lo, unsigned hi, unsigned flags)
+{
+    if (lo > hi)
+        return 0;
+    if (syscall(SYS_close_range, lo, hi, flags) == 0)
+        return 0;
+    if (errno != ENOSYS)
+        return -1;
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0)
+        max = 65536;
+    for (unsigned fd = lo; fd <= hi && fd < (unsigned)max; fd++) {
+        if (flags & CLOSE_RANGE_CLOEXEC) {
+            int f = fcntl((int)fd, F_GETFD);
+            if (f >= 0)
+                fcntl((int)fd, F_SETFD, f | FD_CLOEXEC);
+        } else {
+            close((int)fd);
+        }
+    }
+    return 0;
+}
+
+int close_fds_except(const int *keep, size_t n)
+{
+    int sorted[16];
+    if (n > 16) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = keep[i];
+    qsort(sorted, n, sizeof *sorted, cmp_int);
+    unsigned lo = 3;
+    for (size_t i = 0; i < n; i++) {
+        if (sorted[i] < 3)
+            continue;
+        if ((unsigned)sorted[i] > lo && close_range_or_loop(lo, (unsigned)sorted[i] - 1, 0) < 0)
+            return -1;
+        lo = (unsigned)sorted[i] + 1;
+    }
+    return close_range_or_loop(lo, UINT_MAX, 0);
+}
+
+int cloexec_all_fds(void)
+{
+    return close_range_or_loop(3, UINT_MAX, CLOSE_RANGE_CLOEXEC);
+}
