@@ -398,15 +398,15 @@ int main(int argc, char **argv) {
     any_failed |= cmds[k].failed;
   }
 
-  printf("%-10s %5s %10s %10s %10s %12s %10s\n", "command", "runs", "median ms", "p10 ms",
+  printf("%-12s %5s %10s %10s %10s %12s %10s\n", "command", "runs", "median ms", "p10 ms",
          "p90 ms", "max RSS KiB", rc ? "ratio" : "");
   for (int k = 0; k < ncmds; k++) {
     struct cmd *c = &cmds[k];
     if (c->failed) {
-      printf("%-10s FAILED (see above)\n", c->name);
+      printf("%-12s FAILED (see above)\n", c->name);
       continue;
     }
-    printf("%-10s %5d %10.3f %10.3f %10.3f %12ld", c->name, c->done, c->med, c->p10, c->p90,
+    printf("%-12s %5d %10.3f %10.3f %10.3f %12ld", c->name, c->done, c->med, c->p10, c->p90,
            c->rss_med);
     if (rc) printf(" %10.2f", c->med / rc->med);
     putchar('\n');
