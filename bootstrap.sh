@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Install what cordon needs to build and test on Debian 12, then build it in build/.
+#
+#   ./bootstrap.sh && ./build/cordon run -- sh -c 'echo hello from the sandbox'
+#
+# Idempotent and quiet: it asks apt only about packages that are missing (and runs
+# `apt-get update` only then), configures build/ only when it is not configured yet, and
+# prints nothing when everything succeeds. On failure it prints the tail of the failing
+# step's log and exits non-zero.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+PACKAGES=(
+  build-essential meson ninja-build pkg-config
+  libjansson-dev libseccomp-dev libcmocka-dev
+  bubblewrap iproute2 python3 util-linux git
+)
+BUILD_DIR=${CORDON_BUILD_DIR:-build}
+
+log=$(mktemp "${TMPDIR:-/tmp}/cordon-bootstrap.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+die() {
+  echo "bootstrap: $*" >&2
+  exit 1
+}
+
+# Run a step with its output captured; show the log only when it fails.
+quietly() {
+  local what=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    echo "bootstrap: $what failed: $*" >&2
+    tail -n 60 "$log" >&2
+    exit 1
+  fi
+}
+
+# --- packages ---------------------------------------------------------------------------
+command -v dpkg-query >/dev/null 2>&1 ||
+  die "dpkg-query not found: this script installs packages on Debian/Ubuntu only; install ${PACKAGES[*]} by hand"
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
+  case $status in
+    ii*) ;;
+    *) missing+=("$pkg") ;;
+  esac
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=(env DEBIAN_FRONTEND=noninteractive)
+  elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo env DEBIAN_FRONTEND=noninteractive)
+  else
+    die "missing packages: ${missing[*]}; run this script as root or install sudo"
+  fi
+  quietly "apt-get update" "${as_root[@]}" apt-get update
+  quietly "installing ${missing[*]}" "${as_root[@]}" apt-get install -y --no-install-recommends \
+    -o Dpkg::Use-Pty=0 "${missing[@]}"
+fi
+
+# --- build --------------------------------------------------------------------------------
+if [ ! -f "$BUILD_DIR/meson-private/coredata.dat" ] || [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  quietly "meson setup" meson setup "$BUILD_DIR"
+fi
+quietly "build (ninja -C $BUILD_DIR)" ninja -C "$BUILD_DIR"
+[ -x "$BUILD_DIR/cordon" ] || die "the build finished but $BUILD_DIR/cordon is missing"
