@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Exit status: the command's own, 128+N for a signal, 124 timeout (see test_timeout),
+# 125 cordon failed before the command started, 126 not executable, 127 not found; and the
+# same facts in --status-json.
+. "$(dirname "$0")/lib.sh"
+
+t_own_status() {
+  expect_exit 0 run -- true
+  expect_exit 1 run -- false
+  expect_exit 7 run -- sh -c 'exit 7'
+  expect_exit 255 run -- sh -c 'exit 255'
+}
+
+t_killed_by_signal() {
+  expect_exit 143 run -- sh -c 'kill -TERM $$'
+  expect_exit 137 run -- sh -c 'kill -KILL $$'
+  expect_exit 129 run -- sh -c 'kill -HUP $$'
+}
+
+t_bad_usage_125() {
+  expect_exit 125 run --no-such-option -- sh -c 'touch "$1"' sh "$WS/marker"
+  assert_cordon_stderr
+  assert_absent "$WS/marker" "the command ran despite the usage error"
+}
+
+t_not_executable_126() {
+  printf '#!/bin/sh\necho ran\n' >"$WS/script.sh"
+  chmod 0644 "$WS/script.sh"
+  expect_exit 126 run -- ./script.sh
+  assert_not_contains "$OUT" "ran"
+  assert_cordon_stderr
+  expect_exit 126 run -- "$WS/script.sh"
+  mkdir "$WS/adir"
+  expect_exit 126 run -- "$WS/adir"
+  # positive control: the same script made executable runs
+  chmod 0755 "$WS/script.sh"
+  expect_output "ran" run -- ./script.sh
+}
+
+t_not_found_127() {
+  expect_exit 127 run -- no-such-command-cordon-e2e
+  assert_cordon_stderr
+  expect_exit 127 run -- /no/such/dir/cmd
+  # exists on the host, but not in the view
+  cp /bin/true "$OUTSIDE/true-copy"
+  expect_exit 127 run -- "$OUTSIDE/true-copy"
+  expect_exit 127 run --no-workspace --chdir / -- "$OUTSIDE/true-copy"
+}
+
+t_status_json_exit() {
+  expect_exit 7 run --status-json "$CT/s.json" -- sh -c 'exit 7'
+  [ -s "$CT/s.json" ] || die "--status-json file not written"
+  "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$CT/s.json" 2>/dev/null || die "--status-json is not valid JSON: $(head -c 200 "$CT/s.json")"
+  local k v bad="" want
+  for k in exit_code status signal timed_out started stage error; do
+    v=$(json_get "$CT/s.json" $k)
+    case $k in
+      exit_code | status) want=7 ;;
+      signal | stage | error) want=null ;;
+      timed_out) want=false ;;
+      started) want=true ;;
+    esac
+    [ "$v" = "$want" ] || bad+=" $k=$v (want $want)"
+  done
+  [ -z "$bad" ] || die "status json for 'exit 7':$bad"
+}
+
+t_status_json_signal() {
+  expect_exit 143 run --status-json "$CT/s.json" -- sh -c 'kill -TERM $$'
+  [ -s "$CT/s.json" ] || die "--status-json file not written"
+  local bad="" v
+  v=$(json_get "$CT/s.json" exit_code); [ "$v" = 143 ] || bad+=" exit_code=$v"
+  v=$(json_get "$CT/s.json" signal); [ "$v" = 15 ] || bad+=" signal=$v"
+  v=$(json_get "$CT/s.json" status); [ "$v" = null ] || bad+=" status=$v"
+  v=$(json_get "$CT/s.json" timed_out); [ "$v" = false ] || bad+=" timed_out=$v"
+  [ -z "$bad" ] || die "status json for a command killed by SIGTERM:$bad"
+}
+
+t_status_json_setup_failure() {
+  # the working directory is not visible inside: a setup failure before the command starts
+  expect_exit 125 run --status-json "$CT/s.json" --chdir "$OUTSIDE" -- sh -c 'touch "$1"' sh "$WS/marker"
+  assert_absent "$WS/marker" "the command ran despite the setup failure"
+  [ -s "$CT/s.json" ] || die "--status-json file not written on a setup failure"
+  local bad="" v
+  v=$(json_get "$CT/s.json" exit_code); [ "$v" = 125 ] || bad+=" exit_code=$v"
+  v=$(json_get "$CT/s.json" started); [ "$v" = false ] || bad+=" started=$v"
+  v=$(json_get "$CT/s.json" stage); case $v in '"'?*'"') ;; *) bad+=" stage=$v (want a name)" ;; esac
+  v=$(json_get "$CT/s.json" error); case $v in '"'?*'"') ;; *) bad+=" error=$v (want a message)" ;; esac
+  [ -z "$bad" ] || die "status json for a setup failure:$bad"
+}
+
+t_status_json_not_found() {
+  expect_exit 127 run --status-json "$CT/s.json" -- no-such-command-cordon-e2e
+  [ -s "$CT/s.json" ] || die "--status-json file not written"
+  assert_eq "$(json_get "$CT/s.json" exit_code)" 127 "exit_code"
+}
+
+run_case own_status t_own_status
+run_case killed_by_signal t_killed_by_signal
+run_case bad_usage_125 t_bad_usage_125
+run_case not_executable_126 t_not_executable_126
+run_case not_found_127 t_not_found_127
+run_case status_json_exit t_status_json_exit
+run_case status_json_signal t_status_json_signal
+run_case status_json_setup_failure t_status_json_setup_failure
+run_case status_json_not_found t_status_json_not_found
+finish

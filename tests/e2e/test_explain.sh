@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# cordon explain: prints the resolved rules, then the plan; runs nothing, creates nothing.
+. "$(dirname "$0")/lib.sh"
+
+t_explain_prints_rules_and_plan() {
+  mkdir -p "$WS/secret" "$CT/extra" "$CT/ro"
+  local before
+  before=$(snapshot "$CT" strict)
+  crun explain --allow "$CT/extra" --allow-ro "$CT/ro" --deny "$WS/secret" -- sh -c 'touch "$1"' sh "$WS/marker"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_absent "$WS/marker" "explain ran the command"
+  assert_unchanged "$before" "$CT" "explain changed the host" strict
+  local p
+  for p in "$WS" "$CT/extra" "$CT/ro" "$WS/secret"; do
+    assert_contains "$OUT" "$p" "explain output lacks a rule path"
+  done
+  printf '%s\n' "$OUT" | grep -F -- "$WS/secret" | grep -Eqi 'deny|denied|hid' ||
+    die "no line of explain's output marks $WS/secret as denied/hidden"
+  printf '%s\n' "$OUT" | grep -Eqi 'plan' || die "explain's output has no plan section"
+}
+
+t_explain_without_command() {
+  expect_ok explain
+  [ -n "$OUT" ] || die "explain printed nothing"
+  assert_contains "$OUT" "$WS" "explain names the workspace"
+}
+
+t_explain_runs_nothing_with_timeout() {
+  local m
+  m=$(new_mark)
+  crun explain --timeout 0.2 -- sleep "30.$m"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  [ -z "$(find_sleepers "$m")" ] || { reap_sleepers "$m"; die "explain started the command"; }
+  [ "$ELAPSED_MS" -lt 3000 ] || die "explain took ${ELAPSED_MS}ms"
+}
+
+t_explain_settings() {
+  mkdir "$WS/secrets"
+  printf '{"sandbox": {"deniedPaths": ["<workspace>/secrets"], "readOnly": true}}\n' >"$CT/settings.json"
+  expect_ok explain --settings "$CT/settings.json"
+  assert_contains "$OUT" "$WS/secrets" "explain shows the settings' denied path"
+}
+
+t_explain_read_only_and_base() {
+  expect_ok explain --base system
+  local sys=$OUT
+  assert_contains "$sys" "/usr" "explain --base system mentions /usr"
+  expect_ok explain --base host
+  assert_ne "$OUT" "$sys" "explain --base host prints the same as --base system"
+}
+
+t_explain_bad_usage() {
+  expect_exit 125 explain --network bogus
+  assert_cordon_stderr
+  printf '{"sandbox": {"bogus": 1}}' >"$CT/bad.json"
+  expect_exit 125 explain --settings "$CT/bad.json"
+  assert_cordon_stderr
+  assert_contains "$ERR" "bogus" "the message names the unknown key"
+}
+
+run_case explain_prints_rules_and_plan t_explain_prints_rules_and_plan
+run_case explain_without_command t_explain_without_command
+run_case explain_runs_nothing_with_timeout t_explain_runs_nothing_with_timeout
+run_case explain_settings t_explain_settings
+run_case explain_read_only_and_base t_explain_read_only_and_base
+run_case explain_bad_usage t_explain_bad_usage
+finish

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Built-in protections at the top of every writable path: .git/hooks and .git/config are
+# read-only (git still commits), .cordon/.codex/.agents are read-only and cannot be
+# created, a rule granting write on the exact path lifts it; nothing is left behind.
+. "$(dirname "$0")/lib.sh"
+
+git_init() {
+  git init -q "$1"
+  git -C "$1" config user.email e2e@example.invalid
+  git -C "$1" config user.name e2e
+}
+
+t_git_hooks_config_read_only() {
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  local cfg_before
+  cfg_before=$(md5sum <"$WS/.git/config")
+  crun run -- sh -c '
+    (printf "#!/bin/sh\necho pwned\n" >.git/hooks/pre-commit) 2>/dev/null && echo "planted a hook"
+    (echo "[core] hooksPath = /tmp" >>.git/config) 2>/dev/null && echo "changed .git/config"
+    (echo x >.git/hooks/post-checkout.sample) 2>/dev/null && echo "wrote into hooks/"
+    (echo x >.git/e2e-file) 2>/dev/null || echo "cannot write inside .git"
+    exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" ".git protections"
+  assert_absent "$WS/.git/hooks/pre-commit" "a hook was planted on the host"
+  assert_eq "$(md5sum <"$WS/.git/config")" "$cfg_before" ".git/config on the host"
+}
+
+t_git_commit_works() {
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  echo "content" >"$WS/file.txt"
+  expect_ok run -- sh -c 'git add file.txt && git commit -q -m "from the sandbox"'
+  assert_eq "$(git -C "$WS" log --format=%s -1)" "from the sandbox" "the commit made inside"
+}
+
+t_protected_names_not_creatable() {
+  local before
+  before=$(snapshot "$WS")
+  crun run -- sh -c '
+    for d in .cordon .codex .agents; do
+      mkdir "$d" 2>/dev/null && echo "created $d"
+      (echo x >"$d/f") 2>/dev/null && echo "wrote $d/f"
+    done
+    exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" ".cordon/.codex/.agents where missing"
+  assert_unchanged "$before" "$WS" "the workspace after the run (stubs left behind?)"
+}
+
+t_protected_names_existing_read_only() {
+  mkdir "$WS/.codex" "$WS/.agents"
+  echo "cfg" >"$WS/.codex/config.toml"
+  crun run -- sh -c '(echo x >>.codex/config.toml) 2>/dev/null && echo "changed .codex"; (echo x >.agents/new) 2>/dev/null && echo "wrote .agents"; exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "existing .codex/.agents"
+  assert_file_content "$WS/.codex/config.toml" "cfg"
+}
+
+t_protection_in_allowed_dir() {
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$CT/other"
+  crun run --allow "$CT/other" -- sh -c '(echo x >"$1/.git/hooks/pre-commit") 2>/dev/null && echo "planted a hook"; (echo x >"$1/ok") 2>/dev/null || echo "cannot write"; exit 0' sh "$CT/other"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" ".git/hooks under an --allow'ed directory"
+  assert_absent "$CT/other/.git/hooks/pre-commit"
+}
+
+t_exact_rule_lifts_protection() {
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  expect_ok run --allow "$WS/.git/hooks" -- sh -c 'echo "# ok" >.git/hooks/pre-commit'
+  assert_file_content "$WS/.git/hooks/pre-commit" "# ok"
+}
+
+t_nothing_left_behind() {
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  rm -rf "$WS/.git/hooks"
+  local before
+  before=$(snapshot "$WS")
+  expect_ok run -- true
+  assert_unchanged "$before" "$WS" "the workspace after a run (stubs for .git/hooks or protected names left behind?)"
+}
+
+run_case git_hooks_config_read_only t_git_hooks_config_read_only
+run_case git_commit_works t_git_commit_works
+run_case protected_names_not_creatable t_protected_names_not_creatable
+run_case protected_names_existing_read_only t_protected_names_existing_read_only
+run_case protection_in_allowed_dir t_protection_in_allowed_dir
+run_case exact_rule_lifts_protection t_exact_rule_lifts_protection
+run_case nothing_left_behind t_nothing_left_behind
+finish
