@@ -45,7 +45,10 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
                 r->links[i].target);
 
     fprintf(out, "\nplan (in order; then hidden paths, /dev and / become read-only, pivot_root)\n");
-    fprintf(out, "  %3d  %-8s %-40s %s\n", 0, "tmpfs", "/", "new root (read-only once built)");
+    if (p->root_is_host)
+        fprintf(out, "  %3d  %-8s %-40s %s\n", 0, "bind-ro", "/", "base host: the host root, whole, as the new root");
+    else
+        fprintf(out, "  %3d  %-8s %-40s %s\n", 0, "tmpfs", "/", "new root (read-only once built)");
     int k = 1;
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];

@@ -98,17 +98,6 @@ const plan_op *plan_covering(const plan *p, const char *path)
     return best;
 }
 
-/* Is `path` (or an ancestor) named by a rule that is not the base? */
-static bool covered_by_rule(const resolved *r, const char *path)
-{
-    for (size_t i = 0; i < r->n_rules; i++) {
-        const rrule *x = &r->rules[i];
-        if (!x->shadowed && x->origin != ORIGIN_BASE && path_has_prefix(path, x->path))
-            return true;
-    }
-    return false;
-}
-
 static bool base_covers(const resolved *r, const char *path)
 {
     for (size_t i = 0; i < r->n_rules; i++)
@@ -172,6 +161,13 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
             continue;
         }
         bool dir = x->type == FT_DIR;
+        if (strcmp(x->path, "/") == 0) {
+            /* Only --base host binds "/" (rules on "/" are expanded by resolve.c). */
+            p->root_is_host = true;
+            p->root_dev = x->dev;
+            p->root_ino = x->ino;
+            continue;
+        }
         if (x->access == CORDON_ACCESS_NONE) {
             plan_op *op = add_op(p, PLAN_HIDE, x->path, NULL, rule_why(x));
             op->is_dir = dir;
@@ -203,10 +199,12 @@ static void drop_redundant(plan *p)
                 continue;
             parent = q; /* sorted: the last match is the nearest */
         }
-        if (parent && parent->kind == PLAN_BIND && parent->read_only == op->read_only &&
-            strcmp(parent->src, parent->dest) == 0) {
+        bool same = parent ? parent->kind == PLAN_BIND && parent->read_only == op->read_only &&
+                                 strcmp(parent->src, parent->dest) == 0
+                           : p->root_is_host && op->read_only;
+        if (same) {
             char *why = xasprintf("%s: already %s through %s", op->why,
-                                  op->read_only ? "read-only" : "writable", parent->dest);
+                                  op->read_only ? "read-only" : "writable", parent ? parent->dest : "/");
             free(op->why);
             op->why = why;
             op->kind = PLAN_NOTE;
@@ -223,7 +221,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     }
 
     /* /tmp: private unless a rule names it (or "/"). */
-    bool tmp_private = !covered_by_rule(r, "/tmp");
+    bool tmp_private = !resolved_rule_covers(r, "/tmp");
     if (tmp_private) {
         drop_base_bind_at(out, "/tmp", "/tmp");
         add_op(out, PLAN_TMPFS, "/tmp", NULL, xstrdup("private /tmp"))->mode = 01777;
@@ -236,10 +234,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     /* HOME: a private tmpfs at the caller's home path, so that ~ means the same
      * inside, unless a rule shows that path (then elsewhere), or the mount point would
      * have to be created inside a host directory. */
-    bool home_here = r->home && !covered_by_rule(r, r->home) &&
-                     (r->home_type == FT_DIR || !base_covers(r, r->home)) &&
-                     !path_has_prefix(r->home, "/tmp") && !path_has_prefix(r->home, "/proc") &&
-                     !path_has_prefix(r->home, "/dev") && strcmp(r->home, "/") != 0;
+    bool home_here = private_home_at(r) && (r->home_type == FT_DIR || !base_covers(r, r->home));
     if (home_here) {
         drop_base_bind_at(out, r->home, "HOME");
         add_op(out, PLAN_TMPFS, r->home, NULL, xstrdup("private HOME"))->mode = 0700;
@@ -251,6 +246,10 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         out->home = xstrdup(PLAN_PRIVATE_HOME);
     }
 
+    if (out->root_is_host && (!home_here || !tmp_private)) {
+        plan_free(out);
+        return err_set(err, CORDON_STAGE_PLAN, 0, "internal error: the host root cannot be bound whole");
+    }
     add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
     if (out->proc)
         add_op(out, PLAN_PROC, "/proc", NULL, xstrdup("fresh /proc"));
@@ -261,8 +260,12 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     /* The working directory must exist inside: under a shown host path, or exactly a
      * private directory. */
     const plan_op *cov = plan_covering(out, r->cwd);
-    bool visible = false;
-    if (cov && cov->kind == PLAN_BIND)
+    bool visible = strcmp(r->cwd, "/") == 0;
+    if (visible)
+        ;
+    else if (!cov && out->root_is_host)
+        visible = r->cwd_type == FT_DIR;
+    else if (cov && cov->kind == PLAN_BIND)
         visible = r->cwd_type == FT_DIR;
     else if (cov && cov->kind != PLAN_HIDE)
         visible = strcmp(cov->dest, r->cwd) == 0;

@@ -34,6 +34,12 @@ typedef struct plan_op {
 } plan_op;
 
 typedef struct plan {
+    /* The new root: a fresh tmpfs, or (--base host, when no mount point has to be
+     * created at its top) the host root bound whole, read-only, as bubblewrap's
+     * --ro-bind / / does: one recursive bind instead of one per top-level entry. */
+    bool root_is_host;
+    dev_t root_dev;
+    ino_t root_ino;
     plan_op *ops;
     size_t n_ops, cap_ops;
     char *home;   /* HOME inside */

@@ -136,14 +136,67 @@ static int expand_root(resolved *r, const char *root, cordon_access access, rule
     return ret;
 }
 
+/* Does a rule other than the base name `path` or a directory above it? */
+bool resolved_rule_covers(const resolved *r, const char *path)
+{
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (r->rules[i].origin != ORIGIN_BASE && path_has_prefix(path, r->rules[i].path))
+            return true;
+    return false;
+}
+
+bool private_home_at(const resolved *r)
+{
+    return r->home && !resolved_rule_covers(r, r->home) && strcmp(r->home, "/") != 0 &&
+           !path_has_prefix(r->home, "/tmp") && !path_has_prefix(r->home, "/proc") &&
+           !path_has_prefix(r->home, "/dev");
+}
+
+/* --base host can bind the host root whole (one recursive bind, as bubblewrap's
+ * --ro-bind / / does) when every private mount point already exists in it: /tmp,
+ * /dev, /proc and the home directory.  Otherwise each top-level entry is bound on a
+ * tmpfs root of cordon's own, in which the missing mount points can be made. */
+static bool host_root_whole(const resolved *r, const char *root)
+{
+    static const char *const needed[] = {"tmp", "dev", "proc"};
+    for (size_t i = 0; i < 3; i++) {
+        char *pth = path_join(root, needed[i]);
+        struct stat st;
+        bool ok = lstat(pth, &st) == 0 && S_ISDIR(st.st_mode);
+        free(pth);
+        if (!ok)
+            return false;
+    }
+    return !resolved_rule_covers(r, "/tmp") && private_home_at(r) && r->home_type == FT_DIR;
+}
+
 static int expand_base(resolved *r, const struct cordon_policy *p, const char *root,
                        cordon_error *err)
 {
     switch (p->base) {
     case CORDON_BASE_EMPTY:
         return 0;
-    case CORDON_BASE_HOST:
+    case CORDON_BASE_HOST: {
+        struct stat st;
+        if (stat(root, &st) < 0)
+            return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s'", root);
+        if (host_root_whole(r, root)) {
+            /* One rule on "/": the plan binds the host root whole (see plan.h). */
+            grow(&r->rules, &r->cap_rules, r->n_rules + 1, sizeof *r->rules);
+            r->rules[r->n_rules++] = (rrule){
+                .path = xstrdup("/"),
+                .given = xstrdup(root),
+                .access = CORDON_ACCESS_READ,
+                .origin = ORIGIN_BASE,
+                .source = xstrdup("base host"),
+                .type = FT_DIR,
+                .dev = st.st_dev,
+                .ino = st.st_ino,
+            };
+            return 0;
+        }
         return expand_root(r, root, CORDON_ACCESS_READ, ORIGIN_BASE, "base host", 0, true, err);
+    }
     case CORDON_BASE_SYSTEM:
         for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++) {
             char *host = path_join(root, system_dirs[i]);
@@ -281,9 +334,6 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         free(c.symlink);
     }
 
-    if (expand_base(out, p, root, err) < 0)
-        goto fail;
-
     if (!p->no_workspace) {
         cordon_access a = p->read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE;
         if (add_resolved(out, out->workspace, a, ORIGIN_WORKSPACE,
@@ -321,8 +371,12 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     }
 
     for (size_t i = 0; i < out->n_rules; i++)
-        if (out->rules[i].origin != ORIGIN_BASE && check_reserved(&out->rules[i], err) < 0)
+        if (check_reserved(&out->rules[i], err) < 0)
             goto fail;
+
+    /* The base last: whether the host root can be bound whole depends on the rules. */
+    if (expand_base(out, p, root, err) < 0)
+        goto fail;
 
     qsort(out->rules, out->n_rules, sizeof *out->rules, cmp_rules);
     for (size_t i = 1; i < out->n_rules; i++)

@@ -58,5 +58,9 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
 void resolved_free(resolved *r);
 /* The winning rule with the longest path that is `path` or above it, or NULL. */
 const rrule *resolved_lookup(const resolved *r, const char *path);
+/* Does a rule other than the base name `path` or a directory above it? */
+bool resolved_rule_covers(const resolved *r, const char *path);
+/* Is the private HOME mounted at the caller's home path (else at /.cordon/home)? */
+bool private_home_at(const resolved *r);
 /* Precedence at equal path: deny 3 > write 2 > read 1. */
 int access_rank(cordon_access a);

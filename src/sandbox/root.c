@@ -15,16 +15,15 @@
 #include "util/err.h"
 #include "util/strv.h"
 
-/* The empty file that hidden files are bound from; created in the new root during
- * setup and unlinked before the command starts. */
-#define EMPTY_NAME ".cordon-empty"
-
 typedef struct build {
     const plan *p;
     root_scratch *s;
-    int root_fd; /* the new root's tmpfs */
+    int root_fd;  /* the new root */
+    int stage_fd; /* a setup-only tmpfs holding the empty file hidden files are bound from */
     cordon_error *err;
 } build;
+
+#define EMPTY_NAME "empty"
 
 void root_scratch_init(root_scratch *s, const plan *p)
 {
@@ -212,6 +211,8 @@ int root_open_dest(int root_fd, const root_scratch *s, const char *path, dest_cr
  * it (recursively) as a detached mount with the plan's attributes. */
 static int open_source(const plan_op *op, cordon_error *err)
 {
+    if (!op->src)
+        return err_set(err, CORDON_STAGE_ROOT, EINVAL, "%s: no source", op->why);
     struct open_how how = {
         .flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
         .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
@@ -285,7 +286,7 @@ static int do_hide(build *b, const plan_op *op)
             return -1;
         return 0;
     }
-    _cleanup_fd_ int t = open_tree(b->root_fd, EMPTY_NAME, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    _cleanup_fd_ int t = open_tree(b->stage_fd, EMPTY_NAME, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot hide %s (open_tree)", op->why, op->dest);
     if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
@@ -402,28 +403,39 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     if (want_dev && dev_open_sources(&devs, err) < 0)
         return -1;
 
-    /* 2. The new root: a tmpfs, attached over /tmp of this private namespace (sources
-     * are already open, so what it covers does not matter) and pivoted into at the end. */
-    _cleanup_fd_ int root = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-    if (root < 0)
-        return -1;
-    {
-        _cleanup_fd_ int at = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (at < 0)
-            at = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (at < 0 || root_attach(root, at, "the new root", err) < 0)
-            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot attach the new root");
-    }
-    if (root_mark_ours(s, root, err) < 0)
-        return -1;
-    build b = {.p = p, .s = s, .root_fd = root, .err = err};
-    bool empty_file = plan_hides_files(p);
-    if (empty_file) {
-        int fd = openat(root, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+    /* 2. A staging tmpfs, then the new root, both attached over /tmp of this private
+     * namespace (sources are already open, so what they cover does not matter); the
+     * root is pivoted into at the end and the staging mount goes with the old root. */
+    _cleanup_fd_ int at = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (at < 0)
+        at = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (at < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot find a place to build the new root");
+    _cleanup_fd_ int stage = -1;
+    if (plan_hides_files(p)) {
+        stage = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+        if (stage < 0 || root_attach(stage, at, "the staging area", err) < 0)
+            return -1;
+        int fd = openat(stage, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
         if (fd < 0)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create an empty file to hide files with");
         close(fd);
     }
+    _cleanup_fd_ int root = -1;
+    if (p->root_is_host) {
+        plan_op host = {.kind = PLAN_BIND, .dest = (char *)"/", .src = (char *)"/", .read_only = true,
+                        .is_dir = true, .dev = p->root_dev, .ino = p->root_ino, .why = (char *)"base host"};
+        root = open_source(&host, err);
+        if (root < 0 || root_attach(root, at, "the new root", err) < 0)
+            return -1;
+    } else {
+        root = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+        if (root < 0 || root_attach(root, at, "the new root", err) < 0)
+            return -1;
+        if (root_mark_ours(s, root, err) < 0)
+            return -1;
+    }
+    build b = {.p = p, .s = s, .root_fd = root, .stage_fd = stage, .err = err};
 
     /* 3. The plan, in order: parents before what lies below them. */
     for (size_t i = 0; i < p->n_ops; i++) {
@@ -443,15 +455,13 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     }
 
     /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
-    if (empty_file && unlinkat(root, EMPTY_NAME, 0) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot remove the setup file");
     for (size_t i = 0; i < s->n_later_ro; i++) {
         if (root_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
             return -1;
         close(s->later_ro[i]);
     }
     s->n_later_ro = 0;
-    if (root_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+    if (!p->root_is_host && root_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
         return err_wrap(err, "making the new root read-only");
     return pivot(root, err);
 }

@@ -18,6 +18,8 @@ typedef struct launch {
     int report_fd; /* write end: setup errors, exec errors, the command's status */
     int life_fd;   /* read end of a pipe whose write end only the parent holds */
     sigset_t orig_mask; /* the caller's signal mask, restored for the command */
+    void *cmd_stack;    /* stack for the command's process until it execs */
+    size_t cmd_stack_size;
     root_scratch scratch;
 } launch;
 

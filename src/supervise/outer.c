@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/strv.h"
 
 static long long now_ms(void)
 {
@@ -137,6 +139,8 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, co
     *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
     launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
     root_scratch_init(&l.scratch, p);
+    l.cmd_stack_size = 256 * 1024;
+    l.cmd_stack = xmalloc(l.cmd_stack_size);
 
     int report[2] = {-1, -1}, life[2] = {-1, -1};
     int ret = -1, pidfd = -1, sfd = -1;
@@ -253,5 +257,6 @@ out_fds:
     if (pidfd >= 0)
         close(pidfd);
     root_scratch_free(&l.scratch);
+    free(l.cmd_stack);
     return ret;
 }

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,12 @@ static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
 static void ignore_handler(int sig)
 {
     (void)sig;
+}
+
+static int cmd_main(void *arg)
+{
+    launch *l = arg;
+    child_exec(l, &l->orig_mask);
 }
 
 void pid1_main(launch *l)
@@ -68,14 +75,12 @@ void pid1_main(launch *l)
         fail(l, &err);
     }
 
-    pid_t cmd = fork();
+    /* As posix_spawn does: share the address space until the exec instead of copying
+     * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */
+    pid_t cmd = clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
     if (cmd < 0) {
-        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (fork)");
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
         fail(l, &err);
-    }
-    if (cmd == 0) {
-        close(sfd);
-        child_exec(l, &l->orig_mask);
     }
 
     /* The reaper keeps nothing the command could use: no capabilities, not dumpable
