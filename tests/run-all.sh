@@ -95,6 +95,12 @@ build_tree() {
 unit_tests() {
   local dir=$1 label=$2 log=$TMPROOT/unit-$2.log rc=0
   section "unit tests ($label: $dir)"
+  if meson configure "$dir" 2>/dev/null | grep -Eq '^[[:space:]]*tests[[:space:]]+false'; then
+    record skip "unit [$label]" "the unit tests are disabled in $dir (-Dtests=false); enable them with: meson configure $dir -Dtests=true"
+    return
+  fi
+  # a stale log from an earlier run must not be counted
+  rm -f "$dir/meson-logs/testlog.json"
   meson test -C "$dir" --suite unit --print-errorlogs >"$log" 2>&1 || rc=$?
   # meson's own summary, for the record
   grep -E '^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): ' "$log" | tr -s ' ' | paste -sd';' - | sed 's/^/meson: /'
@@ -137,7 +143,7 @@ for e in entries:
     p, f, s = p + tp, f + tf, s + ts
 if not entries:
     f += 1
-    lines.append(f"FAIL unit [{label}]: meson test produced no results (see its output)")
+    lines.append(f"FAIL unit [{label}]: meson test ran no test (see its output)")
 for l in lines:
     print(l)
 print(f"COUNTS {p} {f} {s}")
@@ -147,6 +153,9 @@ PY
   printf '%s\n' "$counts" | grep '^FAIL ' >>"$FAILURES"
   local c
   c=$(printf '%s\n' "$counts" | sed -n 's/^COUNTS //p')
+  if grep -q '^FAIL unit \[' <<<"$counts"; then
+    tail -n 20 "$log"
+  fi
   if [ -z "$c" ]; then
     record fail "unit [$label]" "could not parse meson's test log (meson exit status $rc)"
     tail -n 30 "$log"

@@ -70,7 +70,7 @@ _reap_tracked() {
   local p m match cmd
   if [ -f "$T/.pids" ]; then
     while read -r p match; do
-      cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+      cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline") || continue
       case $cmd in *"$match"*) kill -9 "$p" 2>/dev/null ;; esac
     done <"$T/.pids"
     rm -f "$T/.pids"
@@ -80,6 +80,13 @@ _reap_tracked() {
       for p in $(find_sleepers "$m"); do kill -9 "$p" 2>/dev/null; done
     done <"$T/.marks"
     rm -f "$T/.marks"
+  fi
+  if [ -f "$T/.rmdirs" ]; then
+    while read -r p; do
+      chmod -R u+rwX "$p" 2>/dev/null
+      rm -rf "$p"
+    done <"$T/.rmdirs"
+    rm -f "$T/.rmdirs"
   fi
 }
 
@@ -302,6 +309,16 @@ new_mark() {
   printf '%s\n' "$m"
 }
 
+# scratch_outside_tmp: print a new empty directory (mode 0755) outside /tmp, removed when
+# the case ends: for views where the sandbox's private /tmp would hide a /tmp path.
+scratch_outside_tmp() {
+  local d
+  d=$(mktemp -d /var/tmp/cordon-e2e.XXXXXX 2>/dev/null) || skip_case "/var/tmp is not writable: no host directory outside /tmp for this case"
+  chmod 0755 "$d"
+  echo "$d" >>"$T/.rmdirs"
+  printf '%s\n' "$d"
+}
+
 # track_pid PID MATCH: kill PID when the case ends if its command line still contains MATCH.
 track_pid() { echo "$1 $2" >>"$T/.pids"; }
 
@@ -309,7 +326,7 @@ track_pid() { echo "$1 $2" >>"$T/.pids"; }
 find_sleepers() {
   local p a0 rest
   for p in /proc/[0-9]*; do
-    { IFS= read -r -d '' a0 && IFS= read -r -d '' rest; } <"$p/cmdline" 2>/dev/null || continue
+    { IFS= read -r -d '' a0 && IFS= read -r -d '' rest; } 2>/dev/null <"$p/cmdline" || continue
     case ${a0##*/} in sleep) ;; *) continue ;; esac
     case $rest in *."$1") echo "${p#/proc/}" ;; esac
   done

@@ -20,7 +20,10 @@ t_host_process_invisible() {
   track_pid "$pid" "$m"
   wait_for_sleepers "$m" 5 >/dev/null || die "could not start the host sleep"
   crun run -- sh -c '
-    for f in /proc/[0-9]*/cmdline; do tr "\0" " " <"$f" 2>/dev/null; echo; done | grep -F "$1" && echo "host process visible"
+    for f in /proc/[0-9]*/cmdline; do
+      c=$(tr "\0" " " 2>/dev/null <"$f")
+      case "$c" in "sleep 30.$1"*) echo "host process visible: $c" ;; esac
+    done
     [ -e "/proc/$2" ] && [ "$2" -gt 50 ] && echo "host pid $2 visible"
     [ -e "/proc/$3" ] && [ "$3" -gt 50 ] && echo "test shell pid $3 visible"
     exit 0' sh "$m" "$pid" "$$"

@@ -86,6 +86,19 @@ t_allow_new_through_symlink() {
   attack --allow "$WS/evil/newdir/deeper"
 }
 
+t_allow_through_symlink_no_host_write() {
+  # the worst case: a write rule whose path runs through a planted link must not make the
+  # link's host target writable from inside
+  setup_victim
+  ln -s "$VICTIM" "$WS/evil"
+  crun run --allow "$WS/evil/sub" -- sh -c '(echo pwned >"$1/evil/sub/pwned") 2>/dev/null && echo "wrote through the link"; exit 0' sh "$WS"
+  if [ -e "$VICTIM/sub/pwned" ]; then
+    die "--allow WS/evil/sub (evil -> a host directory) let the command write into the host directory $VICTIM/sub (exit $RC)"
+  fi
+  assert_unchanged "$VICTIM_BEFORE" "$OUTSIDE" "the host directory behind the link" strict
+  [ "$RC" = 125 ] || die "host unchanged, but the rule through a symlink did not fail closed: expected 125, got $(last_run)"
+}
+
 t_deny_on_symlink_itself() {
   setup_victim
   ln -s "$VICTIM" "$WS/evil"
@@ -152,6 +165,7 @@ run_case deny_through_intermediate_symlink t_deny_through_intermediate_symlink
 run_case allow_ro_through_symlink t_allow_ro_through_symlink
 run_case allow_ro_new_through_symlink t_allow_ro_new_through_symlink
 run_case allow_new_through_symlink t_allow_new_through_symlink
+run_case allow_through_symlink_no_host_write t_allow_through_symlink_no_host_write
 run_case deny_on_symlink_itself t_deny_on_symlink_itself
 run_case symlink_in_allowed_dir t_symlink_in_allowed_dir
 run_case git_dir_symlink t_git_dir_symlink

@@ -112,26 +112,41 @@ t_workspace_flag() {
 }
 
 t_base_host() {
-  expect_output "host secret outside the workspace" run --base host -- cat "$OUTSIDE/secret"
-  crun run --base host -- sh -c "$WRITABLE" sh "$OUTSIDE/new" "$OUTSIDE/secret" "$WS/ws-file"
-  assert_absent "$OUTSIDE/new"
-  assert_file_content "$OUTSIDE/secret" "host secret outside the workspace"
+  # the host outside /tmp (the private /tmp hides host /tmp whatever the base)
+  local h
+  h=$(scratch_outside_tmp)
+  echo "host file" >"$h/file"
+  expect_output "host file" run --base host -- cat "$h/file"
+  crun run --base host -- sh -c "$WRITABLE" sh "$h/new" "$h/file" "$WS/ws-file"
+  assert_absent "$h/new"
+  assert_file_content "$h/file" "host file"
   assert_eq "$OUT" "$WS/ws-file" "writable paths under --base host (only the workspace)"
   assert_file_content "$WS/ws-file" "written"
+  expect_ok run --base host -- test -x "$CORDON"
 }
 
 t_base_host_hides_credentials() {
+  local h
+  h=$(scratch_outside_tmp)
+  export HOME=$h
   mkdir -p "$HOME/.ssh" "$HOME/.aws" "$HOME/.config/gh"
   echo "PRIVATE KEY" >"$HOME/.ssh/id_ed25519"
   echo "AWS SECRET" >"$HOME/.aws/credentials"
   echo "GH TOKEN" >"$HOME/.config/gh/hosts.yml"
   echo "machine x password NETRC" >"$HOME/.netrc"
-  echo "ordinary" >"$HOME/.profile-e2e"
-  crun run --base host -- sh -c 'cat "$1/.ssh/id_ed25519" "$1/.aws/credentials" "$1/.config/gh/hosts.yml" "$1/.netrc" 2>/dev/null; exit 0' sh "$CT/home"
+  echo "ordinary" >"$h/.profile-e2e"
+  crun run --base host -- sh -c 'cat "$1/.ssh/id_ed25519" "$1/.aws/credentials" "$1/.config/gh/hosts.yml" "$1/.netrc" 2>/dev/null; exit 0' sh "$h"
   assert_not_contains "$OUT" "PRIVATE KEY" "~/.ssh readable under --base host"
   assert_not_contains "$OUT" "AWS SECRET" "~/.aws readable under --base host"
   assert_not_contains "$OUT" "GH TOKEN" "~/.config/gh readable under --base host"
   assert_not_contains "$OUT" "NETRC" "~/.netrc readable under --base host"
+  # the same files under another directory (not a home) stay readable: the hiding is
+  # about the home's credential stores, not about the names
+  local other
+  other=$(scratch_outside_tmp)
+  mkdir "$other/.ssh"
+  echo "NOT A HOME KEY" >"$other/.ssh/id_ed25519"
+  expect_output "NOT A HOME KEY" run --base host -- cat "$other/.ssh/id_ed25519"
 }
 
 t_base_empty() {
