@@ -13,6 +13,7 @@
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/trace.h"
 
 extern char **environ;
 
@@ -75,9 +76,11 @@ int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *resu
         return err_set(err, CORDON_STAGE_SETTINGS, 0,
                        "the settings say \"enabled\": false, but cordon run always sandboxes; "
                        "run the command without cordon, or set \"enabled\": true");
+    TRACE("run");
     prepared x;
     if (prepare(pol, &x, err) < 0)
         return -1;
+    TRACE("planned");
     int r = outer_run(&x.p, argv, x.env.v, pol->timeout, result, err);
     prepared_free(&x);
     return r;

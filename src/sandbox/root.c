@@ -14,6 +14,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/strv.h"
+#include "util/trace.h"
 
 typedef struct build {
     const plan *p;
@@ -403,6 +404,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     if (want_dev && dev_open_sources(&devs, err) < 0)
         return -1;
 
+    TRACE("sources-open");
     /* 2. A staging tmpfs, then the new root, both attached over /tmp of this private
      * namespace (sources are already open, so what they cover does not matter); the
      * root is pivoted into at the end and the staging mount goes with the old root. */
@@ -454,6 +456,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
             return -1;
     }
 
+    TRACE("plan-applied");
     /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
     for (size_t i = 0; i < s->n_later_ro; i++) {
         if (root_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
@@ -463,5 +466,6 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     s->n_later_ro = 0;
     if (!p->root_is_host && root_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
         return err_wrap(err, "making the new root read-only");
+    TRACE("sealed");
     return pivot(root, err);
 }

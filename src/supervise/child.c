@@ -9,6 +9,7 @@
 #include "supervise/report.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/trace.h"
 
 extern char **environ;
 
@@ -42,6 +43,7 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close inherited descriptors");
         fail(l, &err);
     }
+    TRACE("exec");
     environ = l->envp;
     execvp(l->argv[0], l->argv);
     int e = errno;

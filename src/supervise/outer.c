@@ -21,6 +21,7 @@
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/strv.h"
+#include "util/trace.h"
 
 static long long now_ms(void)
 {
@@ -160,6 +161,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, co
         err_set(err, CORDON_STAGE_SUPERVISE, errno, "sigprocmask");
         goto out_fds;
     }
+    TRACE("clone");
     pid_t pid = ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
     if (pid == 0)
         pid1_main(&l);
@@ -216,6 +218,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, co
         if (fds[0].revents & POLLIN)
             break;
     }
+    TRACE("pid1-exited");
     siginfo_t info;
     memset(&info, 0, sizeof info);
     if (RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED)) < 0) {

@@ -18,6 +18,7 @@
 #include "supervise/signals.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/trace.h"
 
 static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
 {
@@ -56,13 +57,16 @@ void pid1_main(launch *l)
     if (poll(&lp, 1, 0) != 0)
         _exit(CORDON_EXIT_SETUP);
 
+    TRACE("pid1");
     if (ns_write_id_maps(l->uid, l->gid, &err) < 0)
         fail(l, &err);
     if (l->plan->network == CORDON_NETWORK_NONE && net_loopback_up(&err) < 0)
         fail(l, &err);
+    TRACE("maps+lo");
     if (root_build(l->plan, &l->scratch, &err) < 0)
         fail(l, &err);
 
+    TRACE("root-built");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ignore_handler;
@@ -110,6 +114,7 @@ void pid1_main(launch *l)
             if (w <= 0)
                 break;
             if (w == cmd) {
+                TRACE("command-exited");
                 report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
                 /* Exiting kills every process left in the namespace. */
                 _exit(0);
