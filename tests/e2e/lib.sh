@@ -428,8 +428,6 @@ else:
     print(json.dumps(d[sys.argv[2]]))' "$1" "$2"
 }
 
-
-
 # Shell snippets for use inside the sandbox, as `sh -c "$VISIBLE" sh PATH...`:
 # VISIBLE prints each PATH that exists (or is a symlink); WRITABLE creates/overwrites each
 # PATH as a file and prints those where that worked; MKDIRS does the same with mkdir.

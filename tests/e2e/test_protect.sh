@@ -84,6 +84,27 @@ t_nothing_left_behind() {
   assert_unchanged "$before" "$WS" "the workspace after a run (stubs for .git/hooks or protected names left behind?)"
 }
 
+t_kill9_leaves_no_stub() {
+  # even when cordon is killed mid-run, no mount-point stub (.cordon, .codex, .agents,
+  # .git/hooks, a denied path's placeholder) stays behind in the writable paths
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  rm -rf "$WS/.git/hooks"
+  mkdir "$WS/secret"
+  echo s >"$WS/secret/f"
+  local before m pid
+  before=$(snapshot "$WS")
+  m=$(new_mark)
+  "$CORDON" run --deny "$WS/secret" -- sleep "1000.$m" </dev/null >/dev/null 2>"$CT/bg.err" &
+  pid=$!
+  track_pid "$pid" "$m"
+  wait_for_sleepers "$m" 10 >/dev/null || { kill -9 "$pid"; die "the sandboxed sleep never appeared: $(head -c 300 "$CT/bg.err")"; }
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  wait_no_sleepers "$m" 2 || { reap_sleepers "$m"; die "the sandbox survived kill -9 of cordon"; }
+  assert_unchanged "$before" "$WS" "the workspace after kill -9 of cordon (stubs left behind?)"
+}
+
 run_case git_hooks_config_read_only t_git_hooks_config_read_only
 run_case git_commit_works t_git_commit_works
 run_case protected_names_not_creatable t_protected_names_not_creatable
@@ -91,4 +112,5 @@ run_case protected_names_existing_read_only t_protected_names_existing_read_only
 run_case protection_in_allowed_dir t_protection_in_allowed_dir
 run_case exact_rule_lifts_protection t_exact_rule_lifts_protection
 run_case nothing_left_behind t_nothing_left_behind
+run_case kill9_leaves_no_stub t_kill9_leaves_no_stub
 finish
