@@ -87,6 +87,7 @@ static int opt_chdir(run_args *a, const char *v, cordon_error *err)
 
 static int opt_timeout(run_args *a, const char *v, cordon_error *err)
 {
+    a->timeout = v;
     return cordon_policy_set_timeout_string(a->pol, v, err);
 }
 

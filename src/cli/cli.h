@@ -9,6 +9,7 @@
 typedef struct run_args {
     cordon_policy *pol;
     const char *status_json;
+    const char *timeout; /* as given, for messages */
     char **command; /* NULL-terminated, points into argv */
     bool help;
 } run_args;

@@ -62,11 +62,12 @@ static int cmd_run(int argc, char **argv, bool explain)
             code = 0;
         }
     } else {
-        if (cordon_run(a.pol, a.command, &res, &err) < 0)
+        /* cordon exits right after: no need to wait for the kernel's namespace teardown */
+        if (cordon_run_flags(a.pol, a.command, CORDON_RUN_EXITING, &res, &err) < 0)
             print_error(&err);
         else if (res.timed_out)
-            fprintf(stderr, "cordon: timed out after %s seconds; the sandbox was killed\n",
-                    argv[0] ? "the given" : "");
+            fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
+                    a.timeout ? a.timeout : "?");
         code = res.exit_code;
         if (write_status(a.status_json, &res, &err) < 0 && code == 0)
             code = CORDON_EXIT_SETUP;

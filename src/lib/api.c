@@ -68,6 +68,12 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
 
 int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *result, cordon_error *err)
 {
+    return cordon_run_flags(pol, argv, 0, result, err);
+}
+
+int cordon_run_flags(const cordon_policy *pol, char *const argv[], unsigned flags, cordon_result *result,
+                     cordon_error *err)
+{
     *result = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     err_clear(err);
     if (!argv || !argv[0] || !argv[0][0])
@@ -81,7 +87,11 @@ int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *resu
     if (prepare(pol, &x, err) < 0)
         return -1;
     TRACE("planned");
-    int r = outer_run(&x.p, argv, x.env.v, pol->timeout, result, err);
+    if (flags & ~CORDON_RUN_EXITING) {
+        prepared_free(&x);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_run_flags: unknown flags %#x", flags);
+    }
+    int r = outer_run(&x.p, argv, x.env.v, pol->timeout, !(flags & CORDON_RUN_EXITING), result, err);
     prepared_free(&x);
     return r;
 }

@@ -134,8 +134,8 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out,
     }
 }
 
-int outer_run(const plan *p, char *const argv[], char **envp, double timeout, cordon_result *result,
-              cordon_error *err)
+int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
+              cordon_result *result, cordon_error *err)
 {
     *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
     launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
@@ -210,6 +210,8 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, co
         }
         if (fds[1].revents)
             report_eof = drain(report[0], &o);
+        if (o.have_exit && !wait_teardown)
+            break; /* every process of the sandbox but the exiting PID 1 is gone */
         if (fds[2].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
@@ -221,7 +223,10 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, co
     TRACE("pid1-exited");
     siginfo_t info;
     memset(&info, 0, sizeof info);
-    if (RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED)) < 0) {
+    if (o.have_exit && !wait_teardown) {
+        /* PID 1 stays our zombie until the caller exits (CORDON_RUN_EXITING). */
+        info.si_code = CLD_EXITED;
+    } else if (RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED)) < 0) {
         err_set(err, CORDON_STAGE_SUPERVISE, errno, "waitid");
         goto out_mask;
     }

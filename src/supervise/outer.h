@@ -3,5 +3,9 @@
 #pragma once
 #include "plan/plan.h"
 
-int outer_run(const plan *p, char *const argv[], char **envp, double timeout,
+#include <stdbool.h>
+
+/* wait_teardown false: return once PID 1 reports that the command and every process
+ * it left are dead, without waiting for PID 1 itself (CORDON_RUN_EXITING). */
+int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
               cordon_result *result, cordon_error *err);

@@ -115,6 +115,11 @@ void pid1_main(launch *l)
                 break;
             if (w == cmd) {
                 TRACE("command-exited");
+                /* Whatever the command left behind dies now, before cordon is told:
+                 * when cordon returns, nothing of the sandbox runs any more. */
+                kill(-1, SIGKILL);
+                while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+                    ;
                 report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
                 /* Exiting kills every process left in the namespace. */
                 _exit(0);
