@@ -296,6 +296,36 @@ static int check_reserved(const rrule *r, cordon_error *err)
     return 0;
 }
 
+/* A rule whose path crosses a symlink that lies inside a writable path fails closed:
+ * the command (or an earlier run) could have planted that symlink to aim the rule
+ * somewhere else, e.g. --deny /repo/secrets where /repo/secrets -> /tmp/empty. */
+static int check_planted_symlinks(const resolved *r, cordon_error *err)
+{
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (!x->symlink || x->origin == ORIGIN_BASE)
+            continue;
+        for (size_t j = 0; j < r->n_rules; j++) {
+            const rrule *w = &r->rules[j];
+            if (w->access != CORDON_ACCESS_WRITE || w->shadowed || strcmp(w->path, x->symlink) == 0 ||
+                !path_has_prefix(x->symlink, w->path))
+                continue;
+            if (x->line > 0)
+                return err_set(err, CORDON_STAGE_RESOLVE, 0,
+                               "%s:%d: \"%s\" crosses the symlink %s, which lies in the writable %s (%s); "
+                               "a command could have planted it, so cordon will not follow it: name the "
+                               "real path (%s) or remove the symlink",
+                               x->source, x->line, x->given, x->symlink, w->path, w->source, x->path);
+            return err_set(err, CORDON_STAGE_RESOLVE, 0,
+                           "%s %s crosses the symlink %s, which lies in the writable %s (%s); a command "
+                           "could have planted it, so cordon will not follow it: name the real path (%s) "
+                           "or remove the symlink",
+                           x->source, x->given, x->symlink, w->path, w->source, x->path);
+        }
+    }
+    return 0;
+}
+
 int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
                    cordon_error *err)
 {
@@ -382,6 +412,9 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     for (size_t i = 1; i < out->n_rules; i++)
         if (strcmp(out->rules[i].path, out->rules[i - 1].path) == 0)
             out->rules[i].shadowed = true;
+
+    if (check_planted_symlinks(out, err) < 0)
+        goto fail;
 
     {
         const char *cwd_given = p->cwd ? p->cwd : host->cwd;
