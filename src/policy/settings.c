@@ -1,0 +1,307 @@
+/* The settings-file reader (CONTRACT: "Settings file").
+ *
+ * A settings file is checked in full before any of it reaches the policy: a file with
+ * an error changes nothing, so a caller that reports the error and goes on (a harness
+ * using the library) still holds exactly the policy it built.  Every message starts with
+ * "FILE:LINE:" and names the key, because the person reading it has to fix that file. */
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "policy/jsonpos.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+#include "util/strv.h"
+
+/* Settings files are a few lines; anything this big is the wrong file. */
+#define SETTINGS_MAX_BYTES ((size_t)1024 * 1024)
+
+static const char sandbox_keys[] = "enabled, network, readOnly, allowedPaths, deniedPaths";
+
+/* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
+static void cleanup_jsonp(json_t **j)
+{
+    json_decref(*j);
+}
+#define _cleanup_json_ __attribute__((cleanup(cleanup_jsonp)))
+
+typedef struct settings_ctx {
+    const char *file; /* as the caller gave it: messages start with it */
+    const char *text; /* the raw document, for jsonpos */
+    size_t len;
+    cordon_error *err;
+} settings_ctx;
+
+/* What one file says, validated completely before it is applied. */
+typedef struct settings {
+    int enabled, network, read_only; /* -1 = not given, else 0/1 */
+    json_t *allowed, *denied;        /* borrowed from the document, or NULL */
+} settings;
+
+/* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
+ * must not be able to move the cursor or forge a second line of output), and inside a
+ * quoted context '"' and '\' are escaped too. */
+static char *printable(const char *s, size_t n, bool quoted)
+{
+    char *out = xmalloc(4 * n + 1), *o = out;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (quoted && (ch == '"' || ch == '\\')) {
+            *o++ = '\\';
+            *o++ = (char)ch;
+        } else if (ch < 0x20 || ch == 0x7f) {
+            o += sprintf(o, "\\x%02x", ch);
+        } else {
+            *o++ = (char)ch;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static const char *type_phrase(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "an unknown JSON type";
+}
+
+static int line_of(const settings_ctx *ctx, const jsonpos_step *path, size_t n)
+{
+    return jsonpos_line(ctx->text, ctx->len, path, n);
+}
+
+/* Fill the error as "FILE:LINE: message" (or "FILE: message" when the line is unknown). */
+__attribute__((format(printf, 3, 4)))
+static int fail(const settings_ctx *ctx, int line, const char *fmt, ...)
+{
+    char msg[sizeof ((cordon_error *)NULL)->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (line > 0)
+        return err_set(ctx->err, CORDON_STAGE_SETTINGS, 0, "%s:%d: %s", ctx->file, line, msg);
+    return err_set(ctx->err, CORDON_STAGE_SETTINGS, 0, "%s: %s", ctx->file, msg);
+}
+
+/* Read the whole file ourselves (not json_load_file) so that jsonpos has the text. */
+static int read_settings(const char *file, char **text, size_t *len, cordon_error *err)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before we can refuse it;
+     * O_NOCTTY: a terminal given by mistake must not become our controlling tty. */
+    _cleanup_fd_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, errno, "settings file %s: cannot read", file);
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, errno, "settings file %s: cannot read", file);
+    if (!S_ISREG(st.st_mode))
+        return err_set(err, CORDON_STAGE_SETTINGS, 0,
+                       "settings file %s: not a regular file; give a JSON file", file);
+    /* Not st_size, which may be stale (the file can grow) or 0 (/proc): read one byte
+     * past the limit to notice a file that is too large. */
+    _cleanup_free_ char *buf = xmalloc(SETTINGS_MAX_BYTES + 1);
+    ssize_t got = read_all(fd, buf, SETTINGS_MAX_BYTES + 1);
+    if (got < 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, errno, "settings file %s: cannot read", file);
+    if ((size_t)got > SETTINGS_MAX_BYTES)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0,
+                       "settings file %s: larger than the 1 MiB limit; refusing to read it", file);
+    *len = (size_t)got;
+    *text = steal_pointer(&buf);
+    return 0;
+}
+
+static int malformed(const char *file, const json_error_t *jerr, cordon_error *err)
+{
+    /* jansson quotes the offending input in its text; keep it on one line. */
+    _cleanup_free_ char *why = printable(jerr->text, strlen(jerr->text), false);
+    if (jerr->line > 0 && jerr->column > 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d:%d: malformed JSON: %s", file,
+                       jerr->line, jerr->column, why);
+    if (jerr->line > 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d: malformed JSON: %s", file,
+                       jerr->line, why);
+    return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s: malformed JSON: %s", file, why);
+}
+
+/* `prefix` is the dotted path of the enclosing object ("" or "sandbox."). */
+static int unknown_key(const settings_ctx *ctx, const jsonpos_step *path, size_t n,
+                       const char *prefix, const char *key, const char *known)
+{
+    _cleanup_free_ char *shown = printable(key, strlen(key), true);
+    return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\"; known keys: %s", prefix,
+                shown, known);
+}
+
+static int get_bool(const settings_ctx *ctx, const char *key, const json_t *v, int *out)
+{
+    if (!json_is_boolean(v)) {
+        jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be true or false, not %s",
+                    key, type_phrase(v));
+    }
+    *out = json_is_true(v) ? 1 : 0;
+    return 0;
+}
+
+/* Paths stay raw here ("~", "<workspace>/x", relative...): resolve.c expands them. */
+static int check_path(const settings_ctx *ctx, const char *key, size_t i, const json_t *e,
+                      bool deny)
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key), JSONPOS_INDEX(i)};
+    if (!json_is_string(e))
+        return fail(ctx, line_of(ctx, at, 3),
+                    "\"sandbox.%s[%zu]\" must be a non-empty path string, not %s", key, i,
+                    type_phrase(e));
+    const char *s = json_string_value(e);
+    size_t n = json_string_length(e);
+    if (n == 0)
+        return fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a non-empty path string",
+                    key, i);
+    /* "\u0000" would cut the path short at the NUL: refuse rather than guess. */
+    if (strlen(s) != n)
+        return fail(ctx, line_of(ctx, at, 3),
+                    "\"sandbox.%s[%zu]\" contains a NUL byte (\\u0000), which no path can hold", key,
+                    i);
+    /* Fail closed: a silently dropped deny pattern would expose what it meant to hide. */
+    if (deny && strpbrk(s, "*?[")) {
+        _cleanup_free_ char *shown = printable(s, n, true);
+        return fail(ctx, line_of(ctx, at, 3),
+                    "\"sandbox.%s[%zu]\" is \"%s\": glob patterns in deniedPaths are not supported "
+                    "by this version (list each path to deny explicitly)",
+                    key, i, shown);
+    }
+    return 0;
+}
+
+static int check_paths(const settings_ctx *ctx, const char *key, json_t *v, bool deny)
+{
+    if (!json_is_array(v)) {
+        jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+        return fail(ctx, line_of(ctx, at, 2),
+                    "key \"sandbox.%s\" must be an array of path strings, not %s", key,
+                    type_phrase(v));
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+        if (check_path(ctx, key, i, e, deny) < 0)
+            return -1;
+    return 0;
+}
+
+static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(sandbox, key, v) {
+        int r;
+        if (strcmp(key, "enabled") == 0) {
+            r = get_bool(ctx, key, v, &s->enabled);
+        } else if (strcmp(key, "network") == 0) {
+            r = get_bool(ctx, key, v, &s->network);
+        } else if (strcmp(key, "readOnly") == 0) {
+            r = get_bool(ctx, key, v, &s->read_only);
+        } else if (strcmp(key, "allowedPaths") == 0) {
+            r = check_paths(ctx, key, v, false);
+            s->allowed = v;
+        } else if (strcmp(key, "deniedPaths") == 0) {
+            r = check_paths(ctx, key, v, true);
+            s->denied = v;
+        } else {
+            jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+            r = unknown_key(ctx, at, 2, "sandbox.", key, sandbox_keys);
+        }
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
+{
+    if (!json_is_object(root))
+        return fail(ctx, line_of(ctx, NULL, 0),
+                    "the top level must be an object like {\"sandbox\": {...}}, not %s",
+                    type_phrase(root));
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        jsonpos_step at[] = {JSONPOS_KEY(key)};
+        if (strcmp(key, "sandbox") != 0)
+            return unknown_key(ctx, at, 1, "", key, "sandbox");
+        if (!json_is_object(v))
+            return fail(ctx, line_of(ctx, at, 1), "key \"sandbox\" must be an object, not %s",
+                        type_phrase(v));
+        if (parse_sandbox(ctx, v, s) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void add_rules(const settings_ctx *ctx, struct cordon_policy *p, const char *key,
+                      const json_t *array, cordon_access access)
+{
+    if (!array)
+        return;
+    size_t n = json_array_size(array);
+    _cleanup_free_ int *lines = xcalloc(n, sizeof *lines);
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+    jsonpos_array_lines(ctx->text, ctx->len, at, 2, lines, n);
+    for (size_t i = 0; i < n; i++)
+        policy_add_rule(p, json_string_value(json_array_get(array, i)), access, ORIGIN_SETTINGS,
+                        ctx->file, lines[i], true);
+}
+
+/* Cannot fail: everything was checked by parse_root(). */
+static void apply(const settings_ctx *ctx, const settings *s, struct cordon_policy *p)
+{
+    if (s->enabled >= 0)
+        p->settings_enabled = s->enabled;
+    /* An explicit setter (a command-line flag) wins over any settings file. */
+    if (s->network >= 0 && !p->network_set)
+        p->network = s->network ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
+    if (s->read_only >= 0 && !p->read_only_set)
+        p->read_only = s->read_only != 0;
+    add_rules(ctx, p, "allowedPaths", s->allowed, CORDON_ACCESS_WRITE);
+    add_rules(ctx, p, "deniedPaths", s->denied, CORDON_ACCESS_NONE);
+}
+
+int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)
+{
+    if (!file || !*file)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "settings file: no file name given");
+    _cleanup_free_ char *text = NULL;
+    size_t len = 0;
+    if (read_settings(file, &text, &len, err) < 0)
+        return -1;
+    /* JSON_ALLOW_NUL lets check_path() name the key holding a "\u0000" instead of
+     * jansson reporting a bare syntax error; keys with NUL are still refused by jansson. */
+    json_error_t jerr;
+    _cleanup_json_ json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    if (!root)
+        return malformed(file, &jerr, err);
+    settings_ctx ctx = {.file = file, .text = text, .len = len, .err = err};
+    settings s = {.enabled = -1, .network = -1, .read_only = -1};
+    if (parse_root(&ctx, root, &s) < 0)
+        return -1;
+    apply(&ctx, &s, p);
+    return 0;
+}
