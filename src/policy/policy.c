@@ -154,11 +154,11 @@ int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access acc
     const char *what = source && *source ? source : "path rule";
     if (access != CORDON_ACCESS_NONE && access != CORDON_ACCESS_READ && access != CORDON_ACCESS_WRITE)
         return err_set(err, CORDON_STAGE_USAGE, 0, "%s: unknown access %d", what, (int)access);
-    char *norm = absolute_arg(path, what, err);
-    if (!norm)
+    char *abs = absolute_arg(path, what, err);
+    if (!abs)
         return -1;
-    policy_add_rule(p, norm, access, ORIGIN_FLAG, what, 0, false);
-    free(norm);
+    policy_add_rule(p, abs, access, ORIGIN_FLAG, what, 0, false);
+    free(abs);
     return 0;
 }
 
@@ -191,11 +191,11 @@ int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *er
 
 int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error *err)
 {
-    char *norm = absolute_arg(dir, "--data-root", err);
-    if (!norm)
+    char *abs = absolute_arg(dir, "--data-root", err);
+    if (!abs)
         return -1;
     free(p->data_root);
-    p->data_root = norm;
+    p->data_root = abs;
     return 0;
 }
 
@@ -220,12 +220,13 @@ int cordon_policy_set_network(cordon_policy *p, cordon_network net, cordon_error
     return 0;
 }
 
+/* Not empty, no '=', no space or control character (which no shell can name). */
 static bool valid_env_name(const char *s, size_t n)
 {
     if (n == 0)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (s[i] == '=' || s[i] == '\0')
+        if (s[i] == '=' || (unsigned char)s[i] <= ' ' || s[i] == 0x7f)
             return false;
     return true;
 }
@@ -244,7 +245,9 @@ int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_er
                        "--env: '%s' is not NAME=VALUE", name_eq_value ? name_eq_value : "");
     size_t n = (size_t)(eq - name_eq_value);
     if (!valid_env_name(name_eq_value, n))
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--env: '%s' has an empty variable name",
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--env: '%s' does not start with a variable name (no spaces or control "
+                       "characters)",
                        name_eq_value);
     push_env(p, ENV_SET, xstrndup(name_eq_value, n), xstrdup(eq + 1));
     return 0;
@@ -254,7 +257,8 @@ int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err
 {
     if (!name || !valid_env_name(name, strlen(name)))
         return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--keep-env: '%s' is not a variable name (no '=', not empty)",
+                       "--keep-env: '%s' is not a variable name (not empty; no '=', spaces or "
+                       "control characters)",
                        name ? name : "");
     push_env(p, ENV_KEEP, xstrdup(name), NULL);
     return 0;
@@ -269,11 +273,11 @@ int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err)
 
 int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err)
 {
-    char *norm = absolute_arg(dir, "--chdir", err);
-    if (!norm)
+    char *abs = absolute_arg(dir, "--chdir", err);
+    if (!abs)
         return -1;
     free(p->cwd);
-    p->cwd = norm;
+    p->cwd = abs;
     return 0;
 }
 
@@ -297,6 +301,9 @@ int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_err
         strspn(s, "0123456789.") != strlen(s))
         return err_set(err, CORDON_STAGE_USAGE, 0,
                        "--timeout: '%s' is not a positive number of seconds (e.g. 10 or 2.5)", s);
+    if (v > 31536000.0)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--timeout: '%s' is more than a year (31536000 seconds)", s);
     return cordon_policy_set_timeout(p, v, err);
 }
 

@@ -38,9 +38,9 @@ struct cordon_policy {
     policy_rule *rules;
     size_t n_rules, cap_rules;
 
-    char *workspace; /* absolute, lexically normalised; NULL = current directory */
+    char *workspace; /* absolute as given (resolved later by canon.c); NULL = current directory */
     bool no_workspace;
-    char *data_root; /* absolute, or NULL */
+    char *data_root; /* absolute as given, or NULL */
     bool read_only;
     bool read_only_set; /* chosen by a setter: settings do not override */
 
@@ -51,7 +51,7 @@ struct cordon_policy {
     size_t n_env, cap_env;
     bool clear_env;
 
-    char *cwd;      /* absolute, or NULL = the current directory */
+    char *cwd;      /* absolute as given, or NULL = the current directory */
     double timeout; /* seconds; 0 = none */
     bool no_proc;
 
