@@ -144,7 +144,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         pop_component(resolved);
         if (target[0] == '/')
             strcpy(resolved, "/");
-        char *next = xasprintf("%s/%s", target, cur);
+        char *next = xasprintf("%s%s", target, cur); /* cur is "" or starts with "/" */
         free(rest);
         rest = next;
         cur = rest;
