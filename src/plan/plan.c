@@ -140,7 +140,7 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
             const rrule *parent = NULL;
             for (size_t j = 0; j < r->n_rules; j++) {
                 const rrule *y = &r->rules[j];
-                if (y->shadowed || y == x || strcmp(y->path, x->path) == 0 ||
+                if (y->shadowed || y == x || y->type == FT_MISSING || strcmp(y->path, x->path) == 0 ||
                     !path_has_prefix(x->path, y->path))
                     continue;
                 if (!parent || strlen(y->path) > strlen(parent->path))
