@@ -408,7 +408,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     if (expand_base(out, p, root, err) < 0)
         goto fail;
 
-    qsort(out->rules, out->n_rules, sizeof *out->rules, cmp_rules);
+    if (out->n_rules > 0) qsort(out->rules, out->n_rules, sizeof *out->rules, cmp_rules);
     for (size_t i = 1; i < out->n_rules; i++)
         if (strcmp(out->rules[i].path, out->rules[i - 1].path) == 0)
             out->rules[i].shadowed = true;
