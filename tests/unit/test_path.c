@@ -1,0 +1,223 @@
+/* Unit tests for the lexical path helpers (src/util/path.c): no filesystem access. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/path.h"
+
+static void check_norm(const char *in, const char *want)
+{
+    char *got = path_normalize(in);
+    if (!want) {
+        if (got)
+            fail_msg("path_normalize(\"%s\") = \"%s\", expected NULL", in, got);
+        return;
+    }
+    if (!got)
+        fail_msg("path_normalize(\"%s\") = NULL, expected \"%s\"", in, want);
+    if (strcmp(got, want) != 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "path_normalize(\"%s\") = \"%s\", expected \"%s\"", in, got, want);
+        free(got);
+        fail_msg("%s", msg);
+    }
+    free(got);
+}
+
+static void test_normalize_plain(void **state)
+{
+    (void)state;
+    check_norm("/", "/");
+    check_norm("/a", "/a");
+    check_norm("/a/b/c", "/a/b/c");
+    check_norm("/a-b.c/d_e", "/a-b.c/d_e");
+}
+
+static void test_normalize_slashes(void **state)
+{
+    (void)state;
+    check_norm("//", "/");
+    check_norm("///", "/");
+    check_norm("/a/", "/a");
+    check_norm("/a///", "/a");
+    check_norm("//a//b//", "/a/b");
+    check_norm("/repo//b", "/repo/b");
+}
+
+static void test_normalize_dot(void **state)
+{
+    (void)state;
+    check_norm("/.", "/");
+    check_norm("/./", "/");
+    check_norm("/a/.", "/a");
+    check_norm("/a/./b/./", "/a/b");
+    check_norm("/repo//b/.", "/repo/b");
+    /* names that merely start with dots are ordinary names */
+    check_norm("/a/.b", "/a/.b");
+    check_norm("/a/..b", "/a/..b");
+    check_norm("/a/...", "/a/...");
+    check_norm("/a/b.", "/a/b.");
+}
+
+static void test_normalize_dotdot(void **state)
+{
+    (void)state;
+    check_norm("/..", "/");
+    check_norm("/../..", "/");
+    check_norm("/../a", "/a");
+    check_norm("/a/..", "/");
+    check_norm("/a/../", "/");
+    check_norm("/a/b/..", "/a");
+    check_norm("/a/b/../..", "/");
+    check_norm("/a/b/../../..", "/");
+    check_norm("/a/b/../c", "/a/c");
+    check_norm("/repo/a/../b/", "/repo/b");
+    check_norm("/abc/def/../../ghi", "/ghi");
+    check_norm("/a/./../b/./c/..", "/b");
+}
+
+static void test_normalize_relative(void **state)
+{
+    (void)state;
+    check_norm("", NULL);
+    check_norm("a", NULL);
+    check_norm("a/b", NULL);
+    check_norm("./a", NULL);
+    check_norm("../a", NULL);
+    check_norm("~/a", NULL);
+    assert_null(path_normalize(NULL));
+}
+
+static void test_has_prefix(void **state)
+{
+    (void)state;
+    assert_true(path_has_prefix("/a", "/a"));
+    assert_true(path_has_prefix("/a/b", "/a"));
+    assert_true(path_has_prefix("/a/b/c", "/a"));
+    assert_true(path_has_prefix("/a/b/c", "/a/b"));
+    /* a common string prefix is not a path prefix */
+    assert_false(path_has_prefix("/ab", "/a"));
+    assert_false(path_has_prefix("/a-b", "/a"));
+    assert_false(path_has_prefix("/a.b/c", "/a"));
+    /* the parent must not be below the child */
+    assert_false(path_has_prefix("/a", "/a/b"));
+    assert_false(path_has_prefix("/b", "/a"));
+    assert_false(path_has_prefix("/", "/a"));
+    /* everything is below "/" */
+    assert_true(path_has_prefix("/", "/"));
+    assert_true(path_has_prefix("/a", "/"));
+    assert_true(path_has_prefix("/proc/self/fd", "/"));
+    assert_true(path_has_prefix("/tmp", "/tmp"));
+    assert_false(path_has_prefix("/tmpfoo", "/tmp"));
+}
+
+static void check_join(const char *a, const char *b, const char *want)
+{
+    char *got = path_join(a, b);
+    assert_non_null(got);
+    if (strcmp(got, want) != 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "path_join(\"%s\", \"%s\") = \"%s\", expected \"%s\"", a, b, got, want);
+        free(got);
+        fail_msg("%s", msg);
+    }
+    free(got);
+}
+
+static void test_join(void **state)
+{
+    (void)state;
+    check_join("/a", "b", "/a/b");
+    check_join("/a/", "b", "/a/b");
+    check_join("/a", "/b", "/a/b");
+    check_join("/a//", "//b", "/a/b");
+    check_join("/a", "b/c", "/a/b/c");
+    check_join("/", "b", "/b");
+    check_join("/", "/b", "/b");
+    check_join("/", "", "/");
+    check_join("/", "/", "/");
+    check_join("/a", "", "/a");
+    check_join("/a/", "/", "/a");
+    check_join("/home/u", "/.cache/pip", "/home/u/.cache/pip");
+    /* only the seam is touched */
+    check_join("/a//x", "y//z", "/a//x/y//z");
+}
+
+static void test_depth(void **state)
+{
+    (void)state;
+    assert_int_equal(path_depth("/"), 0);
+    assert_int_equal(path_depth("/a"), 1);
+    assert_int_equal(path_depth("/a/b"), 2);
+    assert_int_equal(path_depth("/a/b/c"), 3);
+    assert_int_equal(path_depth("/usr/share/doc/x"), 4);
+    assert_int_equal(path_depth("/a/"), 1);
+}
+
+static void test_cmp_parent_first(void **state)
+{
+    (void)state;
+    assert_int_equal(path_cmp("/a", "/a"), 0);
+    assert_int_equal(path_cmp("/", "/"), 0);
+    assert_true(path_cmp("/", "/a") < 0);
+    assert_true(path_cmp("/a", "/") > 0);
+    assert_true(path_cmp("/a", "/a/b") < 0);
+    assert_true(path_cmp("/a/b", "/a") > 0);
+    /* '/' sorts before every other byte, so a directory's children come before its
+     * siblings that share a string prefix */
+    assert_true(path_cmp("/a/b", "/a-b") < 0);
+    assert_true(path_cmp("/a-b", "/a/b") > 0);
+    assert_true(path_cmp("/a", "/a-b") < 0);
+    assert_true(path_cmp("/a/zzz", "/a!") < 0);
+    assert_true(path_cmp("/a/b", "/a.b") < 0);
+    assert_true(path_cmp("/a/b", "/a b") < 0); /* ' ' (0x20) < '/' (0x2f) in ASCII */
+    assert_true(path_cmp("/a", "/b") < 0);
+    assert_true(path_cmp("/b", "/a/c") > 0);
+    /* bytes above 0x7f compare unsigned */
+    assert_true(path_cmp("/a", "/\xc3\xa9") < 0);
+}
+
+static int qsort_cmp(const void *a, const void *b)
+{
+    return path_cmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorting puts every parent before everything below it. */
+static void test_cmp_sort(void **state)
+{
+    (void)state;
+    const char *v[] = {"/a-b", "/a/b/c", "/a.b", "/a/b", "/", "/a", "/a b", "/a/b-c", "/a/b/d", "/b"};
+    const char *want[] = {"/", "/a", "/a/b", "/a/b/c", "/a/b/d", "/a/b-c", "/a b", "/a-b", "/a.b", "/b"};
+    size_t n = sizeof v / sizeof *v;
+    qsort(v, n, sizeof *v, qsort_cmp);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(v[i], want[i]);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (i != j && path_has_prefix(v[j], v[i]))
+                assert_true(i < j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_normalize_plain),
+        cmocka_unit_test(test_normalize_slashes),
+        cmocka_unit_test(test_normalize_dot),
+        cmocka_unit_test(test_normalize_dotdot),
+        cmocka_unit_test(test_normalize_relative),
+        cmocka_unit_test(test_has_prefix),
+        cmocka_unit_test(test_join),
+        cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_cmp_parent_first),
+        cmocka_unit_test(test_cmp_sort),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

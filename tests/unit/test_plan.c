@@ -1,0 +1,1074 @@
+/* Unit tests for the mount plan (src/plan/plan.c): the resolved policy compiled into an
+ * ordered list of operations, private /tmp and HOME, redundant binds, the working
+ * directory check.
+ *
+ * Fixtures live in a fresh mkdtemp() directory (canonicalised) and are removed
+ * afterwards; a few tests look at /usr and /etc of the host (a normal Debian). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan/plan.h"
+#include "policy/policy.h"
+#include "policy/resolve.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+/* A home path that is not below /tmp, not below the system base and does not exist:
+ * the private HOME can be mounted right there. */
+#define FAKE_HOME "/nonexistent-cordon-unit/home"
+
+typedef struct fixture {
+    char dir[PATH_MAX]; /* canonical */
+    char *ws;           /* DIR/ws, the workspace and current directory */
+    struct cordon_policy *p;
+    host_info host;
+    resolved r;
+    bool have_r;
+    plan pl;
+    bool have_pl;
+    cordon_error err;
+} fixture;
+
+#define assert_contains(hay, needle)                                                       \
+    do {                                                                                   \
+        if (!strstr((hay), (needle)))                                                      \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+    } while (0)
+
+/* ---- fixture helpers ------------------------------------------------------------ */
+
+static char *fx(const fixture *f, const char *rel)
+{
+    return path_join(f->dir, rel);
+}
+
+static void mk(const fixture *f, const char *rel)
+{
+    char *p = fx(f, rel);
+    if (mkdir(p, 0755) < 0)
+        fail_msg("mkdir %s: %s", p, strerror(errno));
+    free(p);
+}
+
+static void touch(const fixture *f, const char *rel)
+{
+    char *p = fx(f, rel);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        fail_msg("create %s: %s", p, strerror(errno));
+    close(fd);
+    free(p);
+}
+
+static int setup(void **state)
+{
+    fixture *f = xcalloc(1, sizeof *f);
+    const char *tmp = getenv("TMPDIR");
+    char tmpl[PATH_MAX];
+    snprintf(tmpl, sizeof tmpl, "%s/cordon-test-plan.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    if (!mkdtemp(tmpl) || !realpath(tmpl, f->dir)) {
+        free(f);
+        return -1;
+    }
+    f->ws = path_join(f->dir, "ws");
+    if (mkdir(f->ws, 0755) < 0)
+        return -1;
+    f->p = cordon_policy_new();
+    f->p->base = CORDON_BASE_EMPTY;
+    f->host = (host_info){.home = FAKE_HOME, .cwd = f->ws, .root = "/"};
+    *state = f;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+static void drop_results(fixture *f)
+{
+    if (f->have_pl)
+        plan_free(&f->pl);
+    if (f->have_r)
+        resolved_free(&f->r);
+    f->have_pl = f->have_r = false;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    drop_results(f);
+    cordon_policy_free(f->p);
+    int r = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(f->ws);
+    free(f);
+    return r;
+}
+
+static void fresh_policy(fixture *f)
+{
+    drop_results(f);
+    cordon_policy_free(f->p);
+    f->p = cordon_policy_new();
+    f->p->base = CORDON_BASE_EMPTY;
+}
+
+static void rule_abs(fixture *f, const char *path, cordon_access a)
+{
+    const char *src = a == CORDON_ACCESS_NONE ? "--deny" : a == CORDON_ACCESS_READ ? "--allow-ro" : "--allow";
+    if (cordon_policy_add_path(f->p, path, a, src, &f->err) < 0)
+        fail_msg("add %s: %s", path, f->err.message);
+}
+
+static void rule(fixture *f, const char *rel, cordon_access a)
+{
+    char *p = fx(f, rel);
+    rule_abs(f, p, a);
+    free(p);
+}
+
+static void resolve_ok(fixture *f)
+{
+    drop_results(f);
+    if (resolve_policy(f->p, &f->host, &f->r, &f->err) < 0)
+        fail_msg("resolve_policy: %s", f->err.message);
+    f->have_r = true;
+}
+
+static void check_invariants(const plan *pl);
+
+static void build_ok(fixture *f)
+{
+    resolve_ok(f);
+    if (plan_build(&f->r, &f->pl, &f->err) < 0)
+        fail_msg("plan_build: %s", f->err.message);
+    f->have_pl = true;
+    check_invariants(&f->pl);
+}
+
+static void build_fails(fixture *f)
+{
+    resolve_ok(f);
+    plan pl;
+    if (plan_build(&f->r, &pl, &f->err) == 0) {
+        plan_free(&pl);
+        fail_msg("plan_build succeeded, expected a failure");
+    }
+    assert_int_equal(f->err.stage, CORDON_STAGE_PLAN);
+    /* a failed build leaves nothing to free */
+    assert_null(pl.ops);
+    assert_int_equal(pl.n_ops, 0);
+}
+
+/* Index of the operation of `kind` at `dest`, or -1; fails when there are two. */
+static long op_index(const plan *pl, plan_kind kind, const char *dest)
+{
+    long found = -1;
+    for (size_t i = 0; i < pl->n_ops; i++)
+        if (pl->ops[i].kind == kind && strcmp(pl->ops[i].dest, dest) == 0) {
+            if (found >= 0)
+                fail_msg("two %s operations at %s", plan_kind_name(kind), dest);
+            found = (long)i;
+        }
+    return found;
+}
+
+static const plan_op *op_at(const plan *pl, plan_kind kind, const char *dest)
+{
+    long i = op_index(pl, kind, dest);
+    if (i < 0)
+        fail_msg("no %s operation at %s", plan_kind_name(kind), dest);
+    return &pl->ops[i];
+}
+
+static const plan_op *op_rel(const fixture *f, plan_kind kind, const char *rel)
+{
+    char *p = fx(f, rel);
+    long i = op_index(&f->pl, kind, p);
+    if (i < 0)
+        fail_msg("no %s operation at %s", plan_kind_name(kind), p);
+    free(p);
+    return &f->pl.ops[i];
+}
+
+static long idx_rel(const fixture *f, plan_kind kind, const char *rel)
+{
+    char *p = fx(f, rel);
+    long i = op_index(&f->pl, kind, p);
+    free(p);
+    return i;
+}
+
+/* Operations (other than notes) at exactly dest. */
+static size_t ops_at(const plan *pl, const char *dest)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pl->n_ops; i++)
+        n += pl->ops[i].kind != PLAN_NOTE && strcmp(pl->ops[i].dest, dest) == 0;
+    return n;
+}
+
+/* Parents before children; every op has a dest and a why; binds have a source. */
+static void check_invariants(const plan *pl)
+{
+    for (size_t i = 0; i < pl->n_ops; i++) {
+        const plan_op *a = &pl->ops[i];
+        assert_non_null(a->dest);
+        assert_int_equal(a->dest[0], '/');
+        assert_non_null(a->why);
+        if (a->kind == PLAN_BIND || a->kind == PLAN_SYMLINK)
+            assert_non_null(a->src);
+        for (size_t j = i + 1; j < pl->n_ops; j++) {
+            const plan_op *b = &pl->ops[j];
+            if (strcmp(a->dest, b->dest) != 0 && path_has_prefix(a->dest, b->dest))
+                fail_msg("%s %s (#%zu) comes before its parent %s %s (#%zu)", plan_kind_name(a->kind),
+                         a->dest, i, plan_kind_name(b->kind), b->dest, j);
+            assert_true(path_cmp(a->dest, b->dest) <= 0);
+        }
+    }
+}
+
+/* ---- order ------------------------------------------------------------------------- */
+
+static void nested_rules(fixture *f, bool reverse)
+{
+    mk(f, "repo");
+    mk(f, "repo/a");
+    mk(f, "repo/a/b");
+    if (reverse) {
+        rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
+        rule(f, "repo/a", CORDON_ACCESS_NONE);
+        rule(f, "repo", CORDON_ACCESS_WRITE);
+    } else {
+        rule(f, "repo", CORDON_ACCESS_WRITE);
+        rule(f, "repo/a", CORDON_ACCESS_NONE);
+        rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
+    }
+}
+
+static void check_nested_plan(fixture *f)
+{
+    long repo = idx_rel(f, PLAN_BIND, "repo");
+    long a = idx_rel(f, PLAN_HIDE, "repo/a");
+    long b = idx_rel(f, PLAN_BIND, "repo/a/b");
+    assert_true(repo >= 0 && a >= 0 && b >= 0);
+    assert_true(repo < a);
+    assert_true(a < b);
+    const plan_op *o = &f->pl.ops[repo];
+    assert_false(o->read_only);
+    assert_true(o->is_dir);
+    char *rp = fx(f, "repo");
+    assert_string_equal(o->src, rp);
+    struct stat st;
+    assert_int_equal(stat(rp, &st), 0);
+    assert_true(o->dev == st.st_dev && o->ino == st.st_ino);
+    free(rp);
+    assert_true(f->pl.ops[a].is_dir);
+    assert_false(f->pl.ops[b].read_only);
+    assert_true(f->pl.ops[b].is_dir);
+    /* exactly one operation at each of these paths */
+    char *p = fx(f, "repo/a");
+    assert_int_equal(ops_at(&f->pl, p), 1);
+    free(p);
+    /* what covers a path inside is the longest rule */
+    char *x = fx(f, "repo/x");
+    char *ax = fx(f, "repo/a/x");
+    char *bx = fx(f, "repo/a/b/x");
+    assert_ptr_equal(plan_covering(&f->pl, x), &f->pl.ops[repo]);
+    assert_ptr_equal(plan_covering(&f->pl, ax), &f->pl.ops[a]);
+    assert_ptr_equal(plan_covering(&f->pl, bx), &f->pl.ops[b]);
+    free(x);
+    free(ax);
+    free(bx);
+}
+
+/* --allow /repo --deny /repo/a --allow /repo/a/b: bind-rw, hide, bind-rw, in order. */
+static void test_nested_order(void **state)
+{
+    fixture *f = *state;
+    nested_rules(f, false);
+    build_ok(f);
+    check_nested_plan(f);
+}
+
+static void test_nested_order_reversed(void **state)
+{
+    fixture *f = *state;
+    nested_rules(f, true);
+    build_ok(f);
+    check_nested_plan(f);
+}
+
+/* Siblings sharing a string prefix do not get between a parent and its children. */
+static void test_order_with_prefix_siblings(void **state)
+{
+    fixture *f = *state;
+    mk(f, "a");
+    mk(f, "a/b");
+    mk(f, "a-b");
+    mk(f, "a.b");
+    rule(f, "a-b", CORDON_ACCESS_READ);
+    rule(f, "a/b", CORDON_ACCESS_NONE);
+    rule(f, "a.b", CORDON_ACCESS_READ);
+    rule(f, "a", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    long a = idx_rel(f, PLAN_BIND, "a");
+    long ab = idx_rel(f, PLAN_HIDE, "a/b");
+    long amb = idx_rel(f, PLAN_BIND, "a-b");
+    long adb = idx_rel(f, PLAN_BIND, "a.b");
+    assert_true(a < ab && ab < amb && amb < adb);
+}
+
+/* A bigger plan, with the base: every parent precedes everything below it. */
+static void test_parents_first_with_base(void **state)
+{
+    fixture *f = *state;
+    f->p->base = CORDON_BASE_SYSTEM;
+    mk(f, "ws/d");
+    mk(f, "ws/d/e");
+    touch(f, "ws/d/e/f");
+    rule(f, "ws/d/e/f", CORDON_ACCESS_NONE);
+    rule(f, "ws/d", CORDON_ACCESS_READ);
+    rule(f, "ws/d/e", CORDON_ACCESS_WRITE);
+    rule_abs(f, "/usr", CORDON_ACCESS_NONE);
+    rule_abs(f, "/usr/bin", CORDON_ACCESS_READ);
+    build_ok(f); /* check_invariants does the work */
+    /* the deny beats the base's read at /usr */
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/usr"), -1);
+    assert_true(op_index(&f->pl, PLAN_HIDE, "/usr") < op_index(&f->pl, PLAN_BIND, "/usr/bin"));
+    assert_true(op_at(&f->pl, PLAN_BIND, "/usr/bin")->read_only);
+    const plan_op *hf = op_rel(f, PLAN_HIDE, "ws/d/e/f");
+    assert_false(hf->is_dir); /* a file is hidden by a file */
+    assert_true(op_rel(f, PLAN_BIND, "ws/d")->read_only);
+    assert_false(op_rel(f, PLAN_BIND, "ws/d/e")->read_only);
+}
+
+/* Conflicts and duplicates: one operation per path, the winner's. */
+static void test_conflicts_and_duplicates(void **state)
+{
+    fixture *f = *state;
+    mk(f, "c");
+    mk(f, "d");
+    rule(f, "c", CORDON_ACCESS_WRITE);
+    rule(f, "c", CORDON_ACCESS_NONE);
+    rule(f, "c", CORDON_ACCESS_READ);
+    rule(f, "d", CORDON_ACCESS_READ);
+    rule(f, "d", CORDON_ACCESS_READ);
+    rule(f, "d/", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    char *c = fx(f, "c"), *d = fx(f, "d");
+    assert_int_equal(ops_at(&f->pl, c), 1);
+    assert_non_null(op_at(&f->pl, PLAN_HIDE, c));
+    assert_int_equal(ops_at(&f->pl, d), 1);
+    assert_false(op_at(&f->pl, PLAN_BIND, d)->read_only);
+    free(c);
+    free(d);
+}
+
+/* ---- paths that do not exist ------------------------------------------------------ */
+
+static void test_missing_allow_is_a_note(void **state)
+{
+    fixture *f = *state;
+    rule(f, "nope", CORDON_ACCESS_WRITE);
+    rule(f, "nope-ro", CORDON_ACCESS_READ);
+    build_ok(f);
+    const plan_op *n = op_rel(f, PLAN_NOTE, "nope");
+    assert_contains(n->why, "does not exist");
+    assert_contains(n->why, "--allow");
+    assert_contains(op_rel(f, PLAN_NOTE, "nope-ro")->why, "does not exist");
+    char *p = fx(f, "nope");
+    assert_int_equal(ops_at(&f->pl, p), 0);
+    free(p);
+    assert_int_equal(idx_rel(f, PLAN_BIND, "nope-ro"), -1);
+}
+
+static void test_missing_deny_under_writable_fails(void **state)
+{
+    fixture *f = *state;
+    rule(f, "ws/secrets", CORDON_ACCESS_NONE);
+    build_fails(f);
+    char *p = fx(f, "ws/secrets");
+    assert_contains(f->err.message, p);
+    assert_contains(f->err.message, "does not exist");
+    assert_contains(f->err.message, f->ws); /* the writable parent */
+    free(p);
+
+    /* deeper below a writable rule, and from a settings file */
+    fresh_policy(f);
+    rule(f, "ws", CORDON_ACCESS_WRITE);
+    policy_add_rule(f->p, "<workspace>/a/b/.env", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 3, true);
+    build_fails(f);
+    assert_contains(f->err.message, "s.json:3");
+    p = fx(f, "ws/a/b/.env");
+    assert_contains(f->err.message, p);
+    free(p);
+
+    /* a writable rule other than the workspace */
+    fresh_policy(f);
+    f->p->no_workspace = true;
+    mk(f, "w");
+    rule(f, "w", CORDON_ACCESS_WRITE);
+    rule(f, "w/nope", CORDON_ACCESS_NONE);
+    build_fails(f);
+    p = fx(f, "w/nope");
+    assert_contains(f->err.message, p);
+    free(p);
+}
+
+static void test_missing_deny_elsewhere_is_a_note(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ro");
+    mk(f, "hidden");
+    rule(f, "nope", CORDON_ACCESS_NONE);            /* below no rule at all */
+    rule(f, "ro", CORDON_ACCESS_READ);
+    rule(f, "ro/nope", CORDON_ACCESS_NONE);         /* below a read-only rule */
+    rule(f, "hidden", CORDON_ACCESS_NONE);
+    rule(f, "hidden/nope", CORDON_ACCESS_NONE);     /* below a hidden path */
+    rule(f, "ws/ro", CORDON_ACCESS_READ);
+    rule(f, "ws/ro/nope/deeper", CORDON_ACCESS_NONE);
+    mk(f, "ws/ro");
+    build_ok(f);
+    assert_contains(op_rel(f, PLAN_NOTE, "nope")->why, "does not exist; nothing to hide");
+    assert_contains(op_rel(f, PLAN_NOTE, "ro/nope")->why, "nothing to hide");
+    assert_contains(op_rel(f, PLAN_NOTE, "hidden/nope")->why, "nothing to hide");
+    assert_contains(op_rel(f, PLAN_NOTE, "ws/ro/nope/deeper")->why, "nothing to hide");
+    assert_int_equal(idx_rel(f, PLAN_HIDE, "nope"), -1);
+}
+
+/* Read-only mode: a missing path below the (now read-only) workspace is only a note. */
+static void test_missing_deny_in_read_only_workspace(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(cordon_policy_set_read_only(f->p, true, &f->err), 0);
+    rule(f, "ws/secrets", CORDON_ACCESS_NONE);
+    build_ok(f);
+    assert_non_null(op_rel(f, PLAN_NOTE, "ws/secrets"));
+    assert_true(op_rel(f, PLAN_BIND, "ws")->read_only);
+}
+
+/* A read-only rule on a path that does not exist mounts nothing, so it cannot protect
+ * a missing denied path below it from the writable rule above. */
+static void test_missing_deny_under_missing_read_rule(void **state)
+{
+    fixture *f = *state;
+    rule(f, "ws/future", CORDON_ACCESS_READ);
+    rule(f, "ws/future/secret", CORDON_ACCESS_NONE);
+    resolve_ok(f);
+    plan pl;
+    int rc = plan_build(&f->r, &pl, &f->err);
+    if (rc == 0) {
+        plan_free(&pl);
+        fail_msg("--deny of a missing path whose only protection is a read rule on a missing "
+                 "path, inside the writable workspace, was accepted: the command can create it");
+    }
+    assert_int_equal(f->err.stage, CORDON_STAGE_PLAN);
+    char *p = fx(f, "ws/future/secret");
+    assert_contains(f->err.message, p);
+    free(p);
+}
+
+/* ---- /tmp and HOME ------------------------------------------------------------------ */
+
+static void test_private_tmp(void **state)
+{
+    fixture *f = *state;
+    build_ok(f);
+    const plan_op *t = op_at(&f->pl, PLAN_TMPFS, "/tmp");
+    assert_int_equal(t->mode, 01777);
+    assert_string_equal(f->pl.tmpdir, "/tmp");
+    assert_int_equal(op_index(&f->pl, PLAN_TMPFS, PLAN_PRIVATE_TMP), -1);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/tmp"), -1);
+    /* a rule below /tmp is mounted on top of the private /tmp */
+    if (path_has_prefix(f->ws, "/tmp"))
+        assert_true(op_index(&f->pl, PLAN_TMPFS, "/tmp") < idx_rel(f, PLAN_BIND, "ws"));
+}
+
+static void check_tmp_covered(fixture *f)
+{
+    const plan_op *t = op_at(&f->pl, PLAN_TMPFS, PLAN_PRIVATE_TMP);
+    assert_int_equal(t->mode, 0700);
+    assert_string_equal(f->pl.tmpdir, PLAN_PRIVATE_TMP);
+    assert_int_equal(op_index(&f->pl, PLAN_TMPFS, "/tmp"), -1);
+}
+
+static void test_rule_covering_tmp(void **state)
+{
+    fixture *f = *state;
+    rule_abs(f, "/tmp", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    check_tmp_covered(f);
+    assert_false(op_at(&f->pl, PLAN_BIND, "/tmp")->read_only);
+
+    fresh_policy(f);
+    rule_abs(f, "/tmp/", CORDON_ACCESS_READ);
+    build_ok(f);
+    check_tmp_covered(f);
+    assert_true(op_at(&f->pl, PLAN_BIND, "/tmp")->read_only);
+
+    fresh_policy(f);
+    rule_abs(f, "/tmp", CORDON_ACCESS_NONE);
+    f->p->no_workspace = true;
+    f->host.cwd = "/usr";
+    rule_abs(f, "/", CORDON_ACCESS_READ);
+    build_ok(f);
+    check_tmp_covered(f);
+    assert_non_null(op_at(&f->pl, PLAN_HIDE, "/tmp"));
+
+    /* a rule on "/" covers /tmp too */
+    fresh_policy(f);
+    f->p->no_workspace = true;
+    rule_abs(f, "/", CORDON_ACCESS_READ);
+    build_ok(f);
+    check_tmp_covered(f);
+    assert_true(op_at(&f->pl, PLAN_BIND, "/tmp")->read_only);
+    f->host.cwd = f->ws;
+}
+
+/* The base does not count as a rule covering /tmp. */
+static void test_base_host_keeps_tmp_private(void **state)
+{
+    fixture *f = *state;
+    f->p->base = CORDON_BASE_HOST;
+    build_ok(f);
+    assert_string_equal(f->pl.tmpdir, "/tmp");
+    assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/tmp")->mode, 01777);
+    assert_non_null(op_at(&f->pl, PLAN_BIND, "/usr"));
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/proc"), -1);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/dev"), -1);
+}
+
+/* --base host with every private mount point present on the host: the host root is
+ * bound whole (one recursive read-only bind), not one bind per top-level entry. */
+static void test_base_host_whole_root(void **state)
+{
+    fixture *f = *state;
+    struct stat st;
+    if (stat("/tmp", &st) < 0 || stat("/dev", &st) < 0 || stat("/proc", &st) < 0)
+        skip();
+    f->p->base = CORDON_BASE_HOST;
+    f->host.home = "/usr"; /* an existing directory outside /tmp that no rule names */
+    rule_abs(f, "/etc", CORDON_ACCESS_READ);
+    build_ok(f);
+    assert_true(f->pl.root_is_host);
+    assert_int_equal(stat("/", &st), 0);
+    assert_true(f->pl.root_dev == st.st_dev && f->pl.root_ino == st.st_ino);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/"), -1);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/usr"), -1);
+    /* a read rule adds nothing to the read-only host root; a write rule does */
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/etc"), -1);
+    assert_contains(op_at(&f->pl, PLAN_NOTE, "/etc")->why, "already read-only through /");
+    assert_false(op_at(&f->pl, PLAN_BIND, f->ws)->read_only);
+    /* private /tmp and HOME mounted over the host's */
+    assert_string_equal(f->pl.tmpdir, "/tmp");
+    assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/tmp")->mode, 01777);
+    assert_string_equal(f->pl.home, "/usr");
+    assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/usr")->mode, 0700);
+    assert_non_null(op_at(&f->pl, PLAN_DEV, "/dev"));
+    assert_non_null(op_at(&f->pl, PLAN_PROC, "/proc"));
+
+    /* the working directory may be anywhere in the host root, if it is a directory */
+    fresh_policy(f);
+    f->p->base = CORDON_BASE_HOST;
+    assert_int_equal(cordon_policy_set_cwd(f->p, "/etc", &f->err), 0);
+    build_ok(f);
+    assert_true(f->pl.root_is_host);
+    assert_string_equal(f->pl.cwd, "/etc");
+    fresh_policy(f);
+    f->p->base = CORDON_BASE_HOST;
+    assert_int_equal(cordon_policy_set_cwd(f->p, "/nonexistent-cordon-unit", &f->err), 0);
+    build_fails(f);
+    assert_contains(f->err.message, "does not exist");
+    f->host.home = FAKE_HOME;
+}
+
+/* Without a usable home directory the root is a tmpfs with one bind per entry. */
+static void test_base_host_per_entry(void **state)
+{
+    fixture *f = *state;
+    f->p->base = CORDON_BASE_HOST;
+    build_ok(f); /* FAKE_HOME does not exist */
+    assert_false(f->pl.root_is_host);
+    assert_true(op_at(&f->pl, PLAN_BIND, "/usr")->read_only);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/"), -1);
+    assert_string_equal(f->pl.home, FAKE_HOME);
+}
+
+static void test_private_home_at_home_path(void **state)
+{
+    fixture *f = *state;
+    build_ok(f);
+    const plan_op *h = op_at(&f->pl, PLAN_TMPFS, FAKE_HOME);
+    assert_int_equal(h->mode, 0700);
+    assert_string_equal(f->pl.home, FAKE_HOME);
+    assert_int_equal(op_index(&f->pl, PLAN_TMPFS, PLAN_PRIVATE_HOME), -1);
+}
+
+static void check_home_elsewhere(fixture *f)
+{
+    const plan_op *h = op_at(&f->pl, PLAN_TMPFS, PLAN_PRIVATE_HOME);
+    assert_int_equal(h->mode, 0700);
+    assert_string_equal(f->pl.home, PLAN_PRIVATE_HOME);
+}
+
+static void test_home_covered_by_rule(void **state)
+{
+    fixture *f = *state;
+    /* a rule on the home itself (here missing: only a note, but it still names it) */
+    rule_abs(f, FAKE_HOME, CORDON_ACCESS_READ);
+    build_ok(f);
+    check_home_elsewhere(f);
+    assert_int_equal(op_index(&f->pl, PLAN_TMPFS, FAKE_HOME), -1);
+
+    /* a rule above the home */
+    fresh_policy(f);
+    mk(f, "home");
+    mk(f, "home/u");
+    char *home = fx(f, "home/u");
+    f->host.home = home;
+    rule(f, "home", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    check_home_elsewhere(f);
+    assert_int_equal(op_index(&f->pl, PLAN_TMPFS, home), -1);
+    f->host.home = FAKE_HOME;
+    free(home);
+}
+
+static void test_home_not_mountable_in_place(void **state)
+{
+    fixture *f = *state;
+    /* below /tmp */
+    f->host.home = "/tmp/nonexistent-cordon-unit-home";
+    build_ok(f);
+    check_home_elsewhere(f);
+
+    /* a missing path inside a base directory: the mount point would have to be made
+     * in a host directory */
+    fresh_policy(f);
+    f->p->base = CORDON_BASE_SYSTEM;
+    f->host.home = "/usr/nonexistent-cordon-unit-home";
+    build_ok(f);
+    check_home_elsewhere(f);
+
+    /* "/" */
+    fresh_policy(f);
+    f->host.home = "/";
+    build_ok(f);
+    check_home_elsewhere(f);
+
+    /* no HOME */
+    fresh_policy(f);
+    f->host.home = NULL;
+    build_ok(f);
+    check_home_elsewhere(f);
+    f->host.home = FAKE_HOME;
+}
+
+/* A home that is an existing directory of the base replaces the base's bind there. */
+static void test_home_replaces_base_bind(void **state)
+{
+    fixture *f = *state;
+    struct stat st;
+    if (stat("/etc", &st) < 0 || !S_ISDIR(st.st_mode))
+        skip();
+    f->p->base = CORDON_BASE_SYSTEM;
+    f->host.home = "/etc";
+    build_ok(f);
+    assert_string_equal(f->pl.home, "/etc");
+    assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/etc")->mode, 0700);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/etc"), -1);
+    assert_contains(op_at(&f->pl, PLAN_NOTE, "/etc")->why, "replaced by the private HOME");
+    assert_ptr_equal(plan_covering(&f->pl, "/etc/passwd"), op_at(&f->pl, PLAN_TMPFS, "/etc"));
+}
+
+/* ---- redundant binds -------------------------------------------------------------- */
+
+static void test_redundant_read_below_base(void **state)
+{
+    fixture *f = *state;
+    f->p->base = CORDON_BASE_SYSTEM;
+    rule_abs(f, "/usr/share", CORDON_ACCESS_READ);
+    build_ok(f);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/usr/share"), -1);
+    const plan_op *n = op_at(&f->pl, PLAN_NOTE, "/usr/share");
+    assert_contains(n->why, "--allow-ro");
+    assert_contains(n->why, "already read-only through /usr");
+    assert_ptr_equal(plan_covering(&f->pl, "/usr/share/doc"), op_at(&f->pl, PLAN_BIND, "/usr"));
+
+    /* write below read is not redundant */
+    fresh_policy(f);
+    f->p->base = CORDON_BASE_SYSTEM;
+    rule_abs(f, "/usr/share", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    assert_false(op_at(&f->pl, PLAN_BIND, "/usr/share")->read_only);
+    assert_int_equal(op_index(&f->pl, PLAN_NOTE, "/usr/share"), -1);
+}
+
+static void test_redundant_write_below_write(void **state)
+{
+    fixture *f = *state;
+    mk(f, "repo");
+    mk(f, "repo/a");
+    mk(f, "repo/a/b");
+    mk(f, "repo/a/b/c");
+    rule(f, "repo", CORDON_ACCESS_WRITE);
+    rule(f, "repo/a", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    assert_contains(op_rel(f, PLAN_NOTE, "repo/a")->why, "already writable through");
+    assert_int_equal(idx_rel(f, PLAN_BIND, "repo/a"), -1);
+
+    /* alternating access: every bind is needed */
+    fresh_policy(f);
+    rule(f, "repo", CORDON_ACCESS_WRITE);
+    rule(f, "repo/a", CORDON_ACCESS_READ);
+    rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
+    rule(f, "repo/a/b/c", CORDON_ACCESS_READ);
+    build_ok(f);
+    assert_false(op_rel(f, PLAN_BIND, "repo")->read_only);
+    assert_true(op_rel(f, PLAN_BIND, "repo/a")->read_only);
+    assert_false(op_rel(f, PLAN_BIND, "repo/a/b")->read_only);
+    assert_true(op_rel(f, PLAN_BIND, "repo/a/b/c")->read_only);
+
+    /* below a hidden path a bind is needed again */
+    fresh_policy(f);
+    rule(f, "repo", CORDON_ACCESS_WRITE);
+    rule(f, "repo/a", CORDON_ACCESS_NONE);
+    rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    assert_non_null(op_rel(f, PLAN_BIND, "repo/a/b"));
+
+    /* two levels of redundancy collapse onto the outermost bind */
+    fresh_policy(f);
+    rule(f, "repo", CORDON_ACCESS_READ);
+    rule(f, "repo/a", CORDON_ACCESS_READ);
+    rule(f, "repo/a/b", CORDON_ACCESS_READ);
+    f->p->no_workspace = true;
+    f->host.cwd = f->dir;
+    rule(f, "", CORDON_ACCESS_READ);
+    build_ok(f);
+    assert_contains(op_rel(f, PLAN_NOTE, "repo/a/b")->why, "through");
+    assert_contains(op_rel(f, PLAN_NOTE, "repo")->why, "through");
+    assert_non_null(op_at(&f->pl, PLAN_BIND, f->dir));
+    f->host.cwd = f->ws;
+}
+
+/* ---- the working directory ------------------------------------------------------- */
+
+static void test_cwd_under_workspace(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ws/deep");
+    mk(f, "ws/deep/er");
+    char *d = fx(f, "ws/deep/er");
+    f->host.cwd = d;
+    assert_int_equal(cordon_policy_set_workspace(f->p, f->ws, &f->err), 0);
+    build_ok(f);
+    assert_string_equal(f->pl.cwd, d);
+    free(d);
+}
+
+static void test_cwd_hidden(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ws/secret");
+    mk(f, "ws/secret/in");
+    char *in = fx(f, "ws/secret/in");
+    assert_int_equal(cordon_policy_set_workspace(f->p, f->ws, &f->err), 0);
+    f->host.cwd = in;
+    rule(f, "ws/secret", CORDON_ACCESS_NONE);
+    build_fails(f);
+    assert_contains(f->err.message, in);
+    assert_contains(f->err.message, "is hidden");
+
+    /* the hidden path itself */
+    fresh_policy(f);
+    f->host.cwd = f->ws;
+    char *s = fx(f, "ws/secret");
+    assert_int_equal(cordon_policy_set_cwd(f->p, s, &f->err), 0);
+    rule(f, "ws/secret", CORDON_ACCESS_NONE);
+    build_fails(f);
+    assert_contains(f->err.message, "is hidden");
+    assert_contains(f->err.message, "--chdir");
+    free(s);
+    free(in);
+}
+
+static void test_cwd_outside_every_rule(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(cordon_policy_set_no_workspace(f->p, true, &f->err), 0);
+    build_fails(f);
+    assert_contains(f->err.message, f->ws);
+    assert_contains(f->err.message, "would not be visible");
+
+    /* with the system base, but outside it */
+    fresh_policy(f);
+    f->p->base = CORDON_BASE_SYSTEM;
+    f->p->no_workspace = true;
+    build_fails(f);
+    assert_contains(f->err.message, "would not be visible");
+
+    /* --chdir outside every rule */
+    fresh_policy(f);
+    mk(f, "elsewhere");
+    char *e = fx(f, "elsewhere");
+    assert_int_equal(cordon_policy_set_cwd(f->p, e, &f->err), 0);
+    build_fails(f);
+    assert_contains(f->err.message, e);
+    assert_contains(f->err.message, "--chdir");
+    free(e);
+}
+
+static void test_cwd_visible_elsewhere(void **state)
+{
+    fixture *f = *state;
+    /* inside the base */
+    f->p->base = CORDON_BASE_SYSTEM;
+    assert_int_equal(cordon_policy_set_cwd(f->p, "/usr", &f->err), 0);
+    build_ok(f);
+    assert_string_equal(f->pl.cwd, "/usr");
+
+    /* exactly the private /tmp */
+    fresh_policy(f);
+    assert_int_equal(cordon_policy_set_cwd(f->p, "/tmp", &f->err), 0);
+    build_ok(f);
+    assert_string_equal(f->pl.cwd, "/tmp");
+
+    /* exactly the private HOME, even though it does not exist on the host */
+    fresh_policy(f);
+    assert_int_equal(cordon_policy_set_cwd(f->p, FAKE_HOME, &f->err), 0);
+    build_ok(f);
+    assert_string_equal(f->pl.cwd, FAKE_HOME);
+}
+
+static void test_cwd_not_a_visible_directory(void **state)
+{
+    fixture *f = *state;
+    /* below the private /tmp but not the tmpfs itself: empty there */
+    assert_int_equal(cordon_policy_set_cwd(f->p, "/tmp/nonexistent-cordon-unit", &f->err), 0);
+    build_fails(f);
+
+    /* a file */
+    fresh_policy(f);
+    touch(f, "ws/file");
+    char *file = fx(f, "ws/file");
+    assert_int_equal(cordon_policy_set_cwd(f->p, file, &f->err), 0);
+    build_fails(f);
+    free(file);
+
+    /* missing below a shown path */
+    fresh_policy(f);
+    char *gone = fx(f, "ws/gone");
+    assert_int_equal(cordon_policy_set_cwd(f->p, gone, &f->err), 0);
+    build_fails(f);
+    assert_contains(f->err.message, "does not exist");
+    free(gone);
+}
+
+/* ---- the rest of the view -------------------------------------------------------- */
+
+static void test_dev_proc_network(void **state)
+{
+    fixture *f = *state;
+    build_ok(f);
+    assert_non_null(op_at(&f->pl, PLAN_DEV, "/dev"));
+    assert_non_null(op_at(&f->pl, PLAN_PROC, "/proc"));
+    assert_true(f->pl.proc);
+    assert_int_equal(f->pl.network, CORDON_NETWORK_NONE);
+
+    fresh_policy(f);
+    assert_int_equal(cordon_policy_set_proc(f->p, false, &f->err), 0);
+    assert_int_equal(cordon_policy_set_network(f->p, CORDON_NETWORK_HOST, &f->err), 0);
+    build_ok(f);
+    assert_false(f->pl.proc);
+    assert_int_equal(op_index(&f->pl, PLAN_PROC, "/proc"), -1);
+    assert_non_null(op_at(&f->pl, PLAN_DEV, "/dev"));
+    assert_int_equal(f->pl.network, CORDON_NETWORK_HOST);
+}
+
+static void test_base_system_plan(void **state)
+{
+    fixture *f = *state;
+    f->p->base = CORDON_BASE_SYSTEM;
+    build_ok(f);
+    const plan_op *usr = op_at(&f->pl, PLAN_BIND, "/usr");
+    assert_true(usr->read_only);
+    assert_true(usr->is_dir);
+    assert_string_equal(usr->src, "/usr");
+    struct stat st;
+    assert_int_equal(stat("/usr", &st), 0);
+    assert_true(usr->dev == st.st_dev && usr->ino == st.st_ino);
+    assert_string_equal(usr->why, "base system");
+    if (lstat("/bin", &st) == 0 && S_ISLNK(st.st_mode)) {
+        char target[PATH_MAX];
+        ssize_t n = readlink("/bin", target, sizeof target - 1);
+        assert_true(n > 0);
+        target[n] = '\0';
+        const plan_op *l = op_at(&f->pl, PLAN_SYMLINK, "/bin");
+        assert_string_equal(l->src, target);
+        assert_int_equal(op_index(&f->pl, PLAN_BIND, "/bin"), -1);
+    }
+    /* the workspace stays writable */
+    assert_false(op_at(&f->pl, PLAN_BIND, f->ws)->read_only);
+    /* nothing else of the host: /var, /home, /root are not shown */
+    assert_null(plan_covering(&f->pl, "/var/lib"));
+    assert_null(plan_covering(&f->pl, "/root"));
+}
+
+static void test_base_empty_plan(void **state)
+{
+    fixture *f = *state;
+    build_ok(f);
+    for (size_t i = 0; i < f->pl.n_ops; i++) {
+        const plan_op *o = &f->pl.ops[i];
+        assert_int_not_equal(o->kind, PLAN_SYMLINK);
+        if (o->kind == PLAN_BIND)
+            assert_string_equal(o->dest, f->ws);
+    }
+    assert_null(plan_covering(&f->pl, "/usr/bin"));
+}
+
+static void test_read_only_plan(void **state)
+{
+    fixture *f = *state;
+    mk(f, "extra");
+    assert_int_equal(cordon_policy_set_read_only(f->p, true, &f->err), 0);
+    rule(f, "extra", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    assert_true(op_at(&f->pl, PLAN_BIND, f->ws)->read_only);
+    assert_true(op_rel(f, PLAN_BIND, "extra")->read_only);
+    for (size_t i = 0; i < f->pl.n_ops; i++)
+        if (f->pl.ops[i].kind == PLAN_BIND)
+            assert_true(f->pl.ops[i].read_only);
+    /* private HOME and TMPDIR stay writable tmpfs */
+    assert_non_null(op_at(&f->pl, PLAN_TMPFS, f->pl.home));
+    assert_non_null(op_at(&f->pl, PLAN_TMPFS, f->pl.tmpdir));
+}
+
+static void test_rule_on_root_plan(void **state)
+{
+    fixture *f = *state;
+    f->p->no_workspace = true;
+    f->host.cwd = "/usr";
+    rule_abs(f, "/", CORDON_ACCESS_READ);
+    build_ok(f);
+    assert_true(op_at(&f->pl, PLAN_BIND, "/usr")->read_only);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/"), -1);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/proc"), -1);
+    assert_int_equal(op_index(&f->pl, PLAN_BIND, "/dev"), -1);
+    assert_non_null(op_at(&f->pl, PLAN_PROC, "/proc"));
+    assert_non_null(op_at(&f->pl, PLAN_DEV, "/dev"));
+    assert_string_equal(f->pl.tmpdir, PLAN_PRIVATE_TMP);
+    assert_string_equal(f->pl.cwd, "/usr");
+}
+
+static void test_settings_rule_why(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ws/sub");
+    policy_add_rule(f->p, "sub", CORDON_ACCESS_READ, ORIGIN_SETTINGS, "s.json", 9, true);
+    build_ok(f);
+    assert_string_equal(op_rel(f, PLAN_BIND, "ws/sub")->why, "s.json:9");
+    assert_true(op_rel(f, PLAN_BIND, "ws/sub")->read_only);
+}
+
+static void test_plan_covering(void **state)
+{
+    fixture *f = *state;
+    plan pl = {0};
+    assert_null(plan_covering(&pl, "/x"));
+    mk(f, "a");
+    rule(f, "a", CORDON_ACCESS_READ);
+    rule(f, "a/missing", CORDON_ACCESS_READ); /* a note: skipped */
+    build_ok(f);
+    const plan_op *a = op_rel(f, PLAN_BIND, "a");
+    char *p = fx(f, "a/missing/x");
+    assert_ptr_equal(plan_covering(&f->pl, p), a);
+    free(p);
+    p = fx(f, "ab");
+    assert_ptr_not_equal(plan_covering(&f->pl, p), a); /* "/x/ab" is not below "/x/a" */
+    free(p);
+    assert_null(plan_covering(&f->pl, "/nonexistent-cordon-unit"));
+    assert_ptr_equal(plan_covering(&f->pl, "/dev/null"), op_at(&f->pl, PLAN_DEV, "/dev"));
+    assert_null(plan_covering(&f->pl, "/"));
+}
+
+static void test_kind_names_and_free(void **state)
+{
+    fixture *f = *state;
+    assert_string_equal(plan_kind_name(PLAN_BIND), "bind");
+    assert_string_equal(plan_kind_name(PLAN_HIDE), "hide");
+    assert_string_equal(plan_kind_name(PLAN_TMPFS), "tmpfs");
+    assert_string_equal(plan_kind_name(PLAN_SYMLINK), "symlink");
+    assert_string_equal(plan_kind_name(PLAN_DEV), "dev");
+    assert_string_equal(plan_kind_name(PLAN_PROC), "proc");
+    assert_string_equal(plan_kind_name(PLAN_NOTE), "note");
+    build_ok(f);
+    plan_free(&f->pl);
+    assert_null(f->pl.ops);
+    assert_int_equal(f->pl.n_ops, 0);
+    assert_null(f->pl.home);
+    plan_free(&f->pl); /* twice is fine */
+    plan_free(NULL);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_nested_order),
+        T(test_nested_order_reversed),
+        T(test_order_with_prefix_siblings),
+        T(test_parents_first_with_base),
+        T(test_conflicts_and_duplicates),
+        T(test_missing_allow_is_a_note),
+        T(test_missing_deny_under_writable_fails),
+        T(test_missing_deny_elsewhere_is_a_note),
+        T(test_missing_deny_in_read_only_workspace),
+        T(test_missing_deny_under_missing_read_rule),
+        T(test_private_tmp),
+        T(test_rule_covering_tmp),
+        T(test_base_host_keeps_tmp_private),
+        T(test_base_host_whole_root),
+        T(test_base_host_per_entry),
+        T(test_private_home_at_home_path),
+        T(test_home_covered_by_rule),
+        T(test_home_not_mountable_in_place),
+        T(test_home_replaces_base_bind),
+        T(test_redundant_read_below_base),
+        T(test_redundant_write_below_write),
+        T(test_cwd_under_workspace),
+        T(test_cwd_hidden),
+        T(test_cwd_outside_every_rule),
+        T(test_cwd_visible_elsewhere),
+        T(test_cwd_not_a_visible_directory),
+        T(test_dev_proc_network),
+        T(test_base_system_plan),
+        T(test_base_empty_plan),
+        T(test_read_only_plan),
+        T(test_rule_on_root_plan),
+        T(test_settings_rule_why),
+        T(test_plan_covering),
+        T(test_kind_names_and_free),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
