@@ -77,6 +77,11 @@ build_tree() {
       tail -n 40 "$log"
       return 1
     fi
+  elif ! meson configure "$dir" "$@" >"$log" 2>&1; then
+    # an existing tree: make sure it still has the options this pass is about
+    echo "meson configure $dir failed:"
+    tail -n 40 "$log"
+    return 1
   fi
   if ! ninja -C "$dir" >"$log" 2>&1; then
     echo "ninja -C $dir failed:"
