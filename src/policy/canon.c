@@ -31,6 +31,7 @@ void canon_free(canon *c)
     free(c->path);
     free(c->symlink);
     c->path = c->symlink = NULL;
+    strv_free(&c->crossed);
 }
 
 static ftype type_of(mode_t m)
@@ -81,6 +82,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         if (n > NAME_MAX) {
             free(rest);
             free(first_link);
+            strv_free(&out->crossed);
             return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
         }
         memcpy(comp, cur, n);
@@ -98,6 +100,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         if (rl + 1 + n >= PATH_MAX) {
             free(rest);
             free(first_link);
+            strv_free(&out->crossed);
             return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
         }
         if (rl > 1)
@@ -114,6 +117,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             int e = errno;
             free(rest);
             free(first_link);
+            strv_free(&out->crossed);
             return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s' (resolving '%s')",
                            resolved, in);
         }
@@ -128,6 +132,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         if (++links > MAX_SYMLINKS) {
             free(rest);
             free(first_link);
+            strv_free(&out->crossed);
             return err_set(err, CORDON_STAGE_RESOLVE, ELOOP, "resolving '%s'", in);
         }
         char target[PATH_MAX];
@@ -136,11 +141,13 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             int e = errno;
             free(rest);
             free(first_link);
+            strv_free(&out->crossed);
             return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot read symlink '%s'", resolved);
         }
         target[tl] = '\0';
         if (!first_link)
             first_link = xstrdup(resolved);
+        strv_push(&out->crossed, xstrdup(resolved));
         pop_component(resolved);
         if (target[0] == '/')
             strcpy(resolved, "/");

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "cordon.h"
+#include "util/strv.h"
 
 typedef enum ftype { FT_MISSING = 0, FT_DIR, FT_FILE, FT_OTHER } ftype;
 
@@ -16,6 +17,7 @@ typedef struct canon {
     dev_t dev;
     ino_t ino;
     char *symlink; /* the first symlink crossed, as a path, or NULL */
+    strv crossed;  /* every symlink crossed, in order */
 } canon;
 
 /* `in` must be absolute. */

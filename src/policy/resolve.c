@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "util/err.h"
@@ -30,6 +31,7 @@ static void rrule_clear(rrule *r)
     free(r->given);
     free(r->source);
     free(r->symlink);
+    strv_free(&r->crossed);
 }
 
 void resolved_free(resolved *r)
@@ -82,6 +84,7 @@ static int add_resolved(resolved *r, const char *given, cordon_access access, ru
         .dev = c.dev,
         .ino = c.ino,
         .symlink = c.symlink,
+        .crossed = c.crossed,
     };
     return 0;
 }
@@ -285,12 +288,15 @@ static int cmp_rules(const void *a, const void *b)
 static int check_reserved(const rrule *r, cordon_error *err)
 {
     if (path_has_prefix(r->path, "/proc") || strcmp(r->path, "/dev") == 0) {
-        const char *where = r->line ? "" : " ";
-        (void)where;
+        char where[256];
+        if (r->line > 0)
+            snprintf(where, sizeof where, "%s:%d: \"%s\"", r->source, r->line, r->given);
+        else
+            snprintf(where, sizeof where, "%s %s", r->source, r->given);
         return err_set(err, CORDON_STAGE_RESOLVE, 0,
-                       "%s %s: %s is provided by cordon itself (a fresh /proc and a minimal "
-                       "/dev); rules cannot name it%s",
-                       r->source, r->given, r->path,
+                       "%s: %s is provided by cordon itself (a fresh /proc and a minimal /dev); "
+                       "rules cannot name it%s",
+                       where, r->path,
                        strcmp(r->path, "/dev") == 0 ? " (rules on single devices such as /dev/kvm are fine)" : "");
     }
     return 0;
@@ -303,24 +309,26 @@ static int check_planted_symlinks(const resolved *r, cordon_error *err)
 {
     for (size_t i = 0; i < r->n_rules; i++) {
         const rrule *x = &r->rules[i];
-        if (!x->symlink || x->origin == ORIGIN_BASE)
+        if (x->origin == ORIGIN_BASE)
             continue;
-        for (size_t j = 0; j < r->n_rules; j++) {
-            const rrule *w = &r->rules[j];
-            if (w->access != CORDON_ACCESS_WRITE || w->shadowed || strcmp(w->path, x->symlink) == 0 ||
-                !path_has_prefix(x->symlink, w->path))
-                continue;
-            if (x->line > 0)
+        for (size_t k = 0; k < x->crossed.n; k++) {
+            const char *link = x->crossed.v[k];
+            for (size_t j = 0; j < r->n_rules; j++) {
+                const rrule *w = &r->rules[j];
+                if (w->access != CORDON_ACCESS_WRITE || w->shadowed || strcmp(w->path, link) == 0 ||
+                    !path_has_prefix(link, w->path))
+                    continue;
+                char where[256];
+                if (x->line > 0)
+                    snprintf(where, sizeof where, "%s:%d: \"%s\"", x->source, x->line, x->given);
+                else
+                    snprintf(where, sizeof where, "%s %s", x->source, x->given);
                 return err_set(err, CORDON_STAGE_RESOLVE, 0,
-                               "%s:%d: \"%s\" crosses the symlink %s, which lies in the writable %s (%s); "
-                               "a command could have planted it, so cordon will not follow it: name the "
-                               "real path (%s) or remove the symlink",
-                               x->source, x->line, x->given, x->symlink, w->path, w->source, x->path);
-            return err_set(err, CORDON_STAGE_RESOLVE, 0,
-                           "%s %s crosses the symlink %s, which lies in the writable %s (%s); a command "
-                           "could have planted it, so cordon will not follow it: name the real path (%s) "
-                           "or remove the symlink",
-                           x->source, x->given, x->symlink, w->path, w->source, x->path);
+                               "%s crosses the symlink %s, which lies in the writable %s (%s); a "
+                               "command could have planted it, so cordon will not follow it: name "
+                               "the real path (%s) or remove the symlink",
+                               where, link, w->path, w->source, x->path);
+            }
         }
     }
     return 0;

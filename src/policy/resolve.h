@@ -23,6 +23,7 @@ typedef struct rrule {
     dev_t dev;
     ino_t ino;
     char *symlink;  /* first symlink crossed while resolving, or NULL */
+    strv crossed;   /* every symlink crossed */
     bool shadowed;  /* another rule on the same path won */
 } rrule;
 
@@ -47,7 +48,7 @@ typedef struct resolved {
     size_t n_links, cap_links;
     char *home;      /* canonical home, or NULL */
     ftype home_type;
-    char *workspace; /* canonical workspace, or NULL with --no-workspace */
+    char *workspace; /* canonical workspace (the value of <workspace>, even with --no-workspace) */
     char *cwd;       /* canonical working directory */
     ftype cwd_type;
     const struct cordon_policy *policy;
