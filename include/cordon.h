@@ -95,6 +95,10 @@ CORDON_API int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordo
 CORDON_API int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_error *err);
 CORDON_API int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err);
 
+/* Keep NAME (one path component, e.g. ".vscode") read-only at the top of every writable
+ * path, like .git/hooks, .cordon, .codex and .agents. */
+CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);
+
 /* Read a settings file (JSON, see CONTRACT).  Rules add to the policy; scalar values
  * apply unless a setter already chose them explicitly. */
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);

@@ -46,6 +46,11 @@ static int opt_deny(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_NONE, "--deny", err);
 }
 
+static int opt_protect(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_protect(a->pol, v, err);
+}
+
 static int opt_read_only(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -123,6 +128,8 @@ const option_def run_options[] = {
     {"--allow-ro", "PATH", opt_allow_ro, "PATH visible, read-only"},
     {"--deny", "PATH", opt_deny,
      "PATH hidden: an empty, unwritable directory or file in its place, even inside an allowed path"},
+    {"--protect", "NAME", opt_protect,
+     "also keep NAME read-only at the top of every writable path (as .git/hooks, .codex ...)"},
     {"--read-only", NULL, opt_read_only,
      "every allowed path and the workspace read-only (HOME and TMPDIR stay writable)"},
     {"--settings", "FILE", opt_settings, "read rules from a JSON settings file; flags add to it"},

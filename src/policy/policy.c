@@ -61,6 +61,7 @@ const char *origin_name(rule_origin o)
     case ORIGIN_SETTINGS: return "settings";
     case ORIGIN_WORKSPACE: return "workspace";
     case ORIGIN_BASE: return "base";
+    case ORIGIN_PROTECT: return "protect";
     }
     return "?";
 }
@@ -91,6 +92,7 @@ void cordon_policy_free(cordon_policy *p)
     free(p->workspace);
     free(p->data_root);
     free(p->cwd);
+    strv_free(&p->protect);
     free(p);
 }
 
@@ -311,6 +313,16 @@ int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
 {
     (void)err;
     p->no_proc = !mount_proc;
+    return 0;
+}
+
+int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
+{
+    if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--protect: '%s' is not a file name (a single path component such as .vscode)",
+                       name ? name : "");
+    strv_push(&p->protect, xstrdup(name));
     return 0;
 }
 

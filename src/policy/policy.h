@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "cordon.h"
+#include "util/strv.h"
 
 /* Where a rule came from; printed by `cordon explain` and in error messages. */
 typedef enum rule_origin {
@@ -15,6 +16,7 @@ typedef enum rule_origin {
     ORIGIN_SETTINGS,  /* a settings file's allowedPaths / deniedPaths */
     ORIGIN_WORKSPACE, /* the workspace (--workspace or the current directory) */
     ORIGIN_BASE,      /* the --base */
+    ORIGIN_PROTECT,   /* added by cordon: protected metadata, credential stores */
 } rule_origin;
 
 typedef struct policy_rule {
@@ -56,6 +58,7 @@ struct cordon_policy {
     bool no_proc;
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
+    strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
 };
 
 /* Append a rule (copies strings). */

@@ -1,4 +1,5 @@
 #include "policy/resolve.h"
+#include "policy/protect.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -142,9 +143,11 @@ static int expand_root(resolved *r, const char *root, cordon_access access, rule
 /* Does a rule other than the base name `path` or a directory above it? */
 bool resolved_rule_covers(const resolved *r, const char *path)
 {
-    for (size_t i = 0; i < r->n_rules; i++)
-        if (r->rules[i].origin != ORIGIN_BASE && path_has_prefix(path, r->rules[i].path))
+    for (size_t i = 0; i < r->n_rules; i++) {
+        rule_origin o = r->rules[i].origin;
+        if (o != ORIGIN_BASE && o != ORIGIN_PROTECT && path_has_prefix(path, r->rules[i].path))
             return true;
+    }
     return false;
 }
 
@@ -284,6 +287,21 @@ static int cmp_rules(const void *a, const void *b)
     return access_rank(y->access) - access_rank(x->access);
 }
 
+static void sort_rules(resolved *r)
+{
+    if (r->n_rules == 0)
+        return;
+    qsort(r->rules, r->n_rules, sizeof *r->rules, cmp_rules);
+    for (size_t i = 0; i < r->n_rules; i++)
+        r->rules[i].shadowed = i > 0 && strcmp(r->rules[i].path, r->rules[i - 1].path) == 0;
+}
+
+int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_origin origin,
+                     const char *source, int line, cordon_error *err)
+{
+    return add_resolved(r, given, access, origin, source, line, err);
+}
+
 /* Rules cordon cannot honour: it mounts its own /proc and /dev. */
 static int check_reserved(const rrule *r, cordon_error *err)
 {
@@ -416,10 +434,13 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     if (expand_base(out, p, root, err) < 0)
         goto fail;
 
-    if (out->n_rules > 0) qsort(out->rules, out->n_rules, sizeof *out->rules, cmp_rules);
-    for (size_t i = 1; i < out->n_rules; i++)
-        if (strcmp(out->rules[i].path, out->rules[i - 1].path) == 0)
-            out->rules[i].shadowed = true;
+    sort_rules(out);
+    /* What cordon protects depends on which rules won: add it, then decide again. */
+    size_t before = out->n_rules;
+    if (protect_expand(out, err) < 0)
+        goto fail;
+    if (out->n_rules != before)
+        sort_rules(out);
 
     if (check_planted_symlinks(out, err) < 0)
         goto fail;

@@ -59,6 +59,9 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
 void resolved_free(resolved *r);
 /* The winning rule with the longest path that is `path` or above it, or NULL. */
 const rrule *resolved_lookup(const resolved *r, const char *path);
+/* Resolve `given` on the host and append it as a rule (used by protect.c). */
+int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_origin origin,
+                     const char *source, int line, cordon_error *err);
 /* Does a rule other than the base name `path` or a directory above it? */
 bool resolved_rule_covers(const resolved *r, const char *path);
 /* Is the private HOME mounted at the caller's home path (else at /.cordon/home)? */

@@ -1,0 +1,246 @@
+#include "policy/protect.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+/* Names protected at the top of every writable path (CONTRACT). */
+static const char *const default_names[] = {".cordon", ".codex", ".agents"};
+/* Inside a git directory: what would run code, or configure code to run, outside. */
+static const char *const git_files[] = {"hooks", "config", "config.worktree"};
+/* Under the caller's home, with --base host (CONTRACT). */
+static const char *const credential_stores[] = {
+    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
+    ".git-credentials", ".config/gh", ".pypirc", ".npmrc",
+};
+#define MODULES_MAX_DEPTH 8
+
+static bool user_origin(rule_origin o)
+{
+    return o == ORIGIN_FLAG || o == ORIGIN_SETTINGS || o == ORIGIN_WORKSPACE;
+}
+
+/* A user rule exactly at `path`? */
+static const rrule *user_rule_at(const resolved *r, const char *path)
+{
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (user_origin(r->rules[i].origin) && strcmp(r->rules[i].path, path) == 0)
+            return &r->rules[i];
+    return NULL;
+}
+
+/* Keep `path` read-only if it exists and would otherwise be writable. */
+static int protect_path(resolved *r, const char *path, const char *what, const char *root,
+                        cordon_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at %s (to protect it)", path);
+    }
+    const rrule *eff = resolved_lookup(r, path);
+    if (!eff || eff->access != CORDON_ACCESS_WRITE)
+        return 0; /* already read-only or hidden */
+    if (strcmp(eff->path, path) == 0 && user_origin(eff->origin))
+        return 0; /* a rule grants write on exactly this path */
+    char *source = xasprintf("protected %s in writable %s", what, root);
+    int ret = resolve_add_rule(r, path, CORDON_ACCESS_READ, ORIGIN_PROTECT, source, 0, err);
+    free(source);
+    return ret;
+}
+
+static int protect_git_dir(resolved *r, const char *gitdir, const char *root, int depth,
+                           cordon_error *err)
+{
+    for (size_t i = 0; i < sizeof git_files / sizeof *git_files; i++) {
+        char *p = path_join(gitdir, git_files[i]);
+        char *what = xasprintf("git %s", git_files[i]);
+        int ret = protect_path(r, p, what, root, err);
+        free(what);
+        free(p);
+        if (ret < 0)
+            return -1;
+    }
+    if (depth >= MODULES_MAX_DEPTH)
+        return 0;
+    /* Submodules keep their repositories in .git/modules/NAME (nested: .../modules/...). */
+    char *modules = path_join(gitdir, "modules");
+    DIR *d = opendir(modules);
+    if (!d) {
+        free(modules);
+        return 0;
+    }
+    int ret = 0;
+    struct dirent *de;
+    while (ret == 0 && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' && (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+            continue;
+        char *sub = path_join(modules, de->d_name);
+        struct stat st;
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+            ret = protect_git_dir(r, sub, root, depth + 1, err);
+        free(sub);
+    }
+    closedir(d);
+    free(modules);
+    return ret;
+}
+
+/* Read a one-line file such as .git ("gitdir: X") or commondir ("X"); NULL if absent. */
+static char *read_small(const char *path)
+{
+    _cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return xstrdup(buf);
+}
+
+static char *relative_to(const char *base, const char *p)
+{
+    return p[0] == '/' ? xstrdup(p) : path_join(base, p);
+}
+
+static int protect_git(resolved *r, const char *root, cordon_error *err)
+{
+    char *dotgit = path_join(root, ".git");
+    struct stat st;
+    int ret = 0;
+    if (lstat(dotgit, &st) < 0) {
+        free(dotgit);
+        return 0;
+    }
+    if (S_ISREG(st.st_mode)) {
+        /* A worktree or a submodule checkout: ".git" names the real git directory. */
+        char *line = read_small(dotgit);
+        if (line && strncmp(line, "gitdir:", 7) == 0) {
+            const char *g = line + 7;
+            while (*g == ' ' || *g == '\t')
+                g++;
+            char *gitdir = relative_to(root, g);
+            ret = protect_git_dir(r, gitdir, root, 0, err);
+            char *commonfile = path_join(gitdir, "commondir");
+            char *common = read_small(commonfile);
+            if (ret == 0 && common) {
+                char *cdir = relative_to(gitdir, common);
+                ret = protect_git_dir(r, cdir, root, 0, err);
+                free(cdir);
+            }
+            free(common);
+            free(commonfile);
+            free(gitdir);
+        }
+        free(line);
+    } else {
+        /* A directory, or a symlink: protecting below it resolves through it, and a
+         * symlink inside a writable path makes the run fail closed (resolve.c). */
+        ret = protect_git_dir(r, dotgit, root, 0, err);
+    }
+    free(dotgit);
+    return ret;
+}
+
+static int protect_writable_root(resolved *r, const char *root, cordon_error *err)
+{
+    if (protect_git(r, root, err) < 0)
+        return -1;
+    const struct cordon_policy *p = r->policy;
+    for (size_t i = 0; i < sizeof default_names / sizeof *default_names + p->protect.n; i++) {
+        const char *name = i < sizeof default_names / sizeof *default_names
+                               ? default_names[i]
+                               : p->protect.v[i - sizeof default_names / sizeof *default_names];
+        char *path = path_join(root, name);
+        int ret = protect_path(r, path, name, root, err);
+        free(path);
+        if (ret < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int hide(resolved *r, const char *path, const char *source, cordon_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT || errno == ENOTDIR ? 0 : err_set(err, CORDON_STAGE_RESOLVE, errno, "%s", path);
+    if (user_rule_at(r, path))
+        return 0; /* a rule names it */
+    const rrule *eff = resolved_lookup(r, path);
+    if (!eff || eff->access == CORDON_ACCESS_NONE)
+        return 0; /* not visible anyway */
+    return resolve_add_rule(r, path, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err);
+}
+
+static int protect_host_homes(resolved *r, cordon_error *err)
+{
+    /* The caller's home is replaced by a private one unless a rule shows it. */
+    if (r->home && resolved_rule_covers(r, r->home)) {
+        for (size_t i = 0; i < sizeof credential_stores / sizeof *credential_stores; i++) {
+            char *p = path_join(r->home, credential_stores[i]);
+            int ret = hide(r, p, "credential store (--base host)", err);
+            free(p);
+            if (ret < 0)
+                return -1;
+        }
+    }
+    /* Every other user's home: /home/X and /root. */
+    strv homes = {0};
+    DIR *d = opendir("/home");
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL)
+            if (de->d_name[0] != '.' || (de->d_name[1] != '\0' && strcmp(de->d_name, "..") != 0))
+                strv_push(&homes, path_join("/home", de->d_name));
+        closedir(d);
+    }
+    strv_push(&homes, xstrdup("/root"));
+    int ret = 0;
+    for (size_t i = 0; ret == 0 && i < homes.n; i++) {
+        const char *h = homes.v[i];
+        if (r->home && path_has_prefix(r->home, h))
+            continue; /* the caller's own */
+        if (user_rule_at(r, "/home") && path_has_prefix(h, "/home"))
+            continue;
+        struct stat st;
+        if (lstat(h, &st) == 0 && S_ISDIR(st.st_mode))
+            ret = hide(r, h, "another user's home (--base host)", err);
+    }
+    strv_free(&homes);
+    return ret;
+}
+
+int protect_expand(resolved *r, cordon_error *err)
+{
+    /* The writable roots are fixed before anything is added. */
+    strv roots = {0};
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (!x->shadowed && x->access == CORDON_ACCESS_WRITE && user_origin(x->origin) && x->type == FT_DIR)
+            strv_push(&roots, xstrdup(x->path));
+    }
+    int ret = 0;
+    for (size_t i = 0; ret == 0 && i < roots.n; i++)
+        ret = protect_writable_root(r, roots.v[i], err);
+    strv_free(&roots);
+    if (ret == 0 && r->policy->base == CORDON_BASE_HOST)
+        ret = protect_host_homes(r, err);
+    return ret;
+}
