@@ -54,7 +54,19 @@ t_help_unknown_topic() {
   assert_cordon_stderr
 }
 
+t_check() {
+  # this host (and CI's) supports the default sandbox: check says so, in text and JSON
+  expect_ok check
+  [ -n "$OUT" ] || die "check printed nothing"
+  expect_ok check --json
+  "$PY" -c 'import json, sys; d = json.loads(sys.stdin.read()); assert isinstance(d, dict)' <<<"$OUT" ||
+    die "check --json is not a JSON object: $(printf '%s' "$OUT" | head -c 300 | _one_line)"
+  expect_exit 125 check --no-such-flag
+  assert_cordon_stderr
+}
+
 run_case version t_version
+run_case check t_check
 run_case help_run t_help_run
 run_case run_help t_run_help
 run_case run_help_runs_nothing t_run_help_runs_nothing
