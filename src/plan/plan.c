@@ -147,13 +147,28 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                     parent = y;
             }
             if (parent && parent->access == CORDON_ACCESS_WRITE) {
+                /* The command could create it: hold its first missing component with an
+                 * empty read-only directory for the run (a stub, removed afterwards). */
                 char *why = rule_why(x);
-                err_set(err, CORDON_STAGE_PLAN, 0,
-                        "%s %s: the path does not exist, and it lies in the writable %s (%s), so the "
-                        "command could create it; create it before the run or drop the rule",
-                        why, x->given, parent->path, parent->source);
+                if (x->missing_under_file || !x->first_missing) {
+                    err_set(err, CORDON_STAGE_PLAN, 0,
+                            "%s %s: the path does not exist and a file stands where a directory of it "
+                            "would be, in the writable %s (%s); the command could replace that file and "
+                            "create the path, so cordon refuses: fix the path or drop the rule",
+                            why, x->given, parent->path, parent->source);
+                    free(why);
+                    return -1;
+                }
+                bool dup = false;
+                for (size_t k = 0; k < p->n_ops; k++)
+                    dup |= p->ops[k].kind == PLAN_HIDE && strcmp(p->ops[k].dest, x->first_missing) == 0;
+                if (!dup) {
+                    plan_op *op = add_op(p, PLAN_HIDE, x->first_missing, NULL, xstrdup(why));
+                    op->is_dir = true;
+                    op->stub = true;
+                }
                 free(why);
-                return -1;
+                continue;
             }
             char *why = rule_why(x);
             add_op(p, PLAN_NOTE, x->path, NULL, xasprintf("%s: does not exist; nothing to hide", why));

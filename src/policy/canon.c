@@ -30,7 +30,8 @@ void canon_free(canon *c)
         return;
     free(c->path);
     free(c->symlink);
-    c->path = c->symlink = NULL;
+    free(c->first_missing);
+    c->path = c->symlink = c->first_missing = NULL;
     strv_free(&c->crossed);
 }
 
@@ -83,6 +84,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             free(rest);
             free(first_link);
             strv_free(&out->crossed);
+            free(out->first_missing);
+            out->first_missing = NULL;
             return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
         }
         memcpy(comp, cur, n);
@@ -101,6 +104,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             free(rest);
             free(first_link);
             strv_free(&out->crossed);
+            free(out->first_missing);
+            out->first_missing = NULL;
             return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
         }
         if (rl > 1)
@@ -112,12 +117,15 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         if (lstat(resolved, &st) < 0) {
             if (errno == ENOENT || errno == ENOTDIR) {
                 missing = true;
+                out->first_missing = xstrdup(resolved);
                 continue;
             }
             int e = errno;
             free(rest);
             free(first_link);
             strv_free(&out->crossed);
+            free(out->first_missing);
+            out->first_missing = NULL;
             return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s' (resolving '%s')",
                            resolved, in);
         }
@@ -126,6 +134,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             if (!S_ISDIR(st.st_mode) && *cur) {
                 /* a file used as a directory: nothing below it can exist */
                 missing = true;
+                out->missing_under_file = true;
+                out->first_missing = xstrdup(resolved);
             }
             continue;
         }
@@ -133,6 +143,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             free(rest);
             free(first_link);
             strv_free(&out->crossed);
+            free(out->first_missing);
+            out->first_missing = NULL;
             return err_set(err, CORDON_STAGE_RESOLVE, ELOOP, "resolving '%s'", in);
         }
         char target[PATH_MAX];
@@ -142,6 +154,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             free(rest);
             free(first_link);
             strv_free(&out->crossed);
+            free(out->first_missing);
+            out->first_missing = NULL;
             return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot read symlink '%s'", resolved);
         }
         target[tl] = '\0';

@@ -18,6 +18,8 @@ typedef struct canon {
     ino_t ino;
     char *symlink; /* the first symlink crossed, as a path, or NULL */
     strv crossed;  /* every symlink crossed, in order */
+    char *first_missing;     /* FT_MISSING: the path up to the first component that is missing */
+    bool missing_under_file; /* FT_MISSING because a component is a file, not a directory */
 } canon;
 
 /* `in` must be absolute. */

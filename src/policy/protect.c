@@ -38,15 +38,19 @@ static const rrule *user_rule_at(const resolved *r, const char *path)
     return NULL;
 }
 
-/* Keep `path` read-only if it exists and would otherwise be writable. */
+/* Keep `path` read-only if it would otherwise be writable; where it is missing, keep it
+ * from being created (an empty read-only directory holds the name: plan.c, stubs.h). */
 static int protect_path(resolved *r, const char *path, const char *what, const char *root,
-                        cordon_error *err)
+                        bool hold_missing, cordon_error *err)
 {
     struct stat st;
+    bool missing = false;
     if (lstat(path, &st) < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+        if (errno != ENOENT)
+            return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at %s (to protect it)", path);
+        if (!hold_missing)
             return 0;
-        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at %s (to protect it)", path);
+        missing = true;
     }
     const rrule *eff = resolved_lookup(r, path);
     if (!eff || eff->access != CORDON_ACCESS_WRITE)
@@ -54,7 +58,8 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
     if (strcmp(eff->path, path) == 0 && user_origin(eff->origin))
         return 0; /* a rule grants write on exactly this path */
     char *source = xasprintf("protected %s in writable %s", what, root);
-    int ret = resolve_add_rule(r, path, CORDON_ACCESS_READ, ORIGIN_PROTECT, source, 0, err);
+    int ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ,
+                               ORIGIN_PROTECT, source, 0, err);
     free(source);
     return ret;
 }
@@ -65,7 +70,9 @@ static int protect_git_dir(resolved *r, const char *gitdir, const char *root, in
     for (size_t i = 0; i < sizeof git_files / sizeof *git_files; i++) {
         char *p = path_join(gitdir, git_files[i]);
         char *what = xasprintf("git %s", git_files[i]);
-        int ret = protect_path(r, p, what, root, err);
+        /* config.worktree is only read when config (read-only) says so: no need to hold
+         * the name where it is missing. */
+        int ret = protect_path(r, p, what, root, strcmp(git_files[i], "config.worktree") != 0, err);
         free(what);
         free(p);
         if (ret < 0)
@@ -168,7 +175,7 @@ static int protect_writable_root(resolved *r, const char *root, cordon_error *er
                                ? default_names[i]
                                : p->protect.v[i - sizeof default_names / sizeof *default_names];
         char *path = path_join(root, name);
-        int ret = protect_path(r, path, name, root, err);
+        int ret = protect_path(r, path, name, root, true, err);
         free(path);
         if (ret < 0)
             return -1;

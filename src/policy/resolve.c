@@ -32,6 +32,7 @@ static void rrule_clear(rrule *r)
     free(r->given);
     free(r->source);
     free(r->symlink);
+    free(r->first_missing);
     strv_free(&r->crossed);
 }
 
@@ -86,6 +87,8 @@ static int add_resolved(resolved *r, const char *given, cordon_access access, ru
         .ino = c.ino,
         .symlink = c.symlink,
         .crossed = c.crossed,
+        .first_missing = c.first_missing,
+        .missing_under_file = c.missing_under_file,
     };
     return 0;
 }

@@ -24,6 +24,8 @@ typedef struct rrule {
     ino_t ino;
     char *symlink;  /* first symlink crossed while resolving, or NULL */
     strv crossed;   /* every symlink crossed */
+    char *first_missing;     /* FT_MISSING: up to the first missing component */
+    bool missing_under_file; /* FT_MISSING because a component is a file */
     bool shadowed;  /* another rule on the same path won */
 } rrule;
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sandbox/ns.h"
+#include "sandbox/stubs.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
@@ -145,6 +146,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
 
     int report[2] = {-1, -1}, life[2] = {-1, -1};
     int ret = -1, pidfd = -1, sfd = -1;
+    stubs held = {.janitor = -1, .janitor_fd = -1};
     sigset_t fwd, all;
     signals_forwarded(&fwd);
     all = fwd;
@@ -155,6 +157,10 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     }
     l.report_fd = report[1];
     l.life_fd = life[0];
+    /* Missing names the command must not create (.codex, a --deny of a path that does
+     * not exist yet, ...) are held by stubs for the run (sandbox/stubs.h). */
+    if (stubs_create(p, &held, err) < 0)
+        goto out_fds;
     /* Block the forwarded signals before the clone so that none is lost between the
      * clone and the signalfd; the command gets the caller's mask back. */
     if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
@@ -171,6 +177,11 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     report[1] = -1;
     close(life[0]);
     life[0] = -1;
+    if (stubs_start_janitor(&held, pidfd, err) < 0) {
+        pidfd_signal(pidfd, SIGKILL);
+        RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, NULL, WEXITED));
+        goto out_mask;
+    }
 
     sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) {
@@ -256,6 +267,9 @@ out_mask:
     }
     sigprocmask(SIG_SETMASK, &l.orig_mask, NULL);
 out_fds:
+    /* Every process of the sandbox is gone by now (the loop above ends only when PID 1
+     * has exited or has reported that it killed everything else). */
+    stubs_release(&held);
     for (int i = 0; i < 2; i++) {
         if (report[i] >= 0)
             close(report[i]);

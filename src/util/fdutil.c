@@ -73,8 +73,8 @@ static int close_range_or_loop(unsigned lo, unsigned hi, unsigned flags)
 
 int close_fds_except(const int *keep, size_t n)
 {
-    int sorted[16];
-    if (n > 16) {
+    int sorted[64];
+    if (n > 64) {
         errno = EINVAL;
         return -1;
     }
