@@ -371,7 +371,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         }
         out->home = c.path;
         out->home_type = c.type;
-        free(c.symlink);
+        c.path = NULL; /* kept */
+        canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
 
     /* The workspace: --workspace DIR, else the current directory. */
@@ -390,7 +391,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             goto fail;
         }
         out->workspace = c.path;
-        free(c.symlink);
+        c.path = NULL; /* kept */
+        canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
 
     if (!p->no_workspace) {
@@ -457,7 +459,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         }
         out->cwd = c.path;
         out->cwd_type = c.type;
-        free(c.symlink);
+        c.path = NULL; /* kept */
+        canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
     ret = 0;
 fail:
