@@ -13,6 +13,7 @@
 #include "sandbox/dev.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/path.h"
 #include "util/strv.h"
 #include "util/trace.h"
 
@@ -25,6 +26,7 @@ typedef struct build {
 } build;
 
 #define EMPTY_NAME "empty"
+#define EMPTY_DIR_NAME "emptydir"
 
 void root_scratch_init(root_scratch *s, const plan *p)
 {
@@ -35,6 +37,7 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->cap = p->n_ops + 16;
     s->later_ro = xcalloc(s->cap, sizeof *s->later_ro);
     s->ours = xcalloc(s->cap, sizeof *s->ours);
+    s->stubs_ready_fd = -1;
 }
 
 void root_scratch_free(root_scratch *s)
@@ -274,9 +277,24 @@ static int do_symlink(build *b, const plan_op *op)
     return 0;
 }
 
-static int do_hide(build *b, const plan_op *op)
+/* Does a later operation mount something below ops[i]? (The plan is sorted, so what
+ * lies below a path comes right after it.) */
+static bool has_children(const plan *p, size_t i)
 {
-    if (op->is_dir) {
+    for (size_t j = i + 1; j < p->n_ops; j++) {
+        if (!path_has_prefix(p->ops[j].dest, p->ops[i].dest))
+            return false;
+        if (p->ops[j].kind != PLAN_NOTE)
+            return true;
+    }
+    return false;
+}
+
+static int do_hide(build *b, size_t i)
+{
+    const plan_op *op = &b->p->ops[i];
+    if (op->is_dir && has_children(b->p, i)) {
+        /* Mount points will be made in it: a tmpfs of its own, read-only at the end. */
         _cleanup_fd_ int m = root_new_tmpfs("0555", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
         if (m < 0)
             return -1;
@@ -287,13 +305,15 @@ static int do_hide(build *b, const plan_op *op)
             return -1;
         return 0;
     }
-    _cleanup_fd_ int t = open_tree(b->stage_fd, EMPTY_NAME, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    /* Otherwise a read-only clone of the staging area's empty directory or file. */
+    const char *empty = op->is_dir ? EMPTY_DIR_NAME : EMPTY_NAME;
+    _cleanup_fd_ int t = open_tree(b->stage_fd, empty, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot hide %s (open_tree)", op->why, op->dest);
     if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                       false, b->err) < 0)
         return -1;
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_FILE, b->err);
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
     if (d < 0 || root_attach(t, d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s: hiding %s", op->why, op->dest);
     return 0;
@@ -357,10 +377,10 @@ static int do_proc(build *b, const plan_op *op)
     return 0;
 }
 
-static bool plan_hides_files(const plan *p)
+static bool plan_hides(const plan *p)
 {
     for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_HIDE && !p->ops[i].is_dir)
+        if (p->ops[i].kind == PLAN_HIDE)
             return true;
     return false;
 }
@@ -414,13 +434,13 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     if (at < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot find a place to build the new root");
     _cleanup_fd_ int stage = -1;
-    if (plan_hides_files(p)) {
+    if (plan_hides(p)) {
         stage = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
         if (stage < 0 || root_attach(stage, at, "the staging area", err) < 0)
             return -1;
         int fd = openat(stage, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
-        if (fd < 0)
-            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create an empty file to hide files with");
+        if (fd < 0 || mkdirat(stage, EMPTY_DIR_NAME, 0555) < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create the empty file and directory to hide with");
         close(fd);
     }
     _cleanup_fd_ int root = -1;
@@ -445,7 +465,20 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         int r = 0;
         switch (op->kind) {
         case PLAN_BIND: r = do_bind(&b, i); break;
-        case PLAN_HIDE: r = do_hide(&b, op); break;
+        case PLAN_HIDE:
+            if (op->stub && s->stubs_ready_fd >= 0) {
+                /* cordon makes the stubs while we build what comes before them */
+                char go;
+                ssize_t n;
+                while ((n = read(s->stubs_ready_fd, &go, 1)) < 0 && errno == EINTR)
+                    ;
+                if (n != 1)
+                    return err_set(err, CORDON_STAGE_ROOT, n < 0 ? errno : EPIPE,
+                                   "cordon could not hold the missing protected paths (see above)");
+                s->stubs_ready_fd = -1;
+            }
+            r = do_hide(&b, i);
+            break;
         case PLAN_TMPFS: r = do_tmpfs(&b, op); break;
         case PLAN_SYMLINK: r = do_symlink(&b, op); break;
         case PLAN_DEV: r = dev_build(root, s, &devs, err); break;

@@ -23,6 +23,7 @@ typedef struct root_scratch {
     uint64_t *ours;     /* ids of the mounts cordon created (where creating is allowed) */
     size_t n_ours;
     size_t cap;         /* capacity of later_ro and ours */
+    int stubs_ready_fd; /* read one byte here before the first stub op (-1: nothing to wait for) */
 } root_scratch;
 
 void root_scratch_init(root_scratch *s, const plan *p);

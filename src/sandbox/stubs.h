@@ -7,12 +7,12 @@
  * removes the stub when the run is over — also when cordon is killed with SIGKILL (a
  * janitor process outside the sandbox does it then).
  *
- * Ownership lives in the stub itself: each run using it keeps a marker file
- * ".cordon-stub.PID.STARTTIME" inside (hidden from the command by the mount over it) and
- * takes flock() on the directory to change it.  A run removes its own marker and removes
- * the directory only when no live run's marker remains and nothing else is in it, so
- * concurrent runs never remove each other's stubs, and a directory a person made is never
- * removed. */
+ * A stub is an empty directory of mode 0400 (nothing can be made in it). Every run
+ * that uses it holds a shared flock() on it for as long as it runs — its janitor keeps
+ * the lock if cordon is killed — and removes it only if it can turn that lock into an
+ * exclusive one, that is when no other run holds it: concurrent runs never remove each
+ * other's stubs.  A directory that appeared meanwhile and is not an empty 0400 one (a
+ * directory a person made) is hidden all the same but never * removed. */
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>
@@ -23,7 +23,6 @@ typedef struct stub {
     int parent_fd; /* the parent directory, opened without following symlinks */
     int fd;        /* the stub directory */
     char name[256];
-    char marker[64];
     bool ours; /* a stub (ours, maybe shared), as opposed to a directory that appeared */
 } stub;
 
@@ -31,12 +30,15 @@ typedef struct stubs {
     stub *v;
     size_t n;
     pid_t janitor;
-    int janitor_fd; /* write end: one byte means "released normally", EOF means cordon died */
+    int janitor_fd; /* unused: -1 */
 } stubs;
 
 /* Before clone3: create (or join) every stub the plan asks for. */
 int stubs_create(const plan *p, stubs *s, cordon_error *err);
-/* After clone3: start the janitor that cleans up if cordon dies (pidfd: PID 1's). */
+/* After clone3: start the janitor, which waits for PID 1 (pidfd) to end and then
+ * releases the stubs again — a no-op when cordon already did, the cleanup when cordon
+ * was killed. */
 int stubs_start_janitor(stubs *s, int pidfd, cordon_error *err);
-/* Once the sandbox's processes are gone: remove what is ours, stop the janitor. */
-void stubs_release(stubs *s);
+/* Once the sandbox's processes are gone: remove what is ours; reap the janitor when
+ * wait_janitor (a caller that exits right after leaves it to finish on its own). */
+void stubs_release(stubs *s, bool wait_janitor);

@@ -16,7 +16,10 @@ typedef struct launch {
     uid_t uid;
     gid_t gid;
     int report_fd; /* write end: setup errors, exec errors, the command's status */
-    int life_fd;   /* read end of a pipe whose write end only the parent holds */
+    int life_fd;   /* read end of a pipe whose write end only the parent holds: a byte
+                    * means "the stubs are in place", EOF means cordon is gone or failed */
+    int life_wfd;  /* its write end, which PID 1 must close at once */
+    bool plan_has_stubs; /* PID 1 waits for cordon to create them (sandbox/stubs.h) */
     sigset_t orig_mask; /* the caller's signal mask, restored for the command */
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;

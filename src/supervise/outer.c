@@ -157,10 +157,9 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     }
     l.report_fd = report[1];
     l.life_fd = life[0];
-    /* Missing names the command must not create (.codex, a --deny of a path that does
-     * not exist yet, ...) are held by stubs for the run (sandbox/stubs.h). */
-    if (stubs_create(p, &held, err) < 0)
-        goto out_fds;
+    l.life_wfd = life[1];
+    for (size_t i = 0; i < p->n_ops; i++)
+        l.plan_has_stubs |= p->ops[i].kind == PLAN_HIDE && p->ops[i].stub;
     /* Block the forwarded signals before the clone so that none is lost between the
      * clone and the signalfd; the command gets the caller's mask back. */
     if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
@@ -177,10 +176,20 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     report[1] = -1;
     close(life[0]);
     life[0] = -1;
-    if (stubs_start_janitor(&held, pidfd, err) < 0) {
-        pidfd_signal(pidfd, SIGKILL);
-        RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, NULL, WEXITED));
-        goto out_mask;
+    /* Missing names the command must not create (.codex, a --deny of a path that does
+     * not exist yet, ...) are held by stubs for the run (sandbox/stubs.h); they are
+     * made here, while PID 1 sets up on the other CPU, which waits for the go. */
+    if (l.plan_has_stubs) {
+        TRACE("stubs");
+        if (stubs_create(p, &held, err) < 0 || write_all(life[1], "y", 1) < 0 ||
+            stubs_start_janitor(&held, pidfd, err) < 0) {
+            if (err->stage == CORDON_STAGE_NONE)
+                err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the sandbox");
+            pidfd_signal(pidfd, SIGKILL);
+            RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, NULL, WEXITED));
+            goto out_mask;
+        }
+        TRACE("stubs-made");
     }
 
     sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -269,7 +278,9 @@ out_mask:
 out_fds:
     /* Every process of the sandbox is gone by now (the loop above ends only when PID 1
      * has exited or has reported that it killed everything else). */
-    stubs_release(&held);
+    TRACE("release");
+    stubs_release(&held, wait_teardown);
+    TRACE("released");
     for (int i = 0; i < 2; i++) {
         if (report[i] >= 0)
             close(report[i]);

@@ -53,8 +53,9 @@ void pid1_main(launch *l)
         err_set(&err, CORDON_STAGE_NAMESPACES, errno, "PR_SET_PDEATHSIG");
         fail(l, &err);
     }
+    close(l->life_wfd);
     struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
-    if (poll(&lp, 1, 0) != 0)
+    if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
         _exit(CORDON_EXIT_SETUP);
 
     TRACE("pid1");
@@ -63,6 +64,8 @@ void pid1_main(launch *l)
     if (l->plan->network == CORDON_NETWORK_NONE && net_loopback_up(&err) < 0)
         fail(l, &err);
     TRACE("maps+lo");
+    if (l->plan_has_stubs)
+        l->scratch.stubs_ready_fd = l->life_fd;
     if (root_build(l->plan, &l->scratch, &err) < 0)
         fail(l, &err);
 
