@@ -95,13 +95,18 @@ t_deny_leaves_nothing_behind() {
 }
 
 t_deny_missing_path_no_stub() {
-  # cordon may accept the rule or refuse it (the command could create the path); either
-  # way nothing may be left behind
+  # cordon may accept the rule (then the command must not be able to create the path) or
+  # refuse it; either way nothing may be left behind
   local before
   before=$(snapshot "$WS")
-  crun run --deny "$WS/does-not-exist" --deny "$WS/nope/deeper" -- true
+  crun run --deny "$WS/does-not-exist" --deny "$WS/nope/deeper" -- sh -c '
+    mkdir -p does-not-exist/x 2>/dev/null && echo "created does-not-exist/x"
+    (echo x >does-not-exist/f) 2>/dev/null && echo "wrote does-not-exist/f"
+    (echo x >does-not-exist) 2>/dev/null && echo "wrote does-not-exist"
+    mkdir -p nope/deeper/x 2>/dev/null && echo "created nope/deeper/x"
+    exit 0'
   case $RC in
-    0) ;;
+    0) [ -z "$OUT" ] || die "a denied missing path could be created inside: $(printf '%s' "$OUT" | _one_line)" ;;
     125) assert_cordon_stderr ;;
     *) die "expected exit 0 or 125 (refused), got $(last_run)" ;;
   esac

@@ -95,7 +95,7 @@ t_kill9_leaves_no_stub() {
   local before m pid
   before=$(snapshot "$WS")
   m=$(new_mark)
-  "$CORDON" run --deny "$WS/secret" -- sleep "1000.$m" </dev/null >/dev/null 2>"$CT/bg.err" &
+  "$CORDON" run --deny "$WS/secret" --deny "$WS/missing-denied" -- sleep "1000.$m" </dev/null >/dev/null 2>"$CT/bg.err" &
   pid=$!
   track_pid "$pid" "$m"
   wait_for_sleepers "$m" 10 >/dev/null || { kill -9 "$pid"; die "the sandboxed sleep never appeared: $(head -c 300 "$CT/bg.err")"; }
@@ -103,6 +103,30 @@ t_kill9_leaves_no_stub() {
   wait "$pid" 2>/dev/null || true
   wait_no_sleepers "$m" 2 || { reap_sleepers "$m"; die "the sandbox survived kill -9 of cordon"; }
   assert_unchanged "$before" "$WS" "the workspace after kill -9 of cordon (stubs left behind?)"
+}
+
+t_concurrent_runs_keep_protection() {
+  # a second run in the same workspace, starting and ending while the first still runs,
+  # must not take away the first run's protections (nor leave anything behind)
+  local before pid m
+  before=$(snapshot "$WS")
+  m=$(new_mark)
+  "$CORDON" run -- sh -c 'sleep "1.$1"
+    mkdir .cordon 2>/dev/null && echo "created .cordon"
+    (echo x >.cordon/f) 2>/dev/null && echo "wrote .cordon/f"
+    (echo x >.codex) 2>/dev/null && echo "wrote .codex"
+    exit 0' sh "$m" </dev/null >"$CT/first.out" 2>"$CT/first.err" &
+  pid=$!
+  track_pid "$pid" "$m"
+  wait_for_sleepers "$m" 10 >/dev/null || { kill -9 "$pid"; die "the first run never started: $(head -c 300 "$CT/first.err")"; }
+  expect_ok run -- true
+  expect_ok run --deny "$WS/other-missing" -- true
+  local rc=0
+  wait "$pid" || rc=$?
+  check_sanitizer "$CT/first.err" "the first cordon run"
+  [ "$rc" = 0 ] || die "the first run exited $rc: $(head -c 300 "$CT/first.err" | _one_line)"
+  [ ! -s "$CT/first.out" ] || die "after a concurrent run ended, the first run could: $(_one_line <"$CT/first.out")"
+  assert_unchanged "$before" "$WS" "the workspace after two concurrent runs"
 }
 
 run_case git_hooks_config_read_only t_git_hooks_config_read_only
@@ -113,4 +137,5 @@ run_case protection_in_allowed_dir t_protection_in_allowed_dir
 run_case exact_rule_lifts_protection t_exact_rule_lifts_protection
 run_case nothing_left_behind t_nothing_left_behind
 run_case kill9_leaves_no_stub t_kill9_leaves_no_stub
+run_case concurrent_runs_keep_protection t_concurrent_runs_keep_protection
 finish
