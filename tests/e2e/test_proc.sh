@@ -51,9 +51,31 @@ t_proc_sys_not_writable() {
   assert_eq "$OUT" "" "/proc/sys inside"
 }
 
+t_no_escape_through_other_processes() {
+  # cordon's own processes inside the sandbox (an init, a supervisor) must not lend the
+  # command their view or their secrets: no host path through /proc/PID/{root,cwd,fd/N},
+  # no variable of cordon's environment through /proc/PID/environ
+  export SECRET_TOKEN=hunter2-$RANDOM
+  crun run -- sh -c '
+    for p in /proc/[0-9]*; do
+      [ "$p" = "/proc/$$" ] && continue
+      [ "$(cat "$p/stat" 2>/dev/null | cut -d" " -f1)" = "$$" ] && continue
+      tr "\0" "\n" 2>/dev/null <"$p/environ" | grep -q "^SECRET_TOKEN=" && echo "SECRET_TOKEN in $p/environ"
+      for e in "$p/root" "$p/cwd" "$p"/fd/*; do
+        [ -e "$e" ] || continue
+        cat "$e$1" 2>/dev/null | grep -q "host secret" && echo "host file readable through $e"
+        cat "$e/../outside/secret" 2>/dev/null | grep -q "host secret" && echo "host file readable through $e/.."
+      done
+    done
+    exit 0' sh "$OUTSIDE/secret"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "other processes inside the sandbox"
+}
+
 run_case proc_only_sandbox_processes t_proc_only_sandbox_processes
 run_case host_process_invisible t_host_process_invisible
 run_case own_pid_namespace t_own_pid_namespace
 run_case no_proc t_no_proc
+run_case no_escape_through_other_processes t_no_escape_through_other_processes
 run_case proc_sys_not_writable t_proc_sys_not_writable
 finish

@@ -129,8 +129,35 @@ t_concurrent_runs_keep_protection() {
   assert_unchanged "$before" "$WS" "the workspace after two concurrent runs"
 }
 
+t_gitdir_file_target_protected() {
+  # a .git file naming the real git directory (as worktrees and submodules have): the
+  # hooks and config there are protected too
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS/real"
+  mv "$WS/real/.git" "$WS/realgit"
+  rmdir "$WS/real" 2>/dev/null || true
+  echo "gitdir: realgit" >"$WS/.git"
+  crun run -- sh -c '(echo x >realgit/hooks/pre-commit) 2>/dev/null && echo "planted a hook in realgit"; (echo x >>realgit/config) 2>/dev/null && echo "changed realgit/config"; exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "the git directory named by a .git file"
+  assert_absent "$WS/realgit/hooks/pre-commit"
+}
+
+t_git_modules_protected() {
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  mkdir -p "$WS/.git/modules/sub/hooks"
+  echo "[core]" >"$WS/.git/modules/sub/config"
+  crun run -- sh -c '(echo x >.git/modules/sub/hooks/pre-commit) 2>/dev/null && echo "planted a submodule hook"; (echo x >>.git/modules/sub/config) 2>/dev/null && echo "changed the submodule config"; exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" ".git/modules/*"
+  assert_absent "$WS/.git/modules/sub/hooks/pre-commit"
+}
+
 run_case git_hooks_config_read_only t_git_hooks_config_read_only
 run_case git_commit_works t_git_commit_works
+run_case gitdir_file_target_protected t_gitdir_file_target_protected
+run_case git_modules_protected t_git_modules_protected
 run_case protected_names_not_creatable t_protected_names_not_creatable
 run_case protected_names_existing_read_only t_protected_names_existing_read_only
 run_case protection_in_allowed_dir t_protection_in_allowed_dir
