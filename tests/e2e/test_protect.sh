@@ -154,6 +154,38 @@ t_git_modules_protected() {
   assert_absent "$WS/.git/modules/sub/hooks/pre-commit"
 }
 
+t_unwritable_workspace_runs() {
+  # a workspace the caller cannot write (someone else's checkout, /usr/share): the command
+  # cannot create .cordon/.codex/.agents there anyway, so the run must go ahead
+  chmod 0555 "$WS"
+  crun run -- sh -c 'echo ran; mkdir .cordon 2>/dev/null && echo "created .cordon"; exit 0'
+  chmod 0755 "$WS"
+  [ "$RC" = 0 ] || die "a run in a workspace the caller cannot write failed: $(last_run)"
+  assert_eq "$OUT" "ran" "a run in an unwritable workspace"
+  assert_absent "$WS/.cordon"
+}
+
+t_protected_links_not_followed() {
+  # .git/hooks and .git/config that are links to host paths outside the view must not
+  # bring those paths into the view when cordon protects them
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  mkdir "$OUTSIDE/hooks-target"
+  echo "host secret outside the workspace" >"$OUTSIDE/hooks-target/secret-hook"
+  rm -rf "$WS/.git/hooks"
+  ln -s "$OUTSIDE/hooks-target" "$WS/.git/hooks"
+  cp "$WS/.git/config" "$OUTSIDE/config-target"
+  echo "# host secret outside the workspace" >>"$OUTSIDE/config-target"
+  rm "$WS/.git/config"
+  ln -s "$OUTSIDE/config-target" "$WS/.git/config"
+  local before
+  before=$(snapshot "$OUTSIDE" strict)
+  crun run -- sh -c 'cat .git/hooks/secret-hook .git/config 2>/dev/null; exit 0'
+  assert_unchanged "$before" "$OUTSIDE" "the link targets on the host" strict
+  case $RC in 0 | 125) ;; *) die "expected exit 0 or 125 (refused), got $(last_run)" ;; esac
+  assert_not_contains "$OUT" "host secret" "a protected .git link brought a host file into the view"
+}
+
 run_case git_hooks_config_read_only t_git_hooks_config_read_only
 run_case git_commit_works t_git_commit_works
 run_case gitdir_file_target_protected t_gitdir_file_target_protected
@@ -164,5 +196,7 @@ run_case protection_in_allowed_dir t_protection_in_allowed_dir
 run_case exact_rule_lifts_protection t_exact_rule_lifts_protection
 run_case nothing_left_behind t_nothing_left_behind
 run_case kill9_leaves_no_stub t_kill9_leaves_no_stub
+run_case unwritable_workspace_runs t_unwritable_workspace_runs
+run_case protected_links_not_followed t_protected_links_not_followed
 run_case concurrent_runs_keep_protection t_concurrent_runs_keep_protection
 finish
