@@ -93,6 +93,24 @@ t_chdir_missing_125() {
   assert_absent "$WS/does-not-exist" "--chdir created the missing directory on the host"
 }
 
+t_chdir_into_denied_125() {
+  mkdir -p "$WS/secret/sub"
+  expect_exit 125 run --deny "$WS/secret" --chdir "$WS/secret/sub" -- sh -c 'touch "$1"' sh "$WS/marker"
+  assert_cordon_stderr
+  assert_absent "$WS/marker"
+}
+
+t_chdir_through_link_to_outside() {
+  ln -s "$OUTSIDE" "$WS/out-link"
+  crun run --chdir "$WS/out-link" -- sh -c 'ls -A; cat secret 2>/dev/null; exit 0'
+  case $RC in
+    125) assert_cordon_stderr ;;
+    0) ;;
+    *) die "expected 125 (refused) or 0, got $(last_run)" ;;
+  esac
+  assert_not_contains "$OUT" "secret" "--chdir through a link to a host directory outside the view exposed it"
+}
+
 run_case passlist t_passlist
 run_case env_set t_env_set
 run_case env_empty_value t_env_empty_value
@@ -103,4 +121,6 @@ run_case cwd_default t_cwd_default
 run_case chdir t_chdir
 run_case chdir_outside_view_125 t_chdir_outside_view_125
 run_case chdir_missing_125 t_chdir_missing_125
+run_case chdir_into_denied_125 t_chdir_into_denied_125
+run_case chdir_through_link_to_outside t_chdir_through_link_to_outside
 finish

@@ -88,6 +88,15 @@ t_settings_still_sandboxed() {
   assert_eq "$OUT" "" "a path outside the settings' rules"
 }
 
+t_relative_settings_file() {
+  # the settings file itself may be named relative to the current directory
+  printf '{"sandbox": {"readOnly": true}}\n' >"$WS/agent.json"
+  crun run --settings agent.json -- sh -c '(echo x >new) 2>/dev/null && echo wrote; exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "readOnly from a settings file named relatively"
+  assert_absent "$WS/new"
+}
+
 run_case allowed_paths t_allowed_paths
 run_case denied_paths t_denied_paths
 run_case relative_paths_against_workspace t_relative_paths_against_workspace
@@ -97,4 +106,5 @@ run_case tilde_is_home t_tilde_is_home
 run_case flags_add_to_settings t_flags_add_to_settings
 run_case enabled_true_and_empty t_enabled_true_and_empty
 run_case settings_still_sandboxed t_settings_still_sandboxed
+run_case relative_settings_file t_relative_settings_file
 finish

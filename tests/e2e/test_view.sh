@@ -189,6 +189,26 @@ t_dev_shm_private() {
   assert_eq "$OUT" "" "/dev/shm inside"
 }
 
+t_paths_with_spaces() {
+  # names that need escaping in mount tables and option strings
+  local ws="$CT/my work space é" ro="$CT/read only,dir" 
+  mkdir -p "$ws/secret dir" "$ro"
+  echo "hidden" >"$ws/secret dir/f"
+  echo "ro" >"$ro/f"
+  cd "$ws"
+  crun run --deny "$ws/secret dir" --allow-ro "$ro" -- sh -c '
+    [ "$(pwd)" = "$1" ] || echo "cwd: $(pwd)"
+    cat "secret dir/f" 2>/dev/null && echo "denied dir readable"
+    [ "$(cat "$2/f")" = ro ] || echo "read-only dir not readable"
+    (echo x >"$2/g") 2>/dev/null && echo "read-only dir writable"
+    (echo x >"$1/new file") 2>/dev/null || echo "workspace not writable"
+    exit 0' sh "$ws" "$ro"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "paths with spaces, a comma and a non-ASCII letter"
+  assert_file_content "$ws/new file" "x"
+  assert_absent "$ro/g"
+}
+
 run_case workspace_visible t_workspace_visible
 run_case outside_absent t_outside_absent
 run_case repo_and_binary_absent t_repo_and_binary_absent
@@ -206,4 +226,5 @@ run_case base_host_hides_credentials t_base_host_hides_credentials
 run_case base_empty t_base_empty
 run_case dev_minimal t_dev_minimal
 run_case dev_shm_private t_dev_shm_private
+run_case paths_with_spaces t_paths_with_spaces
 finish
