@@ -99,6 +99,16 @@ CORDON_API int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_
  * path, like .git/hooks, .cordon, .codex and .agents. */
 CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);
 
+/* Hide every match of GLOB like a --deny (see doc/cordon.1, "DENY GLOBS"): an absolute
+ * pattern with `*`, `?`, `[...]` and `**`, expanded on the host at launch under its static
+ * directory prefix.  A pattern with no static prefix (whose first component already holds a
+ * glob character) is refused at once.  `source` names the rule in messages (default "--deny-glob"). */
+CORDON_API int cordon_policy_add_deny_glob(cordon_policy *p, const char *glob, const char *source,
+                                           cordon_error *err);
+/* How many levels below its static prefix a deny glob looks: 1 .. 4096, or -1 for
+ * unlimited (the default). */
+CORDON_API int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err);
+
 /* Read a settings file (JSON, see CONTRACT).  Rules add to the policy; scalar values
  * apply unless a setter already chose them explicitly. */
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);

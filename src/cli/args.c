@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,22 @@ static int opt_allow_ro(run_args *a, const char *v, cordon_error *err)
 static int opt_deny(run_args *a, const char *v, cordon_error *err)
 {
     return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_NONE, "--deny", err);
+}
+
+static int opt_deny_glob(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_add_deny_glob(a->pol, v, "--deny-glob", err);
+}
+
+static int opt_glob_depth(run_args *a, const char *v, cordon_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || errno != 0 || *end != '\0' || n < 1 || n > 4096)
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--glob-depth: '%s' is not a number of levels between 1 and 4096", v);
+    return cordon_policy_set_glob_depth(a->pol, (int)n, err);
 }
 
 static int opt_protect(run_args *a, const char *v, cordon_error *err)
@@ -128,6 +145,11 @@ const option_def run_options[] = {
     {"--allow-ro", "PATH", opt_allow_ro, "PATH visible, read-only"},
     {"--deny", "PATH", opt_deny,
      "PATH hidden: an empty, unwritable directory or file in its place, even inside an allowed path"},
+    {"--deny-glob", "GLOB", opt_deny_glob,
+     "every match of GLOB (an absolute pattern: * ? [...] **) hidden like --deny; expanded at "
+     "launch under the pattern's static directory prefix, e.g. --deny-glob \"$PWD/**/*.env\""},
+    {"--glob-depth", "N", opt_glob_depth,
+     "how many levels below its prefix --deny-glob looks (default: unlimited)"},
     {"--protect", "NAME", opt_protect,
      "also keep NAME read-only at the top of every writable path (as .git/hooks, .codex ...)"},
     {"--read-only", NULL, opt_read_only,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "policy/glob.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/strv.h"
@@ -72,6 +73,7 @@ cordon_policy *cordon_policy_new(void)
     p->base = CORDON_BASE_SYSTEM;
     p->network = CORDON_NETWORK_NONE;
     p->settings_enabled = -1;
+    p->glob_depth = -1;
     return p;
 }
 
@@ -93,6 +95,11 @@ void cordon_policy_free(cordon_policy *p)
     free(p->data_root);
     free(p->cwd);
     strv_free(&p->protect);
+    for (size_t i = 0; i < p->n_globs; i++) {
+        free(p->globs[i].pattern);
+        free(p->globs[i].source);
+    }
+    free(p->globs);
     free(p);
 }
 
@@ -323,6 +330,43 @@ int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
                        "--protect: '%s' is not a file name (a single path component such as .vscode)",
                        name ? name : "");
     strv_push(&p->protect, xstrdup(name));
+    return 0;
+}
+
+void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin,
+                     const char *source, int line, bool expand)
+{
+    grow(&p->globs, &p->cap_globs, p->n_globs + 1, sizeof *p->globs);
+    p->globs[p->n_globs++] = (policy_glob){
+        .pattern = xstrdup(pattern),
+        .origin = origin,
+        .source = xstrdup(source ? source : ""),
+        .line = line,
+        .expand = expand,
+    };
+}
+
+int cordon_policy_add_deny_glob(cordon_policy *p, const char *pattern, const char *source,
+                                cordon_error *err)
+{
+    const char *what = source && *source ? source : "--deny-glob";
+    /* Compiled now only to refuse a bad pattern at once (no static prefix, an open
+     * '[', ...); resolve.c compiles it again at launch and walks the host. */
+    glob_pat *g;
+    if (glob_compile(pattern, &g, err) < 0)
+        return err_wrap(err, "%s", what);
+    glob_pat_free(g);
+    policy_add_glob(p, pattern, ORIGIN_FLAG, what, 0, false);
+    return 0;
+}
+
+int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err)
+{
+    if (depth != -1 && (depth < 1 || depth > GLOB_MAX_DEPTH))
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "--glob-depth: %d is not a number of levels between 1 and %d (or -1: unlimited)",
+                       depth, GLOB_MAX_DEPTH);
+    p->glob_depth = depth;
     return 0;
 }
 

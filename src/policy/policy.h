@@ -28,6 +28,16 @@ typedef struct policy_rule {
     bool expand;         /* settings syntax: ~, <workspace>, <data-root>, relative to workspace */
 } policy_rule;
 
+/* A deny glob (--deny-glob, or a deniedPaths entry with a glob character): expanded on
+ * the host at launch by resolve.c (policy/glob.h), each match becoming a deny rule. */
+typedef struct policy_glob {
+    char *pattern;       /* as given (settings: may use ~, <workspace>, relative) */
+    rule_origin origin;  /* ORIGIN_FLAG or ORIGIN_SETTINGS */
+    char *source;        /* "--deny-glob", or the settings file name */
+    int line;            /* settings line, or 0 */
+    bool expand;         /* settings syntax, as for policy_rule */
+} policy_glob;
+
 typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
 typedef struct env_op {
     env_op_kind kind;
@@ -59,11 +69,19 @@ struct cordon_policy {
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
+
+    policy_glob *globs;   /* deny globs, in the order given */
+    size_t n_globs, cap_globs;
+    int glob_depth;       /* --glob-depth: levels below a glob's static prefix; -1 = unlimited */
 };
 
 /* Append a rule (copies strings). */
 void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
                      rule_origin origin, const char *source, int line, bool expand);
+
+/* Append a deny glob (copies strings; the pattern was checked by the caller). */
+void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin,
+                     const char *source, int line, bool expand);
 
 /* Settings reader (settings.c): fill p from a JSON settings file.  Errors name the
  * file, the line and the key, with stage CORDON_STAGE_SETTINGS. */

@@ -36,6 +36,16 @@ typedef struct rlink {
     char *source;
 } rlink;
 
+/* A line for `cordon explain` about a deny glob: how many paths it matched ("glob"), or
+ * a match that hides nothing ("skip": not visible inside, already hidden, a symlink to
+ * nothing). */
+typedef struct rnote {
+    const char *kind; /* "glob" or "skip" */
+    char *path;       /* the pattern (glob), or the match (skip) */
+    char *source;     /* the rule: "--deny-glob PATTERN", or "FILE:LINE (deniedPaths ...)" */
+    char *why;
+} rnote;
+
 /* What the resolver needs to know about the caller; tests fill it by hand. */
 typedef struct host_info {
     const char *home; /* $HOME, or NULL */
@@ -54,6 +64,8 @@ typedef struct resolved {
     char *cwd;       /* canonical working directory */
     ftype cwd_type;
     const struct cordon_policy *policy;
+    rnote *notes; /* deny globs: one "glob" line each, then "skip" lines */
+    size_t n_notes, cap_notes;
 } resolved;
 
 int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,

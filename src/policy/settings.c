@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "policy/glob.h"
 #include "policy/jsonpos.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -161,6 +162,12 @@ static int get_bool(const settings_ctx *ctx, const char *key, const json_t *v, i
     return 0;
 }
 
+/* deniedPaths entries holding one of these are deny globs (policy/glob.h). */
+static bool is_glob(const char *s)
+{
+    return strpbrk(s, "*?[") != NULL;
+}
+
 /* Paths stay raw here ("~", "<workspace>/x", relative...): resolve.c expands them. */
 static int check_path(const settings_ctx *ctx, const char *key, size_t i, const json_t *e,
                       bool deny)
@@ -180,13 +187,14 @@ static int check_path(const settings_ctx *ctx, const char *key, size_t i, const 
         return fail(ctx, line_of(ctx, at, 3),
                     "\"sandbox.%s[%zu]\" contains a NUL byte (\\u0000), which no path can hold", key,
                     i);
-    /* Fail closed: a silently dropped deny pattern would expose what it meant to hide. */
-    if (deny && strpbrk(s, "*?[")) {
+    /* A deny entry with a glob character is a deny glob (expanded at launch by resolve.c,
+     * where its prefix is checked once ~ and <workspace> are known); its syntax is checked
+     * now, so that a typo fails here, naming the line, and never silently hides nothing. */
+    cordon_error gerr;
+    if (deny && is_glob(s) && glob_check_syntax(s, &gerr) < 0) {
         _cleanup_free_ char *shown = printable(s, n, true);
-        return fail(ctx, line_of(ctx, at, 3),
-                    "\"sandbox.%s[%zu]\" is \"%s\": glob patterns in deniedPaths are not supported "
-                    "by this version (list each path to deny explicitly)",
-                    key, i, shown);
+        _cleanup_free_ char *why = printable(gerr.message, strlen(gerr.message), false);
+        return fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" is \"%s\": %s", key, i, shown, why);
     }
     return 0;
 }
@@ -265,9 +273,13 @@ static void add_rules(const settings_ctx *ctx, struct cordon_policy *p, const ch
     _cleanup_free_ int *lines = xcalloc(n, sizeof *lines);
     jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
     jsonpos_array_lines(ctx->text, ctx->len, at, 2, lines, n);
-    for (size_t i = 0; i < n; i++)
-        policy_add_rule(p, json_string_value(json_array_get(array, i)), access, ORIGIN_SETTINGS,
-                        ctx->file, lines[i], true);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_string_value(json_array_get(array, i));
+        if (access == CORDON_ACCESS_NONE && is_glob(s))
+            policy_add_glob(p, s, ORIGIN_SETTINGS, ctx->file, lines[i], true);
+        else
+            policy_add_rule(p, s, access, ORIGIN_SETTINGS, ctx->file, lines[i], true);
+    }
 }
 
 /* Cannot fail: everything was checked by parse_root(). */

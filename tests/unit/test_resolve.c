@@ -175,6 +175,50 @@ static size_t count_at(const fixture *f, const char *path)
     return n;
 }
 
+/* Rules the policy asked for (flags, settings, workspace, base): every rule except those
+ * cordon adds by itself to protect metadata atop writable paths (ORIGIN_PROTECT). */
+static size_t n_user_rules(const fixture *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->r.n_rules; i++)
+        n += f->r.rules[i].origin != ORIGIN_PROTECT;
+    return n;
+}
+
+static size_t n_protect_rules(const fixture *f)
+{
+    return f->r.n_rules - n_user_rules(f);
+}
+
+/* The i-th rule (in sorted order) that is not a protect rule. */
+static const rrule *user_rule(const fixture *f, size_t k)
+{
+    for (size_t i = 0; i < f->r.n_rules; i++)
+        if (f->r.rules[i].origin != ORIGIN_PROTECT && k-- == 0)
+            return &f->r.rules[i];
+    fail_msg("fewer than %zu user rules", k + 1);
+    return NULL;
+}
+
+/* Atop the writable directory `root` (absolute), with no .git and none of the default
+ * names present: .cordon, .codex and .agents are held missing (hidden), by cordon. */
+static void assert_default_names_held(const fixture *f, const char *root)
+{
+    static const char *const names[] = {".cordon", ".codex", ".agents"};
+    for (size_t i = 0; i < 3; i++) {
+        char *p = path_join(root, names[i]);
+        const rrule *x = winner_at(f, p);
+        if (!x)
+            fail_msg("%s is not protected", p);
+        assert_int_equal(x->origin, ORIGIN_PROTECT);
+        assert_int_equal(x->access, CORDON_ACCESS_NONE);
+        assert_int_equal(x->type, FT_MISSING);
+        assert_string_equal(x->first_missing, p);
+        assert_int_equal(count_at(f, p), 1);
+        free(p);
+    }
+}
+
 static const rlink *link_at(const fixture *f, const char *path)
 {
     for (size_t i = 0; i < f->r.n_links; i++)
@@ -287,12 +331,22 @@ static void test_nested_allow_deny_allow(void **state)
     rule(f, "repo/a", CORDON_ACCESS_NONE);
     rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
     resolve_ok(f);
-    assert_int_equal(f->r.n_rules, 3);
+    assert_int_equal(n_user_rules(f), 3);
     check_nested(f);
     /* sorted parent first */
     assert_path_rel(f, f->r.rules[0].path, "repo");
-    assert_path_rel(f, f->r.rules[1].path, "repo/a");
-    assert_path_rel(f, f->r.rules[2].path, "repo/a/b");
+    assert_path_rel(f, user_rule(f, 0)->path, "repo");
+    assert_path_rel(f, user_rule(f, 1)->path, "repo/a");
+    assert_path_rel(f, user_rule(f, 2)->path, "repo/a/b");
+    /* both writable directories get the default names held; nothing in the hidden one */
+    char *repo = fx(f, "repo"), *b = fx(f, "repo/a/b");
+    assert_default_names_held(f, repo);
+    assert_default_names_held(f, b);
+    assert_int_equal(n_protect_rules(f), 6);
+    assert_int_equal(lookup_rel(f, "repo/.codex"), CORDON_ACCESS_NONE);
+    assert_int_equal(lookup_rel(f, "repo/a/.codex"), CORDON_ACCESS_NONE); /* the deny */
+    free(repo);
+    free(b);
 }
 
 /* The order the rules are given in does not matter: specificity decides. */
@@ -336,7 +390,11 @@ static void test_conflict_at_equal_path(void **state)
                     best = perms[k][i];
             }
             resolve_ok(f);
-            assert_int_equal(f->r.n_rules, n);
+            assert_int_equal(n_user_rules(f), n);
+            /* metadata is protected atop d only when d ends up writable */
+            assert_int_equal(n_protect_rules(f), best == CORDON_ACCESS_WRITE ? 3 : 0);
+            if (best == CORDON_ACCESS_WRITE)
+                assert_default_names_held(f, d);
             const rrule *w = winner_at(f, d);
             assert_non_null(w);
             assert_int_equal(w->access, best);
@@ -375,9 +433,12 @@ static void test_duplicates(void **state)
     rule(f, "d", CORDON_ACCESS_WRITE);
     rule(f, "d", CORDON_ACCESS_WRITE);
     resolve_ok(f);
-    assert_int_equal(f->r.n_rules, 2);
+    assert_int_equal(n_user_rules(f), 2);
     char *d = fx(f, "d");
     assert_int_equal(count_at(f, d), 2);
+    /* protected once, not once per duplicate */
+    assert_int_equal(n_protect_rules(f), 3);
+    assert_default_names_held(f, d);
     assert_non_null(winner_at(f, d)); /* exactly one winner (winner_at fails on two) */
     assert_true(f->r.rules[0].shadowed != f->r.rules[1].shadowed);
     assert_false(f->r.rules[0].shadowed);
@@ -690,7 +751,9 @@ static void test_workspace_default_is_cwd(void **state)
     assert_string_equal(f->r.workspace, f->ws);
     assert_string_equal(f->r.cwd, f->ws);
     assert_int_equal(f->r.cwd_type, FT_DIR);
-    assert_int_equal(f->r.n_rules, 1);
+    assert_int_equal(n_user_rules(f), 1);
+    assert_int_equal(n_protect_rules(f), 3);
+    assert_default_names_held(f, f->ws);
     const rrule *w = winner_at(f, f->ws);
     assert_non_null(w);
     assert_int_equal(w->access, CORDON_ACCESS_WRITE);
@@ -709,7 +772,11 @@ static void test_workspace_explicit(void **state)
     resolve_ok(f);
     assert_path_rel(f, f->r.workspace, "proj");
     assert_string_equal(f->r.cwd, f->ws); /* the cwd is still the current directory */
-    assert_int_equal(f->r.n_rules, 1);
+    assert_int_equal(n_user_rules(f), 1);
+    assert_int_equal(n_protect_rules(f), 3);
+    char *proj = fx(f, "proj");
+    assert_default_names_held(f, proj);
+    free(proj);
     assert_path_rel(f, f->r.rules[0].path, "proj");
     assert_string_equal(f->r.rules[0].source, "--workspace");
     assert_int_equal(f->r.rules[0].origin, ORIGIN_WORKSPACE);
@@ -1102,7 +1169,9 @@ static void test_base_empty(void **state)
     for (size_t i = 0; i < f->r.n_rules; i++)
         assert_int_not_equal(f->r.rules[i].origin, ORIGIN_BASE);
     assert_int_equal(f->r.n_links, 0);
-    assert_int_equal(f->r.n_rules, 1); /* the workspace */
+    assert_int_equal(n_user_rules(f), 1); /* the workspace */
+    assert_int_equal(n_protect_rules(f), 3); /* and what cordon protects atop it */
+    assert_default_names_held(f, f->ws);
     assert_null(resolved_lookup(&f->r, "/usr/bin"));
 
     f->p->no_workspace = true;
@@ -1140,8 +1209,10 @@ static void test_base_host_whole_root(void **state)
 {
     fixture *f = *state;
     struct stat st;
+    /* Every host cordon supports has them (and cmocka's skip() would count as a failure
+     * under meson's TAP parser). */
     if (stat("/tmp", &st) < 0 || stat("/dev", &st) < 0 || stat("/proc", &st) < 0)
-        skip();
+        fail_msg("this test needs /tmp, /dev and /proc on the host");
     f->p->base = CORDON_BASE_HOST;
     f->host.home = "/usr"; /* any existing directory outside /tmp that no rule names */
     resolve_ok(f);

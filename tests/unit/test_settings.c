@@ -425,29 +425,53 @@ static void test_bad_elements(void **state)
                  "can hold");
 }
 
-/* Deny patterns are refused, not dropped: dropping one would expose what it hides.
- * The valid allowedPaths before it must not be applied either. */
+/* A deniedPaths entry with a glob character is a deny glob, kept raw (resolve.c expands
+ * ~ and <workspace> and walks the host), with its line for messages. */
 static void test_glob_in_denied_paths(void **state)
 {
     fixture *f = *state;
-    const char *tail = "\": glob patterns in deniedPaths are not supported by this version (list "
-                       "each path to deny explicitly)";
-    char *want = xasprintf(":4: \"sandbox.deniedPaths[1]\" is \"<workspace>/*.pem%s", tail);
+    char *path = write_fixture(f, "g1.json",
+                               "{\"sandbox\": {\n"
+                               "  \"allowedPaths\": [\"/ok\"], \"deniedPaths\": [\"/fine\",\n"
+                               "  \"<workspace>/**/*.pem\", \"a?b\",\n"
+                               "  \"~/.config/*/token\"]\n"
+                               "}}\n");
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    free(path);
+    assert_int_equal(f->p->n_rules, 2); /* /ok and /fine */
+    assert_int_equal(f->p->n_globs, 3);
+    assert_string_equal(f->p->globs[0].pattern, "<workspace>/**/*.pem");
+    assert_int_equal(f->p->globs[0].line, 3);
+    assert_int_equal(f->p->globs[0].origin, ORIGIN_SETTINGS);
+    assert_true(f->p->globs[0].expand);
+    assert_non_null(strstr(f->p->globs[0].source, "g1.json"));
+    assert_string_equal(f->p->globs[1].pattern, "a?b");
+    assert_int_equal(f->p->globs[1].line, 3);
+    assert_string_equal(f->p->globs[2].pattern, "~/.config/*/token");
+    assert_int_equal(f->p->globs[2].line, 4);
+}
+
+/* A malformed deny glob is refused, naming the file, the line and what is wrong, and
+ * nothing of the file applies: dropping it would expose what it meant to hide. */
+static void test_bad_glob_in_denied_paths(void **state)
+{
+    fixture *f = *state;
     expect_error(f, "g1.json",
                  "{\"sandbox\": {\n"
                  "  \"network\": true,\n"
                  "  \"allowedPaths\": [\"/ok\"], \"deniedPaths\": [\"/fine\",\n"
-                 "  \"<workspace>/*.pem\"]\n"
+                 "  \"<workspace>/[ab.pem\"]\n"
                  "}}\n",
-                 want);
+                 ":4: \"sandbox.deniedPaths[1]\" is \"<workspace>/[ab.pem\": deny glob "
+                 "'<workspace>/[ab.pem': '[' without a closing ']'");
     assert_int_equal(f->p->network, CORDON_NETWORK_NONE);
-    free(want);
-    want = xasprintf(":1: \"sandbox.deniedPaths[0]\" is \"a?b%s", tail);
-    expect_error(f, "g2.json", "{\"sandbox\": {\"deniedPaths\": [\"a?b\"]}}", want);
-    free(want);
-    want = xasprintf(":1: \"sandbox.deniedPaths[0]\" is \"[ab]\\\"%s", tail);
-    expect_error(f, "g3.json", "{\"sandbox\": {\"deniedPaths\": [\"[ab]\\\"\"]}}", want);
-    free(want);
+    assert_int_equal(f->p->n_rules, 0);
+    assert_int_equal(f->p->n_globs, 0);
+    expect_error(f, "g2.json", "{\"sandbox\": {\"deniedPaths\": [\"../*.env\"]}}",
+                 ":1: \"sandbox.deniedPaths[0]\" is \"../*.env\": deny glob '../*.env': '..' is not "
+                 "allowed");
+    expect_error(f, "g3.json", "{\"sandbox\": {\"deniedPaths\": [\"x/*\\\\\"]}}",
+                 "escapes nothing");
 
     /* allowedPaths has no glob semantics: such a name is an ordinary path. */
     char *path = write_fixture(f, "g4.json", "{\"sandbox\": {\"allowedPaths\": [\"/odd*name\"]}}");
@@ -625,6 +649,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_elements, setup, teardown),
         cmocka_unit_test_setup_teardown(test_glob_in_denied_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_glob_in_denied_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_setters_win, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_files_accumulate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_after_good_file, setup, teardown),
