@@ -62,6 +62,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
     if (strlen(in) >= PATH_MAX)
         return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%.64s...'", in);
 
+    int ret = 0;
     char resolved[PATH_MAX] = "/";
     /* `rest` holds what is still to walk; symlink targets are spliced in front. */
     char *rest = xstrdup(in);
@@ -81,12 +82,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         size_t n = end ? (size_t)(end - cur) : strlen(cur);
         char comp[NAME_MAX + 1];
         if (n > NAME_MAX) {
-            free(rest);
-            free(first_link);
-            strv_free(&out->crossed);
-            free(out->first_missing);
-            out->first_missing = NULL;
-            return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
+            ret = err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
+            goto fail;
         }
         memcpy(comp, cur, n);
         comp[n] = '\0';
@@ -101,12 +98,8 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         }
         size_t rl = strlen(resolved);
         if (rl + 1 + n >= PATH_MAX) {
-            free(rest);
-            free(first_link);
-            strv_free(&out->crossed);
-            free(out->first_missing);
-            out->first_missing = NULL;
-            return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
+            ret = err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
+            goto fail;
         }
         if (rl > 1)
             resolved[rl++] = '/';
@@ -120,14 +113,9 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
                 out->first_missing = xstrdup(resolved);
                 continue;
             }
-            int e = errno;
-            free(rest);
-            free(first_link);
-            strv_free(&out->crossed);
-            free(out->first_missing);
-            out->first_missing = NULL;
-            return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s' (resolving '%s')",
+            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s' (resolving '%s')",
                            resolved, in);
+            goto fail;
         }
         if (!S_ISLNK(st.st_mode)) {
             have_st = true;
@@ -140,23 +128,14 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
             continue;
         }
         if (++links > MAX_SYMLINKS) {
-            free(rest);
-            free(first_link);
-            strv_free(&out->crossed);
-            free(out->first_missing);
-            out->first_missing = NULL;
-            return err_set(err, CORDON_STAGE_RESOLVE, ELOOP, "resolving '%s'", in);
+            ret = err_set(err, CORDON_STAGE_RESOLVE, ELOOP, "resolving '%s'", in);
+            goto fail;
         }
         char target[PATH_MAX];
         ssize_t tl = readlink(resolved, target, sizeof target - 1);
         if (tl < 0) {
-            int e = errno;
-            free(rest);
-            free(first_link);
-            strv_free(&out->crossed);
-            free(out->first_missing);
-            out->first_missing = NULL;
-            return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot read symlink '%s'", resolved);
+            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", resolved);
+            goto fail;
         }
         target[tl] = '\0';
         if (!first_link)
@@ -171,6 +150,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         cur = rest;
     }
     free(rest);
+    rest = NULL;
 
     out->path = xstrdup(resolved);
     out->symlink = first_link;
@@ -191,4 +171,12 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
     out->dev = st.st_dev;
     out->ino = st.st_ino;
     return 0;
+
+fail:
+    free(rest);
+    free(first_link);
+    strv_free(&out->crossed);
+    free(out->first_missing);
+    out->first_missing = NULL;
+    return ret;
 }

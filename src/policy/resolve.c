@@ -93,6 +93,37 @@ static int add_resolved(resolved *r, const char *given, cordon_access access, ru
     return 0;
 }
 
+/* One entry of the host root: a symlink is recreated inside (e.g. /bin -> usr/bin on
+ * merged-/usr systems), anything else becomes a rule; a missing entry is skipped.
+ * dirs_only: only directories become rules (--base system). */
+static int add_top_entry(resolved *r, const char *root, const char *name, cordon_access access,
+                         rule_origin origin, const char *source, int line, bool dirs_only,
+                         cordon_error *err)
+{
+    char *host = path_join(root, name);
+    char *inside = path_join("/", name);
+    struct stat st;
+    int ret = 0;
+    if (lstat(host, &st) < 0) {
+        if (errno != ENOENT)
+            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s'", host);
+    } else if (S_ISLNK(st.st_mode)) {
+        char target[4096];
+        ssize_t n = readlink(host, target, sizeof target - 1);
+        if (n < 0) {
+            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", host);
+        } else {
+            target[n] = '\0';
+            add_link(r, inside, target, source);
+        }
+    } else if (!dirs_only || S_ISDIR(st.st_mode)) {
+        ret = add_resolved(r, host, access, origin, source, line, err);
+    }
+    free(host);
+    free(inside);
+    return ret;
+}
+
 /* One rule per entry of `dir` (a directory of the host root), symlinks recreated.
  * Used for --base host and for any rule on "/", so that the sandbox's root stays a
  * tmpfs of its own in which private mount points can be made. */
@@ -117,28 +148,8 @@ static int expand_root(resolved *r, const char *root, cordon_access access, rule
     if (errno != 0)
         ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list '%s'", root);
     closedir(d);
-    for (size_t i = 0; ret == 0 && i < names.n; i++) {
-        char *host = path_join(root, names.v[i]);
-        char *inside = path_join("/", names.v[i]);
-        struct stat st;
-        if (lstat(host, &st) < 0) {
-            if (errno != ENOENT)
-                ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s'", host);
-        } else if (S_ISLNK(st.st_mode)) {
-            char target[4096];
-            ssize_t n = readlink(host, target, sizeof target - 1);
-            if (n < 0) {
-                ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", host);
-            } else {
-                target[n] = '\0';
-                add_link(r, inside, target, source);
-            }
-        } else {
-            ret = add_resolved(r, host, access, origin, source, line, err);
-        }
-        free(host);
-        free(inside);
-    }
+    for (size_t i = 0; ret == 0 && i < names.n; i++)
+        ret = add_top_entry(r, root, names.v[i], access, origin, source, line, false, err);
     strv_free(&names);
     return ret;
 }
@@ -207,32 +218,10 @@ static int expand_base(resolved *r, const struct cordon_policy *p, const char *r
         return expand_root(r, root, CORDON_ACCESS_READ, ORIGIN_BASE, "base host", 0, true, err);
     }
     case CORDON_BASE_SYSTEM:
-        for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++) {
-            char *host = path_join(root, system_dirs[i]);
-            char *inside = path_join("/", system_dirs[i]);
-            struct stat st;
-            int ret = 0;
-            if (lstat(host, &st) == 0) {
-                if (S_ISLNK(st.st_mode)) {
-                    char target[4096];
-                    ssize_t n = readlink(host, target, sizeof target - 1);
-                    if (n < 0) {
-                        ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", host);
-                    } else {
-                        target[n] = '\0';
-                        add_link(r, inside, target, "base system");
-                    }
-                } else if (S_ISDIR(st.st_mode)) {
-                    ret = add_resolved(r, host, CORDON_ACCESS_READ, ORIGIN_BASE, "base system", 0, err);
-                }
-            } else if (errno != ENOENT) {
-                ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s'", host);
-            }
-            free(host);
-            free(inside);
-            if (ret < 0)
-                return ret;
-        }
+        for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
+            if (add_top_entry(r, root, system_dirs[i], CORDON_ACCESS_READ, ORIGIN_BASE, "base system", 0,
+                              true, err) < 0)
+                return -1;
         return 0;
     }
     return err_set(err, CORDON_STAGE_RESOLVE, 0, "unknown base %d", (int)p->base);
@@ -305,15 +294,21 @@ int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_
     return add_resolved(r, given, access, origin, source, line, err);
 }
 
+/* "--deny /x" or "settings.json:3: \"/x\"": where a rule came from, for messages. */
+static void rule_where(const rrule *r, char *buf, size_t size)
+{
+    if (r->line > 0)
+        snprintf(buf, size, "%s:%d: \"%s\"", r->source, r->line, r->given);
+    else
+        snprintf(buf, size, "%s %s", r->source, r->given);
+}
+
 /* Rules cordon cannot honour: it mounts its own /proc and /dev. */
 static int check_reserved(const rrule *r, cordon_error *err)
 {
     if (path_has_prefix(r->path, "/proc") || strcmp(r->path, "/dev") == 0) {
         char where[256];
-        if (r->line > 0)
-            snprintf(where, sizeof where, "%s:%d: \"%s\"", r->source, r->line, r->given);
-        else
-            snprintf(where, sizeof where, "%s %s", r->source, r->given);
+        rule_where(r, where, sizeof where);
         return err_set(err, CORDON_STAGE_RESOLVE, 0,
                        "%s: %s is provided by cordon itself (a fresh /proc and a minimal /dev); "
                        "rules cannot name it%s",
@@ -340,10 +335,7 @@ static int check_planted_symlinks(const resolved *r, cordon_error *err)
                     !path_has_prefix(link, w->path))
                     continue;
                 char where[256];
-                if (x->line > 0)
-                    snprintf(where, sizeof where, "%s:%d: \"%s\"", x->source, x->line, x->given);
-                else
-                    snprintf(where, sizeof where, "%s %s", x->source, x->given);
+                rule_where(x, where, sizeof where);
                 return err_set(err, CORDON_STAGE_RESOLVE, 0,
                                "%s crosses the symlink %s, which lies in the writable %s (%s); a "
                                "command could have planted it, so cordon will not follow it: name "
