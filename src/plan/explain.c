@@ -43,6 +43,11 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
     for (size_t i = 0; i < r->n_links; i++)
         fprintf(out, "  %-6s %-40s %s  [-> %s]\n", "link", r->links[i].path, r->links[i].source,
                 r->links[i].target);
+    /* Deny globs: what each matched (its matches are deny rules above, named after it),
+     * and matches that needed no rule. */
+    for (size_t i = 0; i < r->n_notes; i++)
+        fprintf(out, "  %-6s %-40s %s  [%s]\n", r->notes[i].kind, r->notes[i].path, r->notes[i].source,
+                r->notes[i].why);
 
     fprintf(out, "\nplan (in order; then hidden paths, /dev and / become read-only, pivot_root)\n");
     if (p->root_is_host)

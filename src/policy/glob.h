@@ -55,6 +55,8 @@ const char *glob_pat_prefix(const glob_pat *g);
 /* The directory the walker starts in: the static prefix, or its parent when the pattern
  * has no glob character at all. */
 const char *glob_pat_walk_from(const glob_pat *g);
+/* True when the pattern has no glob character at all (it names one path). */
+bool glob_pat_literal(const glob_pat *g);
 /* Does `path` (absolute; a trailing '/' marks a directory) match?  Pure. */
 bool glob_pat_match(const glob_pat *g, const char *path);
 
@@ -96,6 +98,10 @@ typedef struct glob_walk_opts {
     size_t max_matches;   /* per pattern; 0: GLOB_MAX_MATCHES */
     bool descend_matches; /* also look inside matched directories (else a matched
                              directory is one match: hiding it hides all below) */
+    /* ...but do look inside a matched directory when one of these paths (rules that show
+     * something again below a hidden directory) lies strictly below it. */
+    const char *const *keep_below;
+    size_t n_keep;
 } glob_walk_opts;
 
 /* Expand n patterns.  roots[i] is the host directory that stands for pattern i's

@@ -1,4 +1,5 @@
 #include "policy/resolve.h"
+#include "policy/glob.h"
 #include "policy/protect.h"
 
 #include <dirent.h>
@@ -49,6 +50,12 @@ void resolved_free(resolved *r)
         free(r->links[i].source);
     }
     free(r->links);
+    for (size_t i = 0; i < r->n_notes; i++) {
+        free(r->notes[i].path);
+        free(r->notes[i].source);
+        free(r->notes[i].why);
+    }
+    free(r->notes);
     free(r->home);
     free(r->workspace);
     free(r->cwd);
@@ -347,6 +354,208 @@ static int check_planted_symlinks(const resolved *r, cordon_error *err)
     return 0;
 }
 
+/* ---- deny globs --------------------------------------------------------------------- */
+
+static void add_note(resolved *r, const char *kind, const char *path, const char *source, char *why_owned)
+{
+    grow(&r->notes, &r->cap_notes, r->n_notes + 1, sizeof *r->notes);
+    r->notes[r->n_notes++] = (rnote){kind, xstrdup(path), xstrdup(source), why_owned};
+}
+
+/* Is `path` (canonical) something the sandbox would show, so that hiding it matters?
+ * NULL when yes, else why not.  Looked at before any glob rule is added. */
+static const char *glob_hides_nothing(const resolved *r, const char *path, bool tmp_private, bool home_private)
+{
+    if (path_has_prefix(path, "/proc") || path_has_prefix(path, "/dev"))
+        return "cordon provides its own /proc and /dev";
+    const rrule *x = resolved_lookup(r, path);
+    if (!x)
+        return "not visible inside the sandbox";
+    /* The private /tmp and HOME are mounted over what a shallower rule shows there;
+     * rules below them are mounted on top again. */
+    if (tmp_private && path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp"))
+        return "inside the sandbox's private /tmp";
+    if (home_private && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
+        return "inside the sandbox's private HOME";
+    if (x->access == CORDON_ACCESS_NONE)
+        return "already hidden";
+    return NULL;
+}
+
+/* Expand every deny glob on the host and add each match as a deny rule, like --deny.
+ * Runs after the other rules and the base are resolved and sorted (what a match would
+ * show decides whether it needs a rule), and may redo the base: a match above the
+ * private HOME means the host root can no longer be bound whole. */
+static int expand_globs(resolved *out, const struct cordon_policy *p, const char *root, cordon_error *err)
+{
+    size_t n = p->n_globs;
+    if (n == 0)
+        return 0;
+    int ret = -1;
+    glob_pat **pats = xcalloc(n, sizeof *pats);
+    canon *rc = xcalloc(n, sizeof *rc);
+    const char **roots = xcalloc(n, sizeof *roots);
+    char **sources = xcalloc(n, sizeof *sources);
+    char **wheres = xcalloc(n, sizeof *wheres);
+    strv keep = {0};
+    glob_hits hits = {0};
+    size_t *count = xcalloc(n, sizeof *count); /* matches per glob */
+
+    for (size_t i = 0; i < n; i++) {
+        const policy_glob *pg = &p->globs[i];
+        /* The rule's source names the glob as written, for explain and for messages. */
+        sources[i] = pg->line > 0 ? xasprintf("%s:%d (deniedPaths \"%s\")", pg->source, pg->line, pg->pattern)
+                                  : xasprintf("%s %s", pg->source, pg->pattern);
+        wheres[i] = pg->line > 0 ? xasprintf("%s:%d", pg->source, pg->line) : xstrdup(pg->source);
+        char *text;
+        if (pg->expand) {
+            policy_rule pr = {.path = pg->pattern, .source = pg->source, .line = pg->line};
+            text = expand_settings_path(&pr, out->home, out->workspace, p->data_root, err);
+            if (!text)
+                goto out;
+        } else {
+            text = xstrdup(pg->pattern);
+        }
+        int r = glob_compile(text, &pats[i], err);
+        free(text);
+        if (r < 0) {
+            err->stage = pg->line > 0 ? CORDON_STAGE_SETTINGS : CORDON_STAGE_USAGE;
+            err_wrap(err, "%s", wheres[i]);
+            goto out;
+        }
+        /* Walk the prefix's canonical form: symlinks in it are followed like those of any
+         * rule path (and one planted in a writable path fails closed, below). */
+        if (canon_resolve(glob_pat_walk_from(pats[i]), &rc[i], err) < 0) {
+            err_wrap(err, "%s", wheres[i]);
+            goto out;
+        }
+        if (rc[i].type != FT_DIR)
+            continue; /* nothing there: nothing to hide */
+        if (strcmp(rc[i].path, "/") == 0 && !glob_pat_literal(pats[i])) {
+            err_set(err, CORDON_STAGE_RESOLVE, 0,
+                    "%s: deny glob '%s': its prefix %s is the root directory once symlinks are "
+                    "followed, so expanding it would scan the whole file system",
+                    wheres[i], glob_pat_text(pats[i]), glob_pat_prefix(pats[i]));
+            goto out;
+        }
+        roots[i] = rc[i].path;
+    }
+
+    /* A rule that shows something again below a matched directory makes the walk look
+     * inside that directory too. */
+    for (size_t i = 0; i < out->n_rules; i++)
+        if (out->rules[i].access != CORDON_ACCESS_NONE && !out->rules[i].shadowed)
+            strv_push(&keep, xstrdup(out->rules[i].path));
+    glob_walk_opts o = {.max_depth = p->glob_depth, .keep_below = (const char *const *)keep.v, .n_keep = keep.n};
+    size_t failed = 0;
+    if (glob_expand(pats, roots, n, &o, &hits, &failed, err) < 0) {
+        err_wrap(err, "%s", wheres[failed < n ? failed : 0]);
+        goto out;
+    }
+
+    bool tmp_private = !resolved_rule_covers(out, "/tmp");
+    bool home_private = private_home_at(out);
+    size_t before = out->n_rules;
+    for (size_t k = 0; k < hits.n; k++) {
+        const glob_hit *h = &hits.v[k];
+        size_t i = h->pattern;
+        count[i]++;
+        const char *path = h->path;
+        ftype type = h->type;
+        dev_t dev = h->dev;
+        ino_t ino = h->ino;
+        if (h->is_link) {
+            /* "A symlink match hides its target too": the target is what a command would
+             * read through the link.  The link itself stays (setup never mounts over a
+             * symlink) and now leads to an empty file or directory. */
+            if (!h->target) {
+                add_note(out, "skip", h->path, sources[i],
+                         xasprintf("a symlink that cannot be followed (%s): nothing to hide", h->unfollowable));
+                continue;
+            }
+            if (h->target_type == FT_MISSING) {
+                add_note(out, "skip", h->path, sources[i],
+                         xasprintf("a symlink to %s, which does not exist: nothing to hide", h->target));
+                continue;
+            }
+            path = h->target;
+            type = h->target_type;
+            dev = h->target_dev;
+            ino = h->target_ino;
+        }
+        const char *why = glob_hides_nothing(out, path, tmp_private, home_private);
+        if (why) {
+            add_note(out, "skip", h->is_link ? h->path : path, sources[i],
+                     h->is_link ? xasprintf("a symlink to %s: %s", path, why) : xstrdup(why));
+            continue;
+        }
+        rrule x = {
+            .path = xstrdup(path),
+            .given = xstrdup(h->path),
+            .access = CORDON_ACCESS_NONE,
+            .origin = p->globs[i].origin,
+            .source = xstrdup(sources[i]),
+            .type = type,
+            .dev = dev,
+            .ino = ino,
+            .symlink = rc[i].symlink ? xstrdup(rc[i].symlink) : NULL,
+        };
+        for (size_t c = 0; c < rc[i].crossed.n; c++)
+            strv_push(&x.crossed, xstrdup(rc[i].crossed.v[c]));
+        grow(&out->rules, &out->cap_rules, out->n_rules + 1, sizeof *out->rules);
+        out->rules[out->n_rules++] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char depth[32] = "unlimited";
+        if (p->glob_depth > 0 && !glob_pat_literal(pats[i]))
+            snprintf(depth, sizeof depth, "%d", p->glob_depth);
+        add_note(out, "glob", glob_pat_text(pats[i]), wheres[i],
+                 roots[i] ? xasprintf("%zu match%s under %s (depth %s)", count[i], count[i] == 1 ? "" : "es",
+                                      roots[i], depth)
+                          : xasprintf("%s does not exist: nothing to expand", glob_pat_walk_from(pats[i])));
+    }
+
+    if (out->n_rules != before) {
+        /* --base host binds the host root whole only while nothing covers the private
+         * HOME's or /tmp's place; a match above them (a deny glob of everything under /home matches /home)
+         * turns the base back into one rule per top-level entry. */
+        bool whole = false;
+        for (size_t i = 0; i < before; i++)
+            if (out->rules[i].origin == ORIGIN_BASE && strcmp(out->rules[i].path, "/") == 0)
+                whole = true;
+        if (whole && !host_root_whole(out, root)) {
+            size_t k = 0;
+            for (size_t i = 0; i < out->n_rules; i++) {
+                if (out->rules[i].origin == ORIGIN_BASE && strcmp(out->rules[i].path, "/") == 0)
+                    rrule_clear(&out->rules[i]);
+                else
+                    out->rules[k++] = out->rules[i];
+            }
+            out->n_rules = k;
+            if (expand_base(out, p, root, err) < 0)
+                goto out;
+        }
+        sort_rules(out);
+    }
+    ret = 0;
+out:
+    glob_hits_free(&hits);
+    strv_free(&keep);
+    free(count);
+    for (size_t i = 0; i < n; i++) {
+        glob_pat_free(pats[i]);
+        canon_free(&rc[i]);
+        free(sources[i]);
+        free(wheres[i]);
+    }
+    free(pats);
+    free(rc);
+    free(roots);
+    free(sources);
+    free(wheres);
+    return ret;
+}
+
 int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
                    cordon_error *err)
 {
@@ -432,6 +641,9 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         goto fail;
 
     sort_rules(out);
+    /* Deny globs: every match a deny rule (it sorts again when it adds one). */
+    if (expand_globs(out, p, root, err) < 0)
+        goto fail;
     /* What cordon protects depends on which rules won: add it, then decide again. */
     size_t before = out->n_rules;
     if (protect_expand(out, err) < 0)

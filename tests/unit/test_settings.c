@@ -463,15 +463,20 @@ static void test_bad_glob_in_denied_paths(void **state)
                  "  \"<workspace>/[ab.pem\"]\n"
                  "}}\n",
                  ":4: \"sandbox.deniedPaths[1]\" is \"<workspace>/[ab.pem\": deny glob "
-                 "'<workspace>/[ab.pem': '[' without a closing ']'");
+                 "'<workspace>/[ab.pem': '[' without a closing ']' (write \\[ for a literal '['; a '/' "
+                 "cannot be inside [...])");
     assert_int_equal(f->p->network, CORDON_NETWORK_NONE);
     assert_int_equal(f->p->n_rules, 0);
     assert_int_equal(f->p->n_globs, 0);
     expect_error(f, "g2.json", "{\"sandbox\": {\"deniedPaths\": [\"../*.env\"]}}",
                  ":1: \"sandbox.deniedPaths[0]\" is \"../*.env\": deny glob '../*.env': '..' is not "
-                 "allowed");
-    expect_error(f, "g3.json", "{\"sandbox\": {\"deniedPaths\": [\"x/*\\\\\"]}}",
-                 "escapes nothing");
+                 "allowed in a glob; name the directory itself");
+    char *bad = write_fixture(f, "g3.json", "{\"sandbox\": {\"deniedPaths\": [\"x/*\\\\\"]}}");
+    assert_int_equal(settings_load(f->p, bad, &f->err), -1);
+    assert_non_null(strstr(f->err.message, ":1: \"sandbox.deniedPaths[0]\""));
+    assert_non_null(strstr(f->err.message, "escapes nothing"));
+    assert_int_equal(f->p->n_globs, 0);
+    free(bad);
 
     /* allowedPaths has no glob semantics: such a name is an ordinary path. */
     char *path = write_fixture(f, "g4.json", "{\"sandbox\": {\"allowedPaths\": [\"/odd*name\"]}}");
