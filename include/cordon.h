@@ -94,6 +94,10 @@ CORDON_API int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_e
 CORDON_API int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *err);
 CORDON_API int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_error *err);
 CORDON_API int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err);
+/* Refuse sandboxes inside the sandbox: no new user namespaces, no mount API (seccomp),
+ * and Landlock filesystem rules on top of the namespaces (see doc/seccomp.md).  By
+ * default the command may nest sandboxes, which can only ever be stricter. */
+CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
 
 /* Keep NAME (one path component, e.g. ".vscode") read-only at the top of every writable
  * path, like .git/hooks, .cordon, .codex and .agents. */

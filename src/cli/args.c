@@ -127,6 +127,12 @@ static int opt_no_proc(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_set_proc(a->pol, false, err);
 }
 
+static int opt_no_nested(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return cordon_policy_set_no_nested(a->pol, true, err);
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -167,6 +173,9 @@ const option_def run_options[] = {
     {"--status-json", "FILE", opt_status_json,
      "write the result (exit code, signal, timed out, failed stage) as JSON to FILE"},
     {"--no-proc", NULL, opt_no_proc, "do not mount /proc"},
+    {"--no-nested", NULL, opt_no_nested,
+     "no sandbox inside the sandbox: refuse new user namespaces and the mount API, and add "
+     "Landlock filesystem rules (by default the command may nest sandboxes, only ever stricter)"},
     {"--help", NULL, opt_help, "show this help"},
     {NULL, NULL, NULL, NULL},
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "confine/confine.h"
 #include "plan/explain.h"
 #include "plan/plan.h"
 #include "policy/resolve.h"
@@ -62,6 +63,7 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
     if (prepare(pol, &x, err) < 0)
         return -1;
     explain_print(out, &x.r, &x.p, &x.env, argv);
+    confine_explain(out, &x.p);
     prepared_free(&x);
     return 0;
 }

@@ -229,7 +229,7 @@ static void drop_redundant(plan *p)
 
 int plan_build(const resolved *r, plan *out, cordon_error *err)
 {
-    *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc};
+    *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc, .no_nested = r->policy->no_nested};
     if (add_rule_ops(r, out, err) < 0) {
         plan_free(out);
         return -1;
@@ -268,6 +268,9 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
     if (out->proc)
         add_op(out, PLAN_PROC, "/proc", NULL, xstrdup("fresh /proc"));
+
+    /* Not a mount: carried along for supervise/limits.c, and for explain. */
+    out->limits = r->policy->limits;
 
     qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
     drop_redundant(out);

@@ -323,6 +323,13 @@ int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
     return 0;
 }
 
+int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err)
+{
+    (void)err;
+    p->no_nested = no_nested;
+    return 0;
+}
+
 int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
 {
     if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)

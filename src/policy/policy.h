@@ -66,6 +66,7 @@ struct cordon_policy {
     char *cwd;      /* absolute as given, or NULL = the current directory */
     double timeout; /* seconds; 0 = none */
     bool no_proc;
+    bool no_nested; /* --no-nested */
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */

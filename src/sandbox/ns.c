@@ -63,7 +63,8 @@ pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err)
         if (e == ENOSYS)
             return err_set(err, CORDON_STAGE_NAMESPACES, e,
                            "cannot create namespaces: this kernel has no clone3 (Linux 5.3 or "
-                           "later is needed)");
+                           "later is needed), or a seccomp filter refuses it (inside `cordon run "
+                           "--no-nested`, or a container)");
         return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces");
     }
     return (pid_t)pid;
@@ -74,9 +75,19 @@ static int write_file(const char *path, const char *data, cordon_error *err)
     _cleanup_fd_ int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return err_set(err, CORDON_STAGE_NAMESPACES, errno, "cannot open %s", path);
-    if (write_all(fd, data, strlen(data)) < 0)
-        return err_set(err, CORDON_STAGE_NAMESPACES, errno, "cannot write '%s' to %s (%s)", data,
-                       path, ns_userns_hint());
+    if (write_all(fd, data, strlen(data)) < 0) {
+        int e = errno; /* before ns_userns_hint() reads files */
+        /* Mapping uid 0 needs a creator that held CAP_SETFCAP (Linux 5.12): root inside
+         * a sandbox without capabilities, such as cordon's own, cannot nest one. */
+        if (e == EPERM && strncmp(data, "0 ", 2) == 0 && strstr(path, "uid_map"))
+            return err_set(err, CORDON_STAGE_NAMESPACES, e,
+                           "cannot map uid 0 into a new user namespace: the kernel allows that only "
+                           "to a process that holds CAP_SETFCAP, which root inside another sandbox "
+                           "(such as cordon run as root) does not; run the outer sandbox as an "
+                           "unprivileged user to nest sandboxes");
+        return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot write '%.*s' to %s (%s)",
+                       (int)strcspn(data, "\n"), data, path, ns_userns_hint());
+    }
     return 0;
 }
 

@@ -357,7 +357,14 @@ static int do_proc(build *b, const plan_op *op)
     if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
         return -1;
     /* As bubblewrap does: the parts of /proc that configure the kernel stay read-only
-     * even where the user namespace would let a write through. */
+     * even where the user namespace would let a write through.  That is only when the
+     * caller is root: sysctls and sysrq-trigger check the file mode against the global
+     * root uid, not capabilities.  For anyone else these files belong to a uid the
+     * sandbox does not have, and the extra mounts would leave no fully visible /proc,
+     * so that no sandbox inside could mount its own (the kernel's
+     * mnt_already_visible()): nested cordon, bwrap and podman need one. */
+    if (geteuid() != 0)
+        return 0;
     static const char *const ro[] = {"sys", "sysrq-trigger", "irq", "bus"};
     for (size_t i = 0; i < sizeof ro / sizeof *ro; i++) {
         _cleanup_fd_ int target = openat(m, ro[i], O_PATH | O_NOFOLLOW | O_CLOEXEC);

@@ -43,6 +43,9 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close inherited descriptors");
         fail(l, &err);
     }
+    /* Landlock, then the seccomp filter: the last step before exec. */
+    if (confine_command(&l->confine, &err) < 0)
+        fail(l, &err);
     TRACE("exec");
     environ = l->envp;
     execvp(l->argv[0], l->argv);

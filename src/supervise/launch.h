@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "confine/confine.h"
 #include "plan/plan.h"
 #include "sandbox/root.h"
 
@@ -24,6 +25,7 @@ typedef struct launch {
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;
     root_scratch scratch;
+    confine_prep confine; /* Landlock and seccomp, ready to apply */
 } launch;
 
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */

@@ -141,6 +141,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
     launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
     root_scratch_init(&l.scratch, p);
+    confine_prepare(&l.confine, p);
     l.cmd_stack_size = 256 * 1024;
     l.cmd_stack = xmalloc(l.cmd_stack_size);
 
@@ -290,6 +291,7 @@ out_fds:
     if (pidfd >= 0)
         close(pidfd);
     root_scratch_free(&l.scratch);
+    confine_prep_free(&l.confine);
     free(l.cmd_stack);
     return ret;
 }

@@ -99,6 +99,11 @@ void pid1_main(launch *l)
     }
     int keep[] = {l->report_fd, sfd};
     close_fds_except(keep, 2);
+    /* The reaper runs under the command's seccomp filter too. */
+    if (confine_reaper(&l->confine, &err) < 0) {
+        kill(cmd, SIGKILL);
+        fail(l, &err);
+    }
 
     for (;;) {
         struct signalfd_siginfo si;

@@ -282,6 +282,14 @@ static long probe(const char *n)
         return sys_result(syscall(SYS_fsopen, "tmpfs", 0L));
     if (!strcmp(n, "open_tree"))
         return sys_result(syscall(SYS_open_tree, -1L, "", 0L));
+    if (!strcmp(n, "create_in_fd0")) {
+        /* stdin is a host directory the view does not show */
+        int fd = openat(0, "created-by-probe", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return -errno;
+        close(fd);
+        return 0;
+    }
     return LONG_MIN;
 }
 

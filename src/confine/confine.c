@@ -1,0 +1,77 @@
+#include "confine/confine.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "util/trace.h"
+
+void confine_prepare(confine_prep *c, const plan *p)
+{
+    *c = (confine_prep){0};
+#ifdef CORDON_NO_CONFINE
+    (void)p;
+#else
+    c->enabled = true;
+    if (p->no_nested)
+        c->seccomp_mode |= SC_MODE_NO_NESTED;
+    c->seccomp = seccomp_program(c->seccomp_mode);
+    landlock_prepare(&c->landlock, p, p->no_nested);
+#endif
+}
+
+void confine_prep_free(confine_prep *c)
+{
+    landlock_prep_free(&c->landlock);
+    *c = (confine_prep){0};
+}
+
+int confine_command(const confine_prep *c, cordon_error *err)
+{
+    if (!c->enabled)
+        return 0;
+    if (landlock_apply(&c->landlock, err) < 0)
+        return -1;
+    TRACE("landlock");
+    return seccomp_install(c->seccomp, err);
+}
+
+int confine_reaper(const confine_prep *c, cordon_error *err)
+{
+    if (!c->enabled)
+        return 0;
+    return seccomp_install(c->seccomp, err);
+}
+
+void confine_explain(FILE *out, const plan *p)
+{
+    confine_prep c;
+    confine_prepare(&c, p);
+    fprintf(out, "\nconfinement\n");
+    fprintf(out, "  capabilities  none (bounding, ambient, inheritable sets cleared); no_new_privs; "
+                 "securebits locked\n");
+    if (!c.enabled) {
+        fprintf(out, "  seccomp       none: compiled out (-Dconfine=false, for benchmarks only)\n");
+        fprintf(out, "  landlock      none: compiled out (-Dconfine=false, for benchmarks only)\n");
+        confine_prep_free(&c);
+        return;
+    }
+    char ll[512];
+    landlock_describe(&c.landlock, ll, sizeof ll);
+    fprintf(out, "  nesting       %s\n",
+            p->no_nested ? "refused (--no-nested): no new user namespaces, no mount API"
+                         : "allowed: the command may build sandboxes inside (only ever stricter)");
+    fprintf(out, "  seccomp       %u instructions for %s; refused (EPERM unless noted):\n", c.seccomp->len,
+            sc_arches);
+    for (size_t i = 0; i < sc_n_rules; i++) {
+        const sc_rule *r = &sc_rules[i];
+        if (!sc_rule_applies(r, c.seccomp_mode))
+            continue;
+        fprintf(out, "    %s%s\n", r->what, r->errnum == EPERM ? "" : " (ENOSYS)");
+    }
+    if (sc_skipped[0])
+        fprintf(out, "    (not filtered: libseccomp did not know %s when cordon was built)\n", sc_skipped);
+    fprintf(out, "  landlock      %s\n", ll);
+    for (size_t i = 0; i < c.landlock.n_rules; i++)
+        fprintf(out, "    %-7s %s\n", ll_class_name(c.landlock.rules[i].cls), c.landlock.rules[i].path);
+    confine_prep_free(&c);
+}

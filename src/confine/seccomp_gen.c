@@ -1,0 +1,229 @@
+/* Build-time generator: compile the seccomp table (seccomp_table.c) with libseccomp
+ * into one BPF program per combination of modes, and write them as a C file.
+ *
+ *   seccomp_gen TARGET OUTPUT.c [PREFIX]
+ *
+ * TARGET is the CPU family the programs are for (meson's host_machine.cpu_family()):
+ * x86_64 (programs cover the x86-64, 32-bit x86 and x32 ABIs), aarch64 (AArch64 and
+ * 32-bit ARM), or anything else for the build machine's own ABI only.  PREFIX names
+ * the generated arrays (default "sc": sc_programs, sc_arches, sc_skipped).
+ *
+ * Compiling at build time means the sandbox only hands a ready program to the kernel
+ * (one seccomp(2) call); libseccomp's compiler never runs at start-up, and the library
+ * does not link libseccomp at all. */
+#include <errno.h>
+#include <linux/filter.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "confine/seccomp_table.h"
+
+typedef struct target {
+    const char *name;
+    uint32_t arches[4];
+    const char *arch_names;
+} target;
+
+static const target targets[] = {
+    {"x86_64", {SCMP_ARCH_X86_64, SCMP_ARCH_X86, SCMP_ARCH_X32, 0}, "x86_64 x86 x32"},
+    {"aarch64", {SCMP_ARCH_AARCH64, SCMP_ARCH_ARM, 0, 0}, "aarch64 arm"},
+};
+
+static __attribute__((noreturn)) void die(const char *what, int rc)
+{
+    fprintf(stderr, "seccomp_gen: %s%s%s\n", what, rc ? ": " : "", rc ? strerror(-rc) : "");
+    exit(1);
+}
+
+static int add(scmp_filter_ctx ctx, const sc_rule *r, int nr, unsigned n, const struct scmp_arg_cmp *c)
+{
+    return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n, n ? c : NULL);
+}
+
+static int add_cmp(scmp_filter_ctx ctx, const sc_rule *r, int nr, enum scmp_compare op, uint64_t a, uint64_t b)
+{
+    struct scmp_arg_cmp c = {.arg = r->arg, .op = op, .datum_a = a, .datum_b = b};
+    return add(ctx, r, nr, 1, &c);
+}
+
+/* libseccomp allows one comparison per argument in a rule, and a filter whose default
+ * is "allow" cannot have "allow" rules; so "only these bits, or the all-ones query"
+ * becomes refusals that each test two bits.  With F the forbidden bit positions in a
+ * cycle f0 f1 ... fk: a value with some forbidden bit set and not all ones either has
+ * a forbidden bit set whose successor in the cycle is clear (caught by the pair rule),
+ * or has every forbidden bit set and some allowed bit clear (caught by f0's rules with
+ * each allowed bit).  No rule matches an allowed value (each needs a forbidden bit) or
+ * the query (each needs a clear bit).  The masks stay in the low 32 bits: the kernel
+ * reads an unsigned int, so the upper half must not matter. */
+static int add_only_bits(scmp_filter_ctx ctx, const sc_rule *r, int nr)
+{
+    unsigned forbidden[32], nf = 0;
+    for (unsigned b = 0; b < 32; b++)
+        if (!(r->value & (UINT64_C(1) << b)))
+            forbidden[nf++] = b;
+    if (nf == 0)
+        return 0;
+    for (unsigned i = 0; i < nf; i++) {
+        uint64_t set = UINT64_C(1) << forbidden[i];
+        uint64_t clear = UINT64_C(1) << forbidden[(i + 1) % nf];
+        if (set == clear)
+            continue; /* a single forbidden bit: the allowed-bit rules below cover it */
+        int rc = add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, set | clear, set);
+        if (rc < 0)
+            return rc;
+    }
+    uint64_t f0 = UINT64_C(1) << forbidden[0];
+    for (unsigned b = 0; b < 32; b++) {
+        if (!(r->value & (UINT64_C(1) << b)))
+            continue;
+        int rc = add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, f0 | (UINT64_C(1) << b), f0);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* "Only these small numbers": each other number below the largest allowed one is
+ * refused on its own (compared on 32 bits), and everything above by one unsigned
+ * 64-bit comparison (which also refuses any value with the upper half set). */
+static int add_only_small(scmp_filter_ctx ctx, const sc_rule *r, int nr)
+{
+    if (r->value == 0)
+        return add(ctx, r, nr, 0, NULL);
+    unsigned top = 63 - (unsigned)__builtin_clzll(r->value);
+    for (unsigned v = 0; v < top; v++) {
+        if (r->value & (UINT64_C(1) << v))
+            continue;
+        int rc = add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, 0xffffffffu, v);
+        if (rc < 0)
+            return rc;
+    }
+    return add_cmp(ctx, r, nr, SCMP_CMP_GE, (uint64_t)top + 1, 0);
+}
+
+static int add_rule(scmp_filter_ctx ctx, const sc_rule *r, int nr)
+{
+    switch (r->match) {
+    case SC_ANY: return add(ctx, r, nr, 0, NULL);
+    case SC_EQ32: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, 0xffffffffu, r->value);
+    case SC_FLAGS: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, r->value);
+    case SC_ONLY_SMALL: return add_only_small(ctx, r, nr);
+    case SC_ONLY_BITS: return add_only_bits(ctx, r, nr);
+    }
+    return -EINVAL;
+}
+
+static scmp_filter_ctx build(const target *t, unsigned mode, FILE *skipped)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx)
+        die("seccomp_init failed", 0);
+    /* Every ABI the CPU can run gets the same rules; a system call of any other ABI
+     * (none exists on these CPUs) is refused rather than allowed unfiltered. */
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(EPERM));
+    if (rc < 0)
+        die("cannot set the bad-architecture action", rc);
+    /* A binary tree of system call numbers instead of a linear list. */
+    if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) < 0)
+        fprintf(stderr, "seccomp_gen: this libseccomp cannot sort the filter; keeping a list\n");
+    if (t) {
+        uint32_t native = seccomp_arch_native();
+        int keep_native = 0;
+        for (const uint32_t *a = t->arches; *a; a++) {
+            keep_native |= *a == native;
+            rc = seccomp_arch_add(ctx, *a);
+            if (rc < 0 && rc != -EEXIST)
+                die("cannot add an architecture", rc);
+        }
+        if (!keep_native && (rc = seccomp_arch_remove(ctx, native)) < 0)
+            die("cannot remove the build machine's architecture", rc);
+    }
+    for (size_t i = 0; i < sc_n_rules; i++) {
+        const sc_rule *r = &sc_rules[i];
+        if (!sc_rule_applies(r, mode))
+            continue;
+        int nr = seccomp_syscall_resolve_name(r->syscall);
+        if (nr == __NR_SCMP_ERROR) {
+            if (skipped && mode == SC_PROGRAMS - 1)
+                fprintf(skipped, "%s ", r->syscall);
+            fprintf(stderr, "seccomp_gen: warning: libseccomp does not know %s; not filtered\n", r->syscall);
+            continue;
+        }
+        rc = add_rule(ctx, r, nr);
+        if (rc < 0) {
+            fprintf(stderr, "seccomp_gen: %s (%s)", r->what, r->syscall);
+            die("", rc);
+        }
+    }
+    return ctx;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || argc > 4) {
+        fprintf(stderr, "usage: seccomp_gen TARGET OUTPUT.c [PREFIX]\n");
+        return 2;
+    }
+    const target *t = NULL;
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (strcmp(argv[1], targets[i].name) == 0)
+            t = &targets[i];
+    const char *prefix = argc == 4 ? argv[3] : "sc";
+    const struct scmp_version *v = seccomp_version();
+
+    char *skipped_text = NULL;
+    size_t skipped_len = 0;
+    FILE *skipped = open_memstream(&skipped_text, &skipped_len);
+    FILE *out = fopen(argv[2], "we");
+    if (!out || !skipped)
+        die("cannot open the output", -errno);
+    fprintf(out,
+            "/* Generated at build time by seccomp_gen from src/confine/seccomp_table.c with\n"
+            " * libseccomp %u.%u.%u, for %s (%s).  Do not edit. */\n"
+            "#include \"confine/seccomp.h\"\n\n",
+            v->major, v->minor, v->micro, argv[1], t ? t->arch_names : "the build machine's ABI");
+    unsigned lens[SC_PROGRAMS];
+    for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
+        scmp_filter_ctx ctx = build(t, mode, skipped);
+        FILE *tmp = tmpfile();
+        if (!tmp)
+            die("tmpfile", -errno);
+        int fd = fileno(tmp);
+        int rc = seccomp_export_bpf(ctx, fd);
+        if (rc < 0)
+            die("seccomp_export_bpf", rc);
+        seccomp_release(ctx);
+        off_t size = lseek(fd, 0, SEEK_END);
+        if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+            die("unexpected size of the exported filter", 0);
+        lens[mode] = (unsigned)(size / (off_t)sizeof(struct sock_filter));
+        if (lens[mode] > BPF_MAXINSNS)
+            die("the filter is longer than the kernel accepts", 0);
+        fprintf(out, "static const struct sock_filter %s_prog%u[] = {\n", prefix, mode);
+        struct sock_filter f;
+        while (read(fd, &f, sizeof f) == (ssize_t)sizeof f)
+            fprintf(out, "    {0x%04x, %u, %u, 0x%08x},\n", f.code, f.jt, f.jf, f.k);
+        fprintf(out, "};\n\n");
+        fclose(tmp);
+    }
+    fclose(skipped);
+    fprintf(out, "extern const sc_program %s_programs[%u];\n", prefix, SC_PROGRAMS);
+    fprintf(out, "const sc_program %s_programs[%u] = {\n", prefix, SC_PROGRAMS);
+    for (unsigned mode = 0; mode < SC_PROGRAMS; mode++)
+        fprintf(out, "    {%s_prog%u, %u},\n", prefix, mode, lens[mode]);
+    fprintf(out, "};\n\n");
+    fprintf(out, "extern const char %s_arches[];\nconst char %s_arches[] = \"%s\";\n", prefix, prefix,
+            t ? t->arch_names : "native");
+    size_t sl = skipped_text ? strlen(skipped_text) : 0;
+    while (sl > 0 && skipped_text[sl - 1] == ' ')
+        skipped_text[--sl] = '\0';
+    fprintf(out, "extern const char %s_skipped[];\nconst char %s_skipped[] = \"%s\";\n", prefix, prefix,
+            skipped_text ? skipped_text : "");
+    free(skipped_text);
+    if (fclose(out) != 0)
+        die("cannot write the output", -errno);
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* The rows of cordon's seccomp filter.  doc/seccomp.md gives the longer story of each;
+ * keep the two in step.  Every refusal is EPERM, except where a caller is expected to
+ * fall back to an older call when the new one is missing (ENOSYS), as Flatpak does. */
+#include "confine/seccomp_table.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+#define BIT(n) (UINT64_C(1) << (n))
+
+/* Socket families a command may create: local sockets, IP (inside its own network
+ * namespace unless --network host) and netlink (ip(8), getaddrinfo's interface list).
+ * Every other family is refused in every network mode, as Flatpak does: they are not
+ * needed by the programs cordon runs, and several load rarely used, historically
+ * vulnerable kernel modules on first use (DCCP, RDS, TIPC, AF_ALG, ...). */
+#define ALLOWED_FAMILIES (BIT(AF_UNIX) | BIT(AF_INET) | BIT(AF_INET6) | BIT(AF_NETLINK))
+
+/* personality(2) flags a command may set: the 32-bit execution domain (`linux32`),
+ * the 2.6-style uname (`setarch --uname-2.6`) and no address randomisation (gdb,
+ * `setarch -R`); the query 0xffffffff stays allowed. */
+#define ALLOWED_PERSONALITY (PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE)
+
+#define WHY_IO_URING                                                                       \
+    "io_uring: a large kernel attack surface with a long list of privilege escalations; "  \
+    "the operations it queues are not system calls, so seccomp cannot see them"
+#define WHY_KEYS                                                                           \
+    "kernel keyrings are not namespaced: the user keyring is shared with the caller's "     \
+    "sessions on the host (Kerberos tickets, fscrypt and ecryptfs keys)"
+#define WHY_NUMA                                                                           \
+    "NUMA memory policy and page migration: not needed, and a source of kernel memory "    \
+    "disclosures (as Flatpak and Docker)"
+#define WHY_NEST_MOUNT                                                                     \
+    "--no-nested: the mount API; ENOSYS so that tools fall back to mount(2), which is "    \
+    "refused too"
+#define WHY_NEST_NS "--no-nested: changing namespaces or the root"
+
+const sc_rule sc_rules[] = {
+    /* --- always ------------------------------------------------------------------- */
+    {"io_uring_setup", 0, EPERM, SC_ANY, 0, 0, "io_uring_setup", WHY_IO_URING},
+    {"io_uring_enter", 0, EPERM, SC_ANY, 0, 0, "io_uring_enter", WHY_IO_URING},
+    {"io_uring_register", 0, EPERM, SC_ANY, 0, 0, "io_uring_register", WHY_IO_URING},
+    {"socket", 0, EPERM, SC_EQ32, 0, AF_VSOCK, "socket(AF_VSOCK)",
+     "vsock reaches the hypervisor and other VMs; it is not network-namespaced, so "
+     "--network none would not stop it"},
+    {"socket", 0, EPERM, SC_ONLY_SMALL, 0, ALLOWED_FAMILIES,
+     "socket(family not AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)",
+     "other families are not needed, and creating one may load a rarely used, "
+     "historically vulnerable kernel module (DCCP, RDS, TIPC, AF_ALG, ...)"},
+    {"ioctl", 0, EPERM, SC_EQ32, 1, TIOCSTI, "ioctl(TIOCSTI)",
+     "pushes input into a terminal: keystrokes typed into the caller's shell "
+     "(CVE-2017-5226); compared on 32 bits, as the kernel reads it (CVE-2019-10063)"},
+    {"ioctl", 0, EPERM, SC_EQ32, 1, TIOCLINUX, "ioctl(TIOCLINUX)",
+     "the console's selection can be pasted as input, like TIOCSTI (CVE-2023-28100)"},
+    {"keyctl", 0, EPERM, SC_ANY, 0, 0, "keyctl", WHY_KEYS},
+    {"add_key", 0, EPERM, SC_ANY, 0, 0, "add_key", WHY_KEYS},
+    {"request_key", 0, EPERM, SC_ANY, 0, 0, "request_key", WHY_KEYS},
+    {"userfaultfd", 0, EPERM, SC_ANY, 0, 0, "userfaultfd",
+     "lets a process stall the kernel in the middle of a copy from user memory: the "
+     "usual way to win a kernel race in an exploit"},
+    {"perf_event_open", 0, EPERM, SC_ANY, 0, 0, "perf_event_open",
+     "profiling belongs outside the sandbox; perf has had many vulnerabilities and leaks "
+     "kernel addresses and side channels"},
+    {"kexec_load", 0, EPERM, SC_ANY, 0, 0, "kexec_load", "loading a new kernel"},
+    {"kexec_file_load", 0, EPERM, SC_ANY, 0, 0, "kexec_file_load", "loading a new kernel"},
+    {"bpf", 0, EPERM, SC_ANY, 0, 0, "bpf",
+     "eBPF programs run in the kernel: the verifier is a frequent source of privilege "
+     "escalations"},
+    {"syslog", 0, EPERM, SC_ANY, 0, 0, "syslog", "the kernel log shows the host's activity and kernel addresses"},
+    {"uselib", 0, EPERM, SC_ANY, 0, 0, "uselib", "obsolete a.out library loading"},
+    {"acct", 0, EPERM, SC_ANY, 0, 0, "acct", "process accounting belongs to the host"},
+    {"modify_ldt", 0, EPERM, SC_ANY, 0, 0, "modify_ldt",
+     "16-bit segments: not needed, and a history of kernel information leaks"},
+    {"vm86", 0, EPERM, SC_ANY, 0, 0, "vm86", "16-bit virtual 8086 mode (32-bit x86)"},
+    {"vm86old", 0, EPERM, SC_ANY, 0, 0, "vm86old", "16-bit virtual 8086 mode (32-bit x86)"},
+    {"quotactl", 0, EPERM, SC_ANY, 0, 0, "quotactl", "disk quotas of the host's file systems"},
+    {"quotactl_fd", 0, EPERM, SC_ANY, 0, 0, "quotactl_fd", "disk quotas of the host's file systems"},
+    {"move_pages", 0, EPERM, SC_ANY, 0, 0, "move_pages", WHY_NUMA},
+    {"migrate_pages", 0, EPERM, SC_ANY, 0, 0, "migrate_pages", WHY_NUMA},
+    {"mbind", 0, EPERM, SC_ANY, 0, 0, "mbind", WHY_NUMA},
+    {"get_mempolicy", 0, EPERM, SC_ANY, 0, 0, "get_mempolicy", WHY_NUMA},
+    {"set_mempolicy", 0, EPERM, SC_ANY, 0, 0, "set_mempolicy", WHY_NUMA},
+    {"set_mempolicy_home_node", 0, EPERM, SC_ANY, 0, 0, "set_mempolicy_home_node", WHY_NUMA},
+    {"personality", 0, EPERM, SC_ONLY_BITS, 0, ALLOWED_PERSONALITY,
+     "personality(flags other than PER_LINUX32, UNAME26, ADDR_NO_RANDOMIZE)",
+     "other execution domains and flags (READ_IMPLIES_EXEC, MMAP_PAGE_ZERO, ...) weaken "
+     "memory protections and exist for old binaries only"},
+    {"open_by_handle_at", 0, EPERM, SC_ANY, 0, 0, "open_by_handle_at",
+     "opens files by handle, bypassing the view (the \"shocker\" container escape); the "
+     "kernel also requires a capability the sandbox never has"},
+    {"init_module", 0, EPERM, SC_ANY, 0, 0, "init_module", "loading kernel modules"},
+    {"finit_module", 0, EPERM, SC_ANY, 0, 0, "finit_module", "loading kernel modules"},
+    {"delete_module", 0, EPERM, SC_ANY, 0, 0, "delete_module", "unloading kernel modules"},
+    {"iopl", 0, EPERM, SC_ANY, 0, 0, "iopl", "direct hardware port access (x86)"},
+    {"ioperm", 0, EPERM, SC_ANY, 0, 0, "ioperm", "direct hardware port access (x86)"},
+
+    /* --- --no-nested: no sandbox inside the sandbox ------------------------------- */
+    {"unshare", SC_MODE_NO_NESTED, EPERM, SC_FLAGS, 0, CLONE_NEWUSER, "unshare(CLONE_NEWUSER)",
+     "--no-nested: a new user namespace would give the command capabilities over new "
+     "namespaces, and with them the kernel's mount and namespace code"},
+    {"clone", SC_MODE_NO_NESTED, EPERM, SC_FLAGS, 0, CLONE_NEWUSER, "clone(CLONE_NEWUSER)",
+     "--no-nested: as unshare(CLONE_NEWUSER)"},
+    {"clone3", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "clone3",
+     "--no-nested: its flags are in memory, where seccomp cannot look; ENOSYS makes libc "
+     "fall back to clone(2), which is checked"},
+    {"setns", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "setns", WHY_NEST_NS},
+    {"chroot", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "chroot", WHY_NEST_NS},
+    {"pivot_root", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "pivot_root", WHY_NEST_NS},
+    {"mount", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "mount", "--no-nested: mounting"},
+    {"umount", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "umount", "--no-nested: unmounting"},
+    {"umount2", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "umount2", "--no-nested: unmounting"},
+    {"fsopen", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "fsopen", WHY_NEST_MOUNT},
+    {"fsconfig", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "fsconfig", WHY_NEST_MOUNT},
+    {"fsmount", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "fsmount", WHY_NEST_MOUNT},
+    {"fspick", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "fspick", WHY_NEST_MOUNT},
+    {"move_mount", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "move_mount", WHY_NEST_MOUNT},
+    {"open_tree", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "open_tree", WHY_NEST_MOUNT},
+    {"mount_setattr", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "mount_setattr", WHY_NEST_MOUNT},
+
+    /* --- proxy network: the proxy is the only way out ------------------------------ */
+    {"socket", SC_MODE_NO_UNIX, EPERM, SC_EQ32, 0, AF_UNIX, "socket(AF_UNIX)",
+     "--network proxy: a Unix socket could reach a host service bound into the view; "
+     "socketpair(2) stays allowed (--allow-unix-sockets lifts this)"},
+};
+
+const size_t sc_n_rules = sizeof sc_rules / sizeof sc_rules[0];

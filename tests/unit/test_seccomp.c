@@ -1,0 +1,329 @@
+/* The seccomp programs, run through a classic-BPF interpreter on made-up system calls
+ * for every ABI they cover: x86-64 (with 32-bit x86 and x32) and AArch64 (with 32-bit
+ * ARM), each generated at build time from the same table (tests/meson.build), plus the
+ * programs linked into the library.  Also checks the table itself. */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "confine/seccomp.h"
+
+extern const sc_program sc_x86_64_programs[SC_PROGRAMS];
+extern const sc_program sc_aarch64_programs[SC_PROGRAMS];
+
+#define ALLOW SECCOMP_RET_ALLOW
+#define EPERM_ (SECCOMP_RET_ERRNO | EPERM)
+#define ENOSYS_ (SECCOMP_RET_ERRNO | ENOSYS)
+
+/* --- a classic BPF interpreter for seccomp programs ------------------------------ */
+
+static uint32_t load_word(const struct seccomp_data *d, uint32_t k)
+{
+    assert_true(k % 4 == 0 && k + 4 <= sizeof *d);
+    uint32_t w;
+    memcpy(&w, (const char *)d + k, 4);
+    return w;
+}
+
+static uint32_t run(const sc_program *p, const struct seccomp_data *d)
+{
+    uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = {0};
+    for (unsigned pc = 0; pc < p->len; pc++) {
+        const struct sock_filter *f = &p->insns[pc];
+        uint32_t src = BPF_SRC(f->code) == BPF_X ? x : f->k;
+        switch (BPF_CLASS(f->code)) {
+        case BPF_LD:
+            if (BPF_MODE(f->code) == BPF_ABS && BPF_SIZE(f->code) == BPF_W)
+                a = load_word(d, f->k);
+            else if (BPF_MODE(f->code) == BPF_MEM)
+                a = mem[f->k % BPF_MEMWORDS];
+            else if (BPF_MODE(f->code) == BPF_IMM)
+                a = f->k;
+            else
+                fail_msg("unsupported load 0x%x at %u", f->code, pc);
+            break;
+        case BPF_LDX:
+            if (BPF_MODE(f->code) == BPF_MEM)
+                x = mem[f->k % BPF_MEMWORDS];
+            else if (BPF_MODE(f->code) == BPF_IMM)
+                x = f->k;
+            else
+                fail_msg("unsupported ldx 0x%x at %u", f->code, pc);
+            break;
+        case BPF_ST: mem[f->k % BPF_MEMWORDS] = a; break;
+        case BPF_STX: mem[f->k % BPF_MEMWORDS] = x; break;
+        case BPF_ALU:
+            switch (BPF_OP(f->code)) {
+            case BPF_AND: a &= src; break;
+            case BPF_OR: a |= src; break;
+            case BPF_ADD: a += src; break;
+            case BPF_SUB: a -= src; break;
+            case BPF_LSH: a <<= src; break;
+            case BPF_RSH: a >>= src; break;
+            case BPF_NEG: a = -a; break;
+            default: fail_msg("unsupported alu 0x%x at %u", f->code, pc);
+            }
+            break;
+        case BPF_JMP: {
+            unsigned next;
+            if (BPF_OP(f->code) == BPF_JA) {
+                next = pc + 1 + f->k;
+            } else {
+                bool t;
+                switch (BPF_OP(f->code)) {
+                case BPF_JEQ: t = a == src; break;
+                case BPF_JGT: t = a > src; break;
+                case BPF_JGE: t = a >= src; break;
+                case BPF_JSET: t = (a & src) != 0; break;
+                default: fail_msg("unsupported jump 0x%x at %u", f->code, pc); return 0;
+                }
+                next = pc + 1 + (t ? f->jt : f->jf);
+            }
+            assert_true(next < p->len);
+            pc = next - 1;
+            break;
+        }
+        case BPF_RET: return BPF_RVAL(f->code) == BPF_A ? a : f->k;
+        case BPF_MISC:
+            if (BPF_MISCOP(f->code) == BPF_TAX)
+                x = a;
+            else
+                a = x;
+            break;
+        default: fail_msg("unsupported instruction 0x%x at %u", f->code, pc);
+        }
+    }
+    fail_msg("the program ran off its end");
+    return 0;
+}
+
+/* --- ABIs --------------------------------------------------------------------------- */
+
+typedef struct abi {
+    const char *name;
+    uint32_t arch;
+    bool is64;
+    int write, ioctl, socket, socketpair, sendto, setsockopt, getsockname, personality, clone,
+        unshare, clone3, fsopen, mount, keyctl, io_uring_setup, bpf, socketcall;
+} abi;
+
+#define X32 0x40000000
+static const abi abis_x86[] = {
+    {"x86_64", AUDIT_ARCH_X86_64, true, 1, 16, 41, 53, 44, 54, 51, 135, 56, 272, 435, 430, 165, 250, 425, 321, -1},
+    {"i386", AUDIT_ARCH_I386, false, 4, 54, 359, 360, 369, 366, 367, 136, 120, 310, 435, 430, 21, 288, 425, 357, 102},
+    {"x32", AUDIT_ARCH_X86_64, true, X32 + 1, X32 + 514, X32 + 41, X32 + 53, X32 + 44, X32 + 541, X32 + 51,
+     X32 + 135, X32 + 56, X32 + 272, X32 + 435, X32 + 430, X32 + 165, X32 + 250, X32 + 425, X32 + 321, -1},
+};
+static const abi abis_arm[] = {
+    {"aarch64", AUDIT_ARCH_AARCH64, true, 64, 29, 198, 199, 206, 208, 204, 92, 220, 97, 435, 430, 40, 219, 425, 280, -1},
+    {"arm", AUDIT_ARCH_ARM, false, 4, 54, 281, 288, 290, 294, 286, 136, 120, 337, 435, 430, 21, 311, 425, 386, -1},
+};
+
+static uint32_t call(const sc_program *p, const abi *a, int nr, uint64_t a0, uint64_t a1)
+{
+    struct seccomp_data d = {.nr = nr, .arch = a->arch, .args = {a0, a1, 0, 0, 0, 0}};
+    if (!a->is64) {
+        /* a 32-bit task's arguments are 32 bits wide */
+        d.args[0] &= 0xffffffffu;
+        d.args[1] &= 0xffffffffu;
+    }
+    return run(p, &d);
+}
+
+#define EXPECT(p, a, nr, a0, a1, want)                                                     \
+    do {                                                                                   \
+        uint32_t got_ = call(p, a, nr, a0, a1);                                            \
+        if (got_ != (uint32_t)(want))                                                      \
+            fail_msg("%s: %s(%#llx, %#llx): got %#x, want %#x", (a)->name, #nr,            \
+                     (unsigned long long)(a0), (unsigned long long)(a1), got_, (uint32_t)(want)); \
+    } while (0)
+
+#define TIOCSTI_ 0x5412
+#define TIOCLINUX_ 0x541C
+#define TCGETS_ 0x5401
+#define CLONE_NEWUSER_ 0x10000000
+#define SIGCHLD_ 17
+
+static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
+{
+    for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
+        const sc_program *p = &progs[mode];
+        assert_true(p->len > 0 && p->len <= BPF_MAXINSNS);
+        bool nn = mode & SC_MODE_NO_NESTED, nu = mode & SC_MODE_NO_UNIX;
+        uint64_t hi = a->is64 ? UINT64_C(1) << 32 : 0;
+
+        EXPECT(p, a, a->write, 1, 0, ALLOW);
+        /* terminal injection, also with garbage in the upper half (CVE-2019-10063) */
+        EXPECT(p, a, a->ioctl, 0, TIOCSTI_, EPERM_);
+        EXPECT(p, a, a->ioctl, 0, hi | TIOCSTI_, EPERM_);
+        EXPECT(p, a, a->ioctl, 0, TIOCLINUX_, EPERM_);
+        EXPECT(p, a, a->ioctl, 0, hi | TIOCLINUX_, EPERM_);
+        EXPECT(p, a, a->ioctl, 0, TCGETS_, ALLOW);
+        EXPECT(p, a, a->ioctl, 0, 0x5413 /* TIOCGWINSZ */, ALLOW);
+
+        /* socket families */
+        static const struct { uint64_t family; bool ok; } fam[] = {
+            {1, true}, {2, true}, {10, true}, {16, true}, {0, false}, {3, false},
+            {9, false}, {17, false}, {38, false}, {40, false}, {45, false}, {0xffffffff, false},
+        };
+        for (size_t i = 0; i < sizeof fam / sizeof *fam; i++) {
+            bool ok = fam[i].ok && !(nu && fam[i].family == 1);
+            EXPECT(p, a, a->socket, fam[i].family, 1, ok ? ALLOW : EPERM_);
+        }
+        if (a->is64) {
+            EXPECT(p, a, a->socket, hi | 40, 1, EPERM_);          /* AF_VSOCK, upper half set */
+            EXPECT(p, a, a->socket, UINT64_MAX, 1, EPERM_);       /* -1, sign-extended */
+        }
+        /* what Python asyncio, Chromium and cargo do on Unix sockets stays allowed */
+        EXPECT(p, a, a->socketpair, 1, 1, ALLOW);
+        EXPECT(p, a, a->sendto, 3, 0, ALLOW);
+        EXPECT(p, a, a->setsockopt, 3, 1, ALLOW);
+        EXPECT(p, a, a->getsockname, 3, 0, ALLOW);
+        if (a->socketcall >= 0) {
+            /* 32-bit x86: socketcall's arguments are in memory; SYS_SOCKET is refused
+             * whatever the family (fail closed), everything else passes */
+            EXPECT(p, a, a->socketcall, 1 /* SYS_SOCKET */, 0, EPERM_);
+            EXPECT(p, a, a->socketcall, 11 /* SYS_SENDTO */, 0, ALLOW);
+            EXPECT(p, a, a->socketcall, 14 /* SYS_SETSOCKOPT */, 0, ALLOW);
+            EXPECT(p, a, a->socketcall, 8 /* SYS_SOCKETPAIR */, 0, ALLOW);
+        }
+
+        EXPECT(p, a, a->keyctl, 0, 0, EPERM_);
+        EXPECT(p, a, a->io_uring_setup, 0, 0, EPERM_);
+        EXPECT(p, a, a->bpf, 0, 0, EPERM_);
+
+        /* nesting */
+        EXPECT(p, a, a->clone, SIGCHLD_, 0, ALLOW);
+        EXPECT(p, a, a->clone, 0x3d0f00 /* pthread_create's flags */, 0, ALLOW);
+        EXPECT(p, a, a->clone, CLONE_NEWUSER_ | SIGCHLD_, 0, nn ? EPERM_ : ALLOW);
+        EXPECT(p, a, a->unshare, CLONE_NEWUSER_ | 0x20000 /* CLONE_NEWNS */, 0, nn ? EPERM_ : ALLOW);
+        EXPECT(p, a, a->unshare, 0x200 /* CLONE_FS */, 0, ALLOW);
+        EXPECT(p, a, a->clone3, 0, 0, nn ? ENOSYS_ : ALLOW);
+        EXPECT(p, a, a->fsopen, 0, 0, nn ? ENOSYS_ : ALLOW);
+        EXPECT(p, a, a->mount, 0, 0, nn ? EPERM_ : ALLOW);
+    }
+}
+
+/* personality: only PER_LINUX32, UNAME26 and ADDR_NO_RANDOMIZE, or the query; the
+ * kernel reads 32 bits. */
+static void check_personality(const sc_program progs[SC_PROGRAMS], const abi *a)
+{
+    const uint32_t allowed = 0x0008 | 0x0020000 | 0x0040000;
+    const sc_program *p = &progs[0];
+    uint32_t seed = 12345;
+    for (int i = 0; i < 40000; i++) {
+        uint32_t v;
+        if (i < 32)
+            v = 1u << i;
+        else if (i < 32 + 32 * 32)
+            v = (1u << ((i - 32) / 32)) | (1u << ((i - 32) % 32));
+        else if (i < 2000)
+            v = ~(1u << (i % 32));
+        else {
+            seed = seed * 1103515245u + 12345u;
+            v = seed & (i % 3 ? allowed | (1u << (seed >> 27)) : 0xffffffffu);
+        }
+        bool ok = v == 0xffffffffu || (v & ~allowed) == 0;
+        EXPECT(p, a, a->personality, v, 0, ok ? ALLOW : EPERM_);
+        if (a->is64)
+            EXPECT(p, a, a->personality, (UINT64_C(7) << 32) | v, 0, ok ? ALLOW : EPERM_);
+    }
+    EXPECT(p, a, a->personality, 0, 0, ALLOW);
+    EXPECT(p, a, a->personality, 0xffffffffu, 0, ALLOW);
+    EXPECT(p, a, a->personality, 0x0400000 /* READ_IMPLIES_EXEC */, 0, EPERM_);
+    EXPECT(p, a, a->personality, 0x0100000 /* MMAP_PAGE_ZERO */, 0, EPERM_);
+    EXPECT(p, a, a->personality, 0x60008 | 0x0400000, 0, EPERM_);
+    EXPECT(p, a, a->personality, 0x60008, 0, ALLOW);
+}
+
+static void test_x86(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof abis_x86 / sizeof *abis_x86; i++) {
+        check_abi(sc_x86_64_programs, &abis_x86[i]);
+        check_personality(sc_x86_64_programs, &abis_x86[i]);
+    }
+}
+
+static void test_arm(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof abis_arm / sizeof *abis_arm; i++) {
+        check_abi(sc_aarch64_programs, &abis_arm[i]);
+        check_personality(sc_aarch64_programs, &abis_arm[i]);
+    }
+}
+
+/* A system call of an ABI the programs do not cover is refused, not let through. */
+static void test_other_arch_refused(void **state)
+{
+    (void)state;
+    const abi ppc = {.name = "ppc64le", .arch = AUDIT_ARCH_PPC64LE, .is64 = true};
+    EXPECT(&sc_x86_64_programs[0], &ppc, 1, 0, 0, EPERM_);
+    EXPECT(&sc_aarch64_programs[0], &ppc, 1, 0, 0, EPERM_);
+    const abi arm = abis_arm[1];
+    EXPECT(&sc_x86_64_programs[0], &arm, 4, 0, 0, EPERM_);
+}
+
+/* The programs linked into the library are those of this machine's CPU family. */
+static void test_linked_programs(void **state)
+{
+    (void)state;
+#if defined(__x86_64__)
+    const sc_program *want = sc_x86_64_programs;
+#elif defined(__aarch64__)
+    const sc_program *want = sc_aarch64_programs;
+#else
+    const sc_program *want = NULL;
+#endif
+    if (!want)
+        skip();
+    for (unsigned m = 0; m < SC_PROGRAMS; m++) {
+        assert_int_equal(sc_programs[m].len, want[m].len);
+        assert_memory_equal(sc_programs[m].insns, want[m].insns, want[m].len * sizeof(struct sock_filter));
+        assert_ptr_equal(seccomp_program(m), &sc_programs[m]);
+    }
+    assert_string_equal(sc_skipped, "");
+}
+
+/* Every row says what and why; ENOSYS only where a fallback is wanted; modes known. */
+static void test_table(void **state)
+{
+    (void)state;
+    static const char *const enosys[] = {"clone3", "fsopen", "fsconfig", "fsmount", "fspick",
+                                         "move_mount", "open_tree", "mount_setattr"};
+    for (size_t i = 0; i < sc_n_rules; i++) {
+        const sc_rule *r = &sc_rules[i];
+        assert_non_null(r->syscall);
+        assert_true(r->what && r->what[0]);
+        assert_true(r->why && strlen(r->why) > 10);
+        assert_true(r->errnum == EPERM || r->errnum == ENOSYS);
+        assert_int_equal(r->when & ~(SC_PROGRAMS - 1), 0);
+        if (r->errnum == ENOSYS) {
+            bool listed = false;
+            for (size_t k = 0; k < sizeof enosys / sizeof *enosys; k++)
+                listed |= strcmp(r->syscall, enosys[k]) == 0;
+            assert_true(listed);
+            assert_int_equal(r->when, SC_MODE_NO_NESTED);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_x86),
+        cmocka_unit_test(test_arm),
+        cmocka_unit_test(test_other_arch_refused),
+        cmocka_unit_test(test_linked_programs),
+        cmocka_unit_test(test_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
