@@ -301,6 +301,17 @@ assert_unchanged() {
   fi
 }
 
+# wait_unchanged BEFORE DIR SECONDS WHAT: like assert_unchanged, but give asynchronous
+# clean-up (after a kill -9, say) up to SECONDS to finish first.
+wait_unchanged() {
+  local i
+  for ((i = 0; i < $3 * 10; i++)); do
+    [ "$(snapshot "$2")" = "$1" ] && return 0
+    sleep 0.1
+  done
+  assert_unchanged "$1" "$2" "$4 (still, ${3}s later)"
+}
+
 # ------------------------------------------------------------------------------------
 # processes
 
