@@ -187,6 +187,35 @@ t_protected_links_not_followed() {
   assert_not_contains "$OUT" "host secret" "a protected .git link brought a host file into the view"
 }
 
+# descendants PID: every descendant of PID (host pids), depth first.
+descendants() {
+  local c
+  for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+
+t_killall_stale_stubs_cleaned() {
+  # every process of the run killed at once (as a cgroup kill or an OOM of the whole job
+  # does): nobody is left to remove the stubs then, but they must not stay for good;
+  # the next run in the same workspace must not find (or leave) them either
+  local before m pid pids
+  before=$(snapshot "$WS")
+  m=$(new_mark)
+  "$CORDON" run --deny "$WS/missing-denied" -- sleep "1000.$m" </dev/null >/dev/null 2>"$CT/bg.err" &
+  pid=$!
+  track_pid "$pid" "$m"
+  wait_for_sleepers "$m" 10 >/dev/null || { kill -9 "$pid"; die "the sandboxed sleep never appeared: $(head -c 300 "$CT/bg.err")"; }
+  pids="$pid $(descendants "$pid" | tr '\n' ' ')"
+  kill -STOP $pids 2>/dev/null || true
+  kill -KILL $pids 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  wait_no_sleepers "$m" 2 || { reap_sleepers "$m"; die "sandbox processes survived"; }
+  expect_ok run -- true
+  wait_unchanged "$before" "$WS" 2 "the workspace after all of a run's processes were killed at once and another run"
+}
+
 run_case git_hooks_config_read_only t_git_hooks_config_read_only
 run_case git_commit_works t_git_commit_works
 run_case gitdir_file_target_protected t_gitdir_file_target_protected
@@ -197,6 +226,7 @@ run_case protection_in_allowed_dir t_protection_in_allowed_dir
 run_case exact_rule_lifts_protection t_exact_rule_lifts_protection
 run_case nothing_left_behind t_nothing_left_behind
 run_case kill9_leaves_no_stub t_kill9_leaves_no_stub
+run_case killall_stale_stubs_cleaned t_killall_stale_stubs_cleaned
 run_case unwritable_workspace_runs t_unwritable_workspace_runs
 run_case protected_links_not_followed t_protected_links_not_followed
 run_case concurrent_runs_keep_protection t_concurrent_runs_keep_protection
