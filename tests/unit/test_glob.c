@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "policy/glob.h"
+#include "policy/policy.h"
+#include "policy/resolve.h"
 #include "util/path.h"
 #include "util/strv.h"
 
@@ -615,6 +617,255 @@ static void test_walk_permissions(void **state)
     free(search);
 }
 
+
+// ---- resolution: globs become deny rules ---------------------------------------------
+
+typedef struct rfix {
+    fixture *f;
+    struct cordon_policy *p;
+    host_info host;
+    resolved r;
+    bool have_r;
+    cordon_error err;
+    char *ws, *home;
+} rfix;
+
+static rfix *rsetup(fixture *f)
+{
+    rfix *x = xcalloc(1, sizeof *x);
+    x->f = f;
+    x->ws = path_join(f->dir, "ws");
+    x->home = path_join(f->dir, "home");
+    mk(f, "ws");
+    mk(f, "home");
+    mk(f, "out");
+    touch(f, "out/secret");
+    touch(f, "ws/a.env");
+    mk(f, "ws/sub");
+    touch(f, "ws/sub/b.env");
+    touch(f, "ws/keep.txt");
+    ln(f, "../out/secret", "ws/link.env");
+    ln(f, "nowhere", "ws/dangling.env");
+    x->p = cordon_policy_new();
+    x->p->base = CORDON_BASE_EMPTY;
+    assert_int_equal(cordon_policy_set_workspace(x->p, x->ws, &x->err), 0);
+    x->host = (host_info){.home = x->home, .cwd = x->ws, .root = "/"};
+    return x;
+}
+
+static void rteardown(rfix *x)
+{
+    if (x->have_r)
+        resolved_free(&x->r);
+    cordon_policy_free(x->p);
+    free(x->ws);
+    free(x->home);
+    free(x);
+}
+
+static void deny_glob(rfix *x, const char *rel)
+{
+    char *pat = path_join(x->f->dir, rel);
+    if (cordon_policy_add_deny_glob(x->p, pat, NULL, &x->err) < 0)
+        fail_msg("cordon_policy_add_deny_glob(%s): %s", pat, x->err.message);
+    free(pat);
+}
+
+static void resolve_ok(rfix *x)
+{
+    if (resolve_policy(x->p, &x->host, &x->r, &x->err) < 0)
+        fail_msg("resolve_policy: %s", x->err.message);
+    x->have_r = true;
+}
+
+// The rule on DIR/rel that won, or NULL.
+static const rrule *rule_at(const rfix *x, const char *rel)
+{
+    char *p = path_join(x->f->dir, rel);
+    const rrule *found = NULL;
+    for (size_t i = 0; i < x->r.n_rules; i++)
+        if (!x->r.rules[i].shadowed && strcmp(x->r.rules[i].path, p) == 0)
+            found = &x->r.rules[i];
+    free(p);
+    return found;
+}
+
+static const rnote *note_for(const rfix *x, const char *kind, const char *rel)
+{
+    char *p = path_join(x->f->dir, rel);
+    const rnote *found = NULL;
+    for (size_t i = 0; i < x->r.n_notes; i++)
+        if (strcmp(x->r.notes[i].kind, kind) == 0 && strcmp(x->r.notes[i].path, p) == 0)
+            found = &x->r.notes[i];
+    free(p);
+    return found;
+}
+
+static void test_resolve_globs_become_deny_rules(void **state)
+{
+    rfix *x = rsetup(*state);
+    char *out = path_join(x->f->dir, "out");
+    assert_int_equal(cordon_policy_add_path(x->p, out, CORDON_ACCESS_READ, "--allow-ro", &x->err), 0);
+    deny_glob(x, "ws/**/*.env");
+    resolve_ok(x);
+    char *src = xasprintf("--deny-glob %s/ws/**/*.env", x->f->dir);
+    const char *hidden[] = {"ws/a.env", "ws/sub/b.env"};
+    for (size_t i = 0; i < 2; i++) {
+        const rrule *r = rule_at(x, hidden[i]);
+        if (!r)
+            fail_msg("no rule on %s", hidden[i]);
+        assert_int_equal(r->access, CORDON_ACCESS_NONE);
+        assert_int_equal(r->origin, ORIGIN_FLAG);
+        assert_int_equal(r->type, FT_FILE);
+        assert_string_equal(r->source, src);
+        assert_string_equal(r->given, r->path);
+    }
+    assert_null(rule_at(x, "ws/keep.txt"));
+    // the symlink match hides its target, and says through which link
+    const rrule *t = rule_at(x, "out/secret");
+    assert_non_null(t);
+    assert_int_equal(t->access, CORDON_ACCESS_NONE);
+    assert_non_null(strstr(t->given, "/ws/link.env"));
+    assert_string_equal(t->source, src);
+    // the dangling one hides nothing, and explain says so
+    const rnote *n = note_for(x, "skip", "ws/dangling.env");
+    assert_non_null(n);
+    assert_non_null(strstr(n->why, "does not exist"));
+    n = note_for(x, "glob", "ws/**/*.env");
+    assert_non_null(n);
+    assert_non_null(strstr(n->why, "4 matches under "));
+    free(src);
+    free(out);
+    rteardown(x);
+}
+
+static void test_resolve_glob_not_visible(void **state)
+{
+    rfix *x = rsetup(*state);
+    // out/ is not shown: the link's target needs no rule
+    deny_glob(x, "ws/*.env");
+    resolve_ok(x);
+    assert_null(rule_at(x, "out/secret"));
+    const rnote *n = note_for(x, "skip", "ws/link.env");
+    assert_non_null(n);
+    assert_non_null(strstr(n->why, "not visible"));
+    assert_non_null(rule_at(x, "ws/a.env"));
+    // with --no-workspace, nothing is visible at all
+    resolved_free(&x->r);
+    x->have_r = false;
+    assert_int_equal(cordon_policy_set_no_workspace(x->p, true, &x->err), 0);
+    resolve_ok(x);
+    assert_null(rule_at(x, "ws/a.env"));
+    assert_non_null(note_for(x, "skip", "ws/a.env"));
+    rteardown(x);
+}
+
+static void test_resolve_glob_rule_below_match(void **state)
+{
+    rfix *x = rsetup(*state);
+    mk(x->f, "ws/secrets");
+    mk(x->f, "ws/secrets/public");
+    touch(x->f, "ws/secrets/public/secret-key");
+    touch(x->f, "ws/secrets/public/readme");
+    char *pub = path_join(x->f->dir, "ws/secrets/public");
+    assert_int_equal(cordon_policy_add_path(x->p, pub, CORDON_ACCESS_READ, "--allow-ro", &x->err), 0);
+    deny_glob(x, "ws/**/secret*");
+    resolve_ok(x);
+    assert_non_null(rule_at(x, "ws/secrets"));
+    const rrule *k = rule_at(x, "ws/secrets/public/secret-key");
+    assert_non_null(k);
+    assert_int_equal(k->access, CORDON_ACCESS_NONE);
+    assert_null(rule_at(x, "ws/secrets/public/readme"));
+    free(pub);
+    rteardown(x);
+}
+
+static void test_resolve_glob_settings(void **state)
+{
+    rfix *x = rsetup(*state);
+    char *file = path_join(x->f->dir, "settings.json");
+    FILE *fp = fopen(file, "w");
+    assert_non_null(fp);
+    fputs("{\"sandbox\": {\n  \"deniedPaths\": [\n    \"**/*.env\",\n    \"~/*.key\"]}}\n", fp);
+    fclose(fp);
+    touch(x->f, "home/id.key");
+    assert_int_equal(cordon_policy_load_settings(x->p, file, &x->err), 0);
+    resolve_ok(x);
+    const rrule *r = rule_at(x, "ws/sub/b.env");
+    assert_non_null(r);
+    assert_int_equal(r->origin, ORIGIN_SETTINGS);
+    char *want = xasprintf("%s:3 (deniedPaths \"**/*.env\")", file);
+    assert_string_equal(r->source, want);
+    free(want);
+    // the home is the sandbox's private HOME: its files need no rule
+    assert_null(rule_at(x, "home/id.key"));
+    const rnote *n = note_for(x, "skip", "home/id.key");
+    assert_non_null(n);
+    assert_true(strstr(n->why, "private HOME") || strstr(n->why, "not visible"));
+    free(file);
+    rteardown(x);
+}
+
+static void test_resolve_glob_refusals(void **state)
+{
+    rfix *x = rsetup(*state);
+    // a prefix that is "/" once symlinks are followed
+    ln(x->f, "/", "rootlink");
+    deny_glob(x, "rootlink/*.env");
+    assert_int_equal(resolve_policy(x->p, &x->host, &x->r, &x->err), -1);
+    assert_non_null(strstr(x->err.message, "whole file system"));
+    assert_non_null(strstr(x->err.message, "--deny-glob"));
+    rteardown(x);
+
+    // the setter refuses what it can see at once
+    struct cordon_policy *p = cordon_policy_new();
+    cordon_error err = {0};
+    assert_int_equal(cordon_policy_add_deny_glob(p, "/*.env", NULL, &err), -1);
+    assert_int_equal(err.stage, CORDON_STAGE_USAGE);
+    assert_non_null(strstr(err.message, "--deny-glob: deny glob '/*.env' has no static directory prefix"));
+    assert_int_equal(cordon_policy_add_deny_glob(p, "rel/*.env", "--my-glob", &err), -1);
+    assert_non_null(strstr(err.message, "--my-glob: "));
+    assert_int_equal(cordon_policy_set_glob_depth(p, 0, &err), -1);
+    assert_int_equal(cordon_policy_set_glob_depth(p, 4097, &err), -1);
+    assert_int_equal(cordon_policy_set_glob_depth(p, 3, &err), 0);
+    assert_int_equal(p->glob_depth, 3);
+    assert_int_equal(cordon_policy_set_glob_depth(p, -1, &err), 0);
+    assert_int_equal(p->n_globs, 0);
+    cordon_policy_free(p);
+}
+
+static void test_resolve_glob_depth(void **state)
+{
+    rfix *x = rsetup(*state);
+    deny_glob(x, "ws/**/*.env");
+    assert_int_equal(cordon_policy_set_glob_depth(x->p, 1, &x->err), 0);
+    resolve_ok(x);
+    assert_non_null(rule_at(x, "ws/a.env"));
+    assert_null(rule_at(x, "ws/sub/b.env"));
+    const rnote *n = note_for(x, "glob", "ws/**/*.env");
+    assert_non_null(n);
+    assert_non_null(strstr(n->why, "(depth 1)"));
+    rteardown(x);
+}
+
+static void test_walk_keep_below(void **state)
+{
+    fixture *f = *state;
+    // a rule below a matched directory makes the walk look inside it, and only it
+    char *below = path_join(f->dir, "dir.env/x");
+    const char *keep[] = {below};
+    glob_walk_opts o = {.max_depth = -1, .keep_below = keep, .n_keep = 1};
+    int rc;
+    cordon_error err = {0};
+    const char *pats[] = {"**/*.env"};
+    char *got = expand(f, pats, 1, &o, &rc, &err);
+    assert_int_equal(rc, 0);
+    if (!strstr(got, " dir.env dir.env/inner.env ") || strstr(got, "sub/deep/deeper/d.env") == NULL)
+        fail_msg("keep_below: %s", got);
+    free(got);
+    free(below);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +884,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_walk_two_patterns_one_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_walk_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_walk_permissions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_walk_keep_below, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolve_globs_become_deny_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolve_glob_not_visible, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolve_glob_rule_below_match, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolve_glob_settings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolve_glob_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_resolve_glob_depth, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
