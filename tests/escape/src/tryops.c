@@ -13,6 +13,8 @@
  *   unlink LABEL PATH        unlink(2)
  *   connect LABEL ADDR       AF_UNIX stream connect; ADDR "@name" is abstract; on
  *                            success "LABEL ok <first line the server sent>"
+ *   loopback LABEL NAME      an abstract socket of our own: listen on @NAME, connect to
+ *                            it, pass a line through (the positive control for connect)
  *   fdlist LABEL             the open descriptors, from /proc/self/fd, without the one
  *                            used to list them: "LABEL ok 0 1 2"
  *   fdread LABEL N           read from descriptor N
@@ -112,6 +114,29 @@ static int op_connect(const char *label, const char *addr)
     first_line(label, s);
     close(s);
     return 0;
+}
+
+static int op_loopback(const char *label, const char *name)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    size_t n = strlen(name);
+    if (n + 1 > sizeof sa.sun_path)
+        n = sizeof sa.sun_path - 1;
+    memcpy(sa.sun_path + 1, name, n);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+    int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&sa, len) < 0 || listen(l, 1) < 0 ||
+        connect(c, (struct sockaddr *)&sa, len) < 0)
+        return (int)report(label, -1);
+    int a = accept(l, NULL, NULL);
+    char buf[8] = "";
+    long r = a < 0 ? -1 : write(a, "hi", 2) == 2 && read(c, buf, sizeof buf) == 2 ? 0 : -1;
+    if (a >= 0)
+        close(a);
+    close(l);
+    close(c);
+    return (int)report(label, r);
 }
 
 static int op_fdlist(const char *label)
@@ -243,6 +268,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(op, "connect")) {
             NEED(2);
             op_connect(a, b);
+            i += 3;
+        } else if (!strcmp(op, "loopback")) {
+            NEED(2);
+            op_loopback(a, b);
             i += 3;
         } else if (!strcmp(op, "fdlist")) {
             NEED(1);
