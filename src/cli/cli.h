@@ -31,5 +31,7 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
 void help_main(FILE *out);
 void help_run(FILE *out, const char *cmd);
 void help_check(FILE *out);
+/* `cordon check [--json]` (check.c); returns the exit status. */
+int cmd_check(int argc, char **argv);
 /* `cordon help [COMMAND]`; returns the exit status. */
 int help_command(const char *topic, FILE *out);

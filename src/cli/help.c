@@ -51,8 +51,13 @@ void help_run(FILE *out, const char *cmd)
 void help_check(FILE *out)
 {
     fputs("usage: cordon check [--json]\n\n"
-          "Try the default sandbox on this host and say what works; for what does not, the fix.\n"
-          "Exit 0 when the default sandbox works.\n",
+          "Say what this host supports: user namespaces (and if not, why), seccomp, pidfd,\n"
+          "Landlock, overlayfs in a user namespace, fuse-overlayfs, cgroup v2 delegation; for\n"
+          "what is missing, the fix. Each probe is killed after 500 ms. Then try the default\n"
+          "sandbox: exit 0 when it works, 1 when not.\n"
+          "\n"
+          "  --json   the same as JSON: default_sandbox, error, and checks.NAME.{ok, required,\n"
+          "           detail, fix} (checks.landlock.abi too); see the README or `man cordon`\n",
           out);
 }
 

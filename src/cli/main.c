@@ -76,51 +76,6 @@ static int cmd_run(int argc, char **argv, bool explain)
     return code;
 }
 
-static int cmd_check(int argc, char **argv)
-{
-    bool json = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = true;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            help_check(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "cordon: check: unknown option '%s'; see `cordon help check`\n", argv[i]);
-            return CORDON_EXIT_SETUP;
-        }
-    }
-    /* Run `true` in the default sandbox, as `cordon run --no-workspace --chdir /` would. */
-    cordon_policy *p = cordon_policy_new();
-    cordon_error err = {0};
-    cordon_result res;
-    char *const cmd[] = {(char *)"true", NULL};
-    int ok = cordon_policy_set_no_workspace(p, true, &err) == 0 && cordon_policy_set_cwd(p, "/", &err) == 0 &&
-             cordon_run(p, cmd, &res, &err) == 0 && res.exit_code == 0;
-    cordon_policy_free(p);
-    if (json) {
-        printf("{\n  \"default_sandbox\": %s,\n  \"error\": ", ok ? "true" : "false");
-        if (ok) {
-            printf("null");
-        } else {
-            putchar('"');
-            for (const char *c = err.message; *c; c++) {
-                if (*c == '"' || *c == '\\')
-                    putchar('\\');
-                if ((unsigned char)*c >= 0x20)
-                    putchar(*c);
-            }
-            putchar('"');
-        }
-        printf("\n}\n");
-    } else if (ok) {
-        printf("default sandbox: works (user, mount, PID, IPC, UTS, cgroup and network namespaces)\n");
-    } else {
-        printf("default sandbox: does not work here\n  %s\n", err.message);
-    }
-    return ok ? 0 : 1;
-}
-
 int main(int argc, char **argv)
 {
     ensure_stdio();

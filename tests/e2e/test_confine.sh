@@ -285,6 +285,54 @@ t_explain() {
   assert_contains "$OUT" "--no-nested"
 }
 
+t_check_json() {
+  expect_ok check --json
+  "$PY" - "$OUTF" "$(landlock_abi)" <<'PYEOF' || die "cordon check --json: $(cat "$OUTF.why" 2>/dev/null || echo invalid JSON)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+def want(cond, what):
+    if not cond: bad.append(what)
+want(d.get("default_sandbox") is True, "default_sandbox is not true")
+want(d.get("error") is None, "error is not null")
+checks = d.get("checks", {})
+names = ["user_namespaces", "seccomp", "pidfd", "landlock", "overlayfs", "fuse_overlayfs", "cgroup_delegation"]
+want(list(checks) == names, "checks are %s" % list(checks))
+for n in names:
+    c = checks.get(n, {})
+    want(isinstance(c.get("ok"), bool), n + ".ok")
+    want(isinstance(c.get("required"), bool), n + ".required")
+    want(isinstance(c.get("detail"), str) and c["detail"], n + ".detail")
+    want(c.get("fix") is None or (isinstance(c["fix"], str) and c["fix"]), n + ".fix")
+    want(c.get("ok") or c.get("fix"), n + " fails without a fix")
+    want(c.get("required") == (n in ("user_namespaces", "seccomp", "pidfd")), n + ".required")
+for n in ("user_namespaces", "seccomp", "pidfd"):
+    want(checks.get(n, {}).get("ok") is True, n + " not ok although the default sandbox works")
+want(checks.get("landlock", {}).get("abi") == int(sys.argv[2]), "landlock.abi != " + sys.argv[2])
+if bad:
+    open(sys.argv[1] + ".why", "w").write("; ".join(bad))
+    sys.exit(1)
+PYEOF
+  expect_ok check
+  assert_contains "$OUT" "default sandbox: works"
+  assert_contains "$OUT" "seccomp"
+}
+
+t_check_explains_refusal() {
+  # Inside `cordon run --no-nested` user namespaces are refused by seccomp: check says so,
+  # with the fix, and exits 1.
+  local bindir
+  bindir=$(dirname "$CORDON")
+  expect_exit 1 run --no-nested --allow-ro "$bindir" -- "$CORDON" check --json
+  "$PY" -c '
+import json, sys
+d = json.loads(sys.argv[1])
+u = d["checks"]["user_namespaces"]
+assert d["default_sandbox"] is False and d["error"], d
+assert u["ok"] is False and "seccomp" in u["fix"], u
+' "$OUT" || die "cordon check inside --no-nested: $OUT"
+}
+
 run_case status t_status
 run_case refused_calls t_refused_calls
 run_case allowed_calls t_allowed_calls
@@ -296,4 +344,6 @@ run_case landlock_fs t_landlock_fs
 run_case landlock_usable t_landlock_usable
 run_case landlock_abstract_unix t_landlock_abstract_unix
 run_case explain t_explain
+run_case check_json t_check_json
+run_case check_explains_refusal t_check_explains_refusal
 finish
