@@ -72,6 +72,8 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
         if (op->kind == PLAN_HIDE)
             fprintf(out, "  [empty read-only %s%s]", op->is_dir ? "directory" : "file",
                     op->stub ? "; missing: a stub holds the name during the run" : "");
+        if (op->kind == PLAN_BIND && op->pin)
+            fprintf(out, "  [pinned: cannot be renamed away]");
         if (op->kind == PLAN_TMPFS)
             fprintf(out, "  [mode %o]", op->mode);
         fputc('\n', out);

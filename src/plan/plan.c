@@ -190,6 +190,7 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
             plan_op *op = add_op(p, PLAN_BIND, x->path, x->path, rule_why(x));
             op->read_only = x->access != CORDON_ACCESS_WRITE;
             op->is_dir = dir;
+            op->pin = x->pin;
             op->dev = x->dev;
             op->ino = x->ino;
         }
@@ -205,7 +206,7 @@ static void drop_redundant(plan *p)
 {
     for (size_t i = 0; i < p->n_ops; i++) {
         plan_op *op = &p->ops[i];
-        if (op->kind != PLAN_BIND)
+        if (op->kind != PLAN_BIND || op->pin)
             continue;
         const plan_op *parent = NULL;
         for (size_t j = 0; j < i; j++) {

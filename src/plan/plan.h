@@ -27,6 +27,7 @@ typedef struct plan_op {
     char *src;      /* BIND: host path; SYMLINK: link target */
     bool read_only; /* BIND */
     bool is_dir;    /* BIND, HIDE: directory or non-directory mount point */
+    bool pin;       /* BIND: kept even where it adds no access (see rrule.pin) */
     bool stub;      /* HIDE: `dest` does not exist in a writable path; cordon creates an
                      * empty directory there for the run and removes it after (stubs.h) */
     dev_t dev;      /* BIND: what the source must still be when it is opened */

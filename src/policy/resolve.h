@@ -27,6 +27,8 @@ typedef struct rrule {
     char *first_missing;     /* FT_MISSING: up to the first missing component */
     bool missing_under_file; /* FT_MISSING because a component is a file */
     bool shadowed;  /* another rule on the same path won */
+    bool pin;       /* a directory bound onto itself only so that it cannot be renamed
+                     * away from under a protected path (protect.c) */
 } rrule;
 
 /* A symlink the base recreates inside (e.g. /bin -> usr/bin on merged-/usr systems). */
