@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policy/canon.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -38,29 +39,79 @@ static const rrule *user_rule_at(const resolved *r, const char *path)
     return NULL;
 }
 
+/* The winning rule with the longest path at or above `path` that mounts something: a
+ * rule on a path that does not exist shows, hides and protects nothing. */
+static const rrule *effective(const resolved *r, const char *path)
+{
+    const rrule *best = NULL;
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed || x->type == FT_MISSING || !path_has_prefix(path, x->path))
+            continue;
+        if (!best || strlen(x->path) > strlen(best->path))
+            best = x;
+    }
+    return best;
+}
+
+/* A directory can be renamed even when something is mounted below it: the command
+ * could `mv .git .git-old` and build a fresh .git/hooks.  Bind every directory between
+ * the writable root `top` and `below` (exclusive) onto itself: a mount point cannot be
+ * renamed (EBUSY). */
+static int pin_between(resolved *r, const char *top, const char *below, cordon_error *err)
+{
+    char *dir = xstrdup(below);
+    int ret = 0;
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            break;
+        *slash = '\0';
+        if (strlen(dir) <= strlen(top) || !path_has_prefix(dir, top))
+            break;
+        const rrule *eff = effective(r, dir);
+        if (!eff || eff->access != CORDON_ACCESS_WRITE || strcmp(eff->path, dir) == 0)
+            continue; /* not writable, or already a mount point */
+        char *source = xasprintf("pinned: holds %s", below);
+        ret = resolve_add_rule(r, dir, CORDON_ACCESS_WRITE, ORIGIN_PROTECT, source, 0, err);
+        free(source);
+        if (ret < 0)
+            break;
+        r->rules[r->n_rules - 1].pin = true;
+    }
+    free(dir);
+    return ret;
+}
+
 /* Keep `path` read-only if it would otherwise be writable; where it is missing, keep it
  * from being created (an empty read-only directory holds the name: plan.c, stubs.h). */
 static int protect_path(resolved *r, const char *path, const char *what, const char *root,
                         bool hold_missing, cordon_error *err)
 {
-    struct stat st;
-    bool missing = false;
-    if (lstat(path, &st) < 0) {
-        if (errno != ENOENT)
-            return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at %s (to protect it)", path);
-        if (!hold_missing)
-            return 0;
-        missing = true;
-    }
-    const rrule *eff = resolved_lookup(r, path);
+    canon c;
+    if (canon_resolve(path, &c, err) < 0)
+        return err_wrap(err, "protecting %s", path);
+    int ret = 0;
+    bool missing = c.type == FT_MISSING;
+    /* Below a file nothing can be made (and the file itself is held when it matters). */
+    if (missing && (!hold_missing || c.missing_under_file))
+        goto out;
+    const rrule *eff = effective(r, c.path);
     if (!eff || eff->access != CORDON_ACCESS_WRITE)
-        return 0; /* already read-only or hidden */
-    if (strcmp(eff->path, path) == 0 && user_origin(eff->origin))
-        return 0; /* a rule grants write on exactly this path */
+        goto out; /* already read-only or hidden */
+    if (strcmp(eff->path, c.path) == 0 && user_origin(eff->origin))
+        goto out; /* a rule grants write on exactly this path */
+    char *top = xstrdup(eff->path);
     char *source = xasprintf("protected %s in writable %s", what, root);
-    int ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ,
-                               ORIGIN_PROTECT, source, 0, err);
+    /* The path as spelled: a symlink crossed inside a writable path fails closed. */
+    ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT,
+                           source, 0, err);
     free(source);
+    if (ret == 0)
+        ret = pin_between(r, top, missing ? c.first_missing : c.path, err);
+    free(top);
+out:
+    canon_free(&c);
     return ret;
 }
 
@@ -94,7 +145,9 @@ static int protect_git_dir(resolved *r, const char *gitdir, const char *root, in
             continue;
         char *sub = path_join(modules, de->d_name);
         struct stat st;
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+        /* a symlink here is followed: protecting through it inside a writable path
+         * then fails closed (resolve.c) */
+        if (lstat(sub, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
             ret = protect_git_dir(r, sub, root, depth + 1, err);
         free(sub);
     }
@@ -136,8 +189,10 @@ static int protect_git(resolved *r, const char *root, cordon_error *err)
         return 0;
     }
     if (S_ISREG(st.st_mode)) {
-        /* A worktree or a submodule checkout: ".git" names the real git directory. */
-        char *line = read_small(dotgit);
+        /* A worktree or a submodule checkout: ".git" names the real git directory; the
+         * file itself stays read-only, or the command could point it elsewhere. */
+        ret = protect_path(r, dotgit, "git file", root, false, err);
+        char *line = ret == 0 ? read_small(dotgit) : NULL;
         if (line && strncmp(line, "gitdir:", 7) == 0) {
             const char *g = line + 7;
             while (*g == ' ' || *g == '\t')
@@ -190,7 +245,7 @@ static int hide(resolved *r, const char *path, const char *source, cordon_error 
         return errno == ENOENT || errno == ENOTDIR ? 0 : err_set(err, CORDON_STAGE_RESOLVE, errno, "%s", path);
     if (user_rule_at(r, path))
         return 0; /* a rule names it */
-    const rrule *eff = resolved_lookup(r, path);
+    const rrule *eff = effective(r, path);
     if (!eff || eff->access == CORDON_ACCESS_NONE)
         return 0; /* not visible anyway */
     return resolve_add_rule(r, path, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err);
@@ -247,6 +302,22 @@ int protect_expand(resolved *r, cordon_error *err)
     for (size_t i = 0; ret == 0 && i < roots.n; i++)
         ret = protect_writable_root(r, roots.v[i], err);
     strv_free(&roots);
+    /* A --deny of a missing path in a writable directory is held by a stub at its first
+     * missing component (plan.c): pin the directories above that, too. */
+    size_t n = r->n_rules;
+    for (size_t i = 0; ret == 0 && i < n; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed || x->access != CORDON_ACCESS_NONE || x->type != FT_MISSING || !x->first_missing ||
+            x->missing_under_file || x->origin == ORIGIN_PROTECT)
+            continue;
+        const rrule *eff = effective(r, x->first_missing);
+        if (!eff || eff->access != CORDON_ACCESS_WRITE)
+            continue;
+        char *top = xstrdup(eff->path), *below = xstrdup(x->first_missing);
+        ret = pin_between(r, top, below, err);
+        free(top);
+        free(below);
+    }
     if (ret == 0 && r->policy->base == CORDON_BASE_HOST)
         ret = protect_host_homes(r, err);
     return ret;

@@ -37,6 +37,8 @@ static bool looks_like_stub(int fd)
     if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != STUB_MODE || st.st_uid != geteuid())
         return false;
     char buf[256];
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return false;
     long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
     /* "." and ".." only: two small records */
     long off = 0;
@@ -71,6 +73,11 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
         bool made = mkdirat(s->parent_fd, s->name, STUB_MODE) == 0;
         if (!made && errno != EEXIST)
             return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot hold %s for the run", op->why, op->dest);
+        /* the mode is what marks a stub: do not let the caller's umask change it (the
+         * name is one component in a directory opened without following symlinks, and
+         * nothing runs in the sandbox yet) */
+        if (made && fchmodat(s->parent_fd, s->name, STUB_MODE, 0) < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot set up the stub %s", op->why, op->dest);
         s->fd = openat(s->parent_fd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (s->fd < 0) {
             if (errno == ENOENT)
