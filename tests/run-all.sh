@@ -2,18 +2,19 @@
 # cordon's whole test suite:
 #   1. ./bootstrap.sh (packages, build/)
 #   2. the unit tests (meson test --suite unit)
-#   3. every tests/e2e/test_*.sh, as root and as an unprivileged user (uid 65534)
+#   3. every tests/e2e/test_*.sh and tests/escape/test_*.sh, as root and as an
+#      unprivileged user (uid 65534)
 #   4. unless --quick: the same again against an ASan+UBSan build in build-asan/
 # Its last line is always "N passed, N failed, N skipped" (unit test cases and e2e cases);
 # it exits non-zero when anything failed.
 #
 # usage: tests/run-all.sh [--quick] [--filter PATTERN]
 #   --quick           skip the sanitizer pass
-#   --filter PATTERN  run only the e2e files whose name contains PATTERN (glob allowed),
-#                     e.g. --filter network, --filter 'sym*'
+#   --filter PATTERN  run only the e2e/escape files whose path under tests/ contains
+#                     PATTERN (glob allowed), e.g. --filter network, --filter 'escape/*'
 set -uo pipefail
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
@@ -183,12 +184,14 @@ PY
 # ---------------------------------------------------------------------------------------
 # end-to-end tests
 
+# The end-to-end files: tests/e2e/test_*.sh, then the escape tests tests/escape/test_*.sh
+# (built on the same lib.sh), as paths relative to tests/.
 E2E_FILES=()
-for f in "$REPO"/tests/e2e/test_*.sh; do
+for f in "$REPO"/tests/e2e/test_*.sh "$REPO"/tests/escape/test_*.sh; do
   [ -e "$f" ] || continue
-  name=$(basename "$f")
-  if [ -n "$FILTER" ] && [[ $name != *$FILTER* ]]; then continue; fi
-  E2E_FILES+=("$name")
+  rel=${f#"$REPO"/tests/}
+  if [ -n "$FILTER" ] && [[ $rel != *$FILTER* ]]; then continue; fi
+  E2E_FILES+=("$rel")
 done
 
 can_switch_user() {
@@ -228,7 +231,7 @@ e2e_identity() {
   [ "$uid" -ne 0 ] && who="uid $uid"
   section "e2e tests ($label, $who)"
   local base=$TMPROOT/$label-u$uid
-  local home=$base/home tmp=$base/tmp e2e_dir=$REPO/tests/e2e
+  local home=$base/home tmp=$base/tmp tests_dir=$REPO/tests
   mkdir -p "$home" "$tmp"
   chmod 0755 "$base" "$home" "$tmp"
   local runner=()
@@ -237,19 +240,20 @@ e2e_identity() {
     runner=(setpriv --reuid="$uid" --regid="$UNPRIV_GID" --clear-groups --inh-caps=-all)
     # The unprivileged user must be able to read the tests and run the binary; when the
     # checkout is not reachable for it (a private home, say), use copies.
-    if ! as_unpriv test -r "$e2e_dir/lib.sh" -a -x "$bin" 2>/dev/null; then
-      mkdir -p "$base/copy/e2e" "$base/copy/bin"
-      cp "$e2e_dir"/*.sh "$base/copy/e2e/"
+    if ! as_unpriv test -r "$tests_dir/e2e/lib.sh" -a -x "$bin" 2>/dev/null; then
+      mkdir -p "$base/copy/tests" "$base/copy/bin"
+      cp -r "$tests_dir/e2e" "$base/copy/tests/"
+      [ -d "$tests_dir/escape" ] && cp -r "$tests_dir/escape" "$base/copy/tests/"
       cp "$bin" "$base/copy/bin/cordon"
       chmod -R a+rX "$base/copy"
-      e2e_dir=$base/copy/e2e
+      tests_dir=$base/copy/tests
       bin=$base/copy/bin/cordon
       echo "(the checkout is not readable by uid $uid: using copies under $base/copy)"
     fi
   fi
   local f log rc p fl s
   for f in "${E2E_FILES[@]}"; do
-    log=$base/${f%.sh}.log
+    log=$base/$(basename "$f" .sh).${f%%/*}.log
     rc=0
     (
       cd "$tmp" &&
@@ -257,7 +261,7 @@ e2e_identity() {
           PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
           HOME="$home" LANG=C.UTF-8 TERM=dumb \
           CORDON="$bin" CORDON_TEST_TMP="$tmp" CORDON_TEST_LABEL="${label#default}" \
-          "$@" bash "$e2e_dir/$f" </dev/null
+          "$@" bash "$tests_dir/$f" </dev/null
     ) 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     p=$(grep -c '^PASS ' "$log")
@@ -268,11 +272,11 @@ e2e_identity() {
     SKIPPED=$((SKIPPED + s))
     grep '^FAIL ' "$log" >>"$FAILURES"
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-      record fail "e2e/$f [$who, $label]" "the test file did not finish within ${FILE_TIMEOUT}s"
+      record fail "$f [$who, $label]" "the test file did not finish within ${FILE_TIMEOUT}s"
     elif [ "$rc" -ne 0 ] && [ "$fl" -eq 0 ]; then
-      record fail "e2e/$f [$who, $label]" "the test file exited with status $rc without reporting a failure"
+      record fail "$f [$who, $label]" "the test file exited with status $rc without reporting a failure"
     elif [ $((p + fl + s)) -eq 0 ]; then
-      record fail "e2e/$f [$who, $label]" "the test file reported no results"
+      record fail "$f [$who, $label]" "the test file reported no results"
     fi
   done
 }
