@@ -560,7 +560,7 @@ static int walk_sealed(const fixture *f)
     cordon_error err = {0};
     const char *pats[] = {"**/*.env"};
     char *got = expand(f, pats, 1, &unlimited, &rc, &err);
-    int ret = rc == 0 && strstr(got, "sub/b.env") && !strstr(got, "sealed") ? 0 : 1;
+    int ret = rc == 0 && strstr(got, "sub/b.env") && !strstr(got, "sealed") && !strstr(got, "listonly") ? 0 : 1;
     if (ret)
         fprintf(stderr, "walk_sealed: rc %d: %s %s\n", rc, got, err.message);
     free(got);
@@ -599,20 +599,28 @@ static void test_walk_permissions(void **state)
     mk(f, "search");
     mk(f, "search/x");
     touch(f, "search/x/in.env");
+    // may list, may not search: the names show, but nothing in it can be opened
+    mk(f, "listonly");
+    touch(f, "listonly/in.env");
     char *sealed = path_join(f->dir, "sealed"), *search = path_join(f->dir, "search/x");
+    char *listonly = path_join(f->dir, "listonly");
     if (geteuid() == 0) {
         // owned by root, so that mode bits decide for uid 65534
         assert_int_equal(chmod(sealed, 0700), 0);
         assert_int_equal(chmod(search, 0711), 0);
+        assert_int_equal(chmod(listonly, 0744), 0);
     } else {
         assert_int_equal(chmod(sealed, 0000), 0);
         assert_int_equal(chmod(search, 0100), 0);
+        assert_int_equal(chmod(listonly, 0400), 0);
     }
     assert_int_equal(as_nobody(f, walk_searchable), 0);
     assert_int_equal(chmod(search, geteuid() == 0 ? 0700 : 0000), 0);
     assert_int_equal(as_nobody(f, walk_sealed), 0);
     chmod(search, 0755);
     chmod(sealed, 0755);
+    chmod(listonly, 0755);
+    free(listonly);
     free(sealed);
     free(search);
 }
