@@ -2,7 +2,7 @@
 # --version and help: `cordon help run` and `cordon run --help` list every run flag.
 . "$(dirname "$0")/lib.sh"
 
-RUN_FLAGS=(--base --workspace --no-workspace --allow --allow-ro --deny --read-only --settings
+RUN_FLAGS=(--base --workspace --no-workspace --allow --allow-ro --deny --deny-glob --glob-depth --read-only --settings
   --data-root --network --env --keep-env --clear-env --chdir --timeout --status-json --no-proc)
 
 t_version() {
