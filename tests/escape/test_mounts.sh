@@ -88,6 +88,22 @@ t_nested() {
   check_host
 }
 
+t_nested_no_nested() {
+  # with --no-nested the user namespace is refused (seccomp) and Landlock forbids every
+  # mount change: the direct attempts fail as before
+  setup_targets
+  esc_ok --no-nested "${RULES[@]}" -- mounts nested "$WS/hidden" secret "$WS/token.env" "$CT/ro" "$WS/scratch"
+  want_refused unshare_user_mount EPERM
+  esc_ok --no-nested "${RULES[@]}" -- mounts direct "$WS/hidden" secret "$WS/token.env" "$CT/ro" "$WS/scratch"
+  local l
+  for l in umount_deny_dir remount_ro_rw setattr_ro_clear_rdonly move_deny_dir \
+    open_tree_parent_nonrecursive bind_parent_nonrecursive tmpfs_over_deny_dir; do
+    want_refused "$l" EPERM ENOSYS
+  done
+  final_expect ""
+  check_host
+}
+
 t_nested_unshare_tool() {
   # the same with util-linux's unshare(1) and mount(8), as a user would type it. Unprivileged,
   # the shell it starts holds every capability over its new namespaces; as root, the kernel
@@ -168,6 +184,7 @@ t_nested_base_host() {
 
 run_case direct t_direct
 run_case nested t_nested
+run_case nested_no_nested t_nested_no_nested
 run_case nested_unshare_tool t_nested_unshare_tool
 run_case direct_base_host t_direct_base_host
 run_case nested_base_host t_nested_base_host

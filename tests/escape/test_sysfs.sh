@@ -85,6 +85,13 @@ t_nested_cgroup2() {
   want_refused cgroup_mkdir EACCES EPERM EROFS
 }
 
+t_nested_cgroup2_no_nested() {
+  # --no-nested refuses the user namespace the attack above starts from
+  mkdir "$WS/scratch"
+  esc_ok --no-nested -- sysw cgroup "$WS/scratch"
+  want_refused unshare EPERM
+}
+
 t_nested_sysfs_proc() {
   # sysfs and proc may only be mounted where they are already fully visible, and then
   # no less read-only: sysfs is refused under --base system and read-only under --base
@@ -119,5 +126,6 @@ run_case sys_writes_base_host t_sys_writes_base_host
 run_case sys_absent_base_system t_sys_absent_base_system
 run_case proc_sys_writes t_proc_sys_writes
 run_case nested_cgroup2 t_nested_cgroup2
+run_case nested_cgroup2_no_nested t_nested_cgroup2_no_nested
 run_case nested_sysfs_proc t_nested_sysfs_proc
 finish
