@@ -39,6 +39,7 @@ typedef enum cordon_stage {
     CORDON_STAGE_CONFINE,    /* capabilities, no_new_privs */
     CORDON_STAGE_EXEC,       /* executing the command */
     CORDON_STAGE_SUPERVISE,  /* waiting, signals, timeout */
+    CORDON_STAGE_LIMITS,     /* resource limits: cgroups, rlimits */
 } cordon_stage;
 
 typedef struct cordon_error {
@@ -103,6 +104,23 @@ CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cor
  * path, like .git/hooks, .cordon, .codex and .agents. */
 CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);
 
+/* Resource limits on the command and everything it starts.  Applied through a cgroup of
+ * the run's own when the caller has a delegated cgroup (v2; or v1 where the caller can
+ * write it, e.g. root on a hybrid host), otherwise through rlimits set in the command's
+ * process before exec (per process, weaker: see README, "Resource limits"). */
+typedef enum cordon_limit {
+    CORDON_LIMIT_PIDS = 0, /* processes and threads alive at once */
+    CORDON_LIMIT_MEMORY,   /* bytes */
+    CORDON_LIMIT_CPU,      /* CPU seconds in all */
+} cordon_limit;
+/* value 0 removes the limit. */
+CORDON_API int cordon_policy_set_limit(cordon_policy *p, cordon_limit which, unsigned long long value,
+                                       cordon_error *err);
+/* As on the command line: "50" (pids), "512M" or "2G" (memory: K, M, G, T are powers of
+ * 1024; a plain number is bytes), "10" (CPU seconds). */
+CORDON_API int cordon_policy_set_limit_string(cordon_policy *p, cordon_limit which, const char *s,
+                                              cordon_error *err);
+
 /* Hide every match of GLOB like a --deny (see doc/cordon.1, "DENY GLOBS"): an absolute
  * pattern with `*`, `?`, `[...]` and `**`, expanded on the host at launch under its static
  * directory prefix.  A pattern with no static prefix (whose first component already holds a
@@ -128,6 +146,11 @@ typedef struct cordon_result {
     int signal;      /* the signal that killed the command, or 0 */
     bool timed_out;
     bool started;    /* the command was executed */
+    /* How the resource limits were applied: "cgroup2", "cgroup1", "rlimit", or NULL when
+     * none was set; and the limits known to have been reached (1u << CORDON_LIMIT_*): a
+     * refused fork or an OOM kill in the run's cgroup, or the CPU time used up. */
+    const char *limits;
+    unsigned limits_hit;
 } cordon_result;
 
 /* Run argv[0] (searched in the sandbox's PATH) to completion, with the caller's

@@ -133,6 +133,21 @@ static int opt_no_nested(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_set_no_nested(a->pol, true, err);
 }
 
+static int opt_limit_pids(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_PIDS, v, err);
+}
+
+static int opt_limit_memory(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_MEMORY, v, err);
+}
+
+static int opt_limit_cpu(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_CPU, v, err);
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -176,6 +191,15 @@ const option_def run_options[] = {
     {"--no-nested", NULL, opt_no_nested,
      "no sandbox inside the sandbox: refuse new user namespaces and the mount API, and add "
      "Landlock filesystem rules (by default the command may nest sandboxes, only ever stricter)"},
+    {"--limit-pids", "N", opt_limit_pids,
+     "at most N processes and threads at once for the command and all it starts"},
+    {"--limit-memory", "SIZE", opt_limit_memory,
+     "at most SIZE of memory (bytes, or K M G T: powers of 1024, e.g. 512M); the kernel kills "
+     "what goes over"},
+    {"--limit-cpu", "SECONDS", opt_limit_cpu,
+     "at most SECONDS of CPU time (whole seconds), then the command is killed (SIGXCPU, exit 152); "
+     "all three through a cgroup of the run's own where one can be made, else rlimits "
+     "(see `cordon explain` and README)"},
     {"--help", NULL, opt_help, "show this help"},
     {NULL, NULL, NULL, NULL},
 };

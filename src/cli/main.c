@@ -41,6 +41,18 @@ static int write_status(const char *file, const cordon_result *res, const cordon
     return 0;
 }
 
+/* Say which --limit-* the sandbox ran into, as far as cordon can tell. */
+static void print_limits_hit(const cordon_result *res)
+{
+    if (res->limits_hit & (1u << CORDON_LIMIT_CPU))
+        fputs("cordon: the command used up its CPU time (--limit-cpu) and was killed\n", stderr);
+    if (res->limits_hit & (1u << CORDON_LIMIT_MEMORY))
+        fputs("cordon: the sandbox reached its memory limit (--limit-memory); the kernel killed a process in it\n",
+              stderr);
+    if (res->limits_hit & (1u << CORDON_LIMIT_PIDS))
+        fputs("cordon: the sandbox reached its process limit (--limit-pids); forks were refused\n", stderr);
+}
+
 static int cmd_run(int argc, char **argv, bool explain)
 {
     run_args a = {.pol = cordon_policy_new()};
@@ -68,6 +80,7 @@ static int cmd_run(int argc, char **argv, bool explain)
         else if (res.timed_out)
             fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
                     a.timeout ? a.timeout : "?");
+        print_limits_hit(&res);
         code = res.exit_code;
         if (write_status(a.status_json, &res, &err) < 0 && code == 0)
             code = CORDON_EXIT_SETUP;

@@ -11,6 +11,7 @@
 #include "plan/plan.h"
 #include "policy/resolve.h"
 #include "supervise/env.h"
+#include "supervise/limits.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -64,6 +65,7 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
         return -1;
     explain_print(out, &x.r, &x.p, &x.env, argv);
     confine_explain(out, &x.p);
+    limits_explain(out, &x.p.limits);
     prepared_free(&x);
     return 0;
 }
@@ -110,6 +112,19 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     bool failed = setup_err && setup_err->stage != CORDON_STAGE_NONE && !res->started;
     json_object_set_new(o, "stage", failed ? json_string(cordon_stage_name(setup_err->stage)) : json_null());
     json_object_set_new(o, "error", failed ? json_string(setup_err->message) : json_null());
+    /* --limit-*: how they were enforced, and which the command ran into (as far as the
+     * mechanism tells: a cgroup reports refused forks and OOM kills, rlimits do not). */
+    json_t *lim = json_null();
+    if (res->limits) {
+        lim = json_object();
+        json_object_set_new(lim, "mechanism", json_string(res->limits));
+        json_t *hit = json_array();
+        for (int i = 0; i < LIMITS_N; i++)
+            if (res->limits_hit & (1u << i))
+                json_array_append_new(hit, json_string(limit_name((cordon_limit)i)));
+        json_object_set_new(lim, "exceeded", hit);
+    }
+    json_object_set_new(o, "limits", lim);
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)

@@ -270,6 +270,9 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     if (out->proc)
         add_op(out, PLAN_PROC, "/proc", NULL, xstrdup("fresh /proc"));
 
+    /* Not a mount: carried along for supervise/limits.c, and for explain. */
+    out->limits = r->policy->limits;
+
     qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
     drop_redundant(out);
 

@@ -50,6 +50,7 @@ typedef struct plan {
     char *cwd;    /* working directory inside */
     cordon_network network;
     bool proc;
+    limit_values limits; /* --limit-*: applied by supervise/limits.c */
     bool no_nested; /* --no-nested: confine/ refuses user namespaces and the mount API */
 } plan;
 

@@ -45,6 +45,12 @@ typedef struct env_op {
     char *value; /* ENV_SET only */
 } env_op;
 
+/* Resource limits, indexed by cordon_limit; 0 = none (supervise/limits.c applies them). */
+#define LIMITS_N 3
+typedef struct limit_values {
+    unsigned long long v[LIMITS_N]; /* pids: processes and threads; memory: bytes; cpu: seconds */
+} limit_values;
+
 struct cordon_policy {
     cordon_base base;
     policy_rule *rules;
@@ -74,6 +80,9 @@ struct cordon_policy {
     policy_glob *globs;   /* deny globs, in the order given */
     size_t n_globs, cap_globs;
     int glob_depth;       /* --glob-depth: levels below a glob's static prefix; -1 = unlimited */
+
+    limit_values limits;
+    unsigned limits_set; /* 1u << cordon_limit chosen by a setter: settings do not override */
 };
 
 /* Append a rule (copies strings). */
@@ -87,8 +96,21 @@ void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin o
 /* Settings reader (settings.c): fill p from a JSON settings file.  Errors name the
  * file, the line and the key, with stage CORDON_STAGE_SETTINGS. */
 int settings_load(struct cordon_policy *p, const char *file, cordon_error *err);
+/* The same on a document already in memory; `name` stands for the file in messages. */
+int settings_load_buffer(struct cordon_policy *p, const char *name, const char *buf, size_t len,
+                         cordon_error *err);
 
 const char *access_name(cordon_access a);
 const char *base_name(cordon_base b);
 const char *network_name(cordon_network n);
 const char *origin_name(rule_origin o);
+
+/* Limits (limit.c): "pids", "memory", "cpu"; the option that sets one ("--limit-pids"). */
+const char *limit_name(cordon_limit which);
+const char *limit_option(cordon_limit which);
+/* Check a value (0 = no limit), or parse one as written on the command line; errors name
+ * the option and say what is accepted. */
+int limit_check(cordon_limit which, unsigned long long value, cordon_error *err);
+int limit_parse(cordon_limit which, const char *s, unsigned long long *out, cordon_error *err);
+/* "50", "64 MiB", "10 s": for explain and messages. */
+void limit_format(cordon_limit which, unsigned long long value, char *buf, size_t n);

@@ -24,7 +24,8 @@
 /* Settings files are a few lines; anything this big is the wrong file. */
 #define SETTINGS_MAX_BYTES ((size_t)1024 * 1024)
 
-static const char sandbox_keys[] = "enabled, network, readOnly, allowedPaths, deniedPaths";
+static const char sandbox_keys[] =
+    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu";
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -44,6 +45,7 @@ typedef struct settings_ctx {
 typedef struct settings {
     int enabled, network, read_only; /* -1 = not given, else 0/1 */
     json_t *allowed, *denied;        /* borrowed from the document, or NULL */
+    unsigned long long limit[LIMITS_N]; /* limitPids, limitMemory, limitCpu; 0 = not given */
 } settings;
 
 /* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
@@ -215,6 +217,47 @@ static int check_paths(const settings_ctx *ctx, const char *key, json_t *v, bool
     return 0;
 }
 
+/* limitPids and limitCpu: a positive JSON integer; limitMemory: that (bytes) or a size
+ * string as on the command line ("512M"). */
+static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit which, const json_t *v,
+                     settings *s)
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+    const char *what = which == CORDON_LIMIT_PIDS     ? "a whole number of processes (e.g. 100)"
+                       : which == CORDON_LIMIT_MEMORY ? "a size in bytes or a string such as \"512M\""
+                                                      : "a whole number of CPU seconds (e.g. 60)";
+    cordon_error e = {0};
+    unsigned long long n = 0;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i <= 0)
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be at least 1, not %lld", key,
+                        (long long)i);
+        n = (unsigned long long)i;
+        if (limit_check(which, n, &e) == 0) {
+            s->limit[which] = n;
+            return 0;
+        }
+    } else if (which == CORDON_LIMIT_MEMORY && json_is_string(v)) {
+        if (strlen(json_string_value(v)) != json_string_length(v))
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" contains a NUL byte (\\u0000)", key);
+        if (limit_parse(which, json_string_value(v), &n, &e) == 0) {
+            s->limit[which] = n;
+            return 0;
+        }
+    } else {
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be %s, not %s", key, what,
+                    type_phrase(v));
+    }
+    /* limit.c's message names the command-line option: name the key instead. */
+    const char *msg = e.message;
+    size_t ol = strlen(limit_option(which));
+    if (strncmp(msg, limit_option(which), ol) == 0 && strncmp(msg + ol, ": ", 2) == 0)
+        msg += ol + 2;
+    _cleanup_free_ char *shown = printable(msg, strlen(msg), false);
+    return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\": %s", key, shown);
+}
+
 static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
 {
     const char *key;
@@ -233,6 +276,12 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
         } else if (strcmp(key, "deniedPaths") == 0) {
             r = check_paths(ctx, key, v, true);
             s->denied = v;
+        } else if (strcmp(key, "limitPids") == 0) {
+            r = get_limit(ctx, key, CORDON_LIMIT_PIDS, v, s);
+        } else if (strcmp(key, "limitMemory") == 0) {
+            r = get_limit(ctx, key, CORDON_LIMIT_MEMORY, v, s);
+        } else if (strcmp(key, "limitCpu") == 0) {
+            r = get_limit(ctx, key, CORDON_LIMIT_CPU, v, s);
         } else {
             jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
             r = unknown_key(ctx, at, 2, "sandbox.", key, sandbox_keys);
@@ -292,6 +341,9 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
         p->network = s->network ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
     if (s->read_only >= 0 && !p->read_only_set)
         p->read_only = s->read_only != 0;
+    for (int i = 0; i < LIMITS_N; i++)
+        if (s->limit[i] && !(p->limits_set & (1u << i)))
+            p->limits.v[i] = s->limit[i];
     add_rules(ctx, p, "allowedPaths", s->allowed, CORDON_ACCESS_WRITE);
     add_rules(ctx, p, "deniedPaths", s->denied, CORDON_ACCESS_NONE);
 }
@@ -304,6 +356,17 @@ int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)
     size_t len = 0;
     if (read_settings(file, &text, &len, err) < 0)
         return -1;
+    return settings_load_buffer(p, file, text, len, err);
+}
+
+int settings_load_buffer(struct cordon_policy *p, const char *file, const char *text, size_t len,
+                         cordon_error *err)
+{
+    if (!file || !*file)
+        file = "(settings)";
+    if (len > SETTINGS_MAX_BYTES)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0,
+                       "settings file %s: larger than the 1 MiB limit; refusing to read it", file);
     /* JSON_ALLOW_NUL lets check_path() name the key holding a "\u0000" instead of
      * jansson reporting a bare syntax error; keys with NUL are still refused by jansson. */
     json_error_t jerr;

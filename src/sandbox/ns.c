@@ -49,11 +49,20 @@ const char *ns_userns_hint(void)
 
 pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err)
 {
+    return ns_clone_into(new_net, -1, pidfd, err);
+}
+
+pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
+{
     struct clone_args args = {0};
     args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                  CLONE_NEWCGROUP | CLONE_PIDFD | (new_net ? CLONE_NEWNET : 0);
     args.pidfd = (uint64_t)(uintptr_t)pidfd;
     args.exit_signal = SIGCHLD;
+    if (cgroup_fd >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = (uint64_t)cgroup_fd;
+    }
     long pid = syscall(SYS_clone3, &args, sizeof args);
     if (pid < 0) {
         int e = errno;

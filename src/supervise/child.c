@@ -43,6 +43,8 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close inherited descriptors");
         fail(l, &err);
     }
+    if (limits_apply_rlimits(&l->limits, &err) < 0)
+        fail(l, &err);
     /* Landlock, then the seccomp filter: the last step before exec. */
     if (confine_command(&l->confine, &err) < 0)
         fail(l, &err);

@@ -9,6 +9,7 @@
 #include "confine/confine.h"
 #include "plan/plan.h"
 #include "sandbox/root.h"
+#include "supervise/limits.h"
 
 typedef struct launch {
     const plan *plan;
@@ -25,6 +26,7 @@ typedef struct launch {
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;
     root_scratch scratch;
+    limits_run limits;  /* the run's cgroups, or the rlimits for the command */
     confine_prep confine; /* Landlock and seccomp, ready to apply */
 } launch;
 

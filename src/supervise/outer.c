@@ -135,6 +135,39 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out,
     }
 }
 
+/* What the limits add to the result: how they were applied, which were hit, and how the
+ * command ended when cordon killed the sandbox for its CPU time.  Returns 1 when it
+ * changed the outcome. */
+static int limits_outcome(limits_run *lim, const outcome *o, bool timed_out, cordon_result *r,
+                          cordon_error *err)
+{
+    r->limits = limits_kind_name(lim->kind);
+    if (lim->kind == LIMITS_RLIMIT && lim->want.v[CORDON_LIMIT_CPU] && r->signal == SIGXCPU)
+        lim->hit |= 1u << CORDON_LIMIT_CPU;
+    r->limits_hit = lim->hit;
+    if (timed_out || o->setup_failed || o->exec_failed || o->have_exit)
+        return 0;
+    if (lim->cpu_exceeded) {
+        /* as RLIMIT_CPU ends a process, whichever mechanism counted */
+        r->started = true;
+        r->signal = SIGXCPU;
+        r->exit_code = 128 + SIGXCPU;
+        r->status_code = -1;
+        err_clear(err);
+        return 1;
+    }
+    if (!r->started && (lim->hit & (1u << CORDON_LIMIT_MEMORY))) {
+        char v[64];
+        limit_format(CORDON_LIMIT_MEMORY, lim->want.v[CORDON_LIMIT_MEMORY], v, sizeof v);
+        err_set(err, CORDON_STAGE_LIMITS, 0,
+                "the sandbox ran out of memory before the command started: --limit-memory %s is too small",
+                v);
+        r->exit_code = CORDON_EXIT_SETUP;
+        return 1;
+    }
+    return 0;
+}
+
 int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
               cordon_result *result, cordon_error *err)
 {
@@ -152,6 +185,10 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     signals_forwarded(&fwd);
     all = fwd;
     sigaddset(&all, SIGCHLD);
+    /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
+    if (limits_prepare(&l.limits, &p->limits, err) < 0)
+        goto out_fds;
+    result->limits = limits_kind_name(l.limits.kind);
     if (pipe2(report, O_CLOEXEC) < 0 || pipe2(life, O_CLOEXEC) < 0) {
         err_set(err, CORDON_STAGE_SUPERVISE, errno, "pipe");
         goto out_fds;
@@ -168,7 +205,17 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
         goto out_fds;
     }
     TRACE("clone");
-    pid_t pid = ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
+    pid_t pid = ns_clone_into(p->network != CORDON_NETWORK_HOST, l.limits.into_fd, &pidfd, err);
+    if (pid < 0 && l.limits.into_fd >= 0) {
+        /* The kernel would not start a process in the run's cgroup: rlimits instead. */
+        char why[sizeof err->message + sizeof l.limits.where + 64];
+        snprintf(why, sizeof why, "cannot start the sandbox in %s (%s)", l.limits.where, err->message);
+        err_clear(err);
+        if (limits_fallback(&l.limits, why, err) == 0) {
+            result->limits = limits_kind_name(l.limits.kind);
+            pid = ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
+        }
+    }
     if (pid == 0)
         pid1_main(&l);
     if (pid < 0)
@@ -214,6 +261,9 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
             long long left = deadline - now_ms();
             wait_ms = left > 0 ? (int)(left > 1000000 ? 1000000 : left) : 0;
         }
+        int cpu_ms = limits_next_check_ms(&l.limits);
+        if (cpu_ms >= 0 && (wait_ms < 0 || cpu_ms < wait_ms))
+            wait_ms = cpu_ms;
         int n = poll(fds, 3, wait_ms);
         if (n < 0) {
             if (errno == EINTR)
@@ -229,6 +279,8 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
             deadline = -1;
             continue;
         }
+        if (limits_cpu_used_up(&l.limits))
+            pidfd_signal(pidfd, SIGKILL); /* --limit-cpu: the whole sandbox, as a timeout */
         if (fds[1].revents)
             report_eof = drain(report[0], &o);
         if (o.have_exit && !wait_teardown)
@@ -255,6 +307,9 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
         drain(report[0], &o);
     fill_result(&o, &info, timed_out, result, err);
     ret = (o.setup_failed || o.exec_failed || (!result->started && !timed_out)) ? -1 : 0;
+    limits_finish(&l.limits, wait_teardown);
+    if (limits_outcome(&l.limits, &o, timed_out, result, err) == 1)
+        ret = result->started ? 0 : -1;
 
 out_mask:
     if (sfd >= 0) {
@@ -290,6 +345,7 @@ out_fds:
     }
     if (pidfd >= 0)
         close(pidfd);
+    limits_finish(&l.limits, wait_teardown);
     root_scratch_free(&l.scratch);
     confine_prep_free(&l.confine);
     free(l.cmd_stack);

@@ -59,6 +59,9 @@ void pid1_main(launch *l)
         _exit(CORDON_EXIT_SETUP);
 
     TRACE("pid1");
+    /* Into the run's cgroups before anything else, so all it starts is counted. */
+    if (limits_enter(&l->limits, &err) < 0)
+        fail(l, &err);
     if (ns_write_id_maps(l->uid, l->gid, &err) < 0)
         fail(l, &err);
     if (l->plan->network == CORDON_NETWORK_NONE && net_loopback_up(&err) < 0)

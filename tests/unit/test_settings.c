@@ -21,7 +21,7 @@
 #include "policy/policy.h"
 #include "util/strv.h"
 
-#define SANDBOX_KEYS "enabled, network, readOnly, allowedPaths, deniedPaths"
+#define SANDBOX_KEYS "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu"
 
 typedef struct fixture {
     char dir[PATH_MAX];
