@@ -305,6 +305,27 @@ t_cgroups_removed() {
   no_run_cgroups "$cpid" "${dirs[@]}" || die "kill -9 of cordon: its cgroup(s) still there 3s later"
 }
 
+t_root_pids_without_cgroup() {
+  [ "$MY_UID" -eq 0 ] || skip_case "root only: RLIMIT_NPROC binds every other uid"
+  command -v unshare >/dev/null && command -v findmnt >/dev/null || skip_case "unshare or findmnt (util-linux) missing"
+  # In a mount namespace of its own, every cgroup file system read-only: no cgroup can be
+  # made, and the kernel never applies RLIMIT_NPROC to root, so --limit-pids must refuse
+  # to run rather than run unlimited; the other limits still hold through rlimits.
+  local script='
+for m in $(findmnt -rn -t cgroup,cgroup2 -o TARGET); do
+  mount -o remount,bind,ro "$m" "$m" 2>/dev/null || mount -o bind,remount,ro "$m" "$m" || exit 99
+done
+"$1" run --limit-pids 50 -- true; echo "pids=$?"
+"$1" run --limit-memory 256M --limit-cpu 5 -- true; echo "others=$?"'
+  local out rc=0
+  out=$(timeout 30 unshare -m --propagation private sh -c "$script" sh "$CORDON" 2>"$CT/err") || rc=$?
+  [ "$rc" = 0 ] || skip_case "cannot make the cgroup file systems read-only in a mount namespace (status $rc)"
+  check_sanitizer "$CT/err" "cordon run (no cgroup, as root)"
+  assert_contains "$out" "pids=125" "--limit-pids as root without a cgroup"
+  assert_contains "$(cat "$CT/err")" "RLIMIT_NPROC" "the message says why"
+  assert_contains "$out" "others=0" "--limit-memory and --limit-cpu through rlimits"
+}
+
 run_case bad_values t_bad_values
 run_case good_values t_good_values
 run_case settings_keys t_settings_keys
@@ -320,4 +341,5 @@ run_case status_json_limits t_status_json_limits
 run_case explain_limits t_explain_limits
 run_case limits_out_of_reach t_limits_out_of_reach
 run_case cgroups_removed t_cgroups_removed
+run_case root_pids_without_cgroup t_root_pids_without_cgroup
 finish
