@@ -441,6 +441,27 @@ static int expand_globs(resolved *out, const struct cordon_policy *p, const char
         roots[i] = rc[i].path;
     }
 
+    /* A prefix that crosses a symlink inside a writable path fails closed, as any rule
+     * path does (check_planted_symlinks), and whether or not the walk would find anything:
+     * the command could have planted the link to send the walk elsewhere. */
+    for (size_t i = 0; i < n; i++) {
+        for (size_t c = 0; c < rc[i].crossed.n; c++) {
+            const char *link = rc[i].crossed.v[c];
+            for (size_t j = 0; j < out->n_rules; j++) {
+                const rrule *w = &out->rules[j];
+                if (w->access != CORDON_ACCESS_WRITE || w->shadowed || strcmp(w->path, link) == 0 ||
+                    !path_has_prefix(link, w->path))
+                    continue;
+                err_set(err, CORDON_STAGE_RESOLVE, 0,
+                        "%s: deny glob '%s' crosses the symlink %s, which lies in the writable %s (%s); "
+                        "a command could have planted it, so cordon will not follow it: name the real "
+                        "directory (%s) or remove the symlink",
+                        wheres[i], glob_pat_text(pats[i]), link, w->path, w->source, rc[i].path);
+                goto out;
+            }
+        }
+    }
+
     /* A rule that shows something again below a matched directory makes the walk look
      * inside that directory too. */
     for (size_t i = 0; i < out->n_rules; i++)

@@ -162,6 +162,28 @@ t_prefix_through_symlink_to_root() {
   assert_absent "$marker"
 }
 
+t_prefix_through_planted_symlink() {
+  # WS/linkdir -> OUTSIDE lies in the writable workspace: a command could have planted it to
+  # send the walk elsewhere, so the run fails closed even though nothing would match
+  ln -s "$OUTSIDE" "$WS/linkdir"
+  local marker=$CT/marker
+  crun run --deny-glob "$WS/linkdir/**/*.none" -- sh -c 'touch "$1"' sh "$marker"
+  [ "$RC" = 125 ] || die "expected exit 125, got $(last_run)"
+  assert_cordon_stderr
+  assert_contains "$ERR" "crosses the symlink $WS/linkdir"
+  assert_contains "$ERR" "--deny-glob"
+  assert_absent "$marker"
+  # the same link outside any writable path is followed like any rule path
+  local d
+  d=$(scratch_outside_tmp)
+  mkdir "$d/real"
+  echo R >"$d/real/x.env"
+  ln -s "$d/real" "$d/link"
+  crun run --allow-ro "$d" --deny-glob "$d/link/*.env" -- sh -c "$CAT" sh "$d/real/x.env"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "$d/real/x.env=" "a read-only symlinked prefix is followed"
+}
+
 t_match_limit() {
   # more than 10,000 matches for one pattern: refused, naming the pattern
   mkdir "$WS/many"
@@ -274,6 +296,7 @@ run_case matched_dir_with_rule_below t_matched_dir_with_rule_below
 run_case explain_lists_matches t_explain_lists_matches
 run_case refused_patterns t_refused_patterns
 run_case prefix_through_symlink_to_root t_prefix_through_symlink_to_root
+run_case prefix_through_planted_symlink t_prefix_through_planted_symlink
 run_case match_limit t_match_limit
 run_case settings_globs t_settings_globs
 run_case settings_bad_glob t_settings_bad_glob
