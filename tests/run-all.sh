@@ -234,22 +234,23 @@ e2e_identity() {
   local home=$base/home tmp=$base/tmp tests_dir=$REPO/tests
   mkdir -p "$home" "$tmp"
   chmod 0755 "$base" "$home" "$tmp"
+  # Every test must be able to run the binary and read the tests as the unprivileged user
+  # (some switch to it themselves, even in the root pass); when the checkout is not
+  # reachable for it (a clone in a private home, say), use world-readable copies.
+  if can_switch_user && ! as_unpriv test -r "$tests_dir/e2e/lib.sh" -a -x "$bin" 2>/dev/null; then
+    mkdir -p "$base/copy/tests" "$base/copy/bin"
+    cp -r "$tests_dir/e2e" "$base/copy/tests/"
+    [ -d "$tests_dir/escape" ] && cp -r "$tests_dir/escape" "$base/copy/tests/"
+    cp "$bin" "$base/copy/bin/cordon"
+    chmod -R a+rX "$base/copy"
+    tests_dir=$base/copy/tests
+    bin=$base/copy/bin/cordon
+    echo "(the checkout is not readable by uid $UNPRIV_UID: using copies under $base/copy)"
+  fi
   local runner=()
   if [ "$uid" -ne "$(id -u)" ]; then
     chown -R "$uid:$UNPRIV_GID" "$base"
     runner=(setpriv --reuid="$uid" --regid="$UNPRIV_GID" --clear-groups --inh-caps=-all)
-    # The unprivileged user must be able to read the tests and run the binary; when the
-    # checkout is not reachable for it (a private home, say), use copies.
-    if ! as_unpriv test -r "$tests_dir/e2e/lib.sh" -a -x "$bin" 2>/dev/null; then
-      mkdir -p "$base/copy/tests" "$base/copy/bin"
-      cp -r "$tests_dir/e2e" "$base/copy/tests/"
-      [ -d "$tests_dir/escape" ] && cp -r "$tests_dir/escape" "$base/copy/tests/"
-      cp "$bin" "$base/copy/bin/cordon"
-      chmod -R a+rX "$base/copy"
-      tests_dir=$base/copy/tests
-      bin=$base/copy/bin/cordon
-      echo "(the checkout is not readable by uid $uid: using copies under $base/copy)"
-    fi
   fi
   local f log rc p fl s
   for f in "${E2E_FILES[@]}"; do

@@ -122,7 +122,7 @@ t_base_host() {
   assert_file_content "$h/file" "host file"
   assert_eq "$OUT" "$WS/ws-file" "writable paths under --base host (only the workspace)"
   assert_file_content "$WS/ws-file" "written"
-  case $CORDON in /tmp/*) ;; *) expect_ok run --base host -- test -x "$CORDON" ;; esac
+  expect_ok run --base host -- test -r /etc/passwd -a -x /usr/bin/true
 }
 
 t_base_host_hides_credentials() {
