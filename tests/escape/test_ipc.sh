@@ -71,7 +71,7 @@ t_dev_shm() {
   assert_not_contains "$OUT" "not empty" "the sandbox's /dev/shm shows host files"
   # positive control: /dev/shm works inside
   assert_contains "$OUT" "inside" "/dev/shm is not usable inside"
-  assert_contains "$OUT" done
+  assert_contains "$OUT" "done"
   assert_absent "/dev/shm/$name.inside" "a file written in the sandbox's /dev/shm appeared on the host"
   assert_file_content "/dev/shm/$name" "host shm secret"
 }

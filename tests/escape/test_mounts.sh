@@ -126,7 +126,7 @@ t_nested_unshare_tool() {
     (echo x >"$2/new") 2>/dev/null && echo RO-WRITTEN
     echo done' sh "$WS/hidden" "$CT/ro" "$WS/token.env"
   [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
-  assert_contains "$OUT" done
+  assert_contains "$OUT" "done"
   assert_not_contains "$OUT" LEAK "the hidden content was read after unshare -Urm"
   assert_not_contains "$OUT" RO-WRITTEN "the read-only bind was written after unshare -Urm"
   if [ "$MY_UID" != 0 ]; then

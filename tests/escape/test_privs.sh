@@ -22,7 +22,7 @@ make_suid() {
 t_setuid_root_program() {
   make_suid 0
   command -v setpriv >/dev/null || skip_case "setpriv not found"
-  local as_user=(setpriv --reuid=$UNPRIV --regid=$UNPRIV --clear-groups --inh-caps=-all)
+  local as_user=(setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups --inh-caps=-all)
   # positive control: on the host, uid 65534 becomes root through it
   "${as_user[@]}" "$CT/suid/ids" ids ids >"$OUTF" 2>&1 || true
   OUT=$(cat "$OUTF")
