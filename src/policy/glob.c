@@ -600,6 +600,15 @@ static bool needs_listing(const walker *w, const uint64_t *st)
     return false;
 }
 
+// The first pattern still alive in the state sets st: the one an error there is about.
+static size_t live_pattern(const walker *w, const uint64_t *st)
+{
+    for (size_t i = 0; i < w->np; i++)
+        if (st[i])
+            return i;
+    return 0;
+}
+
 static char *child_path(const char *dir, const char *name)
 {
     return dir[1] ? xasprintf("%s/%s", dir, name) : xasprintf("/%s", name);
@@ -706,7 +715,7 @@ static int visit(worker *k, dirref *d, const uint64_t *st, int depth, const char
             if (errno == EACCES)
                 return 0; // d may be listed but not searched: no one running as the caller
                           // (no capabilities) can open anything in it
-            return wfail(k, 0, errno, "cannot look at %s/%s", d->path, name);
+            return wfail(k, live_pattern(w, st), errno, "cannot look at %s/%s", d->path, name);
         }
         is_dir = S_ISDIR(sb.st_mode);
     }
@@ -823,7 +832,7 @@ static int open_job(worker *k, const job *j, bool list, dirref **out)
     if (fd >= 0) {
         if (strlen(path) >= PATH_MAX) {
             close(fd);
-            int r = wfail(k, 0, ENAMETOOLONG,
+            int r = wfail(k, live_pattern(k->w, j->st), ENAMETOOLONG,
                           "%.200s...: the path is longer than PATH_MAX, so cordon cannot hide what lies "
                           "there; narrow the pattern or use --glob-depth",
                           path);
@@ -842,7 +851,7 @@ static int open_job(worker *k, const job *j, bool list, dirref **out)
     } else if (e == ELOOP && j->parent) {
         // replaced by a symlink since it was listed: not followed
     } else if (e == ELOOP) {
-        r = wfail(k, 0, e, "%s changed into a symlink while it was being resolved", path);
+        r = wfail(k, live_pattern(k->w, j->st), e, "%s changed into a symlink while it was being resolved", path);
     } else if (e == EACCES) {
         // We may not list it.  If we may not search it either, neither may the command
         // (same user, no capabilities): nothing below is reachable, skip it.  If we may
@@ -850,14 +859,14 @@ static int open_job(worker *k, const job *j, bool list, dirref **out)
         int a = j->parent ? faccessat(j->parent->fd, j->name, X_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW)
                           : faccessat(AT_FDCWD, j->name, X_OK, AT_EACCESS);
         if (!(a < 0 && errno == EACCES))
-            r = wfail(k, 0, e,
+            r = wfail(k, live_pattern(k->w, j->st), e,
                       "cannot list %s, which a command running as you could still enter by name; make "
                       "it readable (chmod u+r) or narrow the pattern",
                       path);
     } else if (e == EMFILE || e == ENFILE) {
-        r = wfail(k, 0, e, "too many directories open at once below %s; use --glob-depth", path);
+        r = wfail(k, live_pattern(k->w, j->st), e, "too many directories open at once below %s; use --glob-depth", path);
     } else {
-        r = wfail(k, 0, e, "cannot open %s", path);
+        r = wfail(k, live_pattern(k->w, j->st), e, "cannot open %s", path);
     }
     free(path);
     return r;
@@ -902,7 +911,7 @@ static int run_job(worker *k, job *j)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            r = wfail(k, 0, errno, "cannot list %s", d->path);
+            r = wfail(k, live_pattern(w, j->st), errno, "cannot list %s", d->path);
             break;
         }
         if (n == 0)
@@ -1044,7 +1053,7 @@ static int walk_group(walker *w, const char *root, glob_hits *out, cordon_error 
             struct stat sb;
             glob_hit h = {0};
             if (fstat(d->fd, &sb) < 0)
-                r = wfail(k, 0, errno, "cannot look at %s", root);
+                r = wfail(k, (size_t)__builtin_ctzll(root_match), errno, "cannot look at %s", root);
             else
                 r = add_hit(k, root_match, xstrdup(root), &sb, &h);
             dirref_put(w, d);
