@@ -121,8 +121,13 @@ typedef struct glob_walk_opts {
  *     command running as the caller could still open a file in it by a guessed name);
  *   - any other error than the ones below (EIO, EMFILE, a path longer than PATH_MAX...).
  * Skipped, safely:
- *   - a directory the caller can neither read nor search: the command runs as the same
- *     user with no capabilities, so it cannot reach anything below it either;
- *   - an entry that vanished between listing and opening (ENOENT, ENOTDIR). */
+ *   - a directory the caller can neither read nor search, and the entries of one it may
+ *     read but not search: the command runs as the same user with no capabilities, so it
+ *     cannot open anything there either;
+ *   - an entry that vanished, or became a symlink, between listing and opening.
+ *
+ * On a large tree (more than a few dozen directories waiting) helper threads share the
+ * walk, up to the number of CPUs cordon may run on (at most 4); they are joined before
+ * this returns.  Hits are sorted by path (path_cmp), duplicates removed. */
 int glob_expand(glob_pat *const *pats, const char *const *roots, size_t n, const glob_walk_opts *opts,
                 glob_hits *out, size_t *failed, cordon_error *err);
