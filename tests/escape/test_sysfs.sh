@@ -85,6 +85,31 @@ t_nested_cgroup2() {
   want_refused cgroup_mkdir EACCES EPERM EROFS
 }
 
+t_nested_cgroup2_limits() {
+  # with resource limits in a cgroup of the run's own, that cgroup is the root of the
+  # command's cgroup namespaces: from a cgroup2 mount of its own, pids.max and memory.max
+  # must not be writable (the kernel refuses writes at a namespace root on hierarchies
+  # mounted with nsdelegate; the files belong to the caller)
+  mkdir "$WS/scratch"
+  esc --limit-pids 64 --limit-memory 512M --status-json "$CT/status.json" -- sysw cgroup "$WS/scratch"
+  local mech
+  mech=$(json_get "$CT/status.json" limits | "$PY" -c 'import json,sys; print((json.load(sys.stdin) or {}).get("mechanism", ""))' 2>/dev/null || true)
+  case $mech in
+    cgroup2*) ;;
+    "") [ "$RC" = 0 ] || skip_case "the limits cannot be enforced here ($(last_run))"
+      skip_case "no limit mechanism reported" ;;
+    *) skip_case "limits enforced by $mech here, not cgroup2: cgroup v1 cannot be mounted in a user namespace and rlimits are not files" ;;
+  esac
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  case $(result unshare) in ok) ;; *) skip_case "new user namespaces refused inside" ;; esac
+  [ "$(result cgroup2_mount)" = ok ] || return 0
+  want_refused cgroup_w_pids.max EPERM EACCES EROFS
+  want_refused cgroup_w_memory.max EPERM EACCES EROFS
+  want_refused cgroup_w_memory.swap.max EPERM EACCES EROFS ENOENT
+  want_refused cgroup_w_cgroup.kill EPERM EACCES EROFS ENOENT
+  want_refused cgroup_w_cgroup.freeze EPERM EACCES EROFS ENOENT
+}
+
 t_nested_cgroup2_no_nested() {
   # --no-nested refuses the user namespace the attack above starts from
   mkdir "$WS/scratch"
@@ -126,6 +151,7 @@ run_case sys_writes_base_host t_sys_writes_base_host
 run_case sys_absent_base_system t_sys_absent_base_system
 run_case proc_sys_writes t_proc_sys_writes
 run_case nested_cgroup2 t_nested_cgroup2
+run_case nested_cgroup2_limits t_nested_cgroup2_limits
 run_case nested_cgroup2_no_nested t_nested_cgroup2_no_nested
 run_case nested_sysfs_proc t_nested_sysfs_proc
 finish

@@ -99,6 +99,15 @@ int main(int argc, char **argv)
         nest(CLONE_NEWCGROUP);
         if (report("cgroup2_mount", mount("none", s, "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) < 0)
             return 0;
+        /* the files that would raise a run's limits or reach the processes sharing the
+         * cgroup, one by one (ENOENT where this cgroup has no such file) */
+        static const char *const named[] = {"pids.max", "memory.max", "memory.swap.max", "cgroup.kill",
+                                            "cgroup.freeze", "cgroup.subtree_control", "cgroup.procs"};
+        for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+            char label[64];
+            snprintf(label, sizeof label, "cgroup_w_%s", named[i]);
+            openw(label, s, named[i]);
+        }
         report_writable("cgroup_files", s, 1);
         char p[4096];
         snprintf(p, sizeof p, "%s/cordon-escape-probe-%d", s, (int)getpid());
