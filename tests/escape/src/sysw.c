@@ -108,6 +108,23 @@ int main(int argc, char **argv)
             snprintf(label, sizeof label, "cgroup_w_%s", named[i]);
             openw(label, s, named[i]);
         }
+        /* and what the limits read at the root of the mount */
+        static const char *const limits[] = {"pids.max", "memory.max"};
+        for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+            char p[4096], buf[64] = "";
+            snprintf(p, sizeof p, "%s/%s", s, limits[i]);
+            int fd = open(p, O_RDONLY | O_CLOEXEC);
+            ssize_t n = fd < 0 ? -1 : read_some(fd, buf, sizeof buf);
+            if (fd >= 0)
+                close(fd);
+            buf[strcspn(buf, "\n")] = '\0';
+            char label[64];
+            snprintf(label, sizeof label, "cgroup_r_%s", limits[i]);
+            if (n < 0)
+                report(label, -1);
+            else
+                reportf(label, "%s", buf);
+        }
         report_writable("cgroup_files", s, 1);
         char p[4096];
         snprintf(p, sizeof p, "%s/cordon-escape-probe-%d", s, (int)getpid());
