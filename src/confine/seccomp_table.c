@@ -103,15 +103,26 @@ const sc_rule sc_rules[] = {
     {"iopl", 0, EPERM, SC_ANY, 0, 0, "iopl", "direct hardware port access (x86)"},
     {"ioperm", 0, EPERM, SC_ANY, 0, 0, "ioperm", "direct hardware port access (x86)"},
 
+    /* A new cgroup namespace owned by a nested user namespace lets the command mount
+     * cgroup2 with its root at the cgroup cordon runs in: for a root caller that is the
+     * host's tree (its files are uid 0's), for a user with a delegated cgroup that is
+     * their session (cgroup.kill of processes outside the sandbox).  Nested sandboxes
+     * share the sandbox's cgroup namespace instead (sandbox/ns.c falls back). */
+    {"unshare", 0, EPERM, SC_FLAGS, 0, CLONE_NEWCGROUP, "unshare(CLONE_NEWCGROUP)",
+     "a cgroup namespace of the command's own would let it mount and write the cgroup tree "
+     "above the sandbox"},
+    {"clone", 0, EPERM, SC_FLAGS, 0, CLONE_NEWCGROUP, "clone(CLONE_NEWCGROUP)",
+     "as unshare(CLONE_NEWCGROUP)"},
+    {"clone3", 0, ENOSYS, SC_ANY, 0, 0, "clone3",
+     "its flags are in memory, where seccomp cannot look; ENOSYS makes libc fall back to "
+     "clone(2), which is checked (as Docker's default profile does)"},
+
     /* --- --no-nested: no sandbox inside the sandbox ------------------------------- */
     {"unshare", SC_MODE_NO_NESTED, EPERM, SC_FLAGS, 0, CLONE_NEWUSER, "unshare(CLONE_NEWUSER)",
      "--no-nested: a new user namespace would give the command capabilities over new "
      "namespaces, and with them the kernel's mount and namespace code"},
     {"clone", SC_MODE_NO_NESTED, EPERM, SC_FLAGS, 0, CLONE_NEWUSER, "clone(CLONE_NEWUSER)",
      "--no-nested: as unshare(CLONE_NEWUSER)"},
-    {"clone3", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "clone3",
-     "--no-nested: its flags are in memory, where seccomp cannot look; ENOSYS makes libc "
-     "fall back to clone(2), which is checked"},
     {"setns", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "setns", WHY_NEST_NS},
     {"chroot", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "chroot", WHY_NEST_NS},
     {"pivot_root", SC_MODE_NO_NESTED, EPERM, SC_ANY, 0, 0, "pivot_root", WHY_NEST_NS},

@@ -64,6 +64,15 @@ pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
         args.cgroup = (uint64_t)cgroup_fd;
     }
     long pid = syscall(SYS_clone3, &args, sizeof args);
+    if (pid < 0 && errno == ENOSYS && cgroup_fd < 0) {
+        /* Inside a cordon sandbox (or Docker) clone3 is refused with ENOSYS so that
+         * seccomp can check clone(2)'s flags instead; a new cgroup namespace is refused
+         * there, and the nested sandbox shares the outer one's. Fork-like: no stack. */
+        unsigned long flags = (unsigned long)args.flags | SIGCHLD;
+        pid = syscall(SYS_clone, flags, 0UL, pidfd, 0UL, 0UL);
+        if (pid < 0 && errno == EPERM)
+            pid = syscall(SYS_clone, flags & ~(unsigned long)CLONE_NEWCGROUP, 0UL, pidfd, 0UL, 0UL);
+    }
     if (pid < 0) {
         int e = errno;
         if (e == EPERM || e == ENOSPC || e == EUSERS || e == EACCES)
