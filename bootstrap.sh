@@ -16,6 +16,11 @@ PACKAGES=(
   libjansson-dev libseccomp-dev libcmocka-dev
   bubblewrap iproute2 python3 util-linux git
 )
+# The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
+# libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).
+if [ "${CI:-}" = true ] || [ "${CORDON_FUZZ:-}" = 1 ]; then
+  PACKAGES+=(clang libclang-rt-dev)
+fi
 BUILD_DIR=${CORDON_BUILD_DIR:-build}
 
 log=$(mktemp "${TMPDIR:-/tmp}/cordon-bootstrap.XXXXXX")

@@ -5,16 +5,18 @@
 #   3. every tests/e2e/test_*.sh and tests/escape/test_*.sh, as root and as an
 #      unprivileged user (uid 65534)
 #   4. unless --quick: the same again against an ASan+UBSan build in build-asan/
+#   5. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
+#      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
 # Its last line is always "N passed, N failed, N skipped" (unit test cases and e2e cases);
 # it exits non-zero when anything failed.
 #
 # usage: tests/run-all.sh [--quick] [--filter PATTERN]
-#   --quick           skip the sanitizer pass
+#   --quick           skip the sanitizer and fuzzing passes
 #   --filter PATTERN  run only the e2e/escape files whose path under tests/ contains
 #                     PATTERN (glob allowed), e.g. --filter network, --filter 'escape/*'
 set -uo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
@@ -313,6 +315,40 @@ elif [ "$BUILD_OK" = 1 ]; then
   else
     record fail "build-asan" "the sanitizer build failed (see above)"
   fi
+fi
+
+# fuzz_pass: fuzz/run.sh prints PASS/FAIL/SKIP lines of its own, counted here.
+fuzz_pass() {
+  local secs=${CORDON_FUZZ_SECONDS:-5} log=$TMPROOT/fuzz.log rc
+  [ "${CI:-}" = true ] && secs=${CORDON_FUZZ_SECONDS:-60}
+  section "fuzzing (fuzz/run.sh $secs: each harness for ${secs}s)"
+  if [ -n "$FILTER" ]; then
+    record skip "fuzz" "not run with --filter"
+    return
+  fi
+  if ! command -v clang >/dev/null 2>&1; then
+    record skip "fuzz" "clang not found: the libFuzzer harnesses were neither built nor run; install clang and libclang-rt-dev (./bootstrap.sh does when CI=true or CORDON_FUZZ=1)"
+    return
+  fi
+  bash fuzz/run.sh "$secs" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  local p fl
+  p=$(grep -c '^PASS ' "$log")
+  fl=$(grep -c '^FAIL ' "$log")
+  PASSED=$((PASSED + p))
+  FAILED=$((FAILED + fl))
+  grep '^FAIL ' "$log" >>"$FAILURES"
+  if [ "$rc" -eq 77 ]; then
+    record skip "fuzz" "$(grep -m1 '^SKIP ' "$log" | sed 's/^SKIP fuzz: //')"
+  elif [ "$rc" -ne 0 ] && [ "$fl" -eq 0 ]; then
+    record fail "fuzz" "fuzz/run.sh exited with status $rc without reporting a failure"
+  fi
+}
+
+if [ "$QUICK" = 1 ]; then
+  section "fuzzing skipped (--quick)"
+elif [ "$BUILD_OK" = 1 ]; then
+  fuzz_pass
 fi
 
 if [ -s "$FAILURES" ]; then
