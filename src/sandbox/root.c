@@ -13,6 +13,7 @@
 #include "sandbox/dev.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
 #include "util/trace.h"
@@ -38,6 +39,7 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->later_ro = xcalloc(s->cap, sizeof *s->later_ro);
     s->ours = xcalloc(s->cap, sizeof *s->ours);
     s->stubs_ready_fd = -1;
+    s->stub_status = xcalloc(p->n_ops + 1, 1);
 }
 
 void root_scratch_free(root_scratch *s)
@@ -45,6 +47,7 @@ void root_scratch_free(root_scratch *s)
     free(s->tree_fds);
     free(s->later_ro);
     free(s->ours);
+    free(s->stub_status);
     *s = (root_scratch){0};
 }
 
@@ -467,6 +470,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     build b = {.p = p, .s = s, .root_fd = root, .stage_fd = stage, .err = err};
 
     /* 3. The plan, in order: parents before what lies below them. */
+    size_t n_stub = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
         int r = 0;
@@ -475,15 +479,17 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         case PLAN_HIDE:
             if (op->stub && s->stubs_ready_fd >= 0) {
                 /* cordon makes the stubs while we build what comes before them */
-                char go;
-                ssize_t n;
-                while ((n = read(s->stubs_ready_fd, &go, 1)) < 0 && errno == EINTR)
-                    ;
-                if (n != 1)
+                size_t want = 0;
+                for (size_t k = 0; k < p->n_ops; k++)
+                    want += p->ops[k].kind == PLAN_HIDE && p->ops[k].stub;
+                ssize_t n = read_all(s->stubs_ready_fd, s->stub_status, want);
+                if (n != (ssize_t)want)
                     return err_set(err, CORDON_STAGE_ROOT, n < 0 ? errno : EPIPE,
                                    "cordon could not hold the missing protected paths (see above)");
                 s->stubs_ready_fd = -1;
             }
+            if (op->stub && s->stub_status[n_stub++] != 'y')
+                break; /* the caller cannot create it either: nothing to hold */
             r = do_hide(&b, i);
             break;
         case PLAN_TMPFS: r = do_tmpfs(&b, op); break;

@@ -23,7 +23,9 @@ typedef struct root_scratch {
     uint64_t *ours;     /* ids of the mounts cordon created (where creating is allowed) */
     size_t n_ours;
     size_t cap;         /* capacity of later_ro and ours */
-    int stubs_ready_fd; /* read one byte here before the first stub op (-1: nothing to wait for) */
+    int stubs_ready_fd; /* before the first stub op, read here one byte per stub op, in plan
+                         * order: 'y' held, 'n' not needed (-1: nothing to wait for) */
+    char *stub_status;  /* those bytes */
 } root_scratch;
 
 void root_scratch_init(root_scratch *s, const plan *p);

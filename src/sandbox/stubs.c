@@ -71,6 +71,12 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
                        op->why, pl ? parent : "/");
     for (int attempt = 0; attempt < 8; attempt++) {
         bool made = mkdirat(s->parent_fd, s->name, STUB_MODE) == 0;
+        if (!made && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+            /* The command runs with our credentials and no capabilities: it could not
+             * create it either. */
+            s->held = false;
+            return 0;
+        }
         if (!made && errno != EEXIST)
             return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot hold %s for the run", op->why, op->dest);
         /* the mode is what marks a stub: do not let the caller's umask change it (the
@@ -86,6 +92,7 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
                            "%s: %s appeared during setup and cannot be held; refusing", op->why, op->dest);
         }
         /* Something made meanwhile that is not a stub: hidden all the same, never removed. */
+        s->held = true;
         s->ours = made || looks_like_stub(s->fd);
         if (!s->ours)
             return 0;
@@ -101,7 +108,7 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
     return err_set(err, CORDON_STAGE_ROOT, EAGAIN, "%s: could not hold %s for the run", op->why, op->dest);
 }
 
-int stubs_create(const plan *p, stubs *s, cordon_error *err)
+int stubs_create(const plan *p, stubs *s, char *status, cordon_error *err)
 {
     *s = (stubs){.janitor = -1, .janitor_fd = -1};
     size_t n = 0;
@@ -122,6 +129,7 @@ int stubs_create(const plan *p, stubs *s, cordon_error *err)
             stubs_release(s, true);
             return -1;
         }
+        status[s->n - 1] = x->held ? 'y' : 'n';
     }
     return 0;
 }

@@ -24,6 +24,8 @@ typedef struct stub {
     int fd;        /* the stub directory */
     char name[256];
     bool ours; /* a stub (ours, maybe shared), as opposed to a directory that appeared */
+    bool held; /* false: the caller may not create it (EACCES, EROFS), so neither can the
+                * command: nothing to hold, nothing to mount */
 } stub;
 
 typedef struct stubs {
@@ -33,8 +35,9 @@ typedef struct stubs {
     int janitor_fd; /* unused: -1 */
 } stubs;
 
-/* Before clone3: create (or join) every stub the plan asks for. */
-int stubs_create(const plan *p, stubs *s, cordon_error *err);
+/* Create (or join) every stub the plan asks for; status[i] is 'y' or 'n' (held) for
+ * the i-th stub op in plan order. */
+int stubs_create(const plan *p, stubs *s, char *status, cordon_error *err);
 /* After clone3: start the janitor, which waits for PID 1 (pidfd) to end and then
  * releases the stubs again — a no-op when cordon already did, the cleanup when cordon
  * was killed. */

@@ -185,6 +185,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     signals_forwarded(&fwd);
     all = fwd;
     sigaddset(&all, SIGCHLD);
+    sigaddset(&all, SIGPIPE); /* a write to a dead sandbox fails with EPIPE instead */
     /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
     if (limits_prepare(&l.limits, &p->limits, err) < 0)
         goto out_fds;
@@ -229,14 +230,16 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
      * made here, while PID 1 sets up on the other CPU, which waits for the go. */
     if (l.plan_has_stubs) {
         TRACE("stubs");
-        if (stubs_create(p, &held, err) < 0 || write_all(life[1], "y", 1) < 0 ||
-            stubs_start_janitor(&held, pidfd, err) < 0) {
+        char status[64] = {0};
+        if (stubs_create(p, &held, status, err) < 0 || stubs_start_janitor(&held, pidfd, err) < 0) {
             if (err->stage == CORDON_STAGE_NONE)
                 err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the sandbox");
             pidfd_signal(pidfd, SIGKILL);
             RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, NULL, WEXITED));
             goto out_mask;
         }
+        /* EPIPE (SIGPIPE is blocked) when PID 1 has already failed: its report says why. */
+        (void)write_all(life[1], status, held.n);
         TRACE("stubs-made");
     }
 
@@ -328,6 +331,12 @@ out_mask:
         struct timespec zero = {0, 0};
         if (!sigismember(&l.orig_mask, SIGCHLD))
             while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
+                ;
+        sigset_t pipe_set;
+        sigemptyset(&pipe_set);
+        sigaddset(&pipe_set, SIGPIPE);
+        if (!sigismember(&l.orig_mask, SIGPIPE))
+            while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
                 ;
     }
     sigprocmask(SIG_SETMASK, &l.orig_mask, NULL);
