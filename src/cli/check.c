@@ -201,19 +201,22 @@ static void probe_pidfd(probe_result *r)
     int pidfd = -1;
     struct clone_args args = {.flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd, .exit_signal = SIGCHLD};
     long pid = syscall(SYS_clone3, &args, sizeof args);
+    bool via_clone3 = !(pid < 0 && errno == ENOSYS);
+    if (!via_clone3) /* a seccomp filter (cordon's, Docker's): as sandbox/ns.c */
+        pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0UL, &pidfd, 0UL, 0UL);
     if (pid == 0)
         _exit(0);
     siginfo_t si;
     if (pid < 0 || waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0) {
-        say(r->detail, "%s: %s", pid < 0 ? "clone3 with CLONE_PIDFD" : "waitid(P_PIDFD)", strerror(errno));
+        say(r->detail, "%s: %s", pid < 0 ? "clone with CLONE_PIDFD" : "waitid(P_PIDFD)", strerror(errno));
         say(r->fix, errno == ENOSYS || errno == EINVAL
                         ? "Linux 5.4 or later is needed (pidfds supervise the sandbox)"
-                        : "a seccomp filter on cordon itself refuses clone3 (a container's profile, or "
-                          "cordon run --no-nested): allow clone3");
+                        : "a seccomp filter on cordon itself refuses clone (a container's profile): "
+                          "allow clone3 or clone with CLONE_PIDFD");
         return;
     }
     r->ok = 1;
-    say(r->detail, "clone3 with CLONE_PIDFD and waitid(P_PIDFD) work");
+    say(r->detail, "%s with CLONE_PIDFD and waitid(P_PIDFD) work", via_clone3 ? "clone3" : "clone (clone3 is refused)");
 }
 
 static void probe_landlock(probe_result *r)

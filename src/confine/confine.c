@@ -25,6 +25,13 @@ void confine_prep_free(confine_prep *c)
     *c = (confine_prep){0};
 }
 
+int confine_filter(const confine_prep *c, cordon_error *err)
+{
+    if (!c->enabled)
+        return 0;
+    return seccomp_install(c->seccomp, err);
+}
+
 int confine_command(const confine_prep *c, cordon_error *err)
 {
     if (!c->enabled)
@@ -32,14 +39,7 @@ int confine_command(const confine_prep *c, cordon_error *err)
     if (landlock_apply(&c->landlock, err) < 0)
         return -1;
     TRACE("landlock");
-    return seccomp_install(c->seccomp, err);
-}
-
-int confine_reaper(const confine_prep *c, cordon_error *err)
-{
-    if (!c->enabled)
-        return 0;
-    return seccomp_install(c->seccomp, err);
+    return 0;
 }
 
 void confine_explain(FILE *out, const plan *p)

@@ -1,6 +1,9 @@
-/* Stage 5, as one step for the supervisor: what confines the command beyond its
- * namespaces and capabilities (Landlock, then seccomp last), prepared by the parent
- * before clone3 and applied by the sandbox's processes without allocating. */
+/* Stage 5, as two steps for the supervisor: what confines the command beyond its
+ * namespaces and capabilities, prepared by the parent before clone3 and applied by the
+ * sandbox's processes without allocating.  PID 1 installs the seccomp filter once the
+ * root is built, right before it starts the command, which inherits it (one filter
+ * object: the kernel compiles and checks it once per run, not twice); the command's
+ * process applies Landlock last, after its capabilities and no_new_privs, before exec. */
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,11 +23,11 @@ typedef struct confine_prep {
 void confine_prepare(confine_prep *c, const plan *p);
 void confine_prep_free(confine_prep *c);
 
-/* The command's process, after pivot_root, capabilities and no_new_privs, right before
- * exec: Landlock, then the seccomp filter. */
+/* PID 1, after pivot_root, right before it starts the command: the seccomp filter. */
+int confine_filter(const confine_prep *c, cordon_error *err);
+/* The command's process, after its capabilities and no_new_privs, right before exec:
+ * Landlock. */
 int confine_command(const confine_prep *c, cordon_error *err);
-/* PID 1, once the command started: the seccomp filter. */
-int confine_reaper(const confine_prep *c, cordon_error *err);
 
 /* `cordon explain`: the confinement section. */
 void confine_explain(FILE *out, const plan *p);

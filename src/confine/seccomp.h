@@ -1,4 +1,5 @@
-/* Stage 5: the seccomp filter, the last step before exec (and of the PID-1 reaper).
+/* Stage 5: the seccomp filter, installed by PID 1 right before it starts the command,
+ * which inherits it.
  *
  * The filter is a blocklist (seccomp_table.c, explained in doc/seccomp.md) compiled
  * at build time by seccomp_gen into one BPF program per combination of modes; at run
@@ -25,6 +26,7 @@ static inline const sc_program *seccomp_program(unsigned mode)
     return &sc_programs[mode & (SC_PROGRAMS - 1)];
 }
 
-/* Install `prog` on the calling thread; no_new_privs must already be set.  Allocates
- * nothing: safe in the sandbox's processes. */
+/* Install `prog` on the calling thread, which must have no_new_privs set or hold
+ * CAP_SYS_ADMIN in its user namespace.  Allocates nothing: safe in the sandbox's
+ * processes. */
 int seccomp_install(const sc_program *prog, cordon_error *err);

@@ -45,7 +45,7 @@ void child_exec(launch *l, const sigset_t *orig_mask)
     }
     if (limits_apply_rlimits(&l->limits, &err) < 0)
         fail(l, &err);
-    /* Landlock, then the seccomp filter: the last step before exec. */
+    /* Landlock, the last step before exec (the seccomp filter came from PID 1). */
     if (confine_command(&l->confine, &err) < 0)
         fail(l, &err);
     TRACE("exec");

@@ -85,6 +85,14 @@ void pid1_main(launch *l)
         fail(l, &err);
     }
 
+    /* The seccomp filter, for PID 1 and (inherited) the command: one filter object, so
+     * the kernel compiles it once per run.  PID 1 still holds CAP_SYS_ADMIN in its user
+     * namespace, which is what seccomp(2) asks of a process without no_new_privs; the
+     * root is built, and nothing PID 1 or the command's set-up does is refused. */
+    if (confine_filter(&l->confine, &err) < 0)
+        fail(l, &err);
+    TRACE("seccomp");
+
     /* As posix_spawn does: share the address space until the exec instead of copying
      * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */
     pid_t cmd = clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
@@ -102,11 +110,6 @@ void pid1_main(launch *l)
     }
     int keep[] = {l->report_fd, sfd};
     close_fds_except(keep, 2);
-    /* The reaper runs under the command's seccomp filter too. */
-    if (confine_reaper(&l->confine, &err) < 0) {
-        kill(cmd, SIGKILL);
-        fail(l, &err);
-    }
 
     for (;;) {
         struct signalfd_siginfo si;

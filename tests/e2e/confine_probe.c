@@ -92,6 +92,8 @@ static long do_clone_user(void)
     return -errno;
 }
 
+static long do_unshare_cgroup(void) { return unshare(CLONE_NEWUSER | CLONE_NEWCGROUP) < 0 ? -errno : 0; }
+
 static long do_clone3(void)
 {
     /* size 0 is invalid: EINVAL when the call is allowed */
@@ -278,6 +280,8 @@ static long probe(const char *n)
         return in_child(do_clone_user);
     if (!strcmp(n, "clone3"))
         return in_child(do_clone3);
+    if (!strcmp(n, "unshare_cgroup"))
+        return in_child(do_unshare_cgroup);
     if (!strcmp(n, "fsopen"))
         return sys_result(syscall(SYS_fsopen, "tmpfs", 0L));
     if (!strcmp(n, "open_tree"))
@@ -301,7 +305,7 @@ static const char *const all[] = {
     "bpf", "syslog", "uselib", "acct", "modify_ldt", "quotactl", "move_pages", "migrate_pages",
     "mbind", "get_mempolicy", "set_mempolicy", "open_by_handle_at", "init_module",
     "personality_query", "personality_linux32", "personality_norandom", "personality_exec",
-    "personality_bsd", "unshare_user", "clone_user", "clone3", "fsopen", "open_tree",
+    "personality_bsd", "unshare_user", "clone_user", "clone3", "unshare_cgroup", "fsopen", "open_tree",
 };
 
 int main(int argc, char **argv)

@@ -128,10 +128,11 @@ print(line + "|" + ("dgram ok" if ok else "dgram broken") + "|" + ("names ok" if
 
 t_no_nested() {
   need_probe
-  probe_in -- unshare_user clone_user clone3 fsopen open_tree
+  probe_in -- unshare_user clone_user clone3 fsopen open_tree unshare_cgroup
   expect_result unshare_user ok "nesting is allowed by default"
   expect_result clone_user ok "nesting is allowed by default"
-  expect_result clone3 EINVAL "clone3 reaches the kernel by default"
+  expect_result clone3 ENOSYS "clone3, whose flags seccomp cannot see (libc falls back to clone)"
+  expect_result unshare_cgroup EPERM "a cgroup namespace of the command's own"
   probe_in --no-nested -- unshare_user clone_user clone3 fsopen open_tree socket_unix unix_traffic
   expect_result unshare_user EPERM "--no-nested"
   expect_result clone_user EPERM "--no-nested"
@@ -272,9 +273,10 @@ t_explain() {
   assert_contains "$OUT" "seccomp"
   assert_contains "$OUT" "ioctl(TIOCSTI)"
   assert_contains "$OUT" "landlock"
-  assert_not_contains "$OUT" "clone3 (ENOSYS)"
-  expect_ok explain --no-nested -- true
   assert_contains "$OUT" "clone3 (ENOSYS)"
+  assert_not_contains "$OUT" "fsopen (ENOSYS)"
+  expect_ok explain --no-nested -- true
+  assert_contains "$OUT" "fsopen (ENOSYS)"
   if [ "$(landlock_abi)" -ge 2 ]; then
     assert_contains "$OUT" "read    /"
     assert_contains "$OUT" "write   $WS"
