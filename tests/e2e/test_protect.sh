@@ -2,6 +2,9 @@
 # Built-in protections at the top of every writable path: .git/hooks and .git/config are
 # read-only (git still commits), .cordon/.codex/.agents are read-only and cannot be
 # created, a rule granting write on the exact path lifts it; nothing is left behind.
+# Protection cannot be renamed away: the directories between a writable path and what is
+# protected are mount points inside (rename fails with EBUSY); a worktree's .git file is
+# read-only; a protected name that is a symlink cannot be swapped for a directory.
 . "$(dirname "$0")/lib.sh"
 
 git_init() {
@@ -187,6 +190,130 @@ t_protected_links_not_followed() {
   assert_not_contains "$OUT" "host secret" "a protected .git link brought a host file into the view"
 }
 
+# RENAME_AWAY, run inside the sandbox: try to move .git (or what is in it) out of the
+# way and build a fresh one with a hook; prints what worked on stdout, and the reason the
+# first rename failed on stderr ("mv: REASON").
+RENAME_AWAY='
+  if err=$(mv .git .git-old 2>&1); then echo "renamed .git"; else echo "mv: ${err##*: }" >&2; fi
+  mkdir -p .git/hooks 2>/dev/null
+  (printf "#!/bin/sh\necho pwned\n" >.git/hooks/pre-commit) 2>/dev/null && echo "planted a hook"
+  (chmod +x .git/hooks/pre-commit) 2>/dev/null
+  mv .git/hooks .git/hooks-old 2>/dev/null && echo "renamed .git/hooks"
+  mv .git/config .git/config-old 2>/dev/null && echo "renamed .git/config"
+  exit 0'
+
+t_git_dir_cannot_be_renamed_away() {
+  # `mv .git .git-old; mkdir -p .git/hooks` would leave the read-only hooks behind in
+  # .git-old and give the host a .git with the command's hook
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  echo "content" >"$WS/file.txt"
+  git -C "$WS" add file.txt
+  git -C "$WS" commit -q -m base
+  local before
+  before=$(snapshot "$WS/.git" strict)
+  crun run -- sh -c "$RENAME_AWAY"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "renaming .git away inside the sandbox"
+  assert_contains "$ERR" "mv: Device or resource busy" "the rename of .git (a pinned mount point)"
+  assert_absent "$WS/.git-old" ".git was renamed on the host"
+  assert_absent "$WS/.git/hooks/pre-commit" "a hook was planted on the host"
+  assert_unchanged "$before" "$WS/.git" "the host .git after the run" strict
+  # git still works inside the pinned .git, and the hook is still not there
+  expect_ok run -- sh -c 'echo more >>file.txt && git commit -q -a -m "from the sandbox"'
+  assert_eq "$(git -C "$WS" log --format=%s -1)" "from the sandbox" "a commit inside a pinned .git"
+  assert_absent "$WS/.git/hooks/pre-commit"
+}
+
+t_git_dir_missing_hooks_cannot_be_renamed_away() {
+  # hooks missing (held by a stub): .git is pinned all the same
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  rm -rf "$WS/.git/hooks"
+  local before
+  before=$(snapshot "$WS")
+  crun run -- sh -c "$RENAME_AWAY"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "renaming .git away (hooks missing)"
+  assert_absent "$WS/.git-old"
+  assert_absent "$WS/.git/hooks" "the stub for .git/hooks, or a planted hooks directory, stayed on the host"
+  assert_unchanged "$before" "$WS" "the workspace after the run"
+}
+
+t_git_dir_allowed_cannot_be_renamed_away() {
+  # --allow on .git itself (redundant below the workspace): still not renamable (.git
+  # is a writable path of its own then: stubs for .codex etc. come and go in it, so its
+  # modification time changes)
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  local before
+  before=$(snapshot "$WS/.git")
+  crun run --allow "$WS/.git" -- sh -c "$RENAME_AWAY"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "renaming .git away with --allow $WS/.git"
+  assert_absent "$WS/.git-old" ".git was renamed on the host"
+  assert_absent "$WS/.git/hooks/pre-commit" "a hook was planted on the host"
+  assert_unchanged "$before" "$WS/.git" "the host .git after the run"
+}
+
+t_denied_path_cannot_be_renamed_into_being() {
+  # a --deny of a missing path deeper in the workspace: its stub holds a/b/c; a and a/b
+  # are pinned, or `mv a a-old; mkdir -p a/b/c/secret` would make the denied path
+  mkdir -p "$WS/a/b"
+  echo keep >"$WS/a/b/keep"
+  local before
+  before=$(snapshot "$WS")
+  crun run --deny "$WS/a/b/c/secret" -- sh -c '
+    mv a a-old 2>/dev/null && echo "renamed a"
+    mv a/b a/b-old 2>/dev/null && echo "renamed a/b"
+    mkdir -p a/b/c/secret 2>/dev/null && echo "made the denied path"
+    (echo x >a/b/c/secret) 2>/dev/null && echo "wrote the denied path"
+    (echo y >a/b/other) 2>/dev/null || echo "cannot write next to the stub"
+    exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "renaming the directories above a denied path away"
+  assert_absent "$WS/a-old"
+  assert_absent "$WS/a/b/c" "the stub or the denied path stayed on the host"
+  assert_file_content "$WS/a/b/other" "y" "a file next to the stub"
+  rm "$WS/a/b/other"
+  assert_unchanged "$before" "$WS" "the workspace after the run"
+}
+
+t_git_file_read_only() {
+  # a worktree's .git file names its git directory: repointing it (or moving it away
+  # and writing another) would make the host's git use a directory the command made
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS/real"
+  mv "$WS/real/.git" "$WS/realgit"
+  rmdir "$WS/real" 2>/dev/null || true
+  echo "gitdir: realgit" >"$WS/.git"
+  crun run -- sh -c '
+    mkdir -p evil/hooks
+    (echo "gitdir: evil" >.git) 2>/dev/null && echo "rewrote .git"
+    mv .git .git-old 2>/dev/null && echo "renamed .git"
+    rm -f .git 2>/dev/null; [ -e .git ] || echo "removed .git"
+    exit 0'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "" "the .git file of a worktree"
+  assert_file_content "$WS/.git" "gitdir: realgit" "the .git file on the host"
+  assert_absent "$WS/.git-old"
+}
+
+t_protected_link_cannot_be_swapped() {
+  # .git/hooks a symlink in the writable workspace: the command could remove the link
+  # and make a real hooks directory; cordon must refuse to run (fail closed) or keep it
+  command -v git >/dev/null || skip_case "git not installed"
+  git_init "$WS"
+  mkdir "$OUTSIDE/hooks-target"
+  rm -rf "$WS/.git/hooks"
+  ln -s "$OUTSIDE/hooks-target" "$WS/.git/hooks"
+  crun run -- sh -c 'rm .git/hooks 2>/dev/null && mkdir .git/hooks 2>/dev/null && (echo "echo pwned" >.git/hooks/pre-commit) 2>/dev/null && echo "swapped the link"; exit 0'
+  case $RC in 0 | 125) ;; *) die "expected exit 0 or 125 (refused), got $(last_run)" ;; esac
+  assert_eq "$OUT" "" "a symlinked .git/hooks"
+  [ -L "$WS/.git/hooks" ] || die "the .git/hooks link was replaced on the host: $(stat -c %F "$WS/.git/hooks" 2>&1)"
+  assert_absent "$OUTSIDE/hooks-target/pre-commit"
+}
+
 # descendants PID: every descendant of PID (host pids), depth first.
 descendants() {
   local c
@@ -230,4 +357,10 @@ run_case killall_stale_stubs_cleaned t_killall_stale_stubs_cleaned
 run_case unwritable_workspace_runs t_unwritable_workspace_runs
 run_case protected_links_not_followed t_protected_links_not_followed
 run_case concurrent_runs_keep_protection t_concurrent_runs_keep_protection
+run_case git_dir_cannot_be_renamed_away t_git_dir_cannot_be_renamed_away
+run_case git_dir_missing_hooks_cannot_be_renamed_away t_git_dir_missing_hooks_cannot_be_renamed_away
+run_case git_dir_allowed_cannot_be_renamed_away t_git_dir_allowed_cannot_be_renamed_away
+run_case denied_path_cannot_be_renamed_into_being t_denied_path_cannot_be_renamed_into_being
+run_case git_file_read_only t_git_file_read_only
+run_case protected_link_cannot_be_swapped t_protected_link_cannot_be_swapped
 finish

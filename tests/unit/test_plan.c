@@ -1,6 +1,7 @@
 /* Unit tests for the mount plan (src/plan/plan.c): the resolved policy compiled into an
- * ordered list of operations, private /tmp and HOME, redundant binds, the working
- * directory check.
+ * ordered list of operations, private /tmp and HOME, redundant binds (a pinned one is
+ * never dropped: protect.c pins the directories above what it holds, so that they
+ * cannot be renamed away), the working directory check.
  *
  * Fixtures live in a fresh mkdtemp() directory (canonicalised) and are removed
  * afterwards; a few tests look at /usr and /etc of the host (a normal Debian). */
@@ -225,6 +226,40 @@ static size_t ops_at(const plan *pl, const char *dest)
     return n;
 }
 
+/* Pinned binds in the plan. */
+static size_t n_pins(const plan *pl)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pl->n_ops; i++)
+        n += pl->ops[i].kind == PLAN_BIND && pl->ops[i].pin;
+    return n;
+}
+
+/* A pin at DIR/rel: a writable bind of the directory onto itself, kept although the
+ * writable bind above it makes it redundant, holding DIR/holds. */
+static const plan_op *assert_pin(const fixture *f, const char *rel, const char *holds)
+{
+    const plan_op *b = op_rel(f, PLAN_BIND, rel);
+    char *p = fx(f, rel);
+    if (!b->pin)
+        fail_msg("%s is bound but not pinned (%s)", p, b->why);
+    assert_false(b->read_only);
+    assert_true(b->is_dir);
+    assert_string_equal(b->src, p);
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_true(b->dev == st.st_dev && b->ino == st.st_ino);
+    char *h = fx(f, holds);
+    char *why = xasprintf("pinned: holds %s", h);
+    assert_string_equal(b->why, why);
+    free(why);
+    free(h);
+    assert_int_equal(idx_rel(f, PLAN_NOTE, rel), -1); /* not dropped as redundant */
+    assert_int_equal(ops_at(&f->pl, p), 1);
+    free(p);
+    return b;
+}
+
 /* Parents before children; every op has a dest and a why; binds have a source. */
 static void check_invariants(const plan *pl)
 {
@@ -418,9 +453,13 @@ static void test_missing_deny_under_writable_is_held(void **state)
     char *p = fx(f, "ws/secrets/x");
     assert_ptr_equal(plan_covering(&f->pl, p), h);
     free(p);
+    /* directly in the writable workspace: nothing to pin (the workspace is a mount point
+     * and the stub is one) */
+    assert_int_equal(n_pins(&f->pl), 0);
 
     /* deeper below a writable rule, and from a settings file: the first missing
-     * component is held, once for every denied path below it */
+     * component is held, once for every denied path below it, and the existing
+     * directory above it is pinned (`mv a a-old; mkdir -p a/b/c` must fail) */
     fresh_policy(f);
     mk(f, "ws/a");
     rule(f, "ws", CORDON_ACCESS_WRITE);
@@ -441,10 +480,26 @@ static void test_missing_deny_under_writable_is_held(void **state)
     p = fx(f, "ws/a/b/c/.env");
     assert_ptr_equal(plan_covering(&f->pl, p), h);
     free(p);
-    /* the existing parent stays writable, only the missing name is held */
+    const plan_op *pin = assert_pin(f, "ws/a", "ws/a/b");
+    assert_int_equal(n_pins(&f->pl), 1);
+    assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_BIND, "ws/a"));
+    assert_true(idx_rel(f, PLAN_BIND, "ws/a") < idx_rel(f, PLAN_HIDE, "ws/a/b"));
+    /* the existing parent stays writable (through its pin), only the missing name is
+     * held */
     p = fx(f, "ws/a/other");
-    assert_ptr_equal(plan_covering(&f->pl, p), op_rel(f, PLAN_BIND, "ws"));
+    assert_ptr_equal(plan_covering(&f->pl, p), pin);
     free(p);
+    /* a level deeper: every directory between the workspace and the stub */
+    fresh_policy(f);
+    mk(f, "ws/a/x");
+    mk(f, "ws/a/x/y");
+    rule(f, "ws/a/x/y/z/secret", CORDON_ACCESS_NONE);
+    build_ok(f);
+    assert_true(op_rel(f, PLAN_HIDE, "ws/a/x/y/z")->stub);
+    assert_pin(f, "ws/a", "ws/a/x/y/z");
+    assert_pin(f, "ws/a/x", "ws/a/x/y/z");
+    assert_pin(f, "ws/a/x/y", "ws/a/x/y/z");
+    assert_int_equal(n_pins(&f->pl), 3);
 
     /* a writable rule other than the workspace (the working directory inside it) */
     fresh_policy(f);
@@ -458,6 +513,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     h = op_rel(f, PLAN_HIDE, "w/nope");
     assert_true(h->stub);
     assert_true(h->is_dir);
+    assert_int_equal(n_pins(&f->pl), 0);
     f->host.cwd = f->ws;
     free(w);
 
@@ -472,6 +528,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     assert_false(op_rel(f, PLAN_HIDE, "ws/file")->is_dir);
     assert_false(op_rel(f, PLAN_HIDE, "ws/dir")->stub);
     assert_true(op_rel(f, PLAN_HIDE, "ws/dir")->is_dir);
+    assert_int_equal(n_pins(&f->pl), 0);
 }
 
 /* A missing denied path below a *file* in a writable path cannot be held with a stub (a
@@ -549,6 +606,7 @@ static void test_missing_deny_elsewhere_is_a_note(void **state)
     assert_contains(op_rel(f, PLAN_NOTE, "hidden/nope")->why, "nothing to hide");
     assert_contains(op_rel(f, PLAN_NOTE, "ws/ro/nope/deeper")->why, "nothing to hide");
     assert_int_equal(idx_rel(f, PLAN_HIDE, "nope"), -1);
+    assert_int_equal(n_pins(&f->pl), 0); /* nothing held: nothing to pin */
 }
 
 /* Read-only mode: a missing path below the (now read-only) workspace is only a note. */
@@ -560,6 +618,7 @@ static void test_missing_deny_in_read_only_workspace(void **state)
     build_ok(f);
     assert_non_null(op_rel(f, PLAN_NOTE, "ws/secrets"));
     assert_true(op_rel(f, PLAN_BIND, "ws")->read_only);
+    assert_int_equal(n_pins(&f->pl), 0);
 }
 
 /* A read-only rule on a path that does not exist mounts nothing, so it cannot protect
@@ -583,6 +642,7 @@ static void test_missing_deny_under_missing_read_rule(void **state)
     p = fx(f, "ws/future");
     assert_int_equal(ops_at(&f->pl, p), 1); /* the hide; the read rule is only a note */
     free(p);
+    assert_int_equal(n_pins(&f->pl), 0); /* the stub is directly in the workspace */
 }
 
 /* What cordon protects atop the writable workspace reaches the plan: missing names are
@@ -605,13 +665,98 @@ static void test_protected_names_in_plan(void **state)
     assert_true(c->is_dir);
     assert_int_equal(idx_rel(f, PLAN_HIDE, "ws/.codex"), -1);
     assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_BIND, "ws/.codex"));
+    assert_false(c->pin);
+    /* directly in the workspace: nothing pinned */
+    assert_int_equal(n_pins(&f->pl), 0);
 
-    /* a read-only workspace: nothing to protect, nothing to hold */
+    /* a read-only workspace: nothing to protect, nothing to hold, nothing to pin */
     fresh_policy(f);
+    mk(f, "ws/.git");
+    mk(f, "ws/.git/hooks");
     assert_int_equal(cordon_policy_set_read_only(f->p, true, &f->err), 0);
     build_ok(f);
     for (size_t i = 0; i < f->pl.n_ops; i++)
         assert_false(f->pl.ops[i].kind == PLAN_HIDE);
+    assert_int_equal(n_pins(&f->pl), 0);
+}
+
+/* .git/hooks and .git/config protected: .git itself is pinned (bound writable onto
+ * itself, although the workspace's bind makes that redundant) so that the command
+ * cannot `mv .git .git-old` and make a fresh .git/hooks; git still writes in .git. */
+static void test_git_dir_pinned(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ws/.git");
+    mk(f, "ws/.git/hooks");
+    touch(f, "ws/.git/config");
+    mk(f, "ws/.git/objects");
+    build_ok(f);
+    const plan_op *pin = assert_pin(f, "ws/.git", "ws/.git/hooks");
+    assert_true(op_rel(f, PLAN_BIND, "ws/.git/hooks")->read_only);
+    assert_true(op_rel(f, PLAN_BIND, "ws/.git/config")->read_only);
+    assert_false(op_rel(f, PLAN_BIND, "ws/.git/hooks")->pin);
+    assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_BIND, "ws/.git"));
+    assert_true(idx_rel(f, PLAN_BIND, "ws/.git") < idx_rel(f, PLAN_BIND, "ws/.git/config"));
+    assert_true(idx_rel(f, PLAN_BIND, "ws/.git") < idx_rel(f, PLAN_BIND, "ws/.git/hooks"));
+    char *p = fx(f, "ws/.git/objects/ab");
+    assert_ptr_equal(plan_covering(&f->pl, p), pin); /* still writable */
+    free(p);
+    assert_int_equal(n_pins(&f->pl), 1);
+
+    /* hooks missing: the stub pins .git just the same */
+    fresh_policy(f);
+    p = fx(f, "ws/.git/hooks");
+    assert_int_equal(rmdir(p), 0);
+    free(p);
+    build_ok(f);
+    assert_true(op_rel(f, PLAN_HIDE, "ws/.git/hooks")->stub);
+    assert_pin(f, "ws/.git", "ws/.git/hooks");
+    assert_int_equal(n_pins(&f->pl), 1);
+}
+
+/* drop_redundant drops a bind below a bind of the same tree with the same access, but
+ * never a pinned one (rrule.pin carried into plan_op.pin); the pin is set by hand here,
+ * on rules protect.c does not touch (read-only ones), and on a writable one. */
+static void test_pinned_bind_never_dropped(void **state)
+{
+    fixture *f = *state;
+    mk(f, "repo");
+    mk(f, "repo/a");
+    mk(f, "repo/a/b");
+    for (int writable = 0; writable < 2; writable++) {
+        fresh_policy(f);
+        cordon_access acc = writable ? CORDON_ACCESS_WRITE : CORDON_ACCESS_READ;
+        rule(f, "repo", acc);
+        rule(f, "repo/a", acc);
+        rule(f, "repo/a/b", acc);
+        resolve_ok(f);
+        char *a = fx(f, "repo/a");
+        bool found = false;
+        for (size_t i = 0; i < f->r.n_rules; i++)
+            if (strcmp(f->r.rules[i].path, a) == 0 && !f->r.rules[i].shadowed) {
+                f->r.rules[i].pin = true;
+                found = true;
+            }
+        assert_true(found);
+        if (plan_build(&f->r, &f->pl, &f->err) < 0)
+            fail_msg("plan_build: %s", f->err.message);
+        f->have_pl = true;
+        check_invariants(&f->pl);
+        const plan_op *b = op_rel(f, PLAN_BIND, "repo/a");
+        assert_true(b->pin);
+        assert_int_equal(b->read_only, !writable);
+        assert_string_equal(b->src, a);
+        assert_int_equal(idx_rel(f, PLAN_NOTE, "repo/a"), -1);
+        if (!writable) {
+            /* unpinned below it: dropped as before, now through the pin */
+            assert_contains(op_rel(f, PLAN_NOTE, "repo/a/b")->why, "already read-only through");
+            assert_contains(op_rel(f, PLAN_NOTE, "repo/a/b")->why, a);
+            assert_int_equal(idx_rel(f, PLAN_BIND, "repo/a/b"), -1);
+            assert_false(op_rel(f, PLAN_BIND, "repo")->pin);
+            assert_int_equal(n_pins(&f->pl), 1);
+        }
+        free(a);
+    }
 }
 
 /* ---- /tmp and HOME ------------------------------------------------------------------ */
@@ -1176,6 +1321,8 @@ int main(void)
         T(test_missing_deny_in_read_only_workspace),
         T(test_missing_deny_under_missing_read_rule),
         T(test_protected_names_in_plan),
+        T(test_git_dir_pinned),
+        T(test_pinned_bind_never_dropped),
         T(test_private_tmp),
         T(test_rule_covering_tmp),
         T(test_base_host_keeps_tmp_private),

@@ -7,7 +7,8 @@
  * that is when it is the last one out.  A second stubs_create() on the same plan, in
  * this process, opens the stub again and so takes a lock of its own: it stands for a
  * concurrent run.  A directory that is not an empty 0400 one of ours (a person made it)
- * is hidden all the same and never removed.
+ * is hidden all the same and never removed.  A stub is 0400 whatever the umask; where
+ * the caller may not create the name, nothing is held (status 'n').
  *
  * Fixtures live in a fresh mkdtemp() directory (canonicalised) and are removed
  * afterwards. */
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -50,6 +52,7 @@ typedef struct fixture {
     char *w;            /* DIR/w: the writable directory the stubs go in */
     plan pl;
     cordon_error err;
+    char status[64]; /* stubs_create: one y/n per stub op */
 } fixture;
 
 static char *fx(const fixture *f, const char *rel)
@@ -153,13 +156,22 @@ static void hold(fixture *f, const char *rel)
 
 static void create_ok(fixture *f, stubs *s)
 {
-    if (stubs_create(&f->pl, s, &f->err) < 0)
+    memset(f->status, '?', sizeof f->status);
+    if (stubs_create(&f->pl, s, f->status, &f->err) < 0)
         fail_msg("stubs_create: %s", f->err.message);
+    /* here the caller may create every name: every stub op is held */
+    for (size_t i = 0; i < s->n; i++) {
+        if (f->status[i] != 'y')
+            fail_msg("stub %zu (%s): status '%c', expected 'y'", i, s->v[i].name, f->status[i]);
+        assert_true(s->v[i].held);
+        assert_true(s->v[i].fd >= 0);
+    }
+    assert_int_equal(f->status[s->n], '?'); /* one byte per stub op, no more */
 }
 
 static void create_fails(fixture *f, stubs *s)
 {
-    if (stubs_create(&f->pl, s, &f->err) == 0) {
+    if (stubs_create(&f->pl, s, f->status, &f->err) == 0) {
         stubs_release(s, true);
         fail_msg("stubs_create succeeded, expected a failure");
     }
@@ -298,6 +310,96 @@ static void test_no_stub_in_plan(void **state)
     stubs_release(&s, true);
 }
 
+/* The mode is what marks a stub: whatever the caller's umask, a stub is made 0400 (not
+ * 0000 under umask 0477, which would never be taken for a stub again), joined as one by
+ * a concurrent run, and removed by the last one out. */
+static void test_stub_mode_whatever_the_umask(void **state)
+{
+    fixture *f = *state;
+    static const mode_t masks[] = {0477, 0777, 0, 022, 0400};
+    hold(f, "w/.codex");
+    hold(f, "w/.agents");
+    for (size_t i = 0; i < sizeof masks / sizeof *masks; i++) {
+        mode_t old = umask(masks[i]);
+        stubs a, b;
+        int ra = stubs_create(&f->pl, &a, f->status, &f->err);
+        int rb = ra == 0 ? stubs_create(&f->pl, &b, f->status, &f->err) : -1;
+        umask(old);
+        if (ra < 0 || rb < 0) {
+            if (ra == 0)
+                stubs_release(&a, true);
+            fail_msg("umask %04o: stubs_create: %s", (unsigned)masks[i], f->err.message);
+        }
+        assert_stub(f, "w/.codex");
+        assert_stub(f, "w/.agents");
+        assert_true(a.v[0].ours && a.v[1].ours);
+        assert_true(b.v[0].ours && b.v[1].ours); /* joined: recognised as stubs */
+        stubs_release(&a, true);
+        assert_stub(f, "w/.codex"); /* b still runs */
+        umask(masks[i]);
+        stubs_release(&b, true);
+        umask(old);
+        if (exists(f, "w/.codex") || exists(f, "w/.agents"))
+            fail_msg("umask %04o: a stub was left behind", (unsigned)masks[i]);
+        assert_w_holds(f, 0);
+    }
+}
+
+/* In a directory the caller may not write, the command (same credentials, no
+ * capabilities) cannot create the name either: nothing is held ('n'), nothing made,
+ * stubs_create succeeds.  As root (who may write anyway) a child checks it as uid
+ * 65534; the child reports by its exit status: 0 is right. */
+static int not_writable_child(fixture *f)
+{
+    stubs s;
+    memset(f->status, '?', sizeof f->status);
+    if (stubs_create(&f->pl, &s, f->status, &f->err) < 0)
+        return 10;
+    int rc = 0;
+    if (s.n != 2)
+        rc = 11;
+    else if (memcmp(f->status, "nn?", 3) != 0)
+        rc = 12;
+    else if (s.v[0].held || s.v[1].held || s.v[0].ours || s.v[1].ours)
+        rc = 13;
+    else if (s.v[0].fd >= 0 || s.v[1].fd >= 0)
+        rc = 14;
+    stubs_release(&s, true);
+    return rc;
+}
+
+static void test_not_writable_not_held(void **state)
+{
+    fixture *f = *state;
+    hold(f, "w/.codex");
+    hold(f, "w/.agents");
+    assert_int_equal(chmod(f->w, 0555), 0);
+    int rc;
+    if (geteuid() != 0) {
+        rc = not_writable_child(f);
+    } else {
+        assert_int_equal(chmod(f->dir, 0755), 0); /* mkdtemp's 0700: let uid 65534 in */
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                _exit(20);
+            _exit(not_writable_child(f));
+        }
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        rc = WEXITSTATUS(st);
+    }
+    if (rc != 0)
+        fail_msg("in a directory the caller may not write: check %d failed (10: stubs_create failed, 11: "
+                 "count, 12: status not \"nn\", 13: taken as held or ours, 14: descriptors kept, 20: "
+                 "cannot switch to uid 65534)",
+                 rc);
+    assert_int_equal(chmod(f->w, 0755), 0);
+    assert_w_holds(f, 0);
+}
+
 /* ---- concurrent runs ------------------------------------------------------------------- */
 
 /* A second run on the same plan joins the stub instead of failing; the first one out
@@ -379,7 +481,7 @@ static void test_person_directory_never_removed(void **state)
         if (dirs[i].other_owner && chown(p, 65534, 65534) < 0)
             fail_msg("chown %s: %s (the test runs as uid %d)", p, strerror(errno), (int)geteuid());
         stubs s;
-        if (stubs_create(&f->pl, &s, &f->err) < 0)
+        if (stubs_create(&f->pl, &s, f->status, &f->err) < 0)
             fail_msg("%s: stubs_create: %s", dirs[i].what, f->err.message);
         if (s.v[0].ours)
             fail_msg("%s: taken for a stub", dirs[i].what);
@@ -643,6 +745,8 @@ int main(void)
         T(test_create_and_release),
         T(test_several_stubs),
         T(test_no_stub_in_plan),
+        T(test_stub_mode_whatever_the_umask),
+        T(test_not_writable_not_held),
         T(test_concurrent_runs),
         T(test_stale_stub_adopted),
         T(test_person_directory_never_removed),
