@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "policy/canon.h"
+#include "sandbox/stubs.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -55,10 +56,12 @@ static const rrule *effective(const resolved *r, const char *path)
 }
 
 /* A directory can be renamed even when something is mounted below it: the command
- * could `mv .git .git-old` and build a fresh .git/hooks.  Bind every directory between
- * the writable root `top` and `below` (exclusive) onto itself: a mount point cannot be
- * renamed (EBUSY). */
-static int pin_between(resolved *r, const char *top, const char *below, cordon_error *err)
+ * could `mv .git .git-old` and build a fresh .git/hooks.  Every directory above `below`
+ * whose parent is writable must be a mount point (rename(2) of one fails with EBUSY):
+ * a rule that mounts something there (a read-only or hidden one) is one; a writable
+ * rule is one only if the plan keeps it (it would drop it as redundant): pin it; else
+ * bind the directory onto itself. */
+static int pin_between(resolved *r, const char *below, cordon_error *err)
 {
     char *dir = xstrdup(below);
     int ret = 0;
@@ -67,11 +70,25 @@ static int pin_between(resolved *r, const char *top, const char *below, cordon_e
         if (!slash || slash == dir)
             break;
         *slash = '\0';
-        if (strlen(dir) <= strlen(top) || !path_has_prefix(dir, top))
-            break;
+        /* can `dir` be renamed, that is: is its parent writable? */
+        char *parent = xstrdup(dir);
+        char *ps = strrchr(parent, '/');
+        if (ps == parent)
+            ps[1] = '\0';
+        else
+            *ps = '\0';
+        const rrule *pe = effective(r, parent);
+        free(parent);
+        if (!pe || pe->access != CORDON_ACCESS_WRITE)
+            continue;
         const rrule *eff = effective(r, dir);
-        if (!eff || eff->access != CORDON_ACCESS_WRITE || strcmp(eff->path, dir) == 0)
-            continue; /* not writable, or already a mount point */
+        if (eff && strcmp(eff->path, dir) == 0) {
+            if (eff->access == CORDON_ACCESS_WRITE)
+                r->rules[eff - r->rules].pin = true; /* keep it in the plan */
+            continue;
+        }
+        if (!eff || eff->access != CORDON_ACCESS_WRITE)
+            continue; /* not reachable */
         char *source = xasprintf("pinned: holds %s", below);
         ret = resolve_add_rule(r, dir, CORDON_ACCESS_WRITE, ORIGIN_PROTECT, source, 0, err);
         free(source);
@@ -91,8 +108,26 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
     canon c;
     if (canon_resolve(path, &c, err) < 0)
         return err_wrap(err, "protecting %s", path);
+    if (hold_missing && c.type == FT_DIR && stubs_reap_stale(c.path)) {
+        /* a stub an earlier, killed run left: hold the name anew (and clean up) */
+        canon_free(&c);
+        if (canon_resolve(path, &c, err) < 0)
+            return err_wrap(err, "protecting %s", path);
+    }
     int ret = 0;
     bool missing = c.type == FT_MISSING;
+    /* A symlink crossed inside a writable path could be replaced by the command: add the
+     * rule as spelled, so that resolve.c fails closed on it. */
+    for (size_t k = 0; k < c.crossed.n; k++) {
+        const rrule *w = effective(r, c.crossed.v[k]);
+        if (w && w->access == CORDON_ACCESS_WRITE && strcmp(w->path, c.crossed.v[k]) != 0) {
+            char *source = xasprintf("protected %s in writable %s", what, root);
+            ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT,
+                                   source, 0, err);
+            free(source);
+            goto out;
+        }
+    }
     /* Below a file nothing can be made (and the file itself is held when it matters). */
     if (missing && (!hold_missing || c.missing_under_file))
         goto out;
@@ -108,7 +143,7 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
                            source, 0, err);
     free(source);
     if (ret == 0)
-        ret = pin_between(r, top, missing ? c.first_missing : c.path, err);
+        ret = pin_between(r, missing ? c.first_missing : c.path, err);
     free(top);
 out:
     canon_free(&c);
@@ -313,9 +348,8 @@ int protect_expand(resolved *r, cordon_error *err)
         const rrule *eff = effective(r, x->first_missing);
         if (!eff || eff->access != CORDON_ACCESS_WRITE)
             continue;
-        char *top = xstrdup(eff->path), *below = xstrdup(x->first_missing);
-        ret = pin_between(r, top, below, err);
-        free(top);
+        char *below = xstrdup(x->first_missing);
+        ret = pin_between(r, below, err);
         free(below);
     }
     if (ret == 0 && r->policy->base == CORDON_BASE_HOST)

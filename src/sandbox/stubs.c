@@ -108,6 +108,28 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
     return err_set(err, CORDON_STAGE_ROOT, EAGAIN, "%s: could not hold %s for the run", op->why, op->dest);
 }
 
+bool stubs_reap_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || !slash[1])
+        return false;
+    char parent[4096];
+    size_t pl = (size_t)(slash - path);
+    if (pl >= sizeof parent)
+        return false;
+    memcpy(parent, path, pl);
+    parent[pl] = '\0';
+    struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    _cleanup_fd_ int pfd = (int)syscall(SYS_openat2, AT_FDCWD, pl ? parent : "/", &how, sizeof how);
+    if (pfd < 0)
+        return false;
+    _cleanup_fd_ int fd = openat(pfd, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || !looks_like_stub(fd) || flock(fd, LOCK_EX | LOCK_NB) < 0)
+        return false; /* not a stub, or a live run holds it */
+    return still_linked(pfd, slash + 1, fd) && unlinkat(pfd, slash + 1, AT_REMOVEDIR) == 0;
+}
+
 int stubs_create(const plan *p, stubs *s, char *status, cordon_error *err)
 {
     *s = (stubs){.janitor = -1, .janitor_fd = -1};

@@ -38,6 +38,12 @@ typedef struct stubs {
 /* Create (or join) every stub the plan asks for; status[i] is 'y' or 'n' (held) for
  * the i-th stub op in plan order. */
 int stubs_create(const plan *p, stubs *s, char *status, cordon_error *err);
+/* A stub left by a run whose every process, janitor included, was killed at once (a
+ * cgroup kill): an empty mode-0400 directory of the caller's that no run holds.  Remove
+ * it and return true, so that this run holds the name anew and cleans up after itself.
+ * Called while resolving rules, before anything else touches the host. */
+bool stubs_reap_stale(const char *path);
+
 /* After clone3: start the janitor, which waits for PID 1 (pidfd) to end and then
  * releases the stubs again — a no-op when cordon already did, the cleanup when cordon
  * was killed. */

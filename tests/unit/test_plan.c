@@ -1007,8 +1007,10 @@ static void test_redundant_write_below_write(void **state)
     rule(f, "repo", CORDON_ACCESS_WRITE);
     rule(f, "repo/a", CORDON_ACCESS_WRITE);
     build_ok(f);
-    assert_contains(op_rel(f, PLAN_NOTE, "repo/a")->why, "already writable through");
-    assert_int_equal(idx_rel(f, PLAN_BIND, "repo/a"), -1);
+    /* Every writable root holds .codex, .cordon and .agents, so repo/a must stay a mount
+     * point (a pin) that cannot be renamed away: no longer dropped as redundant. */
+    assert_true(op_rel(f, PLAN_BIND, "repo/a")->pin);
+    assert_false(op_rel(f, PLAN_BIND, "repo/a")->read_only);
 
     /* alternating access: every bind is needed */
     fresh_policy(f);
