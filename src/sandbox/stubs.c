@@ -5,10 +5,12 @@
 #include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -224,4 +226,157 @@ void stubs_release(stubs *s, bool wait_janitor)
     free(s->v);
     s->v = NULL;
     s->n = 0;
+}
+
+/* What the janitor is told about each stub; the descriptors travel alongside
+ * (SCM_RIGHTS): parent_fd then fd, for those that are open. */
+typedef struct handover {
+    uint32_t n;
+    struct {
+        uint8_t has_parent, has_fd, ours, held;
+        char name[256];
+    } v[STUBS_MAX];
+} handover;
+
+static __attribute__((noreturn)) void janitor_main(const plan *p, int pidfd, int sock)
+{
+    setsid();
+    int keep[2] = {pidfd, sock};
+    close_fds_except(keep, 2);
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+    }
+    /* A copy of a possibly multi-threaded process: no allocation from here on. */
+    handover h;
+    memset(&h, 0, sizeof h);
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int) * 2 * STUBS_MAX)];
+    } c;
+    struct iovec iov = {.iov_base = &h, .iov_len = sizeof h};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = sizeof c.buf};
+    ssize_t r;
+    while ((r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (r < (ssize_t)sizeof h.n || h.n > STUBS_MAX) {
+        /* cordon is gone before it handed the stubs over: PID 1 was never told to
+         * mount them, so remove what it made (and no live run holds). */
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].kind == PLAN_HIDE && p->ops[i].stub)
+                stubs_reap_stale(p->ops[i].dest);
+        _exit(0);
+    }
+    const int *fds = NULL;
+    size_t nfds = 0;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+        fds = (const int *)(void *)CMSG_DATA(cm);
+        nfds = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    }
+    stub v[STUBS_MAX];
+    size_t k = 0;
+    for (uint32_t i = 0; i < h.n; i++) {
+        v[i] = (stub){.parent_fd = -1, .fd = -1, .ours = h.v[i].ours, .held = h.v[i].held};
+        memcpy(v[i].name, h.v[i].name, sizeof v[i].name);
+        v[i].name[sizeof v[i].name - 1] = '\0';
+        if (h.v[i].has_parent && k < nfds)
+            v[i].parent_fd = fds[k++];
+        if (h.v[i].has_fd && k < nfds)
+            v[i].fd = fds[k++];
+    }
+    stubs s = {.v = v, .n = h.n, .janitor = -1, .janitor_fd = -1};
+    /* As stubs_start_janitor's: PID 1 ends when the sandbox does, normally or because
+     * cordon died (its parent-death signal); then nothing can use the stubs any more. */
+    struct pollfd pf = {.fd = pidfd, .events = POLLIN};
+    while (poll(&pf, 1, -1) < 0 && errno == EINTR)
+        ;
+    release_all(&s);
+    _exit(0);
+}
+
+int stubs_janitor_start(const plan *p, int pidfd, stubs_janitor *j, cordon_error *err)
+{
+    bool any = false;
+    for (size_t i = 0; i < p->n_ops; i++)
+        any |= p->ops[i].kind == PLAN_HIDE && p->ops[i].stub;
+    if (!any)
+        return 0;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the stub janitor (socketpair)");
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(sv[0]);
+        close(sv[1]);
+        return err_set(err, CORDON_STAGE_SUPERVISE, e, "cannot start the stub janitor");
+    }
+    if (pid == 0)
+        janitor_main(p, pidfd, sv[1]);
+    close(sv[1]);
+    j->pid = pid;
+    j->sock = sv[0];
+    return 0;
+}
+
+int stubs_janitor_hand_over(stubs_janitor *j, stubs *s, cordon_error *err)
+{
+    if (j->pid < 0)
+        return 0;
+    handover h;
+    memset(&h, 0, sizeof h);
+    int fds[2 * STUBS_MAX];
+    size_t k = 0;
+    h.n = (uint32_t)s->n;
+    for (size_t i = 0; i < s->n && i < STUBS_MAX; i++) {
+        const stub *x = &s->v[i];
+        h.v[i].ours = x->ours;
+        h.v[i].held = x->held;
+        memcpy(h.v[i].name, x->name, sizeof h.v[i].name);
+        if ((h.v[i].has_parent = x->parent_fd >= 0))
+            fds[k++] = x->parent_fd;
+        if ((h.v[i].has_fd = x->fd >= 0))
+            fds[k++] = x->fd;
+    }
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int) * 2 * STUBS_MAX)];
+    } c;
+    memset(&c, 0, sizeof c);
+    struct iovec iov = {.iov_base = &h, .iov_len = sizeof h};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (k > 0) {
+        m.msg_control = c.buf;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * k);
+        struct cmsghdr *cm = &c.align; /* CMSG_FIRSTHDR(&m): the buffer is large enough */
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int) * k);
+        memcpy(CMSG_DATA(cm), fds, sizeof(int) * k);
+    }
+    ssize_t r;
+    while ((r = sendmsg(j->sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    int e = errno;
+    close(j->sock);
+    j->sock = -1;
+    s->janitor = j->pid;
+    j->pid = -1;
+    if (r != (ssize_t)sizeof h)
+        return err_set(err, CORDON_STAGE_SUPERVISE, r < 0 ? e : EIO, "cannot hand the stubs to their janitor");
+    return 0;
+}
+
+void stubs_janitor_abandon(stubs_janitor *j)
+{
+    if (j->sock >= 0)
+        close(j->sock);
+    j->sock = -1;
+    if (j->pid > 0)
+        while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    j->pid = -1;
 }

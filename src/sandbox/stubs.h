@@ -48,6 +48,24 @@ bool stubs_reap_stale(const char *path);
  * releases the stubs again — a no-op when cordon already did, the cleanup when cordon
  * was killed. */
 int stubs_start_janitor(stubs *s, int pidfd, cordon_error *err);
+
+/* The same janitor, started before the first stub is made, so that cordon killed at
+ * any moment leaves none behind (a janitor forked after stubs_create() misses a kill
+ * between the first mkdir and the fork).  cordon hands it the stubs once they are made
+ * (stubs_janitor_hand_over); if cordon dies before, the janitor removes what cordon
+ * made of the plan's stubs, as stubs_reap_stale() does. */
+typedef struct stubs_janitor {
+    pid_t pid;
+    int sock; /* cordon's end of the hand-over socket */
+} stubs_janitor;
+/* After clone3, before stubs_create(): fork the janitor (nothing when the plan has no
+ * stub).  j must start as {-1, -1}. */
+int stubs_janitor_start(const plan *p, int pidfd, stubs_janitor *j, cordon_error *err);
+/* After stubs_create(): pass the stubs' descriptors (and so their locks) to the
+ * janitor, which becomes s's janitor. */
+int stubs_janitor_hand_over(stubs_janitor *j, stubs *s, cordon_error *err);
+/* stubs_create() failed or was never reached: let the janitor clean up and reap it. */
+void stubs_janitor_abandon(stubs_janitor *j);
 /* Once the sandbox's processes are gone: remove what is ours; reap the janitor when
  * wait_janitor (a caller that exits right after leaves it to finish on its own). */
 void stubs_release(stubs *s, bool wait_janitor);

@@ -231,11 +231,16 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     if (l.plan_has_stubs) {
         TRACE("stubs");
         char status[64] = {0};
-        if (stubs_create(p, &held, status, err) < 0 || stubs_start_janitor(&held, pidfd, err) < 0) {
+        /* The janitor first: a cordon killed between the first mkdir and a later fork
+         * would leave stubs that no process removes. */
+        stubs_janitor jan = {.pid = -1, .sock = -1};
+        if (stubs_janitor_start(p, pidfd, &jan, err) < 0 || stubs_create(p, &held, status, err) < 0 ||
+            stubs_janitor_hand_over(&jan, &held, err) < 0) {
             if (err->stage == CORDON_STAGE_NONE)
                 err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the sandbox");
             pidfd_signal(pidfd, SIGKILL);
             RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, NULL, WEXITED));
+            stubs_janitor_abandon(&jan);
             goto out_mask;
         }
         /* EPIPE (SIGPIPE is blocked) when PID 1 has already failed: its report says why. */
