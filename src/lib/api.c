@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "confine/confine.h"
@@ -15,6 +16,7 @@
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 #include "util/trace.h"
 
 extern char **environ;
@@ -130,9 +132,20 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     if (!text)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "--status-json");
     int ret = 0;
+    size_t len = strlen(text);
+    text[len] = '\n'; /* json_dumps' NUL: the document goes out in one write */
     _cleanup_fd_ int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || write(fd, "\n", 1) != 1)
+    if (fd < 0) {
         ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write --status-json %s", file);
+    } else if (write_all(fd, text, len + 1) < 0) {
+        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write --status-json %s", file);
+        /* A full disk must not leave a truncated document that a harness would misread:
+         * a regular file that cordon could not fill is removed. */
+        struct stat st, now;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lstat(file, &now) == 0 && now.st_dev == st.st_dev &&
+            now.st_ino == st.st_ino)
+            unlink(file);
+    }
     free(text);
     return ret;
 }
