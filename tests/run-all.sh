@@ -3,7 +3,8 @@
 #   1. ./bootstrap.sh (packages, build/)
 #   2. the unit tests (meson test --suite unit)
 #   3. every tests/e2e/test_*.sh and tests/escape/test_*.sh, as root and as an
-#      unprivileged user (uid 65534)
+#      unprivileged user (uid 65534); in this default pass also tests/stress/test_*.sh
+#      (faults and load: kill -9 trials, 1,000 runs, 64 at once, a full disk)
 #   4. unless --quick: the same again against an ASan+UBSan build in build-asan/
 #   5. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
 #      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
@@ -16,7 +17,7 @@
 #                     PATTERN (glob allowed), e.g. --filter network, --filter 'escape/*'
 set -uo pipefail
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
@@ -195,6 +196,14 @@ for f in "$REPO"/tests/e2e/test_*.sh "$REPO"/tests/escape/test_*.sh; do
   if [ -n "$FILTER" ] && [[ $rel != *$FILTER* ]]; then continue; fi
   E2E_FILES+=("$rel")
 done
+# Faults and load (tests/stress/test_*.sh, same lib.sh): the default pass only.
+STRESS_FILES=()
+for f in "$REPO"/tests/stress/test_*.sh; do
+  [ -e "$f" ] || continue
+  rel=${f#"$REPO"/tests/}
+  if [ -n "$FILTER" ] && [[ $rel != *$FILTER* ]]; then continue; fi
+  STRESS_FILES+=("$rel")
+done
 
 can_switch_user() {
   [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1
@@ -209,7 +218,7 @@ as_unpriv() {
 e2e_pass() {
   local label=$1 bin=$2
   shift 2
-  if [ ${#E2E_FILES[@]} -eq 0 ]; then
+  if [ ${#E2E_FILES[@]} -eq 0 ] && { [ "$label" != default ] || [ ${#STRESS_FILES[@]} -eq 0 ]; }; then
     record skip "e2e [$label]" "no e2e test file matches --filter '$FILTER'"
     return
   fi
@@ -243,6 +252,7 @@ e2e_identity() {
     mkdir -p "$base/copy/tests" "$base/copy/bin"
     cp -r "$tests_dir/e2e" "$base/copy/tests/"
     [ -d "$tests_dir/escape" ] && cp -r "$tests_dir/escape" "$base/copy/tests/"
+    [ -d "$tests_dir/stress" ] && cp -r "$tests_dir/stress" "$base/copy/tests/"
     cp "$bin" "$base/copy/bin/cordon"
     chmod -R a+rX "$base/copy"
     tests_dir=$base/copy/tests
@@ -255,7 +265,11 @@ e2e_identity() {
     runner=(setpriv --reuid="$uid" --regid="$UNPRIV_GID" --clear-groups --inh-caps=-all)
   fi
   local f log rc p fl s
-  for f in "${E2E_FILES[@]}"; do
+  local files=("${E2E_FILES[@]}")
+  # faults and load: once per identity, against the default build (sanitizers would
+  # only slow the 1,000 runs down)
+  [ "$label" = default ] && files+=("${STRESS_FILES[@]}")
+  for f in "${files[@]}"; do
     log=$base/$(basename "$f" .sh).${f%%/*}.log
     rc=0
     (

@@ -1,0 +1,350 @@
+#!/usr/bin/env bash
+# Faults and load (run by tests/run-all.sh in the default pass, as root and unprivileged):
+#   - kill -9 of cordon at random moments of setup and run, 100 times: no process, mount,
+#     stub or temporary file is left;
+#   - 1,000 sequential runs leave the host's open files, memory and mount table as they were;
+#   - 64 concurrent runs on one workspace all succeed;
+#   - a full file system under --status-json or the workspace gives a clear error, exit 125
+#     (root only: it mounts a small tmpfs in a mount namespace of its own).
+# Counts are environment variables, for a quick local run:
+#   CORDON_FAULT_TRIALS (100), CORDON_SEQ_RUNS (1000), CORDON_CONCURRENT (64)
+. "$(dirname "$0")/../e2e/lib.sh"
+
+TRIALS=${CORDON_FAULT_TRIALS:-100}
+SEQ_RUNS=${CORDON_SEQ_RUNS:-1000}
+CONCURRENT=${CORDON_CONCURRENT:-64}
+
+# How long cordon's helpers may take to finish after cordon is gone: PID 1 dies of its
+# parent-death signal, the stub and cgroup janitors then clean up.
+GRACE=3
+
+# ------------------------------------------------------------------------------------
+# kill -9 at random moments
+
+# The trials run from Python: precise delays (0-20 ms after the start), and a host-side
+# scan of /proc that is fast enough not to shift them.  It prints one line per problem
+# ("LEFT ...") and a summary ("TRIALS n killed_before_command=a killed_after=b").
+KILL_TRIALS='
+import os, random, signal, subprocess, sys, time
+
+cordon, ws, tmpdir, trials, grace, tag = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+uid = os.getuid()
+
+def mounts():
+    with open("/proc/self/mountinfo") as f:
+        return sum(1 for _ in f)
+
+def ours_in(d):
+    # entries of d owned by this uid: what cordon, running as us, could have left
+    out = set()
+    for n in os.listdir(d):
+        try:
+            if os.lstat(os.path.join(d, n)).st_uid == uid:
+                out.add(n)
+        except OSError:
+            pass
+    return out
+
+def with_marker(mark):
+    # every process whose command line holds the marker: the sandboxed sleep, cordon, and
+    # cordon'"'"'s janitors (copies of cordon, same command line)
+    found = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                if mark.encode() in f.read():
+                    found.append(int(p))
+        except OSError:
+            pass
+    return found
+
+def sleeper_started(mark):
+    for p in with_marker(mark):
+        try:
+            with open("/proc/%d/cmdline" % p, "rb") as f:
+                if f.read().split(b"\0")[0].endswith(b"sleep"):
+                    return True
+        except OSError:
+            pass
+    return False
+
+ws_before = sorted(os.listdir(ws))
+tmp_before = ours_in("/tmp")
+tmpdir_before = sorted(os.listdir(tmpdir))
+mounts_before = mounts()
+before = after = 0
+problems = 0
+for i in range(trials):
+    mark = "%s%03d" % (tag, i)
+    # every other trial within the first 3 ms: setup, where the windows are
+    delay = random.uniform(0, 0.003 if i % 2 else 0.020)
+    p = subprocess.Popen([cordon, "run", "--", "sleep", "5." + mark], cwd=ws, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=tmpdir))
+    time.sleep(delay)
+    started = sleeper_started(mark)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    if started:
+        after += 1
+    else:
+        before += 1
+    deadline = time.time() + grace
+    while time.time() < deadline:
+        left = with_marker(mark)
+        ws_now = sorted(os.listdir(ws))
+        if not left and ws_now == ws_before:
+            break
+        time.sleep(0.01)
+    what = "trial %d (killed %.1f ms after the start, %s the command started)" % (i, delay * 1000, "after" if started else "before")
+    if left:
+        problems += 1
+        cmds = []
+        for q in left:
+            try:
+                cmds.append("%d:%s" % (q, open("/proc/%d/cmdline" % q, "rb").read().replace(b"\0", b" ").decode(errors="replace")[:60]))
+            except OSError:
+                pass
+        print("LEFT processes %s: %s" % (what, "; ".join(cmds)))
+        for q in left:
+            try:
+                os.kill(q, signal.SIGKILL)
+            except OSError:
+                pass
+    if ws_now != ws_before:
+        problems += 1
+        extra = sorted(set(ws_now) - set(ws_before))
+        print("LEFT in the workspace %s: %s" % (what, sorted(set(ws_now) ^ set(ws_before))))
+        # remove them (empty directories: stubs), so that the next trial starts clean
+        for n in extra:
+            try:
+                os.rmdir(os.path.join(ws, n))
+            except OSError:
+                pass
+    m = mounts()
+    if m != mounts_before:
+        problems += 1
+        print("LEFT mounts %s: %d lines in /proc/self/mountinfo, %d before" % (what, m, mounts_before))
+        mounts_before = m
+    t = sorted(os.listdir(tmpdir))
+    if t != tmpdir_before:
+        problems += 1
+        print("LEFT in TMPDIR %s: %s" % (what, sorted(set(t) ^ set(tmpdir_before))))
+        tmpdir_before = t
+new_tmp = ours_in("/tmp") - tmp_before
+if new_tmp:
+    problems += 1
+    print("LEFT in /tmp after the trials: %s" % sorted(new_tmp)[:10])
+print("TRIALS %d killed_before_command=%d killed_after=%d problems=%d" % (trials, before, after, problems))
+'
+
+t_kill9_random() {
+  mkdir -p "$CT/tmpdir"
+  # a workspace with content, so that "nothing left" is not "nothing there"
+  echo data >"$WS/file"
+  mkdir "$WS/dir"
+  local out
+  out=$("$PY" -c "$KILL_TRIALS" "$CORDON" "$WS" "$CT/tmpdir" "$TRIALS" "$GRACE" "$(new_mark)")
+  local summary
+  summary=$(printf '%s\n' "$out" | grep '^TRIALS ' || true)
+  [ -n "$summary" ] || die "the trial driver printed no summary: $(printf '%s' "$out" | head -c 400)"
+  echo "# kill -9 trials: $summary"
+  local bad
+  bad=$(printf '%s\n' "$out" | grep '^LEFT ' || true)
+  [ -z "$bad" ] || die "$(printf '%s\n' "$bad" | wc -l) problem(s) after kill -9 of cordon: $(printf '%s\n' "$bad" | head -n 3)"
+  assert_file_content "$WS/file" "data"
+}
+
+# ------------------------------------------------------------------------------------
+# sequential runs: nothing accumulates
+
+# the fewest allocated file handles in five looks 0.2 s apart (closed files are freed
+# a little later, and whatever else runs on the host comes and goes)
+file_handles() {
+  local i n least=
+  for ((i = 0; i < 5; i++)); do
+    n=$(cut -f1 /proc/sys/fs/file-nr)
+    { [ -z "$least" ] || [ "$n" -lt "$least" ]; } && least=$n
+    sleep 0.2
+  done
+  echo "$least"
+}
+mem_available_kib() { sed -n 's/^MemAvailable: *\([0-9]*\) kB$/\1/p' /proc/meminfo; }
+mount_lines() { wc -l </proc/self/mountinfo; }
+
+t_sequential_runs() {
+  local fh0 mem0 mnt0 i rc fails=0 first_err="" start end
+  # one run first, so that caches (page cache of the binary, slab) are warm before measuring
+  expect_ok run -- true
+  sleep 0.2
+  fh0=$(file_handles)
+  mem0=$(mem_available_kib)
+  mnt0=$(mount_lines)
+  start=$(date +%s%N)
+  for ((i = 0; i < SEQ_RUNS; i++)); do
+    rc=0
+    "$CORDON" run -- true </dev/null >/dev/null 2>"$CT/err" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+      fails=$((fails + 1))
+      [ -n "$first_err" ] || first_err="run $i: status $rc: $(head -c 200 "$CT/err")"
+    fi
+  done
+  end=$(date +%s%N)
+  sleep 0.5
+  local fh1 mem1 mnt1
+  fh1=$(file_handles)
+  mem1=$(mem_available_kib)
+  mnt1=$(mount_lines)
+  echo "# $SEQ_RUNS sequential runs in $(((end - start) / 1000000)) ms: open files $fh0 -> $fh1, MemAvailable $((mem0 / 1024)) -> $((mem1 / 1024)) MiB, mountinfo $mnt0 -> $mnt1 lines"
+  [ "$fails" -eq 0 ] || die "$fails of $SEQ_RUNS runs of 'cordon run -- true' failed; first: $first_err"
+  [ "$mnt1" -eq "$mnt0" ] || die "the host's mount table changed: $mnt0 -> $mnt1 lines"
+  # The whole system's counts move with whatever else runs; a leak of one descriptor or
+  # one page per run would show as 1000 of them.
+  [ $((fh1 - fh0)) -lt 500 ] || die "open file handles on the host grew from $fh0 to $fh1 over $SEQ_RUNS runs"
+  [ $((mem0 - mem1)) -lt $((128 * 1024)) ] || die "MemAvailable fell from $((mem0 / 1024)) to $((mem1 / 1024)) MiB over $SEQ_RUNS runs"
+  local left
+  left=$(pgrep -u "$MY_UID" -f "^$CORDON run" || true)
+  [ -z "$left" ] || die "cordon processes left after the runs: $(echo $left)"
+}
+
+# ------------------------------------------------------------------------------------
+# concurrent runs
+
+t_concurrent_runs() {
+  local i pids=() rc fails=0 why=""
+  echo data >"$WS/shared"
+  local start end
+  start=$(date +%s%N)
+  for ((i = 0; i < CONCURRENT; i++)); do
+    "$CORDON" run -- sh -c 'cat shared >/dev/null && echo "ok $1" && sleep 0.3' sh "$i" \
+      </dev/null >"$CT/out.$i" 2>"$CT/err.$i" &
+    pids+=($!)
+  done
+  for ((i = 0; i < CONCURRENT; i++)); do
+    rc=0
+    wait "${pids[$i]}" || rc=$?
+    check_sanitizer "$CT/err.$i" "concurrent run $i"
+    if [ "$rc" -ne 0 ] || [ "$(cat "$CT/out.$i")" != "ok $i" ]; then
+      fails=$((fails + 1))
+      [ -n "$why" ] || why="run $i: status $rc, output '$(head -c 100 "$CT/out.$i")', stderr: $(head -c 300 "$CT/err.$i" | _one_line)"
+    fi
+  done
+  end=$(date +%s%N)
+  echo "# $CONCURRENT concurrent runs on $(nproc) CPUs in $(((end - start) / 1000000)) ms, $fails failed"
+  [ "$fails" -eq 0 ] || die "$fails of $CONCURRENT concurrent runs failed; first: $why"
+  # and the shared workspace is as it was: the runs' stubs are all gone
+  local i2 left=""
+  for ((i2 = 0; i2 < GRACE * 20; i2++)); do
+    left=$(ls -A "$WS")
+    [ "$left" = shared ] && break
+    sleep 0.05
+  done
+  assert_eq "$left" "shared" "the workspace after $CONCURRENT concurrent runs"
+}
+
+# ------------------------------------------------------------------------------------
+# a full file system
+
+# in_small_tmpfs SCRIPT ARG...: run sh SCRIPT in a mount namespace of its own where $1 is
+# a 1 MiB tmpfs (with few inodes) that SCRIPT may fill; prints what SCRIPT prints.
+in_small_tmpfs() {
+  local script=$1
+  shift
+  timeout 60 unshare -m --propagation private sh -c '
+d=$1
+shift
+mount -t tmpfs -o size=1m,nr_inodes=64,mode=0755 cordon-full "$d" || exit 99
+'"$script" sh "$@"
+}
+
+# need_mount: skip the case unless it may mount a tmpfs (root, with unshare).
+need_mount() {
+  [ "$MY_UID" -eq 0 ] || skip_case "root only: it mounts a small tmpfs (in a mount namespace of its own)"
+  command -v unshare >/dev/null || skip_case "unshare (util-linux) missing"
+}
+
+# FILL: fill the file system at $d, blocks and inodes.  (`true`, not `:`: a redirection
+# that fails on a special built-in makes sh exit.)
+FILL='
+dd if=/dev/zero of="$d/fill" bs=64k 2>/dev/null
+i=0; while { true >"$d/i$i"; } 2>/dev/null; do i=$((i+1)); done
+'
+
+t_full_disk_status_json() {
+  need_mount
+  mkdir "$CT/full"
+  local out rc=0
+  # one inode free: the file can be made but nothing written into it
+  out=$(in_small_tmpfs "$FILL"'
+rm -f "$d/i0"
+"$1" run --status-json "$d/status.json" -- true 2>"$2"; echo "rc=$?"
+[ -e "$d/status.json" ] && echo "left a truncated status file" || true' "$CT/full" "$CORDON" "$CT/err") || rc=$?
+  [ "$rc" -ne 99 ] || skip_case "cannot mount a tmpfs here"
+  ERRF=$CT/err
+  ERR=$(cat "$ERRF")
+  assert_contains "$out" "rc=125" "--status-json on a full file system"
+  assert_cordon_stderr
+  assert_contains "$ERR" "--status-json" "the message names the option"
+  assert_contains "$ERR" "No space left on device" "the message names the cause"
+  assert_not_contains "$out" "truncated" "no truncated status file"
+}
+
+t_full_disk_workspace() {
+  need_mount
+  mkdir "$CT/full"
+  local out rc=0
+  # The workspace's protected names (.codex, .cordon, .agents) need stubs for the run:
+  # with no inode left, setup must fail cleanly, naming the path and the cause.
+  out=$(in_small_tmpfs "$FILL"'
+cd "$d" && "$1" run --workspace "$d" -- true 2>"$2"; echo "rc=$?"
+echo "left: $(ls -A "$d" | grep -v -e "^fill$" -e "^i[0-9]*$" | tr "\n" " ")"' "$CT/full" "$CORDON" "$CT/err") || rc=$?
+  [ "$rc" -ne 99 ] || skip_case "cannot mount a tmpfs here"
+  ERRF=$CT/err
+  ERR=$(cat "$ERRF")
+  assert_contains "$out" "rc=125" "a workspace on a file system with no inode left"
+  assert_cordon_stderr
+  assert_contains "$ERR" "No space left on device" "the message names the cause"
+  assert_contains "$ERR" "$CT/full" "the message names the path"
+  local left
+  left=$(printf '%s\n' "$out" | sed -n 's/^left: *//p')
+  assert_eq "$left" "" "what setup left in the full workspace"
+}
+
+t_full_disk_tmpdir() {
+  need_mount
+  mkdir "$CT/full"
+  local out rc=0
+  # cordon keeps nothing in the caller's TMPDIR: a full one does not matter to it, and
+  # the command's own TMPDIR is private (a tmpfs inside).
+  out=$(in_small_tmpfs "$FILL"'
+TMPDIR=$d "$1" run -- sh -c "echo x >\"\$TMPDIR/t\" && cat \"\$TMPDIR/t\"" 2>"$2"; echo "rc=$?"' "$CT/full" "$CORDON" "$CT/err") || rc=$?
+  [ "$rc" -ne 99 ] || skip_case "cannot mount a tmpfs here"
+  assert_contains "$out" "x" "the command's private TMPDIR works"
+  assert_contains "$out" "rc=0" "cordon with a full TMPDIR"
+}
+
+t_full_disk_command_writes() {
+  need_mount
+  mkdir "$CT/full"
+  local out rc=0
+  # The command's own write failing is the command's failure, not cordon's.
+  out=$(in_small_tmpfs "$FILL"'
+rm -f "$d/i0" "$d/i1" "$d/i2" "$d/i3"
+cd "$d" && "$1" run -- sh -c "echo x >>fill" 2>"$2"; echo "rc=$?"' "$CT/full" "$CORDON" "$CT/err") || rc=$?
+  [ "$rc" -ne 99 ] || skip_case "cannot mount a tmpfs here"
+  assert_not_contains "$out" "rc=0" "a write into a full workspace"
+  assert_not_contains "$out" "rc=125" "a write into a full workspace (the command's failure, not cordon's)"
+  [ -s "$CT/err" ] || die "the command's failed write left no message"
+  ERRF=$CT/err
+  if grep -q '^cordon: ' "$ERRF"; then die "cordon spoke for the command's failed write: $(head -c 200 "$ERRF")"; fi
+}
+
+run_case kill9_random t_kill9_random
+run_case sequential_runs t_sequential_runs
+run_case concurrent_runs t_concurrent_runs
+run_case full_disk_status_json t_full_disk_status_json
+run_case full_disk_workspace t_full_disk_workspace
+run_case full_disk_tmpdir t_full_disk_tmpdir
+run_case full_disk_command_writes t_full_disk_command_writes
+finish
