@@ -28,7 +28,20 @@ KILL_TRIALS='
 import os, random, signal, subprocess, sys, time
 
 cordon, ws, tmpdir, trials, grace, tag = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+# then: run options, "--", and the cgroup directories where the run makes its own
+rest = sys.argv[7:]
+opts = rest[:rest.index("--")] if "--" in rest else rest
+cgdirs = rest[rest.index("--") + 1:] if "--" in rest else []
 uid = os.getuid()
+
+def run_cgroups(pid):
+    out = []
+    for d in cgdirs:
+        try:
+            out += [os.path.join(d, n) for n in os.listdir(d) if n.startswith("cordon-%d-" % pid)]
+        except OSError:
+            pass
+    return out
 
 def mounts():
     with open("/proc/self/mountinfo") as f:
@@ -80,7 +93,7 @@ for i in range(trials):
     mark = "%s%03d" % (tag, i)
     # every other trial within the first 3 ms: setup, where the windows are
     delay = random.uniform(0, 0.003 if i % 2 else 0.020)
-    p = subprocess.Popen([cordon, "run", "--", "sleep", "5." + mark], cwd=ws, stdin=subprocess.DEVNULL,
+    p = subprocess.Popen([cordon, "run"] + opts + ["--", "sleep", "5." + mark], cwd=ws, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=tmpdir))
     time.sleep(delay)
     started = sleeper_started(mark)
@@ -94,7 +107,8 @@ for i in range(trials):
     while time.time() < deadline:
         left = with_marker(mark)
         ws_now = sorted(os.listdir(ws))
-        if not left and ws_now == ws_before:
+        cg = run_cgroups(p.pid)
+        if not left and ws_now == ws_before and not cg:
             break
         time.sleep(0.01)
     what = "trial %d (killed %.1f ms after the start, %s the command started)" % (i, delay * 1000, "after" if started else "before")
@@ -122,6 +136,9 @@ for i in range(trials):
                 os.rmdir(os.path.join(ws, n))
             except OSError:
                 pass
+    if cg:
+        problems += 1
+        print("LEFT cgroups %s: %s" % (what, cg))
     m = mounts()
     if m != mounts_before:
         problems += 1
@@ -132,20 +149,32 @@ for i in range(trials):
         problems += 1
         print("LEFT in TMPDIR %s: %s" % (what, sorted(set(t) ^ set(tmpdir_before))))
         tmpdir_before = t
-new_tmp = ours_in("/tmp") - tmp_before
+# (what the test scripts themselves make there, when other test files run at the same
+# time, does not come from cordon)
+import re
+harness = ("cordon-e2e-", "cordon-tests.", "cordon-bootstrap.", "cordon-fuzz-build.", "cordon-test-")
+def foreign(n):
+    return n.startswith(harness) or re.match(r"^cc[A-Za-z0-9]{6}\.[a-z]+$", n)  # a compiler'"'"'s
+new_tmp = set(n for n in ours_in("/tmp") - tmp_before if not foreign(n))
+if new_tmp:
+    time.sleep(2)  # what comes and goes belongs to someone else
+    new_tmp &= ours_in("/tmp")
 if new_tmp:
     problems += 1
     print("LEFT in /tmp after the trials: %s" % sorted(new_tmp)[:10])
 print("TRIALS %d killed_before_command=%d killed_after=%d problems=%d" % (trials, before, after, problems))
 '
 
-t_kill9_random() {
+# kill9_trials N [RUN OPTION... [-- CGROUP DIR...]]
+kill9_trials() {
+  local n=$1
+  shift
   mkdir -p "$CT/tmpdir"
   # a workspace with content, so that "nothing left" is not "nothing there"
   echo data >"$WS/file"
   mkdir "$WS/dir"
   local out
-  out=$("$PY" -c "$KILL_TRIALS" "$CORDON" "$WS" "$CT/tmpdir" "$TRIALS" "$GRACE" "$(new_mark)")
+  out=$("$PY" -c "$KILL_TRIALS" "$CORDON" "$WS" "$CT/tmpdir" "$n" "$GRACE" "$(new_mark)" "$@")
   local summary
   summary=$(printf '%s\n' "$out" | grep '^TRIALS ' || true)
   [ -n "$summary" ] || die "the trial driver printed no summary: $(printf '%s' "$out" | head -c 400)"
@@ -154,6 +183,19 @@ t_kill9_random() {
   bad=$(printf '%s\n' "$out" | grep '^LEFT ' || true)
   [ -z "$bad" ] || die "$(printf '%s\n' "$bad" | wc -l) problem(s) after kill -9 of cordon: $(printf '%s\n' "$bad" | head -n 3)"
   assert_file_content "$WS/file" "data"
+}
+
+t_kill9_random() {
+  kill9_trials "$TRIALS"
+}
+
+# The same with resource limits: the run's cgroups (where it can make them) are gone too.
+t_kill9_random_limits() {
+  local opts=(${CORDON_FAULT_LIMITS:---limit-pids 100 --limit-memory 512M --limit-cpu 60}) dirs=()
+  mapfile -t dirs < <("$CORDON" explain "${opts[@]}" 2>/dev/null |
+    sed -n 's/^limits (cgroup v[12]: cgroups\{0,1\} of the run.s own under \(.*\))$/\1/p' | tr ' ' '\n')
+  echo "# limits by: $("$CORDON" explain "${opts[@]}" 2>/dev/null | grep -m1 '^limits (' | cut -c1-120)"
+  kill9_trials $((TRIALS / 2)) "${opts[@]}" -- "${dirs[@]}"
 }
 
 # ------------------------------------------------------------------------------------
@@ -341,6 +383,7 @@ cd "$d" && "$1" run -- sh -c "echo x >>fill" 2>"$2"; echo "rc=$?"' "$CT/full" "$
 }
 
 run_case kill9_random t_kill9_random
+run_case kill9_random_limits t_kill9_random_limits
 run_case sequential_runs t_sequential_runs
 run_case concurrent_runs t_concurrent_runs
 run_case full_disk_status_json t_full_disk_status_json
