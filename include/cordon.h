@@ -77,6 +77,19 @@ CORDON_API void cordon_policy_free(cordon_policy *p);
 CORDON_API int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err);
 CORDON_API int cordon_network_from_string(const char *s, cordon_network *out, cordon_error *err);
 
+/* How the command is isolated (--isolation). */
+typedef enum cordon_isolation {
+    CORDON_ISOLATION_NAMESPACES = 0, /* new user, mount, PID, ... namespaces (default); a host
+                                        without user namespaces fails the run (exit 125) */
+    CORDON_ISOLATION_LANDLOCK,       /* no namespaces: the filesystem and the network by
+                                        Landlock and seccomp only; weaker (doc/security.md) */
+    CORDON_ISOLATION_AUTO,           /* namespaces where the host allows them, else Landlock,
+                                        saying so (cordon_result.isolation_why) */
+} cordon_isolation;
+CORDON_API int cordon_isolation_from_string(const char *s, cordon_isolation *out, cordon_error *err);
+CORDON_API const char *cordon_isolation_name(cordon_isolation i);
+CORDON_API int cordon_policy_set_isolation(cordon_policy *p, cordon_isolation i, cordon_error *err);
+
 CORDON_API int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon_error *err);
 /* PATH must be absolute.  `source` names where the rule came from (e.g. "--allow"). */
 CORDON_API int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access,
@@ -151,6 +164,10 @@ typedef struct cordon_result {
      * refused fork or an OOM kill in the run's cgroup, or the CPU time used up. */
     const char *limits;
     unsigned limits_hit;
+    /* The isolation the run used (never AUTO), and when --isolation auto chose Landlock,
+     * why the namespaces could not be used (a static string), else NULL. */
+    cordon_isolation isolation;
+    const char *isolation_why;
 } cordon_result;
 
 /* Run argv[0] (searched in the sandbox's PATH) to completion, with the caller's

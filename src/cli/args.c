@@ -148,6 +148,14 @@ static int opt_limit_cpu(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_CPU, v, err);
 }
 
+static int opt_isolation(run_args *a, const char *v, cordon_error *err)
+{
+    cordon_isolation i;
+    if (cordon_isolation_from_string(v, &i, err) < 0)
+        return err_wrap(err, "--isolation");
+    return cordon_policy_set_isolation(a->pol, i, err);
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -200,6 +208,10 @@ const option_def run_options[] = {
      "at most SECONDS of CPU time (whole seconds), then the command is killed (SIGXCPU, exit 152); "
      "all three through a cgroup of the run's own where one can be made, else rlimits "
      "(see `cordon explain` and README)"},
+    {"--isolation", "namespaces|landlock|auto", opt_isolation,
+     "namespaces (default); landlock: no namespaces, the filesystem and the network by Landlock "
+     "and seccomp only, for hosts without user namespaces (weaker: see doc/security.md); auto: "
+     "namespaces where possible, else landlock, saying so"},
     {"--help", NULL, opt_help, "show this help"},
     {NULL, NULL, NULL, NULL},
 };

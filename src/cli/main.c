@@ -77,6 +77,11 @@ static int cmd_run(int argc, char **argv, bool explain)
         /* cordon exits right after: no need to wait for the kernel's namespace teardown */
         if (cordon_run_flags(a.pol, a.command, CORDON_RUN_EXITING, &res, &err) < 0)
             print_error(&err);
+        if (res.isolation_why)
+            fprintf(stderr,
+                    "cordon: --isolation auto: user namespaces cannot be used here (%s); the command "
+                    "ran under Landlock and seccomp only, without namespaces (see doc/security.md)\n",
+                    res.isolation_why);
         else if (res.timed_out)
             fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
                     a.timeout ? a.timeout : "?");

@@ -12,6 +12,14 @@ void confine_prepare(confine_prep *c, const plan *p)
     (void)p;
 #else
     c->enabled = true;
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK) {
+        /* No namespaces: nothing to nest into, and without a network namespace of its
+         * own, --network none allows TCP sockets only (Landlock refuses them). */
+        c->seccomp_mode = SC_MODE_NO_NESTED | (p->network == CORDON_NETWORK_NONE ? SC_MODE_TCP_ONLY : 0);
+        c->seccomp = seccomp_program(c->seccomp_mode);
+        c->landlock = (landlock_prep){.ruleset_fd = -1, .abi = landlock_abi()};
+        return;
+    }
     if (p->no_nested)
         c->seccomp_mode |= SC_MODE_NO_NESTED;
     c->seccomp = seccomp_program(c->seccomp_mode);
@@ -21,7 +29,7 @@ void confine_prepare(confine_prep *c, const plan *p)
 
 void confine_prep_free(confine_prep *c)
 {
-    landlock_prep_free(&c->landlock);
+    landlock_prep_free(&c->landlock); /* never closes ruleset_fd: llonly.c owns it */
     *c = (confine_prep){0};
 }
 
@@ -58,8 +66,9 @@ void confine_explain(FILE *out, const plan *p)
     char ll[512];
     landlock_describe(&c.landlock, ll, sizeof ll);
     fprintf(out, "  nesting       %s\n",
-            p->no_nested ? "refused (--no-nested): no new user namespaces, no mount API"
-                         : "allowed: the command may build sandboxes inside (only ever stricter)");
+            p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (--isolation landlock)"
+            : p->no_nested ? "refused (--no-nested): no new user namespaces, no mount API"
+                           : "allowed: the command may build sandboxes inside (only ever stricter)");
     fprintf(out, "  seccomp       %u instructions for %s; refused (EPERM unless noted):\n", c.seccomp->len,
             sc_arches);
     for (size_t i = 0; i < sc_n_rules; i++) {
@@ -70,7 +79,8 @@ void confine_explain(FILE *out, const plan *p)
     }
     if (sc_skipped[0])
         fprintf(out, "    (not filtered: libseccomp did not know %s when cordon was built)\n", sc_skipped);
-    fprintf(out, "  landlock      %s\n", ll);
+    if (p->isolation != CORDON_ISOLATION_LANDLOCK)
+        fprintf(out, "  landlock      %s\n", ll);
     for (size_t i = 0; i < c.landlock.n_rules; i++)
         fprintf(out, "    %-7s %s\n", ll_class_name(c.landlock.rules[i].cls), c.landlock.rules[i].path);
     confine_prep_free(&c);

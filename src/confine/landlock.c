@@ -66,7 +66,7 @@ struct ll_path_beneath_attr {
 /* Rights that make sense on a single file (landlock_add_rule refuses others). */
 #define LL_FILE_RIGHTS (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
-static uint64_t fs_rights_of_abi(int abi)
+uint64_t landlock_fs_rights_of_abi(int abi)
 {
     uint64_t r = (LL_FS_MAKE_SYM << 1) - 1; /* ABI 1: bits 0..12 */
     if (abi >= 2)
@@ -78,15 +78,17 @@ static uint64_t fs_rights_of_abi(int abi)
     return r;
 }
 
-static uint64_t class_rights(ll_class c)
+uint64_t landlock_class_rights(ll_class c, bool is_dir)
 {
+    uint64_t r = 0;
     switch (c) {
-    case LL_READ: return LL_READ_RIGHTS;
-    case LL_WRITE: return LL_WRITE_RIGHTS;
-    case LL_DEVICE: return LL_DEVICE_RIGHTS;
-    case LL_PROC: return LL_PROC_RIGHTS;
+    case LL_READ: r = LL_READ_RIGHTS; break;
+    case LL_WRITE: r = LL_WRITE_RIGHTS; break;
+    case LL_DEVICE: r = LL_DEVICE_RIGHTS; break;
+    case LL_PROC: r = LL_PROC_RIGHTS; break;
+    case LL_LIST: r = LL_FS_READ_DIR; break;
     }
-    return 0;
+    return is_dir ? r : r & LL_FILE_RIGHTS;
 }
 
 const char *ll_class_name(ll_class c)
@@ -96,6 +98,7 @@ const char *ll_class_name(ll_class c)
     case LL_WRITE: return "write";
     case LL_DEVICE: return "device";
     case LL_PROC: return "proc";
+    case LL_LIST: return "list";
     }
     return "?";
 }
@@ -114,7 +117,7 @@ static void add_rule(landlock_prep *lp, size_t *cap, const char *path, ll_class 
 
 void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
 {
-    *lp = (landlock_prep){0};
+    *lp = (landlock_prep){.ruleset_fd = -1};
     errno = 0;
     lp->abi = landlock_abi();
     if (lp->abi == 0) {
@@ -128,7 +131,7 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
     lp->fs = no_nested && lp->abi >= 2;
     if (!lp->fs)
         return;
-    lp->handled = fs_rights_of_abi(lp->abi);
+    lp->handled = landlock_fs_rights_of_abi(lp->abi);
 
     size_t cap = 0;
     add_rule(lp, &cap, "/", LL_READ);
@@ -165,13 +168,20 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
 void landlock_prep_free(landlock_prep *lp)
 {
     free(lp->rules);
-    *lp = (landlock_prep){0};
+    *lp = (landlock_prep){.ruleset_fd = -1};
 }
 
-static int add_path_rule(int ruleset, int fd, uint64_t rights)
+int landlock_allow(int ruleset, int fd, uint64_t rights)
 {
     struct ll_path_beneath_attr pb = {.allowed_access = rights, .parent_fd = fd};
     return (int)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0);
+}
+
+int landlock_ruleset_new(int abi, uint64_t fs, uint64_t net, uint64_t scoped)
+{
+    struct ll_ruleset_attr attr = {.handled_access_fs = fs, .handled_access_net = net, .scoped = scoped};
+    size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+    return (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 }
 
 /* The command already holds its stdin, stdout and stderr; reopening them through
@@ -180,7 +190,7 @@ static int add_path_rule(int ruleset, int fd, uint64_t rights)
  * access the descriptor has, on that one file.  Pipes and sockets need nothing:
  * Landlock does not govern them.  Failing to add such a rule only means less access,
  * so it is not an error. */
-static void add_stdio_rules(int ruleset, uint64_t handled)
+void landlock_allow_stdio(int ruleset, uint64_t handled)
 {
     for (int fd = 0; fd < 3; fd++) {
         struct stat st;
@@ -197,17 +207,21 @@ static void add_stdio_rules(int ruleset, uint64_t handled)
             r |= LL_FS_IOCTL_DEV;
         r &= handled & LL_FILE_RIGHTS;
         if (r)
-            (void)add_path_rule(ruleset, fd, r);
+            (void)landlock_allow(ruleset, fd, r);
     }
 }
 
 int landlock_apply(const landlock_prep *lp, cordon_error *err)
 {
+    if (lp->ruleset_fd >= 0) {
+        /* --isolation landlock: built by the parent (llonly.c), on the host's paths */
+        if (syscall(SYS_landlock_restrict_self, lp->ruleset_fd, 0) < 0)
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot apply the Landlock ruleset");
+        return 0;
+    }
     if (!lp->fs && !lp->scoped)
         return 0;
-    struct ll_ruleset_attr attr = {.handled_access_fs = lp->fs ? lp->handled : 0, .scoped = lp->scoped};
-    size_t size = lp->abi >= 6 ? sizeof attr : lp->abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
-    _cleanup_fd_ int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    _cleanup_fd_ int rs = landlock_ruleset_new(lp->abi, lp->fs ? lp->handled : 0, 0, lp->scoped);
     if (rs < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot create a Landlock ruleset (ABI %d)", lp->abi);
     if (lp->fs) {
@@ -222,14 +236,12 @@ int landlock_apply(const landlock_prep *lp, cordon_error *err)
             struct stat st;
             if (fstat(fd, &st) < 0)
                 return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock: cannot look at %s", r->path);
-            uint64_t rights = class_rights(r->cls) & lp->handled;
-            if (!S_ISDIR(st.st_mode))
-                rights &= LL_FILE_RIGHTS;
-            if (rights && add_path_rule(rs, fd, rights) < 0)
+            uint64_t rights = landlock_class_rights(r->cls, S_ISDIR(st.st_mode)) & lp->handled;
+            if (rights && landlock_allow(rs, fd, rights) < 0)
                 return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock: cannot add the rule for %s",
                                r->path);
         }
-        add_stdio_rules(rs, lp->handled);
+        landlock_allow_stdio(rs, lp->handled);
     }
     if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot apply the Landlock ruleset");

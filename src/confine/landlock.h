@@ -29,6 +29,8 @@ typedef enum ll_class {
     LL_WRITE,  /* read, execute, write, create, remove, rename */
     LL_DEVICE, /* read and write a device node, with its ioctls */
     LL_PROC,   /* write to files of /proc (on top of the read rule of /) */
+    LL_LIST,   /* list a directory, nothing below it (--isolation landlock: a directory
+                  above a denied or read-only path inside a granted tree) */
 } ll_class;
 
 typedef struct ll_rule {
@@ -37,6 +39,8 @@ typedef struct ll_rule {
 } ll_rule;
 
 typedef struct landlock_prep {
+    int ruleset_fd;   /* --isolation landlock: the ruleset the parent built (llonly.c),
+                         which landlock_apply() only enforces; -1 otherwise */
     int abi;          /* the kernel's Landlock ABI, or 0 when it has none */
     int abi_errno;    /* why not: ENOSYS (not built in), EOPNOTSUPP (disabled at boot) */
     bool fs;          /* filesystem rules are applied */
@@ -58,6 +62,20 @@ void landlock_prep_free(landlock_prep *lp);
  * view, the access it already has to them, so that `echo x > /dev/stdout` works.
  * Allocates nothing. */
 int landlock_apply(const landlock_prep *lp, cordon_error *err);
+
+/* Building blocks for llonly.c. */
+#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define LL_SCOPES_ALL (3ULL)           /* abstract Unix sockets and signals, ABI 6 */
+uint64_t landlock_fs_rights_of_abi(int abi);
+/* The rights of a class; only those of a single file when !is_dir. */
+uint64_t landlock_class_rights(ll_class c, bool is_dir);
+/* A ruleset handling these rights (the attribute sized for `abi`), or -1 with errno. */
+int landlock_ruleset_new(int abi, uint64_t fs, uint64_t net, uint64_t scoped);
+/* Allow `rights` beneath the file or directory `fd`; -1 with errno. */
+int landlock_allow(int ruleset, int fd, uint64_t rights);
+/* Grant each of 0, 1, 2 that is a file or a terminal the access its descriptor has. */
+void landlock_allow_stdio(int ruleset, uint64_t handled);
 
 /* For `cordon explain` and `cordon check`: one line on what Landlock does here. */
 void landlock_describe(const landlock_prep *lp, char *buf, size_t size);

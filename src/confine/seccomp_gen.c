@@ -107,6 +107,19 @@ static int add_only_small(scmp_filter_ctx ctx, const sc_rule *r, int nr)
     return add_cmp(ctx, r, nr, SCMP_CMP_GE, (uint64_t)top + 1, 0);
 }
 
+/* "(arg & 0xf) is one of these numbers": every other number is refused on its own. */
+static int add_low4_only(scmp_filter_ctx ctx, const sc_rule *r, int nr)
+{
+    for (uint64_t v = 0; v <= 0xf; v++) {
+        if (r->value & (UINT64_C(1) << v))
+            continue;
+        int rc = add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, 0xf, v);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int add_rule(scmp_filter_ctx ctx, const sc_rule *r, int nr)
 {
     switch (r->match) {
@@ -115,6 +128,7 @@ static int add_rule(scmp_filter_ctx ctx, const sc_rule *r, int nr)
     case SC_FLAGS: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, r->value);
     case SC_ONLY_SMALL: return add_only_small(ctx, r, nr);
     case SC_ONLY_BITS: return add_only_bits(ctx, r, nr);
+    case SC_LOW4_ONLY: return add_low4_only(ctx, r, nr);
     }
     return -EINVAL;
 }

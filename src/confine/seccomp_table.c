@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #ifndef AF_VSOCK
@@ -14,6 +15,9 @@
 #endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
+#endif
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
 #endif
 
 #define BIT(n) (UINT64_C(1) << (n))
@@ -43,6 +47,13 @@
     "--no-nested: the mount API; ENOSYS so that tools fall back to mount(2), which is "    \
     "refused too"
 #define WHY_NEST_NS "--no-nested: changing namespaces or the root"
+#define WHY_TCP_ONLY                                                                       \
+    "--isolation landlock, --network none: without a network namespace, only TCP sockets, "  \
+    "whose connect and bind Landlock refuses; UDP, raw and other families would reach the "   \
+    "host's network, and a Unix socket any host service by its path (Landlock does not "      \
+    "govern connecting to one); socketpair(2) stays allowed"
+#define WHY_FASTOPEN                                                                       \
+    "--isolation landlock, --network none: TCP Fast Open connects without connect(2)"
 
 const sc_rule sc_rules[] = {
     /* --- always ------------------------------------------------------------------- */
@@ -136,6 +147,21 @@ const sc_rule sc_rules[] = {
     {"move_mount", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "move_mount", WHY_NEST_MOUNT},
     {"open_tree", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "open_tree", WHY_NEST_MOUNT},
     {"mount_setattr", SC_MODE_NO_NESTED, ENOSYS, SC_ANY, 0, 0, "mount_setattr", WHY_NEST_MOUNT},
+
+    /* --- --isolation landlock with --network none: TCP sockets only ---------------- */
+    {"socket", SC_MODE_TCP_ONLY, EPERM, SC_ONLY_SMALL, 0, BIT(AF_INET) | BIT(AF_INET6),
+     "socket(family not AF_INET, AF_INET6)", WHY_TCP_ONLY},
+    {"socket", SC_MODE_TCP_ONLY, EPERM, SC_LOW4_ONLY, 1, BIT(SOCK_STREAM), "socket(type not SOCK_STREAM)",
+     WHY_TCP_ONLY},
+    {"socket", SC_MODE_TCP_ONLY, EPERM, SC_ONLY_SMALL, 2, BIT(0) | BIT(IPPROTO_TCP),
+     "socket(protocol not 0 or IPPROTO_TCP)",
+     "--isolation landlock, --network none: SCTP and MPTCP stream sockets are not TCP to Landlock"},
+    {"sendto", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendto(MSG_FASTOPEN)", WHY_FASTOPEN},
+    {"sendmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 2, MSG_FASTOPEN, "sendmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
+    {"sendmmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendmmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
+    {"socketcall", SC_MODE_TCP_ONLY, EPERM, SC_ANY, 0, 0, "socketcall",
+     "--isolation landlock, --network none: 32-bit x86's multiplexer hides its arguments, "
+     "MSG_FASTOPEN among them"},
 
     /* --- proxy network: the proxy is the only way out ------------------------------ */
     {"socket", SC_MODE_NO_UNIX, EPERM, SC_EQ32, 0, AF_UNIX, "socket(AF_UNIX)",

@@ -17,8 +17,10 @@ typedef enum sc_mode {
     SC_MODE_NO_NESTED = 1u << 0, /* --no-nested: no new user namespaces, no mount API */
     SC_MODE_NO_UNIX = 1u << 1,   /* proxy network without --allow-unix-sockets:
                                     socket(AF_UNIX) refused, socketpair kept */
+    SC_MODE_TCP_ONLY = 1u << 2,  /* --isolation landlock with --network none: TCP sockets
+                                    only (Landlock refuses their connect and bind) */
 } sc_mode;
-#define SC_MODE_BITS 2
+#define SC_MODE_BITS 3
 #define SC_PROGRAMS (1u << SC_MODE_BITS)
 
 /* How a row looks at the call's arguments. */
@@ -31,6 +33,8 @@ typedef enum sc_match {
                       (bit n = number n, n < 64); any other number is refused */
     SC_ONLY_BITS,  /* arg (32 bits) may set only the bits in value; the all-ones
                       query (0xffffffff) is allowed */
+    SC_LOW4_ONLY,  /* (arg & 0xf) must be one of the numbers whose bits are set in value
+                      (a socket type: the flags above the low four bits do not matter) */
 } sc_match;
 
 typedef struct sc_rule {

@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include "confine/confine.h"
+#include "confine/llonly.h"
 #include "plan/explain.h"
 #include "plan/plan.h"
 #include "policy/resolve.h"
 #include "supervise/env.h"
 #include "supervise/limits.h"
+#include "sandbox/ns.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -60,12 +62,39 @@ static int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     return 0;
 }
 
+/* --isolation: namespaces or landlock; auto asks the kernel (in a short-lived child) and
+ * says why it chose Landlock. */
+static cordon_isolation choose_isolation(const cordon_policy *pol, const char **why)
+{
+    *why = NULL;
+    if (pol->isolation != CORDON_ISOLATION_AUTO)
+        return pol->isolation;
+    *why = ns_userns_unusable();
+    return *why ? CORDON_ISOLATION_LANDLOCK : CORDON_ISOLATION_NAMESPACES;
+}
+
 int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cordon_error *err)
 {
     prepared x;
     if (prepare(pol, &x, err) < 0)
         return -1;
+    const char *why;
+    x.p.isolation = choose_isolation(pol, &why);
     explain_print(out, &x.r, &x.p, &x.env, argv);
+    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        if (why)
+            fprintf(out, "\n--isolation auto chose landlock: %s\n", why);
+        llonly ll = {.ruleset_fd = -1, .abi = landlock_abi(), .net_none = pol->network == CORDON_NETWORK_NONE};
+        ll.scoped = ll.abi >= 6;
+        if (llonly_grants(&x.r, !pol->no_proc, &ll, err) < 0) {
+            llonly_free(&ll);
+            prepared_free(&x);
+            return -1;
+        }
+        llonly_explain(out, &ll);
+        fprintf(out, "    (the mount plan above is not carried out: there are no namespaces)\n");
+        llonly_free(&ll);
+    }
     confine_explain(out, &x.p);
     limits_explain(out, &x.p.limits);
     prepared_free(&x);
@@ -97,7 +126,25 @@ int cordon_run_flags(const cordon_policy *pol, char *const argv[], unsigned flag
         prepared_free(&x);
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_run_flags: unknown flags %#x", flags);
     }
-    int r = outer_run(&x.p, argv, x.env.v, pol->timeout, !(flags & CORDON_RUN_EXITING), result, err);
+    const char *why;
+    x.p.isolation = choose_isolation(pol, &why);
+    llonly ll = {.ruleset_fd = -1};
+    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        /* No namespaces: the ruleset built here, HOME and TMPDIR private directories */
+        if (llonly_prepare(&x.r, pol->network, !pol->no_proc, &ll, err) < 0) {
+            prepared_free(&x);
+            result->isolation = CORDON_ISOLATION_LANDLOCK;
+            result->isolation_why = why;
+            return -1;
+        }
+        strv_free(&x.env);
+        x.env = env_build(pol, environ, ll.home, ll.tmpdir);
+    }
+    int r = outer_run(&x.p, argv, x.env.v, pol->timeout, !(flags & CORDON_RUN_EXITING), ll.ruleset_fd, result,
+                      err);
+    result->isolation = x.p.isolation;
+    result->isolation_why = why;
+    llonly_free(&ll); /* every process of the run is gone: the private directory goes too */
     prepared_free(&x);
     return r;
 }
@@ -114,6 +161,7 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     bool failed = setup_err && setup_err->stage != CORDON_STAGE_NONE && !res->started;
     json_object_set_new(o, "stage", failed ? json_string(cordon_stage_name(setup_err->stage)) : json_null());
     json_object_set_new(o, "error", failed ? json_string(setup_err->message) : json_null());
+    json_object_set_new(o, "isolation", json_string(cordon_isolation_name(res->isolation)));
     /* --limit-*: how they were enforced, and which the command ran into (as far as the
      * mechanism tells: a cgroup reports refused forks and OOM kills, rlimits do not). */
     json_t *lim = json_null();

@@ -52,6 +52,8 @@ typedef struct plan {
     bool proc;
     limit_values limits; /* --limit-*: applied by supervise/limits.c */
     bool no_nested; /* --no-nested: confine/ refuses user namespaces and the mount API */
+    cordon_isolation isolation; /* set by lib/api.c: namespaces, or landlock (no mounts:
+                                   the plan is then only explained, not built) */
 } plan;
 
 #define PLAN_PRIVATE_HOME "/.cordon/home"

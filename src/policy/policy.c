@@ -330,6 +330,39 @@ int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *
     return 0;
 }
 
+int cordon_isolation_from_string(const char *s, cordon_isolation *out, cordon_error *err)
+{
+    if (s && strcmp(s, "namespaces") == 0)
+        *out = CORDON_ISOLATION_NAMESPACES;
+    else if (s && strcmp(s, "landlock") == 0)
+        *out = CORDON_ISOLATION_LANDLOCK;
+    else if (s && strcmp(s, "auto") == 0)
+        *out = CORDON_ISOLATION_AUTO;
+    else
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "unknown isolation '%s': use one of namespaces, landlock, auto", s ? s : "");
+    return 0;
+}
+
+const char *cordon_isolation_name(cordon_isolation i)
+{
+    switch (i) {
+    case CORDON_ISOLATION_NAMESPACES: return "namespaces";
+    case CORDON_ISOLATION_LANDLOCK: return "landlock";
+    case CORDON_ISOLATION_AUTO: return "auto";
+    }
+    return "?";
+}
+
+int cordon_policy_set_isolation(cordon_policy *p, cordon_isolation i, cordon_error *err)
+{
+    if (i != CORDON_ISOLATION_NAMESPACES && i != CORDON_ISOLATION_LANDLOCK && i != CORDON_ISOLATION_AUTO)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "unknown isolation %d", (int)i);
+    p->isolation = i;
+    p->isolation_set = true;
+    return 0;
+}
+
 int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
 {
     if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)

@@ -73,6 +73,8 @@ struct cordon_policy {
     double timeout; /* seconds; 0 = none */
     bool no_proc;
     bool no_nested; /* --no-nested */
+    cordon_isolation isolation;
+    bool isolation_set; /* chosen by a setter: settings do not override */
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */

@@ -25,7 +25,8 @@
 #define SETTINGS_MAX_BYTES ((size_t)1024 * 1024)
 
 static const char sandbox_keys[] =
-    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu";
+    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
+    "isolation";
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -46,6 +47,7 @@ typedef struct settings {
     int enabled, network, read_only; /* -1 = not given, else 0/1 */
     json_t *allowed, *denied;        /* borrowed from the document, or NULL */
     unsigned long long limit[LIMITS_N]; /* limitPids, limitMemory, limitCpu; 0 = not given */
+    int isolation;                   /* -1 = not given, else a cordon_isolation */
 } settings;
 
 /* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
@@ -161,6 +163,26 @@ static int get_bool(const settings_ctx *ctx, const char *key, const json_t *v, i
                     key, type_phrase(v));
     }
     *out = json_is_true(v) ? 1 : 0;
+    return 0;
+}
+
+/* "namespaces", "landlock" or "auto", as --isolation. */
+static int get_isolation(const settings_ctx *ctx, const char *key, const json_t *v, int *out)
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+    cordon_isolation i;
+    if (!json_is_string(v) || cordon_isolation_from_string(json_string_value(v), &i, NULL) < 0) {
+        _cleanup_free_ char *shown = json_is_string(v) ? printable(json_string_value(v), json_string_length(v), true)
+                                                       : NULL;
+        if (shown)
+            return fail(ctx, line_of(ctx, at, 2),
+                        "key \"sandbox.%s\" is \"%s\": use one of \"namespaces\", \"landlock\", \"auto\"", key,
+                        shown);
+        return fail(ctx, line_of(ctx, at, 2),
+                    "key \"sandbox.%s\" must be one of \"namespaces\", \"landlock\", \"auto\", not %s", key,
+                    type_phrase(v));
+    }
+    *out = (int)i;
     return 0;
 }
 
@@ -282,6 +304,8 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
             r = get_limit(ctx, key, CORDON_LIMIT_MEMORY, v, s);
         } else if (strcmp(key, "limitCpu") == 0) {
             r = get_limit(ctx, key, CORDON_LIMIT_CPU, v, s);
+        } else if (strcmp(key, "isolation") == 0) {
+            r = get_isolation(ctx, key, v, &s->isolation);
         } else {
             jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
             r = unknown_key(ctx, at, 2, "sandbox.", key, sandbox_keys);
@@ -344,6 +368,8 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
     for (int i = 0; i < LIMITS_N; i++)
         if (s->limit[i] && !(p->limits_set & (1u << i)))
             p->limits.v[i] = s->limit[i];
+    if (s->isolation >= 0 && !p->isolation_set)
+        p->isolation = (cordon_isolation)s->isolation;
     add_rules(ctx, p, "allowedPaths", s->allowed, CORDON_ACCESS_WRITE);
     add_rules(ctx, p, "deniedPaths", s->denied, CORDON_ACCESS_NONE);
 }
@@ -374,7 +400,7 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
     if (!root)
         return malformed(file, &jerr, err);
     settings_ctx ctx = {.file = file, .text = text, .len = len, .err = err};
-    settings s = {.enabled = -1, .network = -1, .read_only = -1};
+    settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1};
     if (parse_root(&ctx, root, &s) < 0)
         return -1;
     apply(&ctx, &s, p);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
@@ -76,8 +78,8 @@ pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
     if (pid < 0) {
         int e = errno;
         if (e == EPERM || e == ENOSPC || e == EUSERS || e == EACCES)
-            return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces (%s)",
-                           ns_userns_hint());
+            return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces (%s)%s",
+                           ns_userns_hint(), NS_ISOLATION_HINT);
         if (e == ENOSYS)
             return err_set(err, CORDON_STAGE_NAMESPACES, e,
                            "cannot create namespaces: this kernel has no clone3 (Linux 5.3 or "
@@ -103,8 +105,8 @@ static int write_file(const char *path, const char *data, cordon_error *err)
                            "to a process that holds CAP_SETFCAP, which root inside another sandbox "
                            "(such as cordon run as root) does not; run the outer sandbox as an "
                            "unprivileged user to nest sandboxes");
-        return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot write '%.*s' to %s (%s)",
-                       (int)strcspn(data, "\n"), data, path, ns_userns_hint());
+        return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot write '%.*s' to %s (%s)%s",
+                       (int)strcspn(data, "\n"), data, path, ns_userns_hint(), NS_ISOLATION_HINT);
     }
     return 0;
 }
@@ -121,4 +123,30 @@ int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err)
         return -1;
     snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
     return write_file("/proc/self/gid_map", map, err);
+}
+
+const char *ns_userns_unusable(void)
+{
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    pid_t pid = fork();
+    if (pid < 0)
+        return ns_userns_hint();
+    if (pid == 0) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+            _exit(1);
+        cordon_error e;
+        if (ns_write_id_maps(uid, gid, &e) < 0)
+            _exit(2);
+        /* Ubuntu's AppArmor restriction lets the namespace be made but not used: mount. */
+        int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+            _exit(3);
+        _exit(0);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return ns_userns_hint();
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? NULL : ns_userns_hint();
 }

@@ -13,5 +13,13 @@ pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err);
 pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err);
 /* In the child: map uid and gid to themselves (setgroups denied first). */
 int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err);
+/* Appended to the messages of a host that refuses user namespaces. */
+#define NS_ISOLATION_HINT                                                                  \
+    "; where that cannot be changed, `--isolation landlock` runs the command without "      \
+    "namespaces, under Landlock and seccomp only (weaker: see doc/security.md)"
 /* A sentence on why the kernel may refuse user namespaces here, and the fix. */
 const char *ns_userns_hint(void);
+/* Can this process make a user and mount namespace, map itself and mount in it (what
+ * the sandbox needs)?  NULL when it can, else a sentence on why not (ns_userns_hint).
+ * Tries it in a short-lived child. */
+const char *ns_userns_unusable(void);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sandbox/dev.h"
+#include "sandbox/ns.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -100,8 +101,13 @@ static bool is_ours(const root_scratch *s, int dir_fd)
 int root_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err)
 {
     _cleanup_fd_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-    if (fs < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsopen)");
+    if (fs < 0) {
+        int e = errno;
+        if (e == EPERM) /* the first mount in the new namespace: AppArmor's userns rule */
+            return err_set(err, CORDON_STAGE_ROOT, e, "cannot create a tmpfs (fsopen) in the new user "
+                           "namespace (%s)%s", ns_userns_hint(), NS_ISOLATION_HINT);
+        return err_set(err, CORDON_STAGE_ROOT, e, "cannot create a tmpfs (fsopen)");
+    }
     if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
         fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsconfig)");

@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "confine/caps.h"
@@ -27,6 +28,16 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
 
+    /* --isolation landlock: no PID namespace to die with; die with the supervisor. */
+    if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK) {
+        pid_t parent = getppid();
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
+            err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
+            fail(l, &err);
+        }
+        if (getppid() != parent)
+            _exit(CORDON_EXIT_SETUP); /* it died before that: so must we */
+    }
     /* A new session: no controlling terminal, so no TIOCSTI into the caller's. */
     if (setsid() < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");

@@ -32,5 +32,9 @@ typedef struct launch {
 
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
 __attribute__((noreturn)) void pid1_main(launch *l);
+/* --isolation landlock (reaper.c): no namespaces; a child subreaper supervises the
+ * command instead of PID 1.  Never returns. */
+__attribute__((noreturn)) void reaper_main(launch *l);
+pid_t reaper_clone(int cgroup_fd, int *pidfd, cordon_error *err);
 /* The command's process (PID 2): confine and exec.  Never returns. */
 __attribute__((noreturn)) void child_exec(launch *l, const sigset_t *orig_mask);

@@ -169,12 +169,16 @@ static int limits_outcome(limits_run *lim, const outcome *o, bool timed_out, cor
 }
 
 int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
-              cordon_result *result, cordon_error *err)
+              int ll_ruleset_fd, cordon_result *result, cordon_error *err)
 {
     *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
     launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
     root_scratch_init(&l.scratch, p);
     confine_prepare(&l.confine, p);
+    /* --isolation landlock: no namespaces, a supervisor instead of PID 1 (reaper.c) */
+    bool ll_only = p->isolation == CORDON_ISOLATION_LANDLOCK;
+    if (ll_only)
+        l.confine.landlock.ruleset_fd = ll_ruleset_fd;
     l.cmd_stack_size = 256 * 1024;
     l.cmd_stack = xmalloc(l.cmd_stack_size);
 
@@ -197,7 +201,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     l.report_fd = report[1];
     l.life_fd = life[0];
     l.life_wfd = life[1];
-    for (size_t i = 0; i < p->n_ops; i++)
+    for (size_t i = 0; i < p->n_ops && !ll_only; i++)
         l.plan_has_stubs |= p->ops[i].kind == PLAN_HIDE && p->ops[i].stub;
     /* Block the forwarded signals before the clone so that none is lost between the
      * clone and the signalfd; the command gets the caller's mask back. */
@@ -206,7 +210,8 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
         goto out_fds;
     }
     TRACE("clone");
-    pid_t pid = ns_clone_into(p->network != CORDON_NETWORK_HOST, l.limits.into_fd, &pidfd, err);
+    pid_t pid = ll_only ? reaper_clone(l.limits.into_fd, &pidfd, err)
+                        : ns_clone_into(p->network != CORDON_NETWORK_HOST, l.limits.into_fd, &pidfd, err);
     if (pid < 0 && l.limits.into_fd >= 0) {
         /* The kernel would not start a process in the run's cgroup: rlimits instead. */
         char why[sizeof err->message + sizeof l.limits.where + 64];
@@ -214,9 +219,11 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
         err_clear(err);
         if (limits_fallback(&l.limits, why, err) == 0) {
             result->limits = limits_kind_name(l.limits.kind);
-            pid = ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
+            pid = ll_only ? reaper_clone(-1, &pidfd, err) : ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
         }
     }
+    if (pid == 0 && ll_only)
+        reaper_main(&l);
     if (pid == 0)
         pid1_main(&l);
     if (pid < 0)

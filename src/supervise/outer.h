@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 /* wait_teardown false: return once PID 1 reports that the command and every process
- * it left are dead, without waiting for PID 1 itself (CORDON_RUN_EXITING). */
+ * it left are dead, without waiting for PID 1 itself (CORDON_RUN_EXITING).
+ * ll_ruleset_fd: with p->isolation landlock, the ruleset confine/llonly.c built. */
 int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
-              cordon_result *result, cordon_error *err);
+              int ll_ruleset_fd, cordon_result *result, cordon_error *err);

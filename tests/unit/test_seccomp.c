@@ -111,29 +111,42 @@ typedef struct abi {
     uint32_t arch;
     bool is64;
     int write, ioctl, socket, socketpair, sendto, setsockopt, getsockname, personality, clone,
-        unshare, clone3, fsopen, mount, keyctl, io_uring_setup, bpf, socketcall;
+        unshare, clone3, fsopen, mount, keyctl, io_uring_setup, bpf, socketcall, sendmsg;
 } abi;
 
 #define X32 0x40000000
 static const abi abis_x86[] = {
-    {"x86_64", AUDIT_ARCH_X86_64, true, 1, 16, 41, 53, 44, 54, 51, 135, 56, 272, 435, 430, 165, 250, 425, 321, -1},
-    {"i386", AUDIT_ARCH_I386, false, 4, 54, 359, 360, 369, 366, 367, 136, 120, 310, 435, 430, 21, 288, 425, 357, 102},
+    {"x86_64", AUDIT_ARCH_X86_64, true, 1, 16, 41, 53, 44, 54, 51, 135, 56, 272, 435, 430, 165, 250, 425, 321, -1, 46},
+    {"i386", AUDIT_ARCH_I386, false, 4, 54, 359, 360, 369, 366, 367, 136, 120, 310, 435, 430, 21, 288, 425, 357, 102, 370},
 };
 static const abi abis_arm[] = {
-    {"aarch64", AUDIT_ARCH_AARCH64, true, 64, 29, 198, 199, 206, 208, 204, 92, 220, 97, 435, 430, 40, 219, 425, 280, -1},
-    {"arm", AUDIT_ARCH_ARM, false, 4, 54, 281, 288, 290, 294, 286, 136, 120, 337, 435, 430, 21, 311, 425, 386, -1},
+    {"aarch64", AUDIT_ARCH_AARCH64, true, 64, 29, 198, 199, 206, 208, 204, 92, 220, 97, 435, 430, 40, 219, 425, 280, -1, 211},
+    {"arm", AUDIT_ARCH_ARM, false, 4, 54, 281, 288, 290, 294, 286, 136, 120, 337, 435, 430, 21, 311, 425, 386, -1, 296},
 };
+
+static uint32_t call4(const sc_program *p, const abi *a, int nr, uint64_t a0, uint64_t a1, uint64_t a2,
+                      uint64_t a3)
+{
+    struct seccomp_data d = {.nr = nr, .arch = a->arch, .args = {a0, a1, a2, a3, 0, 0}};
+    if (!a->is64) /* a 32-bit task's arguments are 32 bits wide */
+        for (int i = 0; i < 6; i++)
+            d.args[i] &= 0xffffffffu;
+    return run(p, &d);
+}
 
 static uint32_t call(const sc_program *p, const abi *a, int nr, uint64_t a0, uint64_t a1)
 {
-    struct seccomp_data d = {.nr = nr, .arch = a->arch, .args = {a0, a1, 0, 0, 0, 0}};
-    if (!a->is64) {
-        /* a 32-bit task's arguments are 32 bits wide */
-        d.args[0] &= 0xffffffffu;
-        d.args[1] &= 0xffffffffu;
-    }
-    return run(p, &d);
+    return call4(p, a, nr, a0, a1, 0, 0);
 }
+
+#define EXPECT4(p, a, nr, a0, a1, a2, a3, want)                                            \
+    do {                                                                                   \
+        uint32_t got_ = call4(p, a, nr, a0, a1, a2, a3);                                   \
+        if (got_ != (uint32_t)(want))                                                      \
+            fail_msg("%s: %s(%#llx, %#llx, %#llx, %#llx): got %#x, want %#x", (a)->name, #nr, \
+                     (unsigned long long)(a0), (unsigned long long)(a1), (unsigned long long)(a2), \
+                     (unsigned long long)(a3), got_, (uint32_t)(want));                    \
+    } while (0)
 
 #define EXPECT(p, a, nr, a0, a1, want)                                                     \
     do {                                                                                   \
@@ -155,7 +168,7 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
     for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
         const sc_program *p = &progs[mode];
         assert_true(p->len > 0 && p->len <= BPF_MAXINSNS);
-        bool nn = mode & SC_MODE_NO_NESTED, nu = mode & SC_MODE_NO_UNIX;
+        bool nn = mode & SC_MODE_NO_NESTED, nu = mode & SC_MODE_NO_UNIX, tcp = mode & SC_MODE_TCP_ONLY;
         uint64_t hi = a->is64 ? UINT64_C(1) << 32 : 0;
 
         EXPECT(p, a, a->write, 1, 0, ALLOW);
@@ -173,15 +186,29 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
             {9, false}, {17, false}, {38, false}, {40, false}, {45, false}, {0xffffffff, false},
         };
         for (size_t i = 0; i < sizeof fam / sizeof *fam; i++) {
-            bool ok = fam[i].ok && !(nu && fam[i].family == 1);
+            bool ok = fam[i].ok && !(nu && fam[i].family == 1) &&
+                      !(tcp && fam[i].family != 2 && fam[i].family != 10);
             EXPECT(p, a, a->socket, fam[i].family, 1, ok ? ALLOW : EPERM_);
         }
+        /* --isolation landlock, --network none: TCP only (Landlock governs its connect) */
+        EXPECT4(p, a, a->socket, 2, 1 | 0x80000 /* SOCK_CLOEXEC */, 0, 0, ALLOW);
+        EXPECT4(p, a, a->socket, 10, 1 | 0x800 /* SOCK_NONBLOCK */, 6 /* IPPROTO_TCP */, 0, ALLOW);
+        EXPECT4(p, a, a->socket, 2, 2 /* SOCK_DGRAM */, 0, 0, tcp ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->socket, 10, 5 /* SOCK_SEQPACKET */, 0, 0, tcp ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->socket, 2, 1, 132 /* IPPROTO_SCTP */, 0, tcp ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->socket, 2, 1, 262 /* IPPROTO_MPTCP */, 0, tcp ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->socket, 1, 1, 0, 0, tcp || nu ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->sendto, 3, 0, 1, 0x20000000 /* MSG_FASTOPEN */, tcp ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->sendto, 3, 0, 1, 0x4000 /* MSG_NOSIGNAL */, ALLOW);
+        EXPECT4(p, a, a->sendmsg, 3, 0, 0x20000000, 0, tcp ? EPERM_ : ALLOW);
+        EXPECT4(p, a, a->sendmsg, 3, 0, 0x40 /* MSG_DONTWAIT */, 0, ALLOW);
         if (a->is64) {
             EXPECT(p, a, a->socket, hi | 40, 1, EPERM_);          /* AF_VSOCK, upper half set */
             EXPECT(p, a, a->socket, UINT64_MAX, 1, EPERM_);       /* -1, sign-extended */
         }
         /* what Python asyncio, Chromium and cargo do on Unix sockets stays allowed */
         EXPECT(p, a, a->socketpair, 1, 1, ALLOW);
+        EXPECT(p, a, a->socketpair, 1, 2, ALLOW);
         EXPECT(p, a, a->sendto, 3, 0, ALLOW);
         EXPECT(p, a, a->setsockopt, 3, 1, ALLOW);
         EXPECT(p, a, a->getsockname, 3, 0, ALLOW);
@@ -189,9 +216,9 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
             /* 32-bit x86: socketcall's arguments are in memory; SYS_SOCKET is refused
              * whatever the family (fail closed), everything else passes */
             EXPECT(p, a, a->socketcall, 1 /* SYS_SOCKET */, 0, EPERM_);
-            EXPECT(p, a, a->socketcall, 11 /* SYS_SENDTO */, 0, ALLOW);
-            EXPECT(p, a, a->socketcall, 14 /* SYS_SETSOCKOPT */, 0, ALLOW);
-            EXPECT(p, a, a->socketcall, 8 /* SYS_SOCKETPAIR */, 0, ALLOW);
+            EXPECT(p, a, a->socketcall, 11 /* SYS_SENDTO */, 0, tcp ? EPERM_ : ALLOW);
+            EXPECT(p, a, a->socketcall, 14 /* SYS_SETSOCKOPT */, 0, tcp ? EPERM_ : ALLOW);
+            EXPECT(p, a, a->socketcall, 8 /* SYS_SOCKETPAIR */, 0, tcp ? EPERM_ : ALLOW);
         }
 
         EXPECT(p, a, a->keyctl, 0, 0, EPERM_);

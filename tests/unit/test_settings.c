@@ -21,7 +21,8 @@
 #include "policy/policy.h"
 #include "util/strv.h"
 
-#define SANDBOX_KEYS "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu"
+#define SANDBOX_KEYS \
+    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation"
 
 typedef struct fixture {
     char dir[PATH_MAX];
@@ -499,6 +500,25 @@ static void test_setters_win(void **state)
     free(path);
 }
 
+/* "isolation": as --isolation; a setter wins; anything else names the file and line. */
+static void test_isolation(void **state)
+{
+    fixture *f = *state;
+    char *path = write_fixture(f, "i.json", "{\"sandbox\": {\"isolation\": \"landlock\"}}");
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    assert_int_equal(f->p->isolation, CORDON_ISOLATION_LANDLOCK);
+    assert_int_equal(cordon_policy_set_isolation(f->p, CORDON_ISOLATION_AUTO, &f->err), 0);
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    assert_int_equal(f->p->isolation, CORDON_ISOLATION_AUTO);
+    free(path);
+    cordon_policy_free(f->p);
+    f->p = cordon_policy_new();
+    expect_error(f, "bad.json", "{\"sandbox\": {\n  \"isolation\": \"chroot\"\n}}",
+                 ":2: key \"sandbox.isolation\" is \"chroot\": use one of \"namespaces\", \"landlock\", \"auto\"");
+    expect_error(f, "type.json", "{\"sandbox\": {\"isolation\": true}}",
+                 ":1: key \"sandbox.isolation\" must be one of \"namespaces\", \"landlock\", \"auto\", not a boolean");
+}
+
 static void test_two_files_accumulate(void **state)
 {
     fixture *f = *state;
@@ -656,6 +676,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_glob_in_denied_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_glob_in_denied_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_setters_win, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_files_accumulate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_error_after_good_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_null_error_pointer, setup, teardown),

@@ -1,0 +1,275 @@
+#include "confine/llonly.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+/* Paths cordon grants itself, whatever the rules say: a rule on "/" (--base host) must
+ * not hand out the host's block devices (a root caller could read a raw disk, every
+ * deny notwithstanding) or decide about /proc. */
+static const char *const reserved[] = {"/dev", "/proc"};
+
+static void add_grant(llonly *l, const char *path, ll_class cls, bool is_dir, const char *why)
+{
+    grow(&l->grants, &l->cap_grants, l->n_grants + 1, sizeof *l->grants);
+    l->grants[l->n_grants++] = (ll_grant){.path = xstrdup(path), .cls = cls, .is_dir = is_dir, .why = why};
+}
+
+static bool strictly_below(const char *path, const char *top)
+{
+    return strcmp(path, top) != 0 && path_has_prefix(path, top);
+}
+
+/* Does a path below `top` need less than `a` (so that a grant on `top` would give it
+ * too much)?  A winning rule that is weaker, or a reserved path. */
+static bool restricts(const rrule *d, cordon_access a)
+{
+    if (d->shadowed)
+        return false;
+    return a == CORDON_ACCESS_WRITE ? d->access != CORDON_ACCESS_WRITE : d->access == CORDON_ACCESS_NONE;
+}
+
+static bool needs_split(const resolved *r, const char *top, cordon_access a)
+{
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (strictly_below(reserved[i], top))
+            return true;
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (strictly_below(r->rules[i].path, top) && restricts(&r->rules[i], a))
+            return true;
+    return false;
+}
+
+static bool is_reserved(const char *path)
+{
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (strcmp(path, reserved[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool has_rule_at(const resolved *r, const char *path)
+{
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (!r->rules[i].shadowed && strcmp(r->rules[i].path, path) == 0)
+            return true;
+    return false;
+}
+
+static ll_class class_of(cordon_access a)
+{
+    return a == CORDON_ACCESS_WRITE ? LL_WRITE : LL_READ;
+}
+
+/* Grant `a` on `path` (a directory or file that exists), splitting it where something
+ * below must get less. */
+static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_dir, cordon_access a,
+                      const char *why, int depth, cordon_error *err)
+{
+    if (!is_dir || !needs_split(r, path, a)) {
+        add_grant(l, path, class_of(a), is_dir, why);
+        return 0;
+    }
+    if (depth > 64)
+        return err_set(err, CORDON_STAGE_CONFINE, ELOOP, "--isolation landlock: %s is nested too deep", path);
+    add_grant(l, path, LL_LIST, true, "listing only: something below gets less");
+    _cleanup_fd_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
+    DIR *d = fdopendir(fd);
+    if (!d)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
+    fd = -1; /* the DIR owns it */
+    int ret = 0;
+    struct dirent *e;
+    while (ret == 0 && (errno = 0, e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        _cleanup_free_ char *child = path_join(path, e->d_name);
+        if (is_reserved(child) || has_rule_at(r, child))
+            continue; /* cordon's own grants, or the rule's own */
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            if (errno == ENOENT)
+                continue;
+            ret = err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot look at %s", child);
+            break;
+        }
+        if (S_ISLNK(st.st_mode))
+            continue; /* what a symlink reaches is decided at its target */
+        ret = grant_tree(r, l, child, S_ISDIR(st.st_mode), a, why, depth + 1, err);
+    }
+    if (ret == 0 && errno != 0)
+        ret = err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
+    closedir(d);
+    return ret;
+}
+
+int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err)
+{
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed || x->access == CORDON_ACCESS_NONE || x->type == FT_MISSING)
+            continue;
+        bool reserved_below = false;
+        for (size_t k = 0; k < sizeof reserved / sizeof *reserved; k++)
+            reserved_below |= path_has_prefix(x->path, reserved[k]);
+        if (reserved_below)
+            continue; /* /dev and /proc are cordon's to grant */
+        if (grant_tree(r, out, x->path, x->type == FT_DIR, x->access, x->source, 0, err) < 0)
+            return -1;
+    }
+    /* The minimal /dev of the namespaced sandbox, from the host's /dev: the nodes, and
+     * ptys (/dev/ptmx and /dev/pts; the caller's other terminals there are writable by
+     * their owner anyway, and TIOCSTI stays refused by seccomp). */
+    static const char *const nodes[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                        "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
+    for (size_t k = 0; k < sizeof nodes / sizeof *nodes; k++) {
+        struct stat st;
+        if (stat(nodes[k], &st) == 0)
+            add_grant(out, nodes[k], LL_DEVICE, S_ISDIR(st.st_mode), "minimal /dev");
+    }
+    /* The host's /proc, read-only: Landlock keeps the command from ptrace-reading
+     * processes outside the sandbox (environ, maps, fd, mem). */
+    if (proc)
+        add_grant(out, "/proc", LL_READ, true, "/proc (the host's, read-only)");
+    return 0;
+}
+
+static int make_private_dir(llonly *l, cordon_error *err)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || base[0] != '/')
+        base = "/tmp";
+    l->dir = path_join(base, "cordon-ll-XXXXXX");
+    if (!mkdtemp(l->dir)) {
+        int e = errno;
+        free(l->dir);
+        l->dir = NULL;
+        return err_set(err, CORDON_STAGE_CONFINE, e, "--isolation landlock: cannot make a private directory in %s",
+                       base);
+    }
+    l->home = path_join(l->dir, "home");
+    l->tmpdir = path_join(l->dir, "tmp");
+    if (mkdir(l->home, 0700) < 0 || mkdir(l->tmpdir, 0700) < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot make %s/home and tmp",
+                       l->dir);
+    add_grant(l, l->home, LL_WRITE, true, "private HOME");
+    add_grant(l, l->tmpdir, LL_WRITE, true, "private TMPDIR");
+    return 0;
+}
+
+static int build_ruleset(llonly *l, cordon_error *err)
+{
+    uint64_t fs = landlock_fs_rights_of_abi(l->abi);
+    uint64_t net = l->net_none ? LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0;
+    uint64_t scoped = l->scoped ? LL_SCOPES_ALL : 0;
+    l->ruleset_fd = landlock_ruleset_new(l->abi, fs, net, scoped);
+    if (l->ruleset_fd < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot create a Landlock ruleset (ABI %d)", l->abi);
+    for (size_t i = 0; i < l->n_grants; i++) {
+        const ll_grant *g = &l->grants[i];
+        _cleanup_fd_ int fd = open(g->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT)
+                continue; /* gone since it was listed: nothing to allow */
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot open %s", g->path);
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot look at %s", g->path);
+        if (S_ISLNK(st.st_mode))
+            continue;
+        uint64_t rights = landlock_class_rights(g->cls, S_ISDIR(st.st_mode)) & fs;
+        if (rights && landlock_allow(l->ruleset_fd, fd, rights) < 0)
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot allow %s", g->path);
+    }
+    landlock_allow_stdio(l->ruleset_fd, fs);
+    return 0;
+}
+
+int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out, cordon_error *err)
+{
+    *out = (llonly){.ruleset_fd = -1};
+    errno = 0;
+    out->abi = landlock_abi();
+    if (out->abi == 0)
+        return err_set(err, CORDON_STAGE_CONFINE, 0,
+                       "--isolation landlock needs Landlock, and %s",
+                       errno == EOPNOTSUPP ? "it is disabled at boot here: add landlock to the kernel's lsm= "
+                                             "parameter"
+                                           : "this kernel has none (Linux 5.13 or later with "
+                                             "CONFIG_SECURITY_LANDLOCK)");
+    if (net == CORDON_NETWORK_PROXY)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "--isolation landlock does not support --network proxy");
+    out->net_none = net == CORDON_NETWORK_NONE;
+    if (out->net_none && out->abi < 4)
+        return err_set(err, CORDON_STAGE_CONFINE, 0,
+                       "--isolation landlock with --network none needs Landlock ABI 4 (Linux 6.7) to "
+                       "refuse TCP; this kernel has ABI %d: use --network host, or a newer kernel",
+                       out->abi);
+    out->scoped = out->abi >= 6;
+    if (make_private_dir(out, err) < 0 || llonly_grants(r, proc, out, err) < 0 || build_ruleset(out, err) < 0) {
+        llonly_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Remove `name` in `dirfd` and everything below it, never following a symlink: the
+ * command may have planted any in its private HOME and TMPDIR. */
+static void remove_tree(int at, const char *name, int depth)
+{
+    if (unlinkat(at, name, 0) == 0 || errno == ENOENT || depth > 256)
+        return;
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            remove_tree(dirfd(d), e->d_name, depth + 1);
+    closedir(d);
+    (void)unlinkat(at, name, AT_REMOVEDIR);
+}
+
+void llonly_free(llonly *l)
+{
+    if (l->ruleset_fd >= 0)
+        close(l->ruleset_fd);
+    if (l->dir) {
+        remove_tree(AT_FDCWD, l->dir, 0);
+        free(l->dir);
+    }
+    for (size_t i = 0; i < l->n_grants; i++)
+        free(l->grants[i].path);
+    free(l->grants);
+    free(l->home);
+    free(l->tmpdir);
+    *l = (llonly){.ruleset_fd = -1};
+}
+
+void llonly_explain(FILE *out, const llonly *l)
+{
+    fprintf(out, "\nisolation landlock (no namespaces; see doc/security.md for what this does not protect)\n");
+    fprintf(out, "  landlock      ABI %d; network %s; abstract Unix sockets and signals %s\n", l->abi,
+            l->net_none ? "none (TCP connect and bind refused; only TCP sockets may be created)" : "host",
+            l->scoped ? "scoped" : "NOT scoped (ABI 6, Linux 6.12, needed)");
+    for (size_t i = 0; i < l->n_grants; i++)
+        fprintf(out, "    %-7s %-40s %s\n", ll_class_name(l->grants[i].cls), l->grants[i].path, l->grants[i].why);
+    fprintf(out, "    (everything else: no access; HOME and TMPDIR are made private at run time)\n");
+}

@@ -1,0 +1,50 @@
+/* --isolation landlock: no namespaces; the view is enforced by Landlock alone, on the
+ * host's own paths, and --network none by Landlock's TCP rules plus the seccomp filter's
+ * TCP-only mode.  For hosts where user namespaces cannot be created (Ubuntu's AppArmor
+ * restriction, container seccomp profiles); weaker than the namespaces, see
+ * doc/security.md.
+ *
+ * Landlock only ever adds rights along a path, so a deny (or a read-only path) inside a
+ * granted tree is emulated: the tree is split down to it, each directory on the way
+ * may only be listed, and every other entry of those directories gets the tree's
+ * rights.  Entries created there later get nothing (fail closed), and the denied path's
+ * own name stays visible in its parent's listing.  Missing denied paths are kept from
+ * being created the same way.
+ *
+ * The parent builds the ruleset (llonly_prepare); the command's process only calls
+ * landlock_restrict_self on it. */
+#pragma once
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "confine/landlock.h"
+#include "policy/resolve.h"
+
+typedef struct ll_grant {
+    char *path;
+    ll_class cls;
+    bool is_dir;
+    const char *why; /* static: where the grant comes from */
+} ll_grant;
+
+typedef struct llonly {
+    int abi;
+    int ruleset_fd;   /* -1 until built */
+    bool net_none;    /* TCP connect and bind refused (ABI 4) */
+    bool scoped;      /* abstract Unix sockets and signals scoped (ABI 6) */
+    ll_grant *grants;
+    size_t n_grants, cap_grants;
+    char *dir;        /* the private directory, removed by llonly_free(), or NULL */
+    char *home;       /* dir/home: HOME inside */
+    char *tmpdir;     /* dir/tmp: TMPDIR inside */
+} llonly;
+
+/* The grants for a resolved policy (lists the directories it must split). */
+int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err);
+/* Check what the kernel offers, make the private HOME and TMPDIR, compute the grants
+ * and build the ruleset. */
+int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out, cordon_error *err);
+/* Close the ruleset and remove the private directory (never following a symlink). */
+void llonly_free(llonly *l);
+/* `cordon explain --isolation landlock`. */
+void llonly_explain(FILE *out, const llonly *l);

@@ -1,0 +1,211 @@
+/* --isolation landlock: the supervisor that stands in for PID 1 when there are no
+ * namespaces.  It is a child subreaper, so that whatever the command leaves behind
+ * (daemons, double forks) is reparented to it and killed when the command exits; it dies
+ * with cordon, and the command dies with it (its parent-death signal). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confine/caps.h"
+#include "supervise/launch.h"
+#include "supervise/report.h"
+#include "supervise/signals.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+#include "util/trace.h"
+
+static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
+{
+    report_send(l->report_fd, REPORT_SETUP_ERROR, err, 0, NULL);
+    _exit(CORDON_EXIT_SETUP);
+}
+
+static int cmd_main(void *arg)
+{
+    launch *l = arg;
+    child_exec(l, &l->orig_mask);
+}
+
+pid_t reaper_clone(int cgroup_fd, int *pidfd, cordon_error *err)
+{
+    struct clone_args args = {0};
+    args.flags = CLONE_PIDFD;
+    args.pidfd = (uint64_t)(uintptr_t)pidfd;
+    args.exit_signal = SIGCHLD;
+    if (cgroup_fd >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = (uint64_t)cgroup_fd;
+    }
+    long pid = syscall(SYS_clone3, &args, sizeof args);
+    if (pid < 0 && errno == ENOSYS && cgroup_fd < 0) /* clone3 refused by a seccomp filter */
+        pid = syscall(SYS_clone, (unsigned long)CLONE_PIDFD | SIGCHLD, 0UL, pidfd, 0UL, 0UL);
+    if (pid < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the supervisor (clone)");
+    return (pid_t)pid;
+}
+
+/* Our children's pids, from /proc/self/task/TID/children (CONFIG_PROC_CHILDREN), or
+ * else by scanning /proc for processes whose parent we are; -1 when neither works.
+ * Allocates nothing (this is a copy of a possibly multi-threaded caller). */
+static int children(pid_t *out, int max)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)syscall(SYS_gettid));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n >= 0) {
+            buf[n] = '\0';
+            int k = 0;
+            for (char *p = buf; *p && k < max;) {
+                char *end;
+                long v = strtol(p, &end, 10);
+                if (end == p)
+                    break;
+                out[k++] = (pid_t)v;
+                p = end;
+            }
+            return k;
+        }
+    }
+    int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    pid_t self = getpid();
+    int k = 0;
+    uint64_t dents[1024]; /* aligned for the records */
+    long nread;
+    while (k < max && (nread = syscall(SYS_getdents64, dfd, dents, sizeof dents)) > 0) {
+        for (long off = 0; off < nread && k < max;) {
+            struct raw_dirent {
+                uint64_t d_ino;
+                int64_t d_off;
+                unsigned short d_reclen;
+                unsigned char d_type;
+                char d_name[];
+            } *d = (struct raw_dirent *)((char *)dents + off);
+            off += d->d_reclen;
+            if (d->d_name[0] < '1' || d->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof path, "/proc/%s/stat", d->d_name);
+            int sf = open(path, O_RDONLY | O_CLOEXEC);
+            if (sf < 0)
+                continue;
+            ssize_t n = read(sf, buf, sizeof buf - 1);
+            close(sf);
+            if (n <= 0)
+                continue;
+            buf[n] = '\0';
+            char *rp = strrchr(buf, ')'); /* "pid (comm) S ppid ...": comm may hold anything */
+            if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ')
+                continue;
+            if ((pid_t)strtol(rp + 4, NULL, 10) == self)
+                out[k++] = (pid_t)strtol(buf, NULL, 10);
+        }
+    }
+    close(dfd);
+    return k;
+}
+
+/* Kill everything below us: our children, and whatever is reparented to us (we are a
+ * subreaper) as they die, until nothing is left. */
+static void kill_descendants(void)
+{
+    for (;;) {
+        pid_t kids[512];
+        int n = children(kids, 512);
+        for (int i = 0; i < n; i++)
+            kill(kids[i], SIGKILL);
+        /* Wait for one to die (its own children are ours by then), then list again. */
+        pid_t w = waitpid(-1, NULL, 0);
+        if (w < 0 && errno == ECHILD)
+            return;
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
+}
+
+void reaper_main(launch *l)
+{
+    cordon_error err = {0};
+    sigset_t fwd;
+    signals_forwarded(&fwd);
+    sigaddset(&fwd, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &fwd, NULL);
+
+    /* The supervisor dies with cordon: if cordon is already gone, stop now. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
+        fail(l, &err);
+    }
+    close(l->life_wfd);
+    struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
+    if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
+        _exit(CORDON_EXIT_SETUP);
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
+        fail(l, &err);
+    }
+    if (limits_enter(&l->limits, &err) < 0)
+        fail(l, &err);
+    int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
+    if (sfd < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
+        fail(l, &err);
+    }
+    /* The seccomp filter, for the supervisor and (inherited) the command.  Without a
+     * user namespace there is no CAP_SYS_ADMIN to stand in for no_new_privs. */
+    if (set_no_new_privs(&err) < 0 || confine_filter(&l->confine, &err) < 0)
+        fail(l, &err);
+
+    pid_t cmd = clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+    if (cmd < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
+        fail(l, &err);
+    }
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (caps_drop_all(&err) < 0) {
+        kill(cmd, SIGKILL);
+        fail(l, &err);
+    }
+    int keep[] = {l->report_fd, sfd};
+    close_fds_except(keep, 2);
+
+    for (;;) {
+        struct signalfd_siginfo si;
+        ssize_t n = read(sfd, &si, sizeof si);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof si)
+            _exit(CORDON_EXIT_SETUP);
+        if (si.ssi_signo != SIGCHLD) {
+            kill(cmd, (int)si.ssi_signo);
+            continue;
+        }
+        for (;;) {
+            int status;
+            pid_t w = waitpid(-1, &status, WNOHANG);
+            if (w <= 0)
+                break;
+            if (w == cmd) {
+                TRACE("command-exited");
+                kill_descendants();
+                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
+                _exit(0);
+            }
+        }
+    }
+}
