@@ -321,15 +321,15 @@ static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, s
     for (int i = 0; i < LIMITS_N; i++)
         if (want->v[i] && v2_controller[i] && !has_word(ctl, v2_controller[i])) {
             fmt(why, wn,
-                     "the cgroup v2 hierarchy at %s has no %s controller (on this host it belongs to "
-                     "cgroup v1)",
-                     mnt, v2_controller[i]);
+                "the cgroup v2 hierarchy at %s has no %s controller (on this host it belongs to "
+                "cgroup v1)",
+                mnt, v2_controller[i]);
             return -1;
         }
     fmt(why, wn,
-             "no cgroup from %s up to %s is both writable by uid %u and has the needed controllers "
-             "enabled for its children (cgroup.subtree_control): cgroup v2 is not delegated to you",
-             own, mnt, (unsigned)geteuid());
+        "no cgroup from %s up to %s is both writable by uid %u and has the needed controllers "
+        "enabled for its children (cgroup.subtree_control): cgroup v2 is not delegated to you",
+        own, mnt, (unsigned)geteuid());
     return -1;
 }
 
@@ -830,13 +830,13 @@ void limits_describe(char *buf, size_t n)
         return;
     default:
         fmt(buf, n,
-                 "rlimits only (per process; --limit-pids %s): no cgroup can be used (%s). For cgroup "
-                 "limits, run cordon from a cgroup v2 delegated to you, e.g. under `systemd-run --user "
-                 "--scope -p Delegate=yes`, with pids and memory enabled in the parent's "
-                 "cgroup.subtree_control",
-                 getuid() == 0 || geteuid() == 0 ? "fails as root, which RLIMIT_NPROC does not bind"
-                                                  : "counts your uid's processes in the sandbox",
-                 why);
+            "rlimits only (per process; --limit-pids %s): no cgroup can be used (%s). For cgroup "
+            "limits, run cordon from a cgroup v2 delegated to you, e.g. under `systemd-run --user "
+            "--scope -p Delegate=yes`, with pids and memory enabled in the parent's "
+            "cgroup.subtree_control",
+            getuid() == 0 || geteuid() == 0 ? "fails as root, which RLIMIT_NPROC does not bind"
+                                            : "counts your uid's processes in the sandbox",
+            why);
         return;
     }
 }
