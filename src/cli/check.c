@@ -173,6 +173,10 @@ static void probe_userns(probe_result *r)
     else
         say(r->fix, "the kernel refused (%s); a kernel without CONFIG_USER_NS, or a security module, "
                     "forbids user namespaces here", strerror(e));
+    size_t n = strlen(r->fix);
+    snprintf(r->fix + n, sizeof r->fix - n,
+             "; where that cannot be changed: cordon run --isolation landlock (no namespaces, weaker: "
+             "doc/security.md)");
 }
 
 static void probe_seccomp(probe_result *r)
@@ -401,6 +405,34 @@ static void probe_default_sandbox(probe_result *r)
         say(r->detail, "%s", err.message[0] ? err.message : "`true` did not exit 0 in the default sandbox");
 }
 
+/* What a host without user namespaces can still do: `true` under --isolation landlock. */
+static void probe_landlock_isolation(probe_result *r)
+{
+    int abi = landlock_abi();
+    cordon_network net = abi >= 4 ? CORDON_NETWORK_NONE : CORDON_NETWORK_HOST;
+    cordon_policy *p = cordon_policy_new();
+    cordon_error err = {0};
+    cordon_result res;
+    char *const cmd[] = {(char *)"true", NULL};
+    r->ok = cordon_policy_set_isolation(p, CORDON_ISOLATION_LANDLOCK, &err) == 0 &&
+            cordon_policy_set_network(p, net, &err) == 0 && cordon_policy_set_no_workspace(p, true, &err) == 0 &&
+            cordon_policy_set_cwd(p, "/", &err) == 0 && cordon_run(p, cmd, &res, &err) == 0 && res.exit_code == 0;
+    cordon_policy_free(p);
+    if (r->ok && abi >= 4) {
+        say(r->detail, "--isolation landlock works here, --network none included (Landlock ABI %d)%s", abi,
+            abi >= 6 ? "" : "; signals and abstract Unix sockets are not scoped before ABI 6");
+        if (abi < 6)
+            say(r->fix, "Linux 6.12 or later scopes signals and abstract Unix sockets (Landlock ABI 6)");
+    } else if (r->ok) {
+        r->ok = 0;
+        say(r->detail, "--isolation landlock works with --network host only (Landlock ABI %d)", abi);
+        say(r->fix, "Linux 6.7 or later (Landlock ABI 4) refuses TCP for --network none");
+    } else {
+        say(r->detail, "%s", err.message[0] ? err.message : "`true` did not exit 0 under --isolation landlock");
+        say(r->fix, "Linux 5.13 or later with Landlock enabled (lsm=...,landlock)");
+    }
+}
+
 static const probe probes[] = {
     {"user_namespaces", "user namespaces", true, probe_userns, NULL},
     {"seccomp", "seccomp", true, probe_seccomp, NULL},
@@ -409,6 +441,7 @@ static const probe probes[] = {
     {"overlayfs", "overlayfs in userns", false, probe_overlay, NULL},
     {"fuse_overlayfs", "fuse-overlayfs", false, probe_fuse_overlayfs, NULL},
     {"cgroup_delegation", "cgroup v2 delegation", false, probe_cgroup, NULL},
+    {"landlock_isolation", "--isolation landlock", false, probe_landlock_isolation, NULL},
 };
 #define N_PROBES (sizeof probes / sizeof probes[0])
 

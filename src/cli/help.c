@@ -52,7 +52,8 @@ void help_check(FILE *out)
 {
     fputs("usage: cordon check [--json]\n\n"
           "Say what this host supports: user namespaces (and if not, why), seccomp, pidfd,\n"
-          "Landlock, overlayfs in a user namespace, fuse-overlayfs, cgroup v2 delegation; for\n"
+          "Landlock, overlayfs in a user namespace, fuse-overlayfs, cgroup v2 delegation,\n"
+          "--isolation landlock; for\n"
           "what is missing, the fix. Each probe is killed after 500 ms. Then try the default\n"
           "sandbox: exit 0 when it works, 1 when not.\n"
           "\n"

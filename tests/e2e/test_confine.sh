@@ -298,7 +298,8 @@ def want(cond, what):
 want(d.get("default_sandbox") is True, "default_sandbox is not true")
 want(d.get("error") is None, "error is not null")
 checks = d.get("checks", {})
-names = ["user_namespaces", "seccomp", "pidfd", "landlock", "overlayfs", "fuse_overlayfs", "cgroup_delegation"]
+names = ["user_namespaces", "seccomp", "pidfd", "landlock", "overlayfs", "fuse_overlayfs", "cgroup_delegation",
+         "landlock_isolation"]
 want(list(checks) == names, "checks are %s" % list(checks))
 for n in names:
     c = checks.get(n, {})
@@ -331,7 +332,7 @@ import json, sys
 d = json.loads(sys.argv[1])
 u = d["checks"]["user_namespaces"]
 assert d["default_sandbox"] is False and d["error"], d
-assert u["ok"] is False and "seccomp" in u["fix"], u
+assert u["ok"] is False and "seccomp" in u["fix"] and "--isolation landlock" in u["fix"], u
 ' "$OUT" || die "cordon check inside --no-nested: $OUT"
 }
 
