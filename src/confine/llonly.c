@@ -83,6 +83,8 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         return err_set(err, CORDON_STAGE_CONFINE, ELOOP, "--isolation landlock: %s is nested too deep", path);
     add_grant(l, path, LL_LIST, true, "listing only: something below gets less");
     _cleanup_fd_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM || errno == ENOENT))
+        return 0; /* not listable by the caller: nothing below is granted (fail closed) */
     if (fd < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
     DIR *d = fdopendir(fd);
@@ -99,7 +101,7 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
             continue; /* cordon's own grants, or the rule's own */
         struct stat st;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-            if (errno == ENOENT)
+            if (errno == ENOENT || errno == EACCES)
                 continue;
             ret = err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot look at %s", child);
             break;
@@ -128,6 +130,10 @@ int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err)
         if (grant_tree(r, out, x->path, x->type == FT_DIR, x->access, x->source, 0, err) < 0)
             return -1;
     }
+    /* --base host shows "/" itself as a directory to list (resolve.c may have expanded
+     * the base into its entries). */
+    if (r->policy && r->policy->base == CORDON_BASE_HOST && !has_rule_at(r, "/"))
+        add_grant(out, "/", LL_LIST, true, "base host: the top directory, listed");
     /* The minimal /dev of the namespaced sandbox, from the host's /dev: the nodes, and
      * ptys (/dev/ptmx and /dev/pts; the caller's other terminals there are writable by
      * their owner anyway, and TIOCSTI stays refused by seccomp). */
@@ -180,8 +186,8 @@ static int build_ruleset(llonly *l, cordon_error *err)
         const ll_grant *g = &l->grants[i];
         _cleanup_fd_ int fd = open(g->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
-            if (errno == ENOENT)
-                continue; /* gone since it was listed: nothing to allow */
+            if (errno == ENOENT || errno == EACCES)
+                continue; /* gone since it was listed, or out of the caller's reach */
             return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot open %s", g->path);
         }
         struct stat st;

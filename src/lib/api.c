@@ -129,6 +129,14 @@ int cordon_run_flags(const cordon_policy *pol, char *const argv[], unsigned flag
     const char *why;
     x.p.isolation = choose_isolation(pol, &why);
     llonly ll = {.ruleset_fd = -1};
+#ifdef CORDON_NO_CONFINE
+    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        prepared_free(&x);
+        return err_set(err, CORDON_STAGE_CONFINE, 0,
+                       "--isolation landlock: this cordon was built without Landlock and seccomp "
+                       "(-Dconfine=false, for benchmarks only)");
+    }
+#endif
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         /* No namespaces: the ruleset built here, HOME and TMPDIR private directories */
         if (llonly_prepare(&x.r, pol->network, !pol->no_proc, &ll, err) < 0) {

@@ -64,6 +64,23 @@ t_deny_splits_tree() {
   assert_file_content "$CT/tree/a/secret/key" "s"
 }
 
+t_base_host() {
+  need_abi 1 "Landlock"
+  mkdir -p "$CT/home/.ssh"
+  echo key >"$CT/home/.ssh/id"
+  local blk
+  blk=$(find /dev -maxdepth 1 -type b 2>/dev/null | head -n 1)
+  crun run --isolation landlock --base host -- sh -c '
+    cat "$1/.ssh/id" 2>/dev/null && echo "read a credential store"
+    ls / >/dev/null && echo "listed /"
+    cat /etc/hostname >/dev/null && echo "read /etc"
+    if [ -n "$2" ]; then head -c 1 "$2" >/dev/null 2>&1 && echo "read a block device"; fi
+    (echo x >/etc/cordon-e2e) 2>/dev/null && echo "wrote /etc"
+    exit 0' sh "$CT/home" "$blk"
+  [ "$RC" = 0 ] || die "$(last_run)"
+  assert_eq "$OUT" "$(printf 'listed /\nread /etc')" "--isolation landlock --base host"
+}
+
 t_network_none() {
   need_abi 4 "TCP rules, Linux 6.7"
   start_tcp_server 30
@@ -165,6 +182,7 @@ t_settings_and_explain() {
 
 run_case allow_deny_readonly t_allow_deny_readonly
 run_case deny_splits_tree t_deny_splits_tree
+run_case base_host t_base_host
 run_case network_none t_network_none
 run_case processes_and_cleanup t_processes_and_cleanup
 run_case signals_scoped t_signals_scoped
