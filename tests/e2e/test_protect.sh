@@ -324,9 +324,10 @@ descendants() {
 }
 
 t_killall_stale_stubs_cleaned() {
-  # every process of the run killed at once (as a cgroup kill or an OOM of the whole job
-  # does): nobody is left to remove the stubs then, but they must not stay for good;
-  # the next run in the same workspace must not find (or leave) them either
+  # every process of the run killed at once, janitor included (as a cgroup kill or an OOM
+  # of the whole job does): nobody is left to remove the stubs then, but they must not
+  # stay for good: the next run in the workspace adopts and removes the protected names'
+  # stubs, and the next run that names the denied path removes its stub
   local before m pid pids
   before=$(snapshot "$WS")
   m=$(new_mark)
@@ -340,7 +341,12 @@ t_killall_stale_stubs_cleaned() {
   wait "$pid" 2>/dev/null || true
   wait_no_sleepers "$m" 2 || { reap_sleepers "$m"; die "sandbox processes survived"; }
   expect_ok run -- true
-  wait_unchanged "$before" "$WS" 2 "the workspace after all of a run's processes were killed at once and another run"
+  local n
+  for n in .cordon .codex .agents; do
+    [ ! -e "$WS/$n" ] || die "a stale stub $n stayed after the next run in the workspace"
+  done
+  expect_ok run --deny "$WS/missing-denied" -- true
+  wait_unchanged "$before" "$WS" 2 "the workspace after all of a run's processes were killed at once and two more runs"
 }
 
 run_case git_hooks_config_read_only t_git_hooks_config_read_only
