@@ -16,8 +16,7 @@ extern char **environ;
 
 static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
 {
-    report_send(l->report_fd, REPORT_SETUP_ERROR, err, 0, NULL);
-    _exit(CORDON_EXIT_SETUP);
+    report_fail(l->report_fd, err);
 }
 
 void child_exec(launch *l, const sigset_t *orig_mask)

@@ -22,8 +22,15 @@
 
 static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
 {
-    report_send(l->report_fd, REPORT_SETUP_ERROR, err, 0, NULL);
-    _exit(CORDON_EXIT_SETUP);
+    report_fail(l->report_fd, err);
+}
+
+/* PID 1's kill(-1) reaches every other process of the PID namespace. */
+static void kill_the_rest(void)
+{
+    kill(-1, SIGKILL);
+    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+        ;
 }
 
 /* PID 1 of a PID namespace only receives the signals it has a handler for; the
@@ -111,33 +118,5 @@ void pid1_main(launch *l)
     int keep[] = {l->report_fd, sfd};
     close_fds_except(keep, 2);
 
-    for (;;) {
-        struct signalfd_siginfo si;
-        ssize_t n = read(sfd, &si, sizeof si);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n != (ssize_t)sizeof si)
-            _exit(CORDON_EXIT_SETUP);
-        if (si.ssi_signo != SIGCHLD) {
-            kill(cmd, (int)si.ssi_signo);
-            continue;
-        }
-        for (;;) {
-            int status;
-            pid_t w = waitpid(-1, &status, WNOHANG);
-            if (w <= 0)
-                break;
-            if (w == cmd) {
-                TRACE("command-exited");
-                /* Whatever the command left behind dies now, before cordon is told:
-                 * when cordon returns, nothing of the sandbox runs any more. */
-                kill(-1, SIGKILL);
-                while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-                    ;
-                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
-                /* Exiting kills every process left in the namespace. */
-                _exit(0);
-            }
-        }
-    }
+    report_supervise(l->report_fd, sfd, cmd, kill_the_rest);
 }

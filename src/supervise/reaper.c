@@ -28,8 +28,7 @@
 
 static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
 {
-    report_send(l->report_fd, REPORT_SETUP_ERROR, err, 0, NULL);
-    _exit(CORDON_EXIT_SETUP);
+    report_fail(l->report_fd, err);
 }
 
 static int cmd_main(void *arg)
@@ -184,28 +183,5 @@ void reaper_main(launch *l)
     int keep[] = {l->report_fd, sfd};
     close_fds_except(keep, 2);
 
-    for (;;) {
-        struct signalfd_siginfo si;
-        ssize_t n = read(sfd, &si, sizeof si);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n != (ssize_t)sizeof si)
-            _exit(CORDON_EXIT_SETUP);
-        if (si.ssi_signo != SIGCHLD) {
-            kill(cmd, (int)si.ssi_signo);
-            continue;
-        }
-        for (;;) {
-            int status;
-            pid_t w = waitpid(-1, &status, WNOHANG);
-            if (w <= 0)
-                break;
-            if (w == cmd) {
-                TRACE("command-exited");
-                kill_descendants();
-                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
-                _exit(0);
-            }
-        }
-    }
+    report_supervise(l->report_fd, sfd, cmd, kill_descendants);
 }

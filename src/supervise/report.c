@@ -1,9 +1,15 @@
 #include "supervise/report.h"
 
 #include <stdio.h>
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util/fdutil.h"
+#include "util/trace.h"
 
 void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text)
 {
@@ -20,4 +26,40 @@ void report_send(int fd, report_kind kind, const cordon_error *e, int value, con
     }
     /* Nothing useful can be done if cordon is gone; the exit status still tells. */
     (void)write_all(fd, &m, sizeof m);
+}
+
+void report_fail(int fd, const cordon_error *e)
+{
+    report_send(fd, REPORT_SETUP_ERROR, e, 0, NULL);
+    _exit(CORDON_EXIT_SETUP);
+}
+
+void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void))
+{
+    for (;;) {
+        struct signalfd_siginfo si;
+        ssize_t n = read(sfd, &si, sizeof si);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof si)
+            _exit(CORDON_EXIT_SETUP);
+        if (si.ssi_signo != SIGCHLD) {
+            kill(cmd, (int)si.ssi_signo);
+            continue;
+        }
+        for (;;) {
+            int status;
+            pid_t w = waitpid(-1, &status, WNOHANG);
+            if (w <= 0)
+                break;
+            if (w == cmd) {
+                TRACE("command-exited");
+                /* Whatever the command left behind dies now, before cordon is told:
+                 * when cordon returns, nothing of the sandbox runs any more. */
+                finish();
+                report_send(report_fd, REPORT_EXIT, NULL, status, NULL);
+                _exit(0);
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@
  * one write() (smaller than PIPE_BUF, so atomic). */
 #pragma once
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cordon.h"
 
@@ -21,3 +22,10 @@ typedef struct report_msg {
 } report_msg;
 
 void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text);
+/* Report a setup failure and end the calling (sandbox-side) process with exit 125. */
+__attribute__((noreturn)) void report_fail(int fd, const cordon_error *e);
+
+/* The supervising loop of PID 1 (and of --isolation landlock's stand-in): forward the
+ * signals read from sfd to the command, reap orphans, and when the command ends call
+ * finish() (kill and reap whatever it left), report its status and exit. */
+__attribute__((noreturn)) void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void));
