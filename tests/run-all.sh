@@ -6,7 +6,8 @@
 #      unprivileged user (uid 65534); in this default pass also tests/stress/test_*.sh
 #      (faults and load: kill -9 trials, 1,000 runs, 64 at once, a full disk)
 #   4. unless --quick: the same again against an ASan+UBSan build in build-asan/
-#   5. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
+#   5. unless --quick: valgrind memcheck over the smoke paths (tests/valgrind/smoke.sh)
+#   6. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
 #      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
 # Its last line is always "N passed, N failed, N skipped" (unit test cases and e2e cases);
 # it exits non-zero when anything failed.
@@ -329,6 +330,36 @@ elif [ "$BUILD_OK" = 1 ]; then
   else
     record fail "build-asan" "the sanitizer build failed (see above)"
   fi
+fi
+
+# valgrind_pass: memcheck over the smoke paths (tests/valgrind/smoke.sh), with a dynamically
+# linked, unsanitized build (valgrind cannot follow a static glibc's allocator).
+valgrind_pass() {
+  local log=$TMPROOT/valgrind.log
+  section "valgrind memcheck (build-vg)"
+  if [ -n "$FILTER" ]; then
+    record skip "valgrind" "not run with --filter"
+    return
+  fi
+  if ! build_tree build-vg -Dstatic_cli=false -Dtests=false; then
+    record fail "build-vg" "the build for valgrind failed (see above)"
+    return
+  fi
+  bash tests/valgrind/smoke.sh "$REPO/build-vg/cordon" 2>&1 | tee "$log"
+  local p fl s
+  p=$(grep -c '^PASS ' "$log")
+  fl=$(grep -c '^FAIL ' "$log")
+  s=$(grep -c '^SKIP ' "$log")
+  PASSED=$((PASSED + p))
+  FAILED=$((FAILED + fl))
+  SKIPPED=$((SKIPPED + s))
+  grep '^FAIL ' "$log" >>"$FAILURES"
+}
+
+if [ "$QUICK" = 1 ]; then
+  section "valgrind pass skipped (--quick)"
+elif [ "$BUILD_OK" = 1 ]; then
+  valgrind_pass
 fi
 
 # fuzz_pass: fuzz/run.sh prints PASS/FAIL/SKIP lines of its own, counted here.

@@ -246,7 +246,8 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
             if (err->stage == CORDON_STAGE_NONE)
                 err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the sandbox");
             pidfd_signal(pidfd, SIGKILL);
-            RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, NULL, WEXITED));
+            siginfo_t gone; /* (a NULL infop is allowed, but valgrind flags it) */
+            RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &gone, WEXITED));
             stubs_janitor_abandon(&jan);
             goto out_mask;
         }
