@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,139 +27,28 @@
 #include "util/path.h"
 #include "util/strv.h"
 
+#include "fixture.h"
+
 /* A home path that is not below /tmp, not below the system base and does not exist:
  * the private HOME can be mounted right there. */
 #define FAKE_HOME "/nonexistent-cordon-unit/home"
 
-typedef struct fixture {
-    char dir[PATH_MAX]; /* canonical */
-    char *ws;           /* DIR/ws, the workspace and current directory */
-    struct cordon_policy *p;
-    host_info host;
-    resolved r;
-    bool have_r;
-    plan pl;
-    bool have_pl;
-    cordon_error err;
-} fixture;
-
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
-    } while (0)
-
-/* ---- fixture helpers ------------------------------------------------------------ */
-
-static char *fx(const fixture *f, const char *rel)
-{
-    return path_join(f->dir, rel);
-}
-
-static void mk(const fixture *f, const char *rel)
-{
-    char *p = fx(f, rel);
-    if (mkdir(p, 0755) < 0)
-        fail_msg("mkdir %s: %s", p, strerror(errno));
-    free(p);
-}
-
-static void touch(const fixture *f, const char *rel)
-{
-    char *p = fx(f, rel);
-    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        fail_msg("create %s: %s", p, strerror(errno));
-    close(fd);
-    free(p);
-}
+/* ---- fixture helpers (the rest in fixture.h) ------------------------------------- */
 
 static int setup(void **state)
 {
-    fixture *f = xcalloc(1, sizeof *f);
-    const char *tmp = getenv("TMPDIR");
-    char tmpl[PATH_MAX];
-    snprintf(tmpl, sizeof tmpl, "%s/cordon-test-plan.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-    if (!mkdtemp(tmpl) || !realpath(tmpl, f->dir)) {
-        free(f);
+    if (fixture_setup(state, "plan", FX_WS | FX_POLICY) < 0)
         return -1;
-    }
-    f->ws = path_join(f->dir, "ws");
-    if (mkdir(f->ws, 0755) < 0)
-        return -1;
-    f->p = cordon_policy_new();
-    f->p->base = CORDON_BASE_EMPTY;
-    f->host = (host_info){.home = FAKE_HOME, .cwd = f->ws, .root = "/"};
-    *state = f;
-    return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
-}
-
-static void drop_results(fixture *f)
-{
-    if (f->have_pl)
-        plan_free(&f->pl);
-    if (f->have_r)
-        resolved_free(&f->r);
-    f->have_pl = f->have_r = false;
-}
-
-static int teardown(void **state)
-{
     fixture *f = *state;
-    drop_results(f);
-    cordon_policy_free(f->p);
-    int r = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f->ws);
-    free(f);
-    return r;
-}
-
-static void fresh_policy(fixture *f)
-{
-    drop_results(f);
-    cordon_policy_free(f->p);
-    f->p = cordon_policy_new();
-    f->p->base = CORDON_BASE_EMPTY;
-}
-
-static void rule_abs(fixture *f, const char *path, cordon_access a)
-{
-    const char *src = a == CORDON_ACCESS_NONE ? "--deny" : a == CORDON_ACCESS_READ ? "--allow-ro" : "--allow";
-    if (cordon_policy_add_path(f->p, path, a, src, &f->err) < 0)
-        fail_msg("add %s: %s", path, f->err.message);
-}
-
-static void rule(fixture *f, const char *rel, cordon_access a)
-{
-    char *p = fx(f, rel);
-    rule_abs(f, p, a);
-    free(p);
-}
-
-static void resolve_ok(fixture *f)
-{
-    drop_results(f);
-    if (resolve_policy(f->p, &f->host, &f->r, &f->err) < 0)
-        fail_msg("resolve_policy: %s", f->err.message);
-    f->have_r = true;
+    f->host.home = FAKE_HOME;
+    return 0;
 }
 
 static void check_invariants(const plan *pl);
 
 static void build_ok(fixture *f)
 {
-    resolve_ok(f);
-    if (plan_build(&f->r, &f->pl, &f->err) < 0)
-        fail_msg("plan_build: %s", f->err.message);
-    f->have_pl = true;
+    plan_ok(f);
     check_invariants(&f->pl);
 }
 
@@ -176,45 +64,6 @@ static void build_fails(fixture *f)
     /* a failed build leaves nothing to free */
     assert_null(pl.ops);
     assert_int_equal(pl.n_ops, 0);
-}
-
-/* Index of the operation of `kind` at `dest`, or -1; fails when there are two. */
-static long op_index(const plan *pl, plan_kind kind, const char *dest)
-{
-    long found = -1;
-    for (size_t i = 0; i < pl->n_ops; i++)
-        if (pl->ops[i].kind == kind && strcmp(pl->ops[i].dest, dest) == 0) {
-            if (found >= 0)
-                fail_msg("two %s operations at %s", plan_kind_name(kind), dest);
-            found = (long)i;
-        }
-    return found;
-}
-
-static const plan_op *op_at(const plan *pl, plan_kind kind, const char *dest)
-{
-    long i = op_index(pl, kind, dest);
-    if (i < 0)
-        fail_msg("no %s operation at %s", plan_kind_name(kind), dest);
-    return &pl->ops[i];
-}
-
-static const plan_op *op_rel(const fixture *f, plan_kind kind, const char *rel)
-{
-    char *p = fx(f, rel);
-    long i = op_index(&f->pl, kind, p);
-    if (i < 0)
-        fail_msg("no %s operation at %s", plan_kind_name(kind), p);
-    free(p);
-    return &f->pl.ops[i];
-}
-
-static long idx_rel(const fixture *f, plan_kind kind, const char *rel)
-{
-    char *p = fx(f, rel);
-    long i = op_index(&f->pl, kind, p);
-    free(p);
-    return i;
 }
 
 /* Operations (other than notes) at exactly dest. */
@@ -460,7 +309,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     /* deeper below a writable rule, and from a settings file: the first missing
      * component is held, once for every denied path below it, and the existing
      * directory above it is pinned (`mv a a-old; mkdir -p a/b/c` must fail) */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     mk(f, "ws/a");
     rule(f, "ws", CORDON_ACCESS_WRITE);
     policy_add_rule(f->p, "<workspace>/a/b/c/.env", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 3, true);
@@ -490,7 +339,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     assert_ptr_equal(plan_covering(&f->pl, p), pin);
     free(p);
     /* a level deeper: every directory between the workspace and the stub */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     mk(f, "ws/a/x");
     mk(f, "ws/a/x/y");
     rule(f, "ws/a/x/y/z/secret", CORDON_ACCESS_NONE);
@@ -502,7 +351,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     assert_int_equal(n_pins(&f->pl), 3);
 
     /* a writable rule other than the workspace (the working directory inside it) */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->no_workspace = true;
     mk(f, "w");
     char *w = fx(f, "w");
@@ -518,7 +367,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     free(w);
 
     /* an existing denied path is hidden as it is: no stub */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     touch(f, "ws/file");
     mk(f, "ws/dir");
     rule(f, "ws/file", CORDON_ACCESS_NONE);
@@ -549,7 +398,7 @@ static void test_missing_deny_below_a_file_fails(void **state)
     free(p);
 
     /* deeper, and from a settings file */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     policy_add_rule(f->p, "<workspace>/file/x/y", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 6, true);
     build_fails(f);
     assert_contains(f->err.message, "s.json:6");
@@ -558,7 +407,7 @@ static void test_missing_deny_below_a_file_fails(void **state)
     free(p);
 
     /* below a file in a writable rule other than the workspace */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     mk(f, "w");
     touch(f, "w/f");
     rule(f, "w", CORDON_ACCESS_WRITE);
@@ -572,7 +421,7 @@ static void test_missing_deny_below_a_file_fails(void **state)
     free(p);
 
     /* a read-only rule on the file itself keeps it from being replaced: a note */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     rule(f, "ws/file", CORDON_ACCESS_READ);
     rule(f, "ws/file/below", CORDON_ACCESS_NONE);
     build_ok(f);
@@ -580,7 +429,7 @@ static void test_missing_deny_below_a_file_fails(void **state)
     assert_true(op_rel(f, PLAN_BIND, "ws/file")->read_only);
 
     /* so does a read-only workspace */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     assert_int_equal(cordon_policy_set_read_only(f->p, true, &f->err), 0);
     rule(f, "ws/file/below", CORDON_ACCESS_NONE);
     build_ok(f);
@@ -670,7 +519,7 @@ static void test_protected_names_in_plan(void **state)
     assert_int_equal(n_pins(&f->pl), 0);
 
     /* a read-only workspace: nothing to protect, nothing to hold, nothing to pin */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     mk(f, "ws/.git");
     mk(f, "ws/.git/hooks");
     assert_int_equal(cordon_policy_set_read_only(f->p, true, &f->err), 0);
@@ -704,7 +553,7 @@ static void test_git_dir_pinned(void **state)
     assert_int_equal(n_pins(&f->pl), 1);
 
     /* hooks missing: the stub pins .git just the same */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     p = fx(f, "ws/.git/hooks");
     assert_int_equal(rmdir(p), 0);
     free(p);
@@ -724,7 +573,7 @@ static void test_pinned_bind_never_dropped(void **state)
     mk(f, "repo/a");
     mk(f, "repo/a/b");
     for (int writable = 0; writable < 2; writable++) {
-        fresh_policy(f);
+        fresh_policy(f, CORDON_BASE_EMPTY);
         cordon_access acc = writable ? CORDON_ACCESS_WRITE : CORDON_ACCESS_READ;
         rule(f, "repo", acc);
         rule(f, "repo/a", acc);
@@ -791,13 +640,13 @@ static void test_rule_covering_tmp(void **state)
     check_tmp_covered(f);
     assert_false(op_at(&f->pl, PLAN_BIND, "/tmp")->read_only);
 
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     rule_abs(f, "/tmp/", CORDON_ACCESS_READ);
     build_ok(f);
     check_tmp_covered(f);
     assert_true(op_at(&f->pl, PLAN_BIND, "/tmp")->read_only);
 
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     rule_abs(f, "/tmp", CORDON_ACCESS_NONE);
     f->p->no_workspace = true;
     f->host.cwd = "/usr";
@@ -807,7 +656,7 @@ static void test_rule_covering_tmp(void **state)
     assert_non_null(op_at(&f->pl, PLAN_HIDE, "/tmp"));
 
     /* a rule on "/" covers /tmp too */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->no_workspace = true;
     rule_abs(f, "/", CORDON_ACCESS_READ);
     build_ok(f);
@@ -861,13 +710,13 @@ static void test_base_host_whole_root(void **state)
     assert_non_null(op_at(&f->pl, PLAN_PROC, "/proc"));
 
     /* the working directory may be anywhere in the host root, if it is a directory */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->base = CORDON_BASE_HOST;
     assert_int_equal(cordon_policy_set_cwd(f->p, "/etc", &f->err), 0);
     build_ok(f);
     assert_true(f->pl.root_is_host);
     assert_string_equal(f->pl.cwd, "/etc");
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->base = CORDON_BASE_HOST;
     assert_int_equal(cordon_policy_set_cwd(f->p, "/nonexistent-cordon-unit", &f->err), 0);
     build_fails(f);
@@ -914,7 +763,7 @@ static void test_home_covered_by_rule(void **state)
     assert_int_equal(op_index(&f->pl, PLAN_TMPFS, FAKE_HOME), -1);
 
     /* a rule above the home */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     mk(f, "home");
     mk(f, "home/u");
     char *home = fx(f, "home/u");
@@ -937,20 +786,20 @@ static void test_home_not_mountable_in_place(void **state)
 
     /* a missing path inside a base directory: the mount point would have to be made
      * in a host directory */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->base = CORDON_BASE_SYSTEM;
     f->host.home = "/usr/nonexistent-cordon-unit-home";
     build_ok(f);
     check_home_elsewhere(f);
 
     /* "/" */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->host.home = "/";
     build_ok(f);
     check_home_elsewhere(f);
 
     /* no HOME */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->host.home = NULL;
     build_ok(f);
     check_home_elsewhere(f);
@@ -989,7 +838,7 @@ static void test_redundant_read_below_base(void **state)
     assert_ptr_equal(plan_covering(&f->pl, "/usr/share/doc"), op_at(&f->pl, PLAN_BIND, "/usr"));
 
     /* write below read is not redundant */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->base = CORDON_BASE_SYSTEM;
     rule_abs(f, "/usr/share", CORDON_ACCESS_WRITE);
     build_ok(f);
@@ -1013,7 +862,7 @@ static void test_redundant_write_below_write(void **state)
     assert_false(op_rel(f, PLAN_BIND, "repo/a")->read_only);
 
     /* alternating access: every bind is needed */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     rule(f, "repo", CORDON_ACCESS_WRITE);
     rule(f, "repo/a", CORDON_ACCESS_READ);
     rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
@@ -1025,7 +874,7 @@ static void test_redundant_write_below_write(void **state)
     assert_true(op_rel(f, PLAN_BIND, "repo/a/b/c")->read_only);
 
     /* below a hidden path a bind is needed again */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     rule(f, "repo", CORDON_ACCESS_WRITE);
     rule(f, "repo/a", CORDON_ACCESS_NONE);
     rule(f, "repo/a/b", CORDON_ACCESS_WRITE);
@@ -1033,7 +882,7 @@ static void test_redundant_write_below_write(void **state)
     assert_non_null(op_rel(f, PLAN_BIND, "repo/a/b"));
 
     /* two levels of redundancy collapse onto the outermost bind */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     rule(f, "repo", CORDON_ACCESS_READ);
     rule(f, "repo/a", CORDON_ACCESS_READ);
     rule(f, "repo/a/b", CORDON_ACCESS_READ);
@@ -1076,7 +925,7 @@ static void test_cwd_hidden(void **state)
     assert_contains(f->err.message, "is hidden");
 
     /* the hidden path itself */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->host.cwd = f->ws;
     char *s = fx(f, "ws/secret");
     assert_int_equal(cordon_policy_set_cwd(f->p, s, &f->err), 0);
@@ -1097,14 +946,14 @@ static void test_cwd_outside_every_rule(void **state)
     assert_contains(f->err.message, "would not be visible");
 
     /* with the system base, but outside it */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->base = CORDON_BASE_SYSTEM;
     f->p->no_workspace = true;
     build_fails(f);
     assert_contains(f->err.message, "would not be visible");
 
     /* --chdir outside every rule */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     mk(f, "elsewhere");
     char *e = fx(f, "elsewhere");
     assert_int_equal(cordon_policy_set_cwd(f->p, e, &f->err), 0);
@@ -1124,13 +973,13 @@ static void test_cwd_visible_elsewhere(void **state)
     assert_string_equal(f->pl.cwd, "/usr");
 
     /* exactly the private /tmp */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     assert_int_equal(cordon_policy_set_cwd(f->p, "/tmp", &f->err), 0);
     build_ok(f);
     assert_string_equal(f->pl.cwd, "/tmp");
 
     /* exactly the private HOME, even though it does not exist on the host */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     assert_int_equal(cordon_policy_set_cwd(f->p, FAKE_HOME, &f->err), 0);
     build_ok(f);
     assert_string_equal(f->pl.cwd, FAKE_HOME);
@@ -1144,7 +993,7 @@ static void test_cwd_not_a_visible_directory(void **state)
     build_fails(f);
 
     /* a file */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     touch(f, "ws/file");
     char *file = fx(f, "ws/file");
     assert_int_equal(cordon_policy_set_cwd(f->p, file, &f->err), 0);
@@ -1152,7 +1001,7 @@ static void test_cwd_not_a_visible_directory(void **state)
     free(file);
 
     /* missing below a shown path */
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     char *gone = fx(f, "ws/gone");
     assert_int_equal(cordon_policy_set_cwd(f->p, gone, &f->err), 0);
     build_fails(f);
@@ -1171,7 +1020,7 @@ static void test_dev_proc_network(void **state)
     assert_true(f->pl.proc);
     assert_int_equal(f->pl.network, CORDON_NETWORK_NONE);
 
-    fresh_policy(f);
+    fresh_policy(f, CORDON_BASE_EMPTY);
     assert_int_equal(cordon_policy_set_proc(f->p, false, &f->err), 0);
     assert_int_equal(cordon_policy_set_network(f->p, CORDON_NETWORK_HOST, &f->err), 0);
     build_ok(f);
@@ -1309,7 +1158,7 @@ static void test_kind_names_and_free(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, fixture_teardown)
     const struct CMUnitTest tests[] = {
         T(test_nested_order),
         T(test_nested_order_reversed),

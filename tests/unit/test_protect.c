@@ -32,7 +32,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,11 +46,7 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
-    } while (0)
+#include "fixture.h"
 
 /* ---- the table -------------------------------------------------------------------- */
 
@@ -461,25 +456,6 @@ static const pcase cases[] = {
 
 /* ---- fixture -------------------------------------------------------------------------- */
 
-typedef struct fixture {
-    char dir[PATH_MAX]; /* canonical */
-    char *ws;           /* DIR/ws: the workspace and the current directory */
-    char *home;         /* DIR/home */
-    struct cordon_policy *p;
-    host_info host;
-    resolved r;
-    bool have_r;
-    plan pl;
-    bool have_pl;
-    cordon_error err;
-    const pcase *c; /* the row, for table tests */
-} fixture;
-
-static char *fx(const fixture *f, const char *rel)
-{
-    return path_join(f->dir, rel);
-}
-
 /* `s` with every "{D}" replaced by the fixture directory. */
 static char *subst(const fixture *f, const char *s)
 {
@@ -502,113 +478,27 @@ static char *subst(const fixture *f, const char *s)
 
 static void make(const fixture *f, const fent *e)
 {
-    char *p = fx(f, e->path);
     char *text = e->text ? subst(f, e->text) : NULL;
     switch (e->kind) {
     case F_DIR:
-        if (mkdir(p, 0755) < 0)
-            fail_msg("mkdir %s: %s", p, strerror(errno));
+        mk(f, e->path);
         break;
-    case F_FILE: {
-        int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0)
-            fail_msg("create %s: %s", p, strerror(errno));
-        size_t len = text ? strlen(text) : 0;
-        if (len && write(fd, text, len) != (ssize_t)len)
-            fail_msg("write %s: %s", p, strerror(errno));
-        close(fd);
+    case F_FILE:
+        write_file(f, e->path, text);
         break;
-    }
     case F_LINK:
-        if (symlink(text, p) < 0)
-            fail_msg("symlink %s: %s", p, strerror(errno));
+        ln(f, text, e->path);
         break;
     case F_END:
         break;
     }
     free(text);
-    free(p);
 }
 
+/* f->row: the row (its initial state), or NULL */
 static int setup(void **state)
 {
-    fixture *f = xcalloc(1, sizeof *f);
-    f->c = *state; /* the row, or NULL */
-    const char *tmp = getenv("TMPDIR");
-    char tmpl[PATH_MAX];
-    snprintf(tmpl, sizeof tmpl, "%s/cordon-test-protect.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-    if (!mkdtemp(tmpl) || !realpath(tmpl, f->dir)) {
-        free(f);
-        return -1;
-    }
-    f->ws = path_join(f->dir, "ws");
-    f->home = path_join(f->dir, "home");
-    if (mkdir(f->ws, 0755) < 0 || mkdir(f->home, 0755) < 0)
-        return -1;
-    f->p = cordon_policy_new();
-    f->p->base = CORDON_BASE_EMPTY;
-    f->host = (host_info){.home = f->home, .cwd = f->ws, .root = "/"};
-    *state = f;
-    return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
-}
-
-static void drop_results(fixture *f)
-{
-    if (f->have_pl)
-        plan_free(&f->pl);
-    if (f->have_r)
-        resolved_free(&f->r);
-    f->have_pl = f->have_r = false;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    drop_results(f);
-    cordon_policy_free(f->p);
-    int r = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f->ws);
-    free(f->home);
-    free(f);
-    return r;
-}
-
-static void fresh_policy(fixture *f, cordon_base base)
-{
-    drop_results(f);
-    cordon_policy_free(f->p);
-    f->p = cordon_policy_new();
-    f->p->base = base;
-}
-
-static void rule_abs(fixture *f, const char *path, cordon_access a)
-{
-    const char *src = a == CORDON_ACCESS_NONE ? "--deny" : a == CORDON_ACCESS_READ ? "--allow-ro" : "--allow";
-    if (cordon_policy_add_path(f->p, path, a, src, &f->err) < 0)
-        fail_msg("add %s: %s", path, f->err.message);
-}
-
-static void rule(fixture *f, const char *rel, cordon_access a)
-{
-    char *p = fx(f, rel);
-    rule_abs(f, p, a);
-    free(p);
-}
-
-static void resolve_ok(fixture *f)
-{
-    drop_results(f);
-    if (resolve_policy(f->p, &f->host, &f->r, &f->err) < 0)
-        fail_msg("resolve_policy: %s", f->err.message);
-    f->have_r = true;
+    return fixture_setup(state, "protect", FX_WS | FX_HOME | FX_POLICY);
 }
 
 static void check_properties(const fixture *f);
@@ -616,10 +506,7 @@ static void check_properties(const fixture *f);
 /* Resolve and plan; whatever the policy, the properties hold (check_properties). */
 static void build_ok(fixture *f)
 {
-    resolve_ok(f);
-    if (plan_build(&f->r, &f->pl, &f->err) < 0)
-        fail_msg("plan_build: %s", f->err.message);
-    f->have_pl = true;
+    plan_ok(f);
     check_properties(f);
 }
 
@@ -653,18 +540,6 @@ static size_t n_protect(const fixture *f)
     for (size_t i = 0; i < f->r.n_rules; i++)
         n += f->r.rules[i].origin == ORIGIN_PROTECT;
     return n;
-}
-
-static const plan_op *plan_op_at(const plan *pl, plan_kind kind, const char *dest)
-{
-    const plan_op *w = NULL;
-    for (size_t i = 0; i < pl->n_ops; i++)
-        if (pl->ops[i].kind == kind && strcmp(pl->ops[i].dest, dest) == 0) {
-            if (w)
-                fail_msg("two %s operations at %s", plan_kind_name(kind), dest);
-            w = &pl->ops[i];
-        }
-    return w;
 }
 
 static const char *lk_name(lk l)
@@ -754,7 +629,7 @@ static void check_not_renamable(const fixture *f, const char *held, const char *
         if (host_writable(&f->pl, parent) && !mount_point(&f->pl, a)) {
             dump_protect(f);
             fail_msg("%s can be renamed away from %s (%s): %s is writable and %s no mount point", what, held,
-                     f->c ? f->c->name : "-", parent, a);
+                     f->row ? ((const pcase *)f->row)->name : "-", parent, a);
         }
         free(a);
         a = parent;
@@ -801,14 +676,14 @@ static void check_properties(const fixture *f)
             fail_msg("pin %s below %s, which is not writable: it grants access", x->path, parent);
         free(parent);
         if (!x->shadowed) {
-            const plan_op *b = plan_op_at(&f->pl, PLAN_BIND, x->path);
+            const plan_op *b = op_find(&f->pl, PLAN_BIND, x->path);
             if (!b)
                 fail_msg("pin %s: no bind in the plan", x->path);
             assert_true(b->pin);
             assert_false(b->read_only);
             assert_true(b->is_dir);
             assert_string_equal(b->src, b->dest);
-            assert_null(plan_op_at(&f->pl, PLAN_NOTE, x->path)); /* not dropped as redundant */
+            assert_null(op_find(&f->pl, PLAN_NOTE, x->path)); /* not dropped as redundant */
         }
     }
     /* what the plan holds with stubs (protected names, missing denied paths) */
@@ -844,7 +719,7 @@ static void check_sealed(const fixture *f, const char *rel)
             fail_msg("%s hidden, yet the plan has %s %s (%s)", s, kind, o->dest, why);
         }
     }
-    const plan_op *h = plan_op_at(&f->pl, PLAN_HIDE, s);
+    const plan_op *h = op_find(&f->pl, PLAN_HIDE, s);
     assert_non_null(h);
     check_lookup(f, s, LK_HIDDEN);
     free(s);
@@ -868,13 +743,13 @@ static void check_expect(fixture *f, const expect *e)
         check_source(f, x, e);
         /* the plan holds it (its first missing component: here itself) with a stub */
         assert_string_equal(x->first_missing, p);
-        const plan_op *h = plan_op_at(&f->pl, PLAN_HIDE, p);
+        const plan_op *h = op_find(&f->pl, PLAN_HIDE, p);
         if (!h)
             fail_msg("no hide operation holds %s", p);
         assert_true(h->stub);
         assert_true(h->is_dir);
         assert_string_equal(h->why, x->source);
-        assert_null(plan_op_at(&f->pl, PLAN_BIND, p)); /* a rule on the missing path mounts nothing */
+        assert_null(op_find(&f->pl, PLAN_BIND, p)); /* a rule on the missing path mounts nothing */
         check_lookup(f, p, LK_HIDDEN);
         break;
     }
@@ -892,14 +767,14 @@ static void check_expect(fixture *f, const expect *e)
         assert_true(x->dev == st.st_dev && x->ino == st.st_ino);
         assert_contains(x->source, "protected");
         check_source(f, x, e);
-        const plan_op *b = plan_op_at(&f->pl, PLAN_BIND, p);
+        const plan_op *b = op_find(&f->pl, PLAN_BIND, p);
         if (!b)
             fail_msg("no bind of %s", p);
         assert_true(b->read_only);
         assert_int_equal(b->is_dir, x->type == FT_DIR);
         assert_false(b->stub);
         assert_false(b->pin);
-        assert_null(plan_op_at(&f->pl, PLAN_HIDE, p));
+        assert_null(op_find(&f->pl, PLAN_HIDE, p));
         check_lookup(f, p, LK_READ);
         break;
     }
@@ -917,7 +792,7 @@ static void check_expect(fixture *f, const expect *e)
         assert_true(S_ISDIR(st.st_mode));
         assert_true(x->dev == st.st_dev && x->ino == st.st_ino);
         check_source(f, x, e);
-        const plan_op *b = plan_op_at(&f->pl, PLAN_BIND, p);
+        const plan_op *b = op_find(&f->pl, PLAN_BIND, p);
         if (!b)
             fail_msg("no bind pins %s", p);
         assert_true(b->pin);
@@ -926,8 +801,8 @@ static void check_expect(fixture *f, const expect *e)
         assert_string_equal(b->src, p);
         assert_true(b->dev == st.st_dev && b->ino == st.st_ino);
         assert_string_equal(b->why, x->source);
-        assert_null(plan_op_at(&f->pl, PLAN_NOTE, p));
-        assert_null(plan_op_at(&f->pl, PLAN_HIDE, p));
+        assert_null(op_find(&f->pl, PLAN_NOTE, p));
+        assert_null(op_find(&f->pl, PLAN_HIDE, p));
         check_lookup(f, p, LK_WRITE);
         /* it adds no access: what is above it is writable already */
         char *parent = parent_of(p);
@@ -949,7 +824,7 @@ static void check_expect(fixture *f, const expect *e)
 static void test_case(void **state)
 {
     fixture *f = *state;
-    const pcase *c = f->c;
+    const pcase *c = f->row;
     for (size_t i = 0; i < sizeof c->files / sizeof *c->files && c->files[i].kind != F_END; i++)
         make(f, &c->files[i]);
     for (size_t i = 0; i < 4 && c->allow[i]; i++)
@@ -1017,7 +892,7 @@ static void test_protect_names_refused(void **state)
     build_ok(f);
     char *p = fx(f, "ws/...");
     assert_non_null(protect_at(f, p));
-    assert_true(plan_op_at(&f->pl, PLAN_HIDE, p)->stub);
+    assert_true(op_find(&f->pl, PLAN_HIDE, p)->stub);
     free(p);
 }
 
@@ -1029,10 +904,10 @@ static void test_protect_and_deny_below_share_a_stub(void **state)
     build_ok(f);
     char *codex = fx(f, "ws/.codex");
     char *secret = fx(f, "ws/.codex/secret");
-    const plan_op *h = plan_op_at(&f->pl, PLAN_HIDE, codex);
+    const plan_op *h = op_find(&f->pl, PLAN_HIDE, codex);
     assert_non_null(h);
     assert_true(h->stub);
-    assert_null(plan_op_at(&f->pl, PLAN_HIDE, secret));
+    assert_null(op_find(&f->pl, PLAN_HIDE, secret));
     assert_ptr_equal(plan_covering(&f->pl, secret), h);
     free(codex);
     free(secret);
@@ -1065,7 +940,7 @@ static void test_deny_on_missing_protected_name(void **state)
     const rrule *w = winner_at(f, p);
     assert_non_null(w);
     assert_int_equal(w->access, CORDON_ACCESS_NONE);
-    const plan_op *h = plan_op_at(&f->pl, PLAN_HIDE, p); /* fails on two */
+    const plan_op *h = op_find(&f->pl, PLAN_HIDE, p); /* fails on two */
     assert_non_null(h);
     assert_true(h->stub);
     assert_true(h->is_dir);
@@ -1098,7 +973,7 @@ static void test_git_file_read_only(void **state)
     char *want = xasprintf("protected git file in writable %s", f->ws);
     assert_string_equal(x->source, want);
     free(want);
-    const plan_op *b = plan_op_at(&f->pl, PLAN_BIND, dotgit);
+    const plan_op *b = op_find(&f->pl, PLAN_BIND, dotgit);
     assert_non_null(b);
     assert_true(b->read_only);
     assert_false(b->is_dir); /* a file bound on a file */
@@ -1169,7 +1044,7 @@ static void test_credential_stores(void **state)
         assert_ptr_equal(winner_at(f, p), x);
         assert_int_equal(x->access, CORDON_ACCESS_NONE);
         assert_string_equal(x->source, "credential store (--base host)");
-        const plan_op *h = plan_op_at(&f->pl, PLAN_HIDE, p);
+        const plan_op *h = op_find(&f->pl, PLAN_HIDE, p);
         assert_non_null(h);
         assert_false(h->stub);
         assert_int_equal(h->is_dir, x->type == FT_DIR);
@@ -1224,7 +1099,7 @@ static void test_credential_stores_writable_home(void **state)
     assert_null(store_rule(f, ".gnupg")); /* missing stores are not held */
     /* the writable home is a writable directory like any other */
     char *codex = path_join(f->home, ".codex");
-    assert_true(plan_op_at(&f->pl, PLAN_HIDE, codex)->stub);
+    assert_true(op_find(&f->pl, PLAN_HIDE, codex)->stub);
     free(codex);
     /* a rule above the home counts as showing it */
     fresh_policy(f, CORDON_BASE_HOST);
@@ -1303,7 +1178,7 @@ static void assert_home_hidden(const fixture *f, const char *h, bool hidden)
         assert_ptr_equal(winner_at(f, h), x);
         assert_int_equal(x->access, CORDON_ACCESS_NONE);
         assert_string_equal(x->source, "another user's home (--base host)");
-        const plan_op *op = plan_op_at(&f->pl, PLAN_HIDE, h);
+        const plan_op *op = op_find(&f->pl, PLAN_HIDE, h);
         assert_non_null(op);
         assert_true(op->is_dir);
         assert_false(op->stub);
@@ -1373,12 +1248,12 @@ int main(void)
             .name = cases[i].name,
             .test_func = test_case,
             .setup_func = setup,
-            .teardown_func = teardown,
+            .teardown_func = fixture_teardown,
             .initial_state = (void *)&cases[i],
         };
     size_t n = N;
 #define T(fn)                                                                              \
-    tests[n++] = (struct CMUnitTest){.name = #fn, .test_func = fn, .setup_func = setup, .teardown_func = teardown}
+    tests[n++] = (struct CMUnitTest){.name = #fn, .test_func = fn, .setup_func = setup, .teardown_func = fixture_teardown}
     T(test_protect_names_refused);
     T(test_protect_and_deny_below_share_a_stub);
     T(test_deny_on_missing_protected_name);

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,116 +26,13 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-typedef struct fixture {
-    char dir[PATH_MAX]; /* canonical */
-    char *ws;           /* DIR/ws, the workspace and current directory */
-    char *home;         /* DIR/home */
-    struct cordon_policy *p;
-    host_info host;
-    resolved r;
-    bool have_r;
-    cordon_error err;
-} fixture;
+#include "fixture.h"
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
-    } while (0)
-
-/* ---- fixture helpers ------------------------------------------------------------ */
-
-static char *fx(const fixture *f, const char *rel)
-{
-    return path_join(f->dir, rel);
-}
-
-static void mk(const fixture *f, const char *rel)
-{
-    char *p = fx(f, rel);
-    if (mkdir(p, 0755) < 0)
-        fail_msg("mkdir %s: %s", p, strerror(errno));
-    free(p);
-}
-
-static void touch(const fixture *f, const char *rel)
-{
-    char *p = fx(f, rel);
-    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        fail_msg("create %s: %s", p, strerror(errno));
-    close(fd);
-    free(p);
-}
-
-static void ln(const fixture *f, const char *target, const char *rel)
-{
-    char *p = fx(f, rel);
-    if (symlink(target, p) < 0)
-        fail_msg("symlink %s: %s", p, strerror(errno));
-    free(p);
-}
+/* ---- fixture helpers (the rest in fixture.h) ------------------------------------- */
 
 static int setup(void **state)
 {
-    fixture *f = xcalloc(1, sizeof *f);
-    const char *tmp = getenv("TMPDIR");
-    char tmpl[PATH_MAX];
-    snprintf(tmpl, sizeof tmpl, "%s/cordon-test-resolve.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-    if (!mkdtemp(tmpl) || !realpath(tmpl, f->dir)) {
-        free(f);
-        return -1;
-    }
-    f->ws = path_join(f->dir, "ws");
-    f->home = path_join(f->dir, "home");
-    if (mkdir(f->ws, 0755) < 0 || mkdir(f->home, 0755) < 0)
-        return -1;
-    f->p = cordon_policy_new();
-    /* most tests look only at their own rules */
-    f->p->base = CORDON_BASE_EMPTY;
-    f->host = (host_info){.home = f->home, .cwd = f->ws, .root = "/"};
-    *state = f;
-    return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    if (f->have_r)
-        resolved_free(&f->r);
-    cordon_policy_free(f->p);
-    int r = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f->ws);
-    free(f->home);
-    free(f);
-    return r;
-}
-
-/* Add a flag rule on DIR/rel (rel may carry "..", "//", trailing "/"). */
-static void rule(fixture *f, const char *rel, cordon_access a)
-{
-    char *p = xasprintf("%s/%s", f->dir, rel);
-    const char *src = a == CORDON_ACCESS_NONE ? "--deny" : a == CORDON_ACCESS_READ ? "--allow-ro" : "--allow";
-    assert_int_equal(cordon_policy_add_path(f->p, p, a, src, &f->err), 0);
-    free(p);
-}
-
-static void resolve_ok(fixture *f)
-{
-    if (f->have_r)
-        resolved_free(&f->r);
-    f->have_r = false;
-    if (resolve_policy(f->p, &f->host, &f->r, &f->err) < 0)
-        fail_msg("resolve_policy: %s", f->err.message);
-    f->have_r = true;
+    return fixture_setup(state, "resolve", FX_WS | FX_HOME | FX_POLICY);
 }
 
 static void resolve_fails(fixture *f, cordon_stage stage)
@@ -1391,7 +1287,7 @@ static void test_home_and_cwd(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, fixture_teardown)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_access_rank),
         T(test_nested_allow_deny_allow),

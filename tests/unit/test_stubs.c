@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
@@ -41,94 +40,11 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
-    } while (0)
-
-typedef struct fixture {
-    char dir[PATH_MAX]; /* canonical */
-    char *w;            /* DIR/w: the writable directory the stubs go in */
-    plan pl;
-    cordon_error err;
-    char status[64]; /* stubs_create: one y/n per stub op */
-} fixture;
-
-static char *fx(const fixture *f, const char *rel)
-{
-    return path_join(f->dir, rel);
-}
-
-static void mk(const fixture *f, const char *rel, mode_t mode)
-{
-    char *p = fx(f, rel);
-    if (mkdir(p, mode) < 0 || chmod(p, mode) < 0)
-        fail_msg("mkdir %s: %s", p, strerror(errno));
-    free(p);
-}
-
-static void touch(const fixture *f, const char *rel)
-{
-    char *p = fx(f, rel);
-    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        fail_msg("create %s: %s", p, strerror(errno));
-    close(fd);
-    free(p);
-}
-
-static void ln(const fixture *f, const char *target, const char *rel)
-{
-    char *p = fx(f, rel);
-    if (symlink(target, p) < 0)
-        fail_msg("symlink %s: %s", p, strerror(errno));
-    free(p);
-}
+#include "fixture.h"
 
 static int setup(void **state)
 {
-    fixture *f = xcalloc(1, sizeof *f);
-    const char *tmp = getenv("TMPDIR");
-    char tmpl[PATH_MAX];
-    snprintf(tmpl, sizeof tmpl, "%s/cordon-test-stubs.XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
-    if (!mkdtemp(tmpl) || !realpath(tmpl, f->dir)) {
-        free(f);
-        return -1;
-    }
-    f->w = path_join(f->dir, "w");
-    if (mkdir(f->w, 0755) < 0)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-/* Stubs are mode 0400: make every directory writable and searchable before removing. */
-static int unlock_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)ftw;
-    if (type == FTW_D || type == FTW_DNR)
-        chmod(path, (st->st_mode & 07777) | 0700);
-    return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    plan_free(&f->pl);
-    nftw(f->dir, unlock_entry, 16, FTW_PHYS);
-    int r = nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f->w);
-    free(f);
-    return r;
+    return fixture_setup(state, "stubs", FX_W);
 }
 
 static plan_op *add_op(plan *pl, plan_kind kind, const char *dest, bool is_stub)
@@ -274,7 +190,7 @@ static void test_create_and_release(void **state)
 static void test_several_stubs(void **state)
 {
     fixture *f = *state;
-    mk(f, "w/.git", 0755);
+    mk_mode(f, "w/.git", 0755);
     hold(f, "w/.codex");
     hold(f, "w/.git/hooks");
     hold(f, "w/.cordon");
@@ -442,7 +358,7 @@ static void test_concurrent_runs(void **state)
 static void test_stale_stub_adopted(void **state)
 {
     fixture *f = *state;
-    mk(f, "w/.codex", 0400);
+    mk_mode(f, "w/.codex", 0400);
     hold(f, "w/.codex");
     assert_false(locked_by_someone(f, "w/.codex"));
     stubs s;
@@ -473,7 +389,7 @@ static void test_person_directory_never_removed(void **state)
     };
     hold(f, "w/.codex");
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
-        mk(f, "w/.codex", 0700);
+        mk_mode(f, "w/.codex", 0700);
         if (dirs[i].with_file)
             touch(f, "w/.codex/notes");
         char *p = fx(f, "w/.codex");
@@ -508,7 +424,7 @@ static void test_person_directory_never_removed(void **state)
 static void test_not_a_directory_refused(void **state)
 {
     fixture *f = *state;
-    mk(f, "elsewhere", 0755);
+    mk_mode(f, "elsewhere", 0755);
     ln(f, "../elsewhere", "w/.codex");
     hold(f, "w/.codex");
     stubs s;
@@ -538,8 +454,8 @@ static void test_not_a_directory_refused(void **state)
 static void test_symlink_in_parent_fails(void **state)
 {
     fixture *f = *state;
-    mk(f, "real", 0755);
-    mk(f, "real/sub", 0755);
+    mk_mode(f, "real", 0755);
+    mk_mode(f, "real/sub", 0755);
     ln(f, "real", "link");
     char *real = fx(f, "real");
     ln(f, real, "abslink");
@@ -567,7 +483,7 @@ static void test_symlink_in_parent_fails(void **state)
 static void test_failure_releases_the_others(void **state)
 {
     fixture *f = *state;
-    mk(f, "real", 0755);
+    mk_mode(f, "real", 0755);
     ln(f, "real", "link");
     hold(f, "w/.codex");
     hold(f, "w/.cordon");
@@ -740,7 +656,7 @@ static void test_janitor_when_cordon_dies(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, fixture_teardown)
     const struct CMUnitTest tests[] = {
         T(test_create_and_release),
         T(test_several_stubs),
