@@ -84,8 +84,13 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
         /* the mode is what marks a stub: do not let the caller's umask change it (the
          * name is one component in a directory opened without following symlinks, and
          * nothing runs in the sandbox yet) */
-        if (made && fchmodat(s->parent_fd, s->name, STUB_MODE, 0) < 0)
+        if (made && fchmodat(s->parent_fd, s->name, STUB_MODE, 0) < 0) {
+            /* Until we hold its lock, a concurrent run may take a fresh stub for one that
+             * a killed run left (stubs_reap_stale) and remove it: make it again. */
+            if (errno == ENOENT)
+                continue;
             return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot set up the stub %s", op->why, op->dest);
+        }
         s->fd = openat(s->parent_fd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (s->fd < 0) {
             if (errno == ENOENT)
