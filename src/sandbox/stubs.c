@@ -71,7 +71,7 @@ static int create_one(const plan_op *op, stub *s, cordon_error *err)
     if (s->parent_fd < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot open %s without following symlinks",
                        op->why, pl ? parent : "/");
-    for (int attempt = 0; attempt < 8; attempt++) {
+    for (int attempt = 0; attempt < 64; attempt++) { /* each retry means another run took our fresh stub for a stale one (at most once each) */
         bool made = mkdirat(s->parent_fd, s->name, STUB_MODE) == 0;
         if (!made && (errno == EACCES || errno == EPERM || errno == EROFS)) {
             /* The command runs with our credentials and no capabilities: it could not
