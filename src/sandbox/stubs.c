@@ -191,9 +191,7 @@ int stubs_start_janitor(stubs *s, int pidfd, cordon_error *err)
     if (pid < 0)
         return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the stub janitor");
     if (pid == 0) {
-        /* Outside the sandbox, in a session of its own (a signal to cordon's process
-         * group does not reach it), holding nothing but what it needs. */
-        setsid();
+        /* Outside the sandbox, holding nothing but what it needs. */
         int keep[1 + 2 * STUBS_MAX];
         size_t k = 0;
         keep[k++] = pidfd;
@@ -201,13 +199,7 @@ int stubs_start_janitor(stubs *s, int pidfd, cordon_error *err)
             keep[k++] = s->v[i].fd;
             keep[k++] = s->v[i].parent_fd;
         }
-        close_fds_except(keep, k);
-        int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (devnull >= 0) {
-            dup2(devnull, 0);
-            dup2(devnull, 1);
-            dup2(devnull, 2);
-        }
+        detach_janitor(keep, k);
         /* PID 1 ends when the sandbox does, normally or because cordon died (its
          * parent-death signal); then nothing can use the stubs any more. */
         struct pollfd pf = {.fd = pidfd, .events = POLLIN};
@@ -245,15 +237,8 @@ typedef struct handover {
 
 static __attribute__((noreturn)) void janitor_main(const plan *p, int pidfd, int sock)
 {
-    setsid();
     int keep[2] = {pidfd, sock};
-    close_fds_except(keep, 2);
-    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull >= 0) {
-        dup2(devnull, 0);
-        dup2(devnull, 1);
-        dup2(devnull, 2);
-    }
+    detach_janitor(keep, 2);
     /* A copy of a possibly multi-threaded process: no allocation from here on. */
     handover h;
     memset(&h, 0, sizeof h);

@@ -30,6 +30,11 @@ typedef struct launch {
     confine_prep confine; /* Landlock and seccomp, ready to apply */
 } launch;
 
+/* First steps of the process cordon cloned (PID 1, or --isolation landlock's stand-in):
+ * keep the forwarded signals and SIGCHLD blocked, die with cordon (PDEATHSIG), and stop
+ * at once if cordon is already gone.  -1 with err filled (stage as given) on failure. */
+int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err);
+
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
 __attribute__((noreturn)) void pid1_main(launch *l);
 /* --isolation landlock (reaper.c): no namespaces; a child subreaper supervises the

@@ -389,20 +389,12 @@ static int start_janitor(limits_run *l, cordon_error *err)
     }
     if (pid == 0) {
         close(p[1]);
-        /* In a session of its own: a signal to cordon's process group does not reach it. */
-        setsid();
         int keep[1 + LIMITS_DIRS];
         size_t k = 0;
         keep[k++] = p[0];
         for (size_t i = 0; i < l->n_dirs; i++)
             keep[k++] = l->dirs[i].parent_fd;
-        close_fds_except(keep, k);
-        int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (devnull >= 0) {
-            dup2(devnull, 0);
-            dup2(devnull, 1);
-            dup2(devnull, 2);
-        }
+        detach_janitor(keep, k);
         char c;
         while (read(p[0], &c, 1) != 0 && errno == EINTR)
             ;

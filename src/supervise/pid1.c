@@ -52,18 +52,9 @@ void pid1_main(launch *l)
     sigset_t fwd;
     signals_forwarded(&fwd);
     sigaddset(&fwd, SIGCHLD);
-    /* cordon blocked these before clone3 (so none is lost); keep them blocked. */
-    sigprocmask(SIG_BLOCK, &fwd, NULL);
-
-    /* The sandbox dies with cordon: if cordon is already gone, stop now. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
-        err_set(&err, CORDON_STAGE_NAMESPACES, errno, "PR_SET_PDEATHSIG");
+    /* The sandbox dies with cordon. */
+    if (launch_tie_to_cordon(l, CORDON_STAGE_NAMESPACES, &err) < 0)
         fail(l, &err);
-    }
-    close(l->life_wfd);
-    struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
-    if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
-        _exit(CORDON_EXIT_SETUP);
 
     TRACE("pid1");
     /* Into the run's cgroups before anything else, so all it starts is counted. */

@@ -143,17 +143,9 @@ void reaper_main(launch *l)
     sigset_t fwd;
     signals_forwarded(&fwd);
     sigaddset(&fwd, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &fwd, NULL);
-
-    /* The supervisor dies with cordon: if cordon is already gone, stop now. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
-        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
+    /* The supervisor dies with cordon. */
+    if (launch_tie_to_cordon(l, CORDON_STAGE_SUPERVISE, &err) < 0)
         fail(l, &err);
-    }
-    close(l->life_wfd);
-    struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
-    if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
-        _exit(CORDON_EXIT_SETUP);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
         fail(l, &err);

@@ -1,5 +1,13 @@
 #include "supervise/signals.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "supervise/launch.h"
+#include "util/err.h"
+
 void signals_forwarded(sigset_t *set)
 {
     sigemptyset(set);
@@ -11,4 +19,22 @@ void signals_forwarded(sigset_t *set)
     sigaddset(set, SIGUSR2);
     sigaddset(set, SIGWINCH);
     sigaddset(set, SIGCONT);
+}
+
+int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err)
+{
+    sigset_t fwd;
+    signals_forwarded(&fwd);
+    sigaddset(&fwd, SIGCHLD);
+    /* cordon blocked these before cloning us (so none is lost); keep them blocked. */
+    sigprocmask(SIG_BLOCK, &fwd, NULL);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        return err_set(err, stage, errno, "PR_SET_PDEATHSIG");
+    /* The parent-death signal is only armed from now on: if cordon is already gone,
+     * the pipe only cordon holds the write end of says so. */
+    close(l->life_wfd);
+    struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
+    if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
+        _exit(CORDON_EXIT_SETUP);
+    return 0;
 }

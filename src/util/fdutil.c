@@ -96,3 +96,17 @@ int cloexec_all_fds(void)
 {
     return close_range_or_loop(3, UINT_MAX, CLOSE_RANGE_CLOEXEC);
 }
+
+void detach_janitor(const int *keep, size_t n)
+{
+    setsid();
+    close_fds_except(keep, n);
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull >= 0) {
+        dup2(devnull, 0);
+        dup2(devnull, 1);
+        dup2(devnull, 2);
+        if (devnull > 2)
+            close(devnull);
+    }
+}

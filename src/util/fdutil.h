@@ -7,5 +7,9 @@ int write_all(int fd, const void *buf, size_t n);
 ssize_t read_all(int fd, void *buf, size_t n);
 /* Close every descriptor >= 3 except those in keep[] (n entries). */
 int close_fds_except(const int *keep, size_t n);
+/* Become a janitor (a process that cleans up after a run, also when cordon is killed):
+ * a session of its own, so that a signal to cordon's process group does not reach it,
+ * nothing open but keep[] (n <= 64), and /dev/null as 0, 1 and 2. */
+void detach_janitor(const int *keep, size_t n);
 /* Mark every descriptor >= 3 close-on-exec. */
 int cloexec_all_fds(void);
