@@ -168,6 +168,13 @@ typedef struct cordon_result {
      * why the namespaces could not be used (a static string), else NULL. */
     cordon_isolation isolation;
     const char *isolation_why;
+    /* The creation control: how many of the command's calls were refused (creating a
+     * protected name, a new git repository, writing git configuration or hooks...), and
+     * the first n_refusals of them as "OPERATION PATH: WHY" strings, one after the other,
+     * each ending in a NUL. */
+    unsigned long refused;
+    unsigned n_refusals;
+    char refusals[4096];
 } cordon_result;
 
 /* Run argv[0] (searched in the sandbox's PATH) to completion, with the caller's

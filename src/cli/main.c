@@ -42,6 +42,20 @@ static int write_status(const char *file, const cordon_result *res, const cordon
 }
 
 /* Say which --limit-* the sandbox ran into, as far as cordon can tell. */
+/* What the creation control refused, once the command has run: the command itself only
+ * saw EPERM. */
+static void print_refusals(const cordon_result *res)
+{
+    const char *r = res->refusals;
+    for (unsigned i = 0; i < res->n_refusals; i++) {
+        fprintf(stderr, "cordon: refused %s\n", r);
+        r += strlen(r) + 1;
+    }
+    if (res->refused > res->n_refusals)
+        fprintf(stderr, "cordon: ... and %lu more refused calls (see --status-json)\n",
+                res->refused - res->n_refusals);
+}
+
 static void print_limits_hit(const cordon_result *res)
 {
     if (res->limits_hit & (1u << CORDON_LIMIT_CPU))
@@ -86,6 +100,7 @@ static int cmd_run(int argc, char **argv, bool explain)
             fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
                     a.timeout ? a.timeout : "?");
         print_limits_hit(&res);
+        print_refusals(&res);
         code = res.exit_code;
         if (write_status(a.status_json, &res, &err) < 0 && code == 0)
             code = CORDON_EXIT_SETUP;

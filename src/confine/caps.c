@@ -11,6 +11,11 @@
 
 int caps_drop_all(cordon_error *err)
 {
+    return caps_drop_all_but(0, err);
+}
+
+int caps_drop_all_but(uint64_t permitted, cordon_error *err)
+{
     /* --isolation landlock, not root: no namespace, no capability to drop, and none to
      * lock the securebits or the bounding set with (no_new_privs keeps file
      * capabilities from granting any on exec). */
@@ -36,6 +41,8 @@ int caps_drop_all(cordon_error *err)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot clear the ambient capabilities");
     struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
     struct __user_cap_data_struct data[2] = {{0}};
+    data[0].permitted = (uint32_t)permitted;
+    data[1].permitted = (uint32_t)(permitted >> 32);
     if (syscall(SYS_capset, &hdr, data) < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot drop capabilities");
     return 0;

@@ -4,5 +4,10 @@
 #pragma once
 #include "cordon.h"
 
+#include <stdint.h>
+
 int caps_drop_all(cordon_error *err);
+/* The same, keeping `permitted` (1 << CAP_*) in the permitted set only (not effective):
+ * the supervisor's CAP_SYS_PTRACE, raised for its reads of the command's memory. */
+int caps_drop_all_but(uint64_t permitted, cordon_error *err);
 int set_no_new_privs(cordon_error *err);

@@ -160,6 +160,9 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
         case PLAN_HIDE:
         case PLAN_SYMLINK:
         case PLAN_NOTE:
+        case PLAN_NOCREATE:
+        case PLAN_GITDIR:
+        case PLAN_LIFT:
             break;
         }
     }

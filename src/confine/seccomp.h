@@ -8,6 +8,8 @@
 #pragma once
 #include <linux/filter.h>
 
+#include <stdbool.h>
+
 #include "confine/seccomp_table.h"
 #include "cordon.h"
 
@@ -20,11 +22,28 @@ typedef struct sc_program {
 extern const sc_program sc_programs[SC_PROGRAMS]; /* indexed by sc_mode bits */
 extern const char sc_arches[];                    /* the ABIs the programs cover */
 extern const char sc_skipped[];                   /* rows libseccomp did not know */
+extern const sc_program sc_cmd_programs[SC_CMD_PROGRAMS]; /* the command's filter, by sc_cmd_mode */
+extern const sc_notify_call sc_notify_calls[];    /* notify rows' calls on every ABI */
+extern const size_t sc_n_notify_calls;
 
 static inline const sc_program *seccomp_program(unsigned mode)
 {
     return &sc_programs[mode & (SC_PROGRAMS - 1)];
 }
+
+static inline const sc_program *seccomp_cmd_program(unsigned cmd_mode)
+{
+    return &sc_cmd_programs[cmd_mode & (SC_CMD_PROGRAMS - 1)];
+}
+
+/* The sc_op of a notification's call, or SC_OP_NONE. */
+sc_op seccomp_notify_op(uint32_t arch, int nr);
+
+/* Install the command's filter with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER):
+ * returns the listener's descriptor (close-on-exec), or -1 with err filled; EBUSY when
+ * the process already runs under a listener (the kernel allows one per process).
+ * `listener` false: the program has no notify rows (SC_CMD_NESTED), returns 0. */
+int seccomp_install_cmd(const sc_program *prog, bool listener, cordon_error *err);
 
 /* Install `prog` on the calling thread, which must have no_new_privs set or hold
  * CAP_SYS_ADMIN in its user namespace.  Allocates nothing: safe in the sandbox's

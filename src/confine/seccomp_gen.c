@@ -43,7 +43,8 @@ static __attribute__((noreturn)) void die(const char *what, int rc)
 
 static int add(scmp_filter_ctx ctx, const sc_rule *r, int nr, unsigned n, const struct scmp_arg_cmp *c)
 {
-    return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((uint32_t)r->errnum), nr, n, n ? c : NULL);
+    uint32_t action = r->op != SC_OP_NONE ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO((uint32_t)r->errnum);
+    return seccomp_rule_add_array(ctx, action, nr, n, n ? c : NULL);
 }
 
 static int add_cmp(scmp_filter_ctx ctx, const sc_rule *r, int nr, enum scmp_compare op, uint64_t a, uint64_t b)
@@ -129,11 +130,18 @@ static int add_rule(scmp_filter_ctx ctx, const sc_rule *r, int nr)
     case SC_ONLY_SMALL: return add_only_small(ctx, r, nr);
     case SC_ONLY_BITS: return add_only_bits(ctx, r, nr);
     case SC_LOW4_ONLY: return add_low4_only(ctx, r, nr);
+    case SC_MASKED: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, r->value2);
+    case SC_NONE_OF: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, 0);
     }
     return -EINVAL;
 }
 
-static scmp_filter_ctx build(const target *t, unsigned mode, FILE *skipped)
+static int row_in(const sc_rule *r, sc_filter filter, unsigned mode)
+{
+    return filter == SC_DENY ? sc_rule_applies(r, mode) : sc_cmd_rule_applies(r, mode);
+}
+
+static scmp_filter_ctx build(const target *t, sc_filter filter, unsigned mode, FILE *skipped)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     if (!ctx)
@@ -160,11 +168,13 @@ static scmp_filter_ctx build(const target *t, unsigned mode, FILE *skipped)
     }
     for (size_t i = 0; i < sc_n_rules; i++) {
         const sc_rule *r = &sc_rules[i];
-        if (!sc_rule_applies(r, mode))
+        if (!row_in(r, filter, mode))
             continue;
         int nr = seccomp_syscall_resolve_name(r->syscall);
         if (nr == __NR_SCMP_ERROR) {
-            if (skipped && mode == SC_PROGRAMS - 1)
+            if (r->op != SC_OP_NONE)
+                die("libseccomp does not know a call the supervisor must see (update libseccomp)", 0);
+            if (skipped && filter == SC_DENY && mode == SC_PROGRAMS - 1)
                 fprintf(skipped, "%s ", r->syscall);
             fprintf(stderr, "seccomp_gen: warning: libseccomp does not know %s; not filtered\n", r->syscall);
             continue;
@@ -176,6 +186,72 @@ static scmp_filter_ctx build(const target *t, unsigned mode, FILE *skipped)
         }
     }
     return ctx;
+}
+
+/* One program per mode of `filter`, as arrays PREFIX_NAMEi and the table PREFIX_TABLE. */
+static void emit_programs(FILE *out, const target *t, sc_filter filter, unsigned n, const char *prefix,
+                          const char *name, const char *table, FILE *skipped)
+{
+    unsigned lens[SC_PROGRAMS > SC_CMD_PROGRAMS ? SC_PROGRAMS : SC_CMD_PROGRAMS];
+    for (unsigned mode = 0; mode < n; mode++) {
+        scmp_filter_ctx ctx = build(t, filter, mode, skipped);
+        FILE *tmp = tmpfile();
+        if (!tmp)
+            die("tmpfile", -errno);
+        int fd = fileno(tmp);
+        int rc = seccomp_export_bpf(ctx, fd);
+        if (rc < 0)
+            die("seccomp_export_bpf", rc);
+        seccomp_release(ctx);
+        off_t size = lseek(fd, 0, SEEK_END);
+        if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+            die("unexpected size of the exported filter", 0);
+        lens[mode] = (unsigned)(size / (off_t)sizeof(struct sock_filter));
+        if (lens[mode] > BPF_MAXINSNS)
+            die("the filter is longer than the kernel accepts", 0);
+        fprintf(out, "static const struct sock_filter %s_%s%u[] = {\n", prefix, name, mode);
+        struct sock_filter f;
+        while (read(fd, &f, sizeof f) == (ssize_t)sizeof f)
+            fprintf(out, "    {0x%04x, %u, %u, 0x%08x},\n", f.code, f.jt, f.jf, f.k);
+        fprintf(out, "};\n\n");
+        fclose(tmp);
+    }
+    fprintf(out, "extern const sc_program %s_%s[%u];\n", prefix, table, n);
+    fprintf(out, "const sc_program %s_%s[%u] = {\n", prefix, table, n);
+    for (unsigned mode = 0; mode < n; mode++)
+        fprintf(out, "    {%s_%s%u, %u},\n", prefix, name, mode, lens[mode]);
+    fprintf(out, "};\n\n");
+}
+
+/* The (audit arch, number) of every notify row's call on every ABI of the target, so that
+ * the supervisor knows which call a notification is about without libseccomp. */
+static void emit_notify_calls(FILE *out, const target *t, const char *prefix)
+{
+    uint32_t native[2] = {seccomp_arch_native(), 0};
+    const uint32_t *arches = t ? t->arches : native;
+    size_t n = 0;
+    fprintf(out, "extern const sc_notify_call %s_notify_calls[];\n", prefix);
+    fprintf(out, "const sc_notify_call %s_notify_calls[] = {\n", prefix);
+    for (const uint32_t *a = arches; *a; a++) {
+        for (size_t i = 0; i < sc_n_rules; i++) {
+            const sc_rule *r = &sc_rules[i];
+            if (r->filter != SC_CMD || r->op == SC_OP_NONE)
+                continue;
+            /* the open rows repeat the call: one entry each */
+            int dup = 0;
+            for (size_t j = 0; j < i; j++)
+                dup |= sc_rules[j].filter == SC_CMD && sc_rules[j].op == r->op;
+            if (dup)
+                continue;
+            int nr = seccomp_syscall_resolve_name_arch(*a, r->syscall);
+            if (nr == __NR_SCMP_ERROR || nr < 0)
+                continue; /* the call does not exist on this ABI (e.g. open on AArch64) */
+            fprintf(out, "    {0x%08xu, %d, %d}, /* %s */\n", *a, nr, (int)r->op, r->syscall);
+            n++;
+        }
+    }
+    fprintf(out, "};\nextern const size_t %s_n_notify_calls;\nconst size_t %s_n_notify_calls = %zu;\n\n",
+            prefix, prefix, n);
 }
 
 int main(int argc, char **argv)
@@ -202,36 +278,10 @@ int main(int argc, char **argv)
             " * libseccomp %u.%u.%u, for %s (%s).  Do not edit. */\n"
             "#include \"confine/seccomp.h\"\n\n",
             v->major, v->minor, v->micro, argv[1], t ? t->arch_names : "the build machine's ABI");
-    unsigned lens[SC_PROGRAMS];
-    for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
-        scmp_filter_ctx ctx = build(t, mode, skipped);
-        FILE *tmp = tmpfile();
-        if (!tmp)
-            die("tmpfile", -errno);
-        int fd = fileno(tmp);
-        int rc = seccomp_export_bpf(ctx, fd);
-        if (rc < 0)
-            die("seccomp_export_bpf", rc);
-        seccomp_release(ctx);
-        off_t size = lseek(fd, 0, SEEK_END);
-        if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 || lseek(fd, 0, SEEK_SET) != 0)
-            die("unexpected size of the exported filter", 0);
-        lens[mode] = (unsigned)(size / (off_t)sizeof(struct sock_filter));
-        if (lens[mode] > BPF_MAXINSNS)
-            die("the filter is longer than the kernel accepts", 0);
-        fprintf(out, "static const struct sock_filter %s_prog%u[] = {\n", prefix, mode);
-        struct sock_filter f;
-        while (read(fd, &f, sizeof f) == (ssize_t)sizeof f)
-            fprintf(out, "    {0x%04x, %u, %u, 0x%08x},\n", f.code, f.jt, f.jf, f.k);
-        fprintf(out, "};\n\n");
-        fclose(tmp);
-    }
+    emit_programs(out, t, SC_DENY, SC_PROGRAMS, prefix, "prog", "programs", skipped);
+    emit_programs(out, t, SC_CMD, SC_CMD_PROGRAMS, prefix, "cmd_prog", "cmd_programs", NULL);
     fclose(skipped);
-    fprintf(out, "extern const sc_program %s_programs[%u];\n", prefix, SC_PROGRAMS);
-    fprintf(out, "const sc_program %s_programs[%u] = {\n", prefix, SC_PROGRAMS);
-    for (unsigned mode = 0; mode < SC_PROGRAMS; mode++)
-        fprintf(out, "    {%s_prog%u, %u},\n", prefix, mode, lens[mode]);
-    fprintf(out, "};\n\n");
+    emit_notify_calls(out, t, prefix);
     fprintf(out, "extern const char %s_arches[];\nconst char %s_arches[] = \"%s\";\n", prefix, prefix,
             t ? t->arch_names : "native");
     size_t sl = skipped_text ? strlen(skipped_text) : 0;

@@ -9,6 +9,8 @@
 #include <sys/personality.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -54,6 +56,34 @@
     "govern connecting to one); socketpair(2) stays allowed"
 #define WHY_FASTOPEN                                                                       \
     "--isolation landlock, --network none: TCP Fast Open connects without connect(2)"
+
+#define WHY_SETID                                                                          \
+    "a set-user-ID or set-group-ID file left in a writable path would give any host user "  \
+    "who runs it the command's uid or gid (as root: euid 0); refused whatever the file, "    \
+    "directories included (mkdir(2) ignores these bits)"
+#define SETID(call, arg)                                                                   \
+    {call, 0, EPERM, SC_FLAGS, arg, S_ISUID, call "(mode with S_ISUID)", WHY_SETID, SC_DENY, SC_OP_NONE, 0}, \
+    {call, 0, EPERM, SC_FLAGS, arg, S_ISGID, call "(mode with S_ISGID)", WHY_SETID, SC_DENY, SC_OP_NONE, 0}
+
+/* The command's filter: the calls that create a name, or open a file for writing, are
+ * performed by the supervisor on the command's behalf (supervise/creation.c). */
+#define WHY_CREATE                                                                         \
+    "creates a name: the supervisor resolves the path itself, refuses protected names "    \
+    "(agent configuration, new git repositories, git hooks and config), and performs it"
+#define WHY_WRITE                                                                          \
+    "opens a file for writing: the supervisor refuses git configuration and hooks of any "  \
+    "repository, and performs the open"
+#define NOTIFY(call, op, match, arg, value, value2, what, why)                              \
+    {call, 0, 0, match, arg, value, what, why, SC_CMD, op, value2}
+#define OPEN_ROWS(call, op, arg)                                                           \
+    NOTIFY(call, op, SC_FLAGS, arg, O_CREAT, 0, call "(O_CREAT)", WHY_CREATE),              \
+    NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_WRONLY, call "(O_WRONLY)", WHY_WRITE),     \
+    NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_RDWR, call "(O_RDWR)", WHY_WRITE),         \
+    NOTIFY(call, op, SC_FLAGS, arg, O_TRUNC, 0, call "(O_TRUNC)", WHY_WRITE)
+#define WHY_LANDLOCK                                                                       \
+    "the supervisor performs creations with the sandbox's own Landlock domain and could "   \
+    "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "     \
+    "tools say so instead of trusting restrictions that would not hold"
 
 const sc_rule sc_rules[] = {
     /* --- always ------------------------------------------------------------------- */
@@ -162,6 +192,38 @@ const sc_rule sc_rules[] = {
     {"socketcall", SC_MODE_TCP_ONLY, EPERM, SC_ANY, 0, 0, "socketcall",
      "--isolation landlock, --network none: 32-bit x86's multiplexer hides its arguments, "
      "MSG_FASTOPEN among them"},
+
+    /* --- always: no set-user-ID or set-group-ID file ----------------------------- */
+    SETID("chmod", 1), SETID("fchmod", 1), SETID("fchmodat", 2), SETID("fchmodat2", 2),
+    SETID("mknod", 1), SETID("mknodat", 2), SETID("open", 2), SETID("openat", 3),
+    SETID("creat", 1),
+
+    /* --- the command's filter (SC_CMD) --------------------------------------------- */
+    OPEN_ROWS("open", SC_OP_OPEN, 1),
+    OPEN_ROWS("openat", SC_OP_OPENAT, 2),
+    NOTIFY("creat", SC_OP_CREAT, SC_ANY, 0, 0, 0, "creat", WHY_CREATE),
+    NOTIFY("mkdir", SC_OP_MKDIR, SC_ANY, 0, 0, 0, "mkdir", WHY_CREATE),
+    NOTIFY("mkdirat", SC_OP_MKDIRAT, SC_ANY, 0, 0, 0, "mkdirat", WHY_CREATE),
+    NOTIFY("mknod", SC_OP_MKNOD, SC_ANY, 0, 0, 0, "mknod", WHY_CREATE),
+    NOTIFY("mknodat", SC_OP_MKNODAT, SC_ANY, 0, 0, 0, "mknodat", WHY_CREATE),
+    NOTIFY("rename", SC_OP_RENAME, SC_ANY, 0, 0, 0, "rename", WHY_CREATE),
+    NOTIFY("renameat", SC_OP_RENAMEAT, SC_ANY, 0, 0, 0, "renameat", WHY_CREATE),
+    NOTIFY("renameat2", SC_OP_RENAMEAT2, SC_ANY, 0, 0, 0, "renameat2", WHY_CREATE),
+    NOTIFY("link", SC_OP_LINK, SC_ANY, 0, 0, 0, "link", WHY_CREATE),
+    NOTIFY("linkat", SC_OP_LINKAT, SC_ANY, 0, 0, 0, "linkat", WHY_CREATE),
+    NOTIFY("symlink", SC_OP_SYMLINK, SC_ANY, 0, 0, 0, "symlink", WHY_CREATE),
+    NOTIFY("symlinkat", SC_OP_SYMLINKAT, SC_ANY, 0, 0, 0, "symlinkat", WHY_CREATE),
+    NOTIFY("prctl", SC_OP_PRCTL, SC_EQ32, 0, CORDON_PRCTL, 0, "prctl(CORDON_PRCTL)",
+           "a cordon inside the sandbox hands its protections to this one's supervisor "
+           "(the kernel allows one listener per process)"),
+    {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
+     "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
+     "openat(2), whose creations and writes the supervisor performs", SC_CMD, SC_OP_NONE, 0},
+    {"landlock_create_ruleset", 0, ENOSYS, SC_ANY, 0, 0, "landlock_create_ruleset", WHY_LANDLOCK,
+     SC_CMD, SC_OP_NONE, 0},
+    {"landlock_add_rule", 0, ENOSYS, SC_ANY, 0, 0, "landlock_add_rule", WHY_LANDLOCK, SC_CMD, SC_OP_NONE, 0},
+    {"landlock_restrict_self", 0, ENOSYS, SC_ANY, 0, 0, "landlock_restrict_self", WHY_LANDLOCK, SC_CMD,
+     SC_OP_NONE, 0},
 
     /* --- proxy network: the proxy is the only way out ------------------------------ */
     {"socket", SC_MODE_NO_UNIX, EPERM, SC_EQ32, 0, AF_UNIX, "socket(AF_UNIX)",

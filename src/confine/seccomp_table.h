@@ -35,7 +35,58 @@ typedef enum sc_match {
                       query (0xffffffff) is allowed */
     SC_LOW4_ONLY,  /* (arg & 0xf) must be one of the numbers whose bits are set in value
                       (a socket type: the flags above the low four bits do not matter) */
+    SC_MASKED,     /* (arg & value) == value2 */
+    SC_NONE_OF,    /* (arg & value) == 0: none of the flags of value is set */
 } sc_match;
+
+/* Which of the two filters a row belongs to.  The deny filter is installed by PID 1 and
+ * inherited by the command; the command's own filter (installed in the command's process
+ * right before exec, with a listener: SECCOMP_FILTER_FLAG_NEW_LISTENER) sends the calls
+ * that create or write files to PID 1, which performs them itself on a descriptor it
+ * resolved (supervise/creation.c), and refuses what must not be done. */
+typedef enum sc_filter {
+    SC_DENY = 0,
+    SC_CMD = 1,
+} sc_filter;
+
+/* Modes of the command's filter. */
+typedef enum sc_cmd_mode {
+    SC_CMD_NESTED = 1u << 0, /* the sandbox runs inside another cordon, whose listener
+                                serves the calls (the kernel allows one listener per
+                                process): no notify rows */
+} sc_cmd_mode;
+#define SC_CMD_PROGRAMS 2u
+
+/* What a notify row's call is, for the supervisor (one value per argument layout). */
+typedef enum sc_op {
+    SC_OP_NONE = 0,
+    SC_OP_OPEN,       /* open(path, flags, mode) */
+    SC_OP_OPENAT,     /* openat(dirfd, path, flags, mode) */
+    SC_OP_CREAT,      /* creat(path, mode) */
+    SC_OP_MKDIR,      /* mkdir(path, mode) */
+    SC_OP_MKDIRAT,    /* mkdirat(dirfd, path, mode) */
+    SC_OP_MKNOD,      /* mknod(path, mode, dev) */
+    SC_OP_MKNODAT,    /* mknodat(dirfd, path, mode, dev) */
+    SC_OP_RENAME,     /* rename(old, new) */
+    SC_OP_RENAMEAT,   /* renameat(olddirfd, old, newdirfd, new) */
+    SC_OP_RENAMEAT2,  /* renameat2(olddirfd, old, newdirfd, new, flags) */
+    SC_OP_LINK,       /* link(old, new) */
+    SC_OP_LINKAT,     /* linkat(olddirfd, old, newdirfd, new, flags) */
+    SC_OP_SYMLINK,    /* symlink(target, new) */
+    SC_OP_SYMLINKAT,  /* symlinkat(target, newdirfd, new) */
+    SC_OP_PRCTL,      /* prctl(CORDON_PRCTL, request, buffer, length): a nested cordon */
+} sc_op;
+
+/* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer
+ * supervisor (supervise/creation.h); any kernel answers EINVAL. */
+#define CORDON_PRCTL 0x434f5244u /* "CORD" */
+
+/* The generated table mapping (audit arch, call number) to an sc_op. */
+typedef struct sc_notify_call {
+    uint32_t arch;
+    int32_t nr;
+    sc_op op;
+} sc_notify_call;
 
 typedef struct sc_rule {
     const char *syscall; /* libseccomp's name */
@@ -46,13 +97,25 @@ typedef struct sc_rule {
     uint64_t value;
     const char *what;    /* short form for `cordon explain`: "socket(AF_VSOCK)" */
     const char *why;     /* the reason, as in doc/seccomp.md */
+    sc_filter filter;    /* SC_DENY unless noted */
+    sc_op op;            /* notify rows (errnum 0): what the supervisor does */
+    uint64_t value2;     /* SC_MASKED: the expected value */
 } sc_rule;
 
 extern const sc_rule sc_rules[];
 extern const size_t sc_n_rules;
 
-/* Does a row apply to a program built for `mode`? */
+/* Does a row apply to a deny program built for `mode`? */
 static inline int sc_rule_applies(const sc_rule *r, unsigned mode)
 {
-    return (r->when & mode) == r->when;
+    return r->filter == SC_DENY && (r->when & mode) == r->when;
+}
+/* Does a row apply to a command program built for `cmd_mode`? */
+static inline int sc_cmd_rule_applies(const sc_rule *r, unsigned cmd_mode)
+{
+    if (r->filter != SC_CMD)
+        return 0;
+    if (r->op != SC_OP_NONE && (cmd_mode & SC_CMD_NESTED))
+        return 0;
+    return 1;
 }

@@ -66,18 +66,39 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
             fprintf(out, "    -  %-8s %-40s %s\n", "skip", op->dest, op->why);
             continue;
         }
+        if (!plan_op_mounts(op))
+            continue; /* not mounts: listed below */
         fprintf(out, "  %3d  %-8s %-40s %s", k++, kind, op->dest, op->why);
         if (op->kind == PLAN_SYMLINK)
             fprintf(out, "  [-> %s]", op->src);
         if (op->kind == PLAN_HIDE)
-            fprintf(out, "  [empty read-only %s%s]", op->is_dir ? "directory" : "file",
-                    op->stub ? "; missing: a stub holds the name during the run" : "");
+            fprintf(out, "  [empty read-only %s]", op->is_dir ? "directory" : "file");
         if (op->kind == PLAN_BIND && op->pin)
             fprintf(out, "  [pinned: cannot be renamed away]");
         if (op->kind == PLAN_TMPFS)
             fprintf(out, "  [mode %o]", op->mode);
         fputc('\n', out);
     }
+
+    fprintf(out, "\ncreation control (the supervisor performs the command's creations and writes; "
+                 "nothing is placed on the host)\n");
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_NOCREATE)
+            fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->ops[i].dest, p->ops[i].why);
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_LIFT)
+            fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->ops[i].dest,
+                    p->ops[i].why);
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_GITDIR)
+            fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->ops[i].dest, p->ops[i].why);
+    fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/.git", "on the host's file systems: a new git repository");
+    fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/{HEAD,objects,refs,commondir}",
+            "on the host's file systems: what would make a directory a new git directory");
+    fprintf(out, "  %-8s %-40s %s\n", "refuse", "GITDIR/{config,config.worktree,commondir,gitdir,hooks/**}",
+            "of every git directory on the host's file systems: written, created or renamed onto");
+    fprintf(out, "  %-8s %-40s %s\n", "refuse", "set-user-ID, set-group-ID",
+            "chmod, open and mknod modes (seccomp), hard links to such files");
 
     fprintf(out, "\nenvironment\n");
     for (size_t i = 0; i < env->n; i++)

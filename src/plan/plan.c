@@ -17,6 +17,9 @@ const char *plan_kind_name(plan_kind k)
     case PLAN_DEV: return "dev";
     case PLAN_PROC: return "proc";
     case PLAN_NOTE: return "note";
+    case PLAN_NOCREATE: return "nocreate";
+    case PLAN_GITDIR: return "gitdir";
+    case PLAN_LIFT: return "lift";
     }
     return "?";
 }
@@ -71,6 +74,9 @@ static int kind_order(plan_kind k)
     case PLAN_PROC:
         return 1;
     case PLAN_NOTE:
+    case PLAN_NOCREATE:
+    case PLAN_GITDIR:
+    case PLAN_LIFT:
         return 2;
     }
     return 3;
@@ -90,7 +96,7 @@ const plan_op *plan_covering(const plan *p, const char *path)
     const plan_op *best = NULL;
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
-        if (op->kind == PLAN_NOTE || !path_has_prefix(path, op->dest))
+        if (!plan_op_mounts(op) || !path_has_prefix(path, op->dest))
             continue;
         if (!best || strlen(op->dest) >= strlen(best->dest))
             best = op;
@@ -147,8 +153,8 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                     parent = y;
             }
             if (parent && parent->access == CORDON_ACCESS_WRITE) {
-                /* The command could create it: hold its first missing component with an
-                 * empty read-only directory for the run (a stub, removed afterwards). */
+                /* The command could create it: the creation control refuses its first
+                 * missing component (nothing is placed on the host). */
                 char *why = rule_why(x);
                 if (x->missing_under_file || !x->first_missing) {
                     err_set(err, CORDON_STAGE_PLAN, 0,
@@ -161,12 +167,9 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                 }
                 bool dup = false;
                 for (size_t k = 0; k < p->n_ops; k++)
-                    dup |= p->ops[k].kind == PLAN_HIDE && strcmp(p->ops[k].dest, x->first_missing) == 0;
-                if (!dup) {
-                    plan_op *op = add_op(p, PLAN_HIDE, x->first_missing, NULL, xstrdup(why));
-                    op->is_dir = true;
-                    op->stub = true;
-                }
+                    dup |= p->ops[k].kind == PLAN_NOCREATE && strcmp(p->ops[k].dest, x->first_missing) == 0;
+                if (!dup)
+                    add_op(p, PLAN_NOCREATE, x->first_missing, NULL, xstrdup(why));
                 free(why);
                 continue;
             }
@@ -197,6 +200,16 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
     }
     for (size_t i = 0; i < r->n_links; i++)
         add_op(p, PLAN_SYMLINK, r->links[i].path, r->links[i].target, xstrdup(r->links[i].source));
+    /* A rule granting write on exactly a path (not the workspace as a whole) lifts the
+     * creation control's git rules there: --allow .git/hooks makes hooks writable. */
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (!x->shadowed && x->access == CORDON_ACCESS_WRITE && x->type != FT_MISSING &&
+            (x->origin == ORIGIN_FLAG || x->origin == ORIGIN_SETTINGS) && strcmp(x->path, "/") != 0)
+            add_op(p, PLAN_LIFT, x->path, NULL, rule_why(x));
+    }
+    for (size_t i = 0; i < r->gitdirs.n; i++)
+        add_op(p, PLAN_GITDIR, r->gitdirs.v[i], NULL, xstrdup("git directory: its HEAD may be rewritten"));
     return 0;
 }
 
@@ -211,7 +224,7 @@ static void drop_redundant(plan *p)
         const plan_op *parent = NULL;
         for (size_t j = 0; j < i; j++) {
             const plan_op *q = &p->ops[j];
-            if (q->kind == PLAN_NOTE || strcmp(q->dest, op->dest) == 0 || !path_has_prefix(op->dest, q->dest))
+            if (!plan_op_mounts(q) || strcmp(q->dest, op->dest) == 0 || !path_has_prefix(op->dest, q->dest))
                 continue;
             parent = q; /* sorted: the last match is the nearest */
         }

@@ -19,6 +19,13 @@ typedef enum plan_kind {
     PLAN_DEV,     /* the minimal /dev */
     PLAN_PROC,    /* a fresh /proc */
     PLAN_NOTE,    /* nothing to do; `why` says why (shown by explain) */
+    PLAN_NOCREATE, /* not a mount: the last component of `dest` does not exist and must not
+                    * be created; its parent exists inside.  The creation control
+                    * (supervise/creation.h) refuses it, so nothing is placed on the host */
+    PLAN_GITDIR,  /* not a mount: a git directory known at start, where a HEAD may be
+                   * created (creation.h) */
+    PLAN_LIFT,    /* not a mount: a path a rule grants write on exactly, which lifts the
+                   * creation control's git rules there (creation.h) */
 } plan_kind;
 
 typedef struct plan_op {
@@ -28,8 +35,6 @@ typedef struct plan_op {
     bool read_only; /* BIND */
     bool is_dir;    /* BIND, HIDE: directory or non-directory mount point */
     bool pin;       /* BIND: kept even where it adds no access (see rrule.pin) */
-    bool stub;      /* HIDE: `dest` does not exist in a writable path; cordon creates an
-                     * empty directory there for the run and removes it after (stubs.h) */
     dev_t dev;      /* BIND: what the source must still be when it is opened */
     ino_t ino;
     unsigned mode;  /* TMPFS */
@@ -58,6 +63,13 @@ typedef struct plan {
 
 #define PLAN_PRIVATE_HOME "/.cordon/home"
 #define PLAN_PRIVATE_TMP "/.cordon/tmp"
+
+/* Does the operation mount something (as opposed to a NOTE, or a rule for the creation
+ * control: NOCREATE, GITDIR, LIFT)? */
+static inline bool plan_op_mounts(const plan_op *op)
+{
+    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT;
+}
 
 int plan_build(const resolved *r, plan *out, cordon_error *err);
 void plan_free(plan *p);

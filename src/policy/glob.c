@@ -25,6 +25,7 @@
 
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
 
@@ -755,62 +756,6 @@ static int visit(worker *k, dirref *d, const uint64_t *st, int depth, const char
     pthread_mutex_unlock(&w->lock);
     push_job(w, j);
     return 0;
-}
-
-// open(path, flags) of a canonical absolute path, failing with ELOOP where any component
-// is a symlink: openat2(RESOLVE_NO_SYMLINKS), or, where the kernel (before 5.6) or a tool
-// such as valgrind lacks it, the same walk done by hand from "/" with O_NOFOLLOW.
-static int open_no_symlinks(const char *path, int flags)
-{
-    struct open_how how = {.flags = (uint64_t)flags, .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-    if (fd >= 0 || errno != ENOSYS)
-        return fd;
-    if (path[strspn(path, "/")] == '\0')
-        return open("/", flags);
-    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    for (const char *p = path; fd >= 0 && *p;) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        char name[NAME_MAX + 1];
-        if (n > NAME_MAX) {
-            close(fd);
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        memcpy(name, p, n);
-        name[n] = '\0';
-        p += n;
-        while (*p == '/')
-            p++;
-        // O_PATH | O_NOFOLLOW opens a symlink itself, so that it can be told apart
-        int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        int e2 = errno;
-        struct stat st;
-        if (next >= 0 && fstat(next, &st) < 0) {
-            e2 = errno;
-            close(next);
-            next = -1;
-        } else if (next >= 0 && !S_ISDIR(st.st_mode)) {
-            e2 = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
-            close(next);
-            next = -1;
-        }
-        if (next >= 0 && !*p && !(flags & O_PATH)) {
-            int last = openat(fd, name, flags | O_NOFOLLOW);
-            e2 = errno;
-            close(next);
-            next = last;
-        }
-        close(fd);
-        fd = next;
-        errno = e2;
-    }
-    return fd;
 }
 
 // Open the job's directory.  0 with *out NULL: nothing to walk (gone, or unreachable for

@@ -9,16 +9,22 @@
 #include <unistd.h>
 
 #include "policy/canon.h"
-#include "sandbox/stubs.h"
+#include "policy/gitconfig.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/strv.h"
 
-/* Names protected at the top of every writable path (CONTRACT). */
-static const char *const default_names[] = {".cordon", ".codex", ".agents"};
-/* Inside a git directory: what would run code, or configure code to run, outside. */
-static const char *const git_files[] = {"hooks", "config", "config.worktree"};
+/* Names protected at the top of every writable path (CONTRACT): what agents and editors
+ * load from a project as configuration, and git's submodule list. */
+const char *const protect_default_names[] = {
+    ".cordon", ".codex", ".agents", ".claude", ".mcp.json", ".vscode", ".idea", ".gitmodules",
+};
+const size_t protect_n_default_names = sizeof protect_default_names / sizeof *protect_default_names;
+#define default_names protect_default_names
+/* Inside a git directory: what would run code, or configure code to run, outside; and
+ * what points git at another directory to read those from. */
+static const char *const git_files[] = {"hooks", "config", "config.worktree", "commondir", "gitdir"};
 /* Under the caller's home, with --base host (CONTRACT). */
 static const char *const credential_stores[] = {
     ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
@@ -101,21 +107,18 @@ static int pin_between(resolved *r, const char *below, cordon_error *err)
 }
 
 /* Keep `path` read-only if it would otherwise be writable; where it is missing, keep it
- * from being created (an empty read-only directory holds the name: plan.c, stubs.h). */
+ * from being created (the creation control refuses the name: plan.c, PLAN_NOCREATE). */
 static int protect_path(resolved *r, const char *path, const char *what, const char *root,
                         bool hold_missing, cordon_error *err)
 {
     canon c;
     if (canon_resolve(path, &c, err) < 0)
         return err_wrap(err, "protecting %s", path);
-    if (hold_missing && c.type == FT_DIR && stubs_reap_stale(c.path)) {
-        /* a stub an earlier, killed run left: hold the name anew (and clean up) */
-        canon_free(&c);
-        if (canon_resolve(path, &c, err) < 0)
-            return err_wrap(err, "protecting %s", path);
-    }
     int ret = 0;
     bool missing = c.type == FT_MISSING;
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (r->rules[i].origin == ORIGIN_PROTECT && !r->rules[i].pin && strcmp(r->rules[i].path, c.path) == 0)
+            goto out; /* protected already (a name given twice, a worktree met twice) */
     /* A symlink crossed inside a writable path could be replaced by the command: add the
      * rule as spelled, so that resolve.c fails closed on it. */
     for (size_t k = 0; k < c.crossed.n; k++) {
@@ -150,15 +153,64 @@ out:
     return ret;
 }
 
+/* A git directory found at start: HEAD may be rewritten there (creation.h). */
+static void note_gitdir(resolved *r, const char *gitdir)
+{
+    canon c;
+    cordon_error ignored = {0};
+    if (canon_resolve(gitdir, &c, &ignored) < 0)
+        return;
+    const rrule *eff = effective(r, c.path);
+    if (c.type == FT_DIR && eff && eff->access == CORDON_ACCESS_WRITE && !strv_contains(&r->gitdirs, c.path))
+        strv_push(&r->gitdirs, xstrdup(c.path));
+    canon_free(&c);
+}
+
+/* What the configuration files of a repository (and the host's) name for a host git to
+ * run or read: kept read-only, or uncreatable (gitconfig.h). */
+static int protect_config_targets(resolved *r, const char *gitdir, const char *root, cordon_error *err)
+{
+    gitconfig_ctx ctx = {.home = r->home, .worktree = root};
+    strv targets = {0};
+    char *files[] = {path_join(gitdir, "config"), path_join(gitdir, "config.worktree"), NULL};
+    for (size_t i = 0; files[i]; i++)
+        gitconfig_paths(&ctx, files[i], &targets);
+    /* the host's own configuration: system and global, as git finds them */
+    const char *env[] = {getenv("GIT_CONFIG_SYSTEM"), getenv("GIT_CONFIG_GLOBAL"), NULL};
+    for (size_t i = 0; i < 2; i++)
+        if (env[i] && env[i][0] == '/')
+            gitconfig_paths(&ctx, env[i], &targets);
+    gitconfig_paths(&ctx, "/etc/gitconfig", &targets);
+    if (r->home) {
+        char *g = path_join(r->home, ".gitconfig");
+        gitconfig_paths(&ctx, g, &targets);
+        free(g);
+        const char *xdg = getenv("XDG_CONFIG_HOME");
+        char *x = xdg && xdg[0] == '/' ? path_join(xdg, "git/config") : path_join(r->home, ".config/git/config");
+        gitconfig_paths(&ctx, x, &targets);
+        free(x);
+    }
+    for (size_t i = 0; files[i]; i++)
+        free(files[i]);
+    int ret = 0;
+    for (size_t i = 0; ret == 0 && i < targets.n; i++)
+        ret = protect_path(r, targets.v[i], "target of the git configuration", root, true, err);
+    strv_free(&targets);
+    return ret;
+}
+
 static int protect_git_dir(resolved *r, const char *gitdir, const char *root, int depth,
                            cordon_error *err)
 {
+    note_gitdir(r, gitdir);
+    if (depth == 0 && protect_config_targets(r, gitdir, root, err) < 0)
+        return -1;
     for (size_t i = 0; i < sizeof git_files / sizeof *git_files; i++) {
         char *p = path_join(gitdir, git_files[i]);
         char *what = xasprintf("git %s", git_files[i]);
-        /* config.worktree is only read when config (read-only) says so: no need to hold
-         * the name where it is missing. */
-        int ret = protect_path(r, p, what, root, strcmp(git_files[i], "config.worktree") != 0, err);
+        /* Missing names are refused anyway in every git directory of the host (the
+         * creation control): only hooks and config are listed by name. */
+        int ret = protect_path(r, p, what, root, i < 2, err);
         free(what);
         free(p);
         if (ret < 0)
@@ -166,6 +218,25 @@ static int protect_git_dir(resolved *r, const char *gitdir, const char *root, in
     }
     if (depth >= MODULES_MAX_DEPTH)
         return 0;
+    /* Linked worktrees keep their own HEAD, commondir and gitdir in worktrees/NAME. */
+    if (depth == 0) {
+        char *wts = path_join(gitdir, "worktrees");
+        DIR *w = opendir(wts);
+        struct dirent *de;
+        int ret = 0;
+        while (w && ret == 0 && (de = readdir(w)) != NULL) {
+            if (de->d_name[0] == '.')
+                continue;
+            char *wt = path_join(wts, de->d_name);
+            ret = protect_git_dir(r, wt, root, MODULES_MAX_DEPTH, err);
+            free(wt);
+        }
+        if (w)
+            closedir(w);
+        free(wts);
+        if (ret < 0)
+            return -1;
+    }
     /* Submodules keep their repositories in .git/modules/NAME (nested: .../modules/...). */
     char *modules = path_join(gitdir, "modules");
     DIR *d = opendir(modules);
@@ -260,10 +331,9 @@ static int protect_writable_root(resolved *r, const char *root, cordon_error *er
     if (protect_git(r, root, err) < 0)
         return -1;
     const struct cordon_policy *p = r->policy;
-    for (size_t i = 0; i < sizeof default_names / sizeof *default_names + p->protect.n; i++) {
-        const char *name = i < sizeof default_names / sizeof *default_names
-                               ? default_names[i]
-                               : p->protect.v[i - sizeof default_names / sizeof *default_names];
+    for (size_t i = 0; i < protect_n_default_names + p->protect.n; i++) {
+        const char *name = i < protect_n_default_names ? default_names[i]
+                                                       : p->protect.v[i - protect_n_default_names];
         char *path = path_join(root, name);
         int ret = protect_path(r, path, name, root, true, err);
         free(path);
@@ -337,8 +407,9 @@ int protect_expand(resolved *r, cordon_error *err)
     for (size_t i = 0; ret == 0 && i < roots.n; i++)
         ret = protect_writable_root(r, roots.v[i], err);
     strv_free(&roots);
-    /* A --deny of a missing path in a writable directory is held by a stub at its first
-     * missing component (plan.c): pin the directories above that, too. */
+    /* A --deny of a missing path in a writable directory is refused at its first missing
+     * component (plan.c): pin the directories above that, too, or the command could
+     * rename one away and make the path anew. */
     size_t n = r->n_rules;
     for (size_t i = 0; ret == 0 && i < n; i++) {
         const rrule *x = &r->rules[i];

@@ -16,3 +16,8 @@
 #include "policy/resolve.h"
 
 int protect_expand(resolved *r, cordon_error *err);
+
+/* The names protected at the top of every writable path (CONTRACT): .cordon .codex
+ * .agents .claude .mcp.json .vscode .idea .gitmodules. */
+extern const char *const protect_default_names[];
+extern const size_t protect_n_default_names;

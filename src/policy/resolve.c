@@ -1,7 +1,6 @@
 #include "policy/resolve.h"
 #include "policy/glob.h"
 #include "policy/protect.h"
-#include "sandbox/stubs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,6 +56,7 @@ void resolved_free(resolved *r)
         free(r->notes[i].why);
     }
     free(r->notes);
+    strv_free(&r->gitdirs);
     free(r->home);
     free(r->workspace);
     free(r->cwd);
@@ -81,11 +81,6 @@ static int add_resolved(resolved *r, const char *given, cordon_access access, ru
         if (line > 0)
             return err_wrap(err, "%s:%d: \"%s\"", source, line, given);
         return err_wrap(err, "%s %s", source, given);
-    }
-    /* A denied directory may be a stub an earlier, killed run left: adopt the name. */
-    if (access == CORDON_ACCESS_NONE && c.type == FT_DIR && stubs_reap_stale(c.path)) {
-        canon_free(&c);
-        return add_resolved(r, given, access, origin, source, line, err);
     }
     grow(&r->rules, &r->cap_rules, r->n_rules + 1, sizeof *r->rules);
     r->rules[r->n_rules++] = (rrule){

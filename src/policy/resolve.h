@@ -66,6 +66,7 @@ typedef struct resolved {
     char *cwd;       /* canonical working directory */
     ftype cwd_type;
     const struct cordon_policy *policy;
+    strv gitdirs; /* git directories found at the top of writable paths (protect.c) */
     rnote *notes; /* deny globs: one "glob" line each, then "skip" lines */
     size_t n_notes, cap_notes;
 } resolved;

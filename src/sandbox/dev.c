@@ -12,6 +12,7 @@
 
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 
 static const char *const nodes[DEV_NODES] = {"null", "zero", "full", "random", "urandom", "tty"};
 
@@ -22,9 +23,7 @@ int dev_open_sources(dev_sources *d, cordon_error *err)
     for (size_t i = 0; i < DEV_NODES; i++) {
         char path[32];
         snprintf(path, sizeof path, "/dev/%s", nodes[i]);
-        struct open_how how = {.flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-                               .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-        _cleanup_fd_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+        _cleanup_fd_ int fd = open_no_symlinks(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the host's %s", path);

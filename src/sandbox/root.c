@@ -39,8 +39,7 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->cap = p->n_ops + 16;
     s->later_ro = xcalloc(s->cap, sizeof *s->later_ro);
     s->ours = xcalloc(s->cap, sizeof *s->ours);
-    s->stubs_ready_fd = -1;
-    s->stub_status = xcalloc(p->n_ops + 1, 1);
+    s->proc_fd = -1;
 }
 
 void root_scratch_free(root_scratch *s)
@@ -48,7 +47,6 @@ void root_scratch_free(root_scratch *s)
     free(s->tree_fds);
     free(s->later_ro);
     free(s->ours);
-    free(s->stub_status);
     *s = (root_scratch){0};
 }
 
@@ -226,11 +224,7 @@ static int open_source(const plan_op *op, cordon_error *err)
 {
     if (!op->src)
         return err_set(err, CORDON_STAGE_ROOT, EINVAL, "%s: no source", op->why);
-    struct open_how how = {
-        .flags = O_PATH | O_CLOEXEC | O_NOFOLLOW,
-        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-    };
-    _cleanup_fd_ int fd = (int)syscall(SYS_openat2, AT_FDCWD, op->src, &how, sizeof how);
+    _cleanup_fd_ int fd = open_no_symlinks(op->src, O_PATH | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         if (errno == ELOOP)
             return err_set(err, CORDON_STAGE_ROOT, errno,
@@ -293,7 +287,7 @@ static bool has_children(const plan *p, size_t i)
     for (size_t j = i + 1; j < p->n_ops; j++) {
         if (!path_has_prefix(p->ops[j].dest, p->ops[i].dest))
             return false;
-        if (p->ops[j].kind != PLAN_NOTE)
+        if (plan_op_mounts(&p->ops[j]))
             return true;
     }
     return false;
@@ -440,6 +434,14 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     if (want_dev && dev_open_sources(&devs, err) < 0)
         return -1;
 
+    if (!p->proc && s->want_proc_fd) {
+        _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
+        if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");
+        s->proc_fd = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (s->proc_fd < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");
+    }
     TRACE("sources-open");
     /* 2. A staging tmpfs, then the new root, both attached over /tmp of this private
      * namespace (sources are already open, so what they cover does not matter); the
@@ -476,33 +478,20 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     build b = {.p = p, .s = s, .root_fd = root, .stage_fd = stage, .err = err};
 
     /* 3. The plan, in order: parents before what lies below them. */
-    size_t n_stub = 0;
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
         int r = 0;
         switch (op->kind) {
         case PLAN_BIND: r = do_bind(&b, i); break;
-        case PLAN_HIDE:
-            if (op->stub && s->stubs_ready_fd >= 0) {
-                /* cordon makes the stubs while we build what comes before them */
-                size_t want = 0;
-                for (size_t k = 0; k < p->n_ops; k++)
-                    want += p->ops[k].kind == PLAN_HIDE && p->ops[k].stub;
-                ssize_t n = read_all(s->stubs_ready_fd, s->stub_status, want);
-                if (n != (ssize_t)want)
-                    return err_set(err, CORDON_STAGE_ROOT, n < 0 ? errno : EPIPE,
-                                   "cordon could not hold the missing protected paths (see above)");
-                s->stubs_ready_fd = -1;
-            }
-            if (op->stub && s->stub_status[n_stub++] != 'y')
-                break; /* the caller cannot create it either: nothing to hold */
-            r = do_hide(&b, i);
-            break;
+        case PLAN_HIDE: r = do_hide(&b, i); break;
         case PLAN_TMPFS: r = do_tmpfs(&b, op); break;
         case PLAN_SYMLINK: r = do_symlink(&b, op); break;
         case PLAN_DEV: r = dev_build(root, s, &devs, err); break;
         case PLAN_PROC: r = do_proc(&b, op); break;
-        case PLAN_NOTE: break;
+        case PLAN_NOTE:
+        case PLAN_NOCREATE: /* the creation control's (supervise/creation.c) */
+        case PLAN_GITDIR:
+        case PLAN_LIFT: break;
         }
         if (r < 0)
             return -1;

@@ -23,9 +23,10 @@ typedef struct root_scratch {
     uint64_t *ours;     /* ids of the mounts cordon created (where creating is allowed) */
     size_t n_ours;
     size_t cap;         /* capacity of later_ro and ours */
-    int stubs_ready_fd; /* before the first stub op, read here one byte per stub op, in plan
-                         * order: 'y' held, 'n' not needed (-1: nothing to wait for) */
-    char *stub_status;  /* those bytes */
+    bool want_proc_fd;  /* make proc_fd (the creation control needs one) */
+    int proc_fd;        /* --no-proc: a procfs attached nowhere, for PID 1's own use (the
+                         * creation control), made while the host's /proc is still in view
+                         * (the kernel mounts a procfs only where one is fully visible) */
 } root_scratch;
 
 void root_scratch_init(root_scratch *s, const plan *p);

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "confine/caps.h"
+#include "confine/seccomp.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "util/err.h"
@@ -55,9 +57,36 @@ void child_exec(launch *l, const sigset_t *orig_mask)
     }
     if (limits_apply_rlimits(&l->limits, &err) < 0)
         fail(l, &err);
-    /* Landlock, the last step before exec (the seccomp filter came from PID 1). */
-    if (confine_command(&l->confine, &err) < 0)
+    /* --isolation landlock: Landlock, the last step before the filters (in a sandbox
+     * with namespaces PID 1 applied it to itself, and the command inherited it). */
+    if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK && confine_command(&l->confine, &err) < 0)
         fail(l, &err);
+    /* The command's own filter, with the creation control's listener, handed to PID 1
+     * (the deny filter came from PID 1). */
+    if (l->cc && l->confine.enabled) {
+        bool listener = !l->cc->nested;
+        int fd = seccomp_install_cmd(seccomp_cmd_program(listener ? 0 : SC_CMD_NESTED), listener, &err);
+        if (fd < 0)
+            fail(l, &err);
+        if (listener) {
+            char byte = 'L';
+            char ctl[CMSG_SPACE(sizeof(int))];
+            memset(ctl, 0, sizeof ctl);
+            struct iovec iov = {&byte, 1};
+            struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+            cm->cmsg_level = SOL_SOCKET;
+            cm->cmsg_type = SCM_RIGHTS;
+            cm->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+            if (sendmsg(l->cc_sock[1], &mh, MSG_NOSIGNAL) != 1) {
+                err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot hand the creation control's listener to PID 1");
+                fail(l, &err);
+            }
+            close(fd);
+            close(l->cc_sock[1]);
+        }
+    }
     TRACE("exec");
     environ = l->envp;
     execvp(l->argv[0], l->argv);

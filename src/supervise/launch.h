@@ -9,6 +9,7 @@
 #include "confine/confine.h"
 #include "plan/plan.h"
 #include "sandbox/root.h"
+#include "supervise/creation.h"
 #include "supervise/limits.h"
 
 typedef struct launch {
@@ -18,10 +19,12 @@ typedef struct launch {
     uid_t uid;
     gid_t gid;
     int report_fd; /* write end: setup errors, exec errors, the command's status */
-    int life_fd;   /* read end of a pipe whose write end only the parent holds: a byte
-                    * means "the stubs are in place", EOF means cordon is gone or failed */
+    int life_fd;   /* read end of a pipe whose write end only the parent holds: EOF means
+                    * cordon is gone */
     int life_wfd;  /* its write end, which PID 1 must close at once */
-    bool plan_has_stubs; /* PID 1 waits for cordon to create them (sandbox/stubs.h) */
+    cc_state *cc;  /* the creation control (creation.h), or NULL (--isolation landlock,
+                    * or a build without confinement) */
+    int cc_sock[2]; /* PID 1 <- command's process: the listener, before the exec */
     sigset_t orig_mask; /* the caller's signal mask, restored for the command */
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;

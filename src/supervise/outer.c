@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "sandbox/ns.h"
-#include "sandbox/stubs.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
@@ -39,6 +38,10 @@ typedef struct outcome {
     int exec_errnum;
     report_msg setup;
     char exec_what[256];
+    unsigned long refused;
+    unsigned n_refusals;
+    size_t refusals_len;
+    char refusals[sizeof ((cordon_result *)0)->refusals];
 } outcome;
 
 static void take_message(outcome *o, const report_msg *m)
@@ -60,6 +63,18 @@ static void take_message(outcome *o, const report_msg *m)
         o->have_exit = true;
         o->wait_status = m->value;
         break;
+    case REPORT_REFUSAL: {
+        size_t n = strnlen(m->text, sizeof m->text);
+        if (o->refusals_len + n + 1 <= sizeof o->refusals) {
+            memcpy(o->refusals + o->refusals_len, m->text, n);
+            o->refusals[o->refusals_len + n] = '\0';
+            o->refusals_len += n + 1;
+            o->n_refusals++;
+        }
+        if (m->value > 0)
+            o->refused = (unsigned long)m->value;
+        break;
+    }
     case REPORT_STARTED:
         break;
     }
@@ -91,6 +106,9 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out,
                         cordon_error *err)
 {
     *r = (cordon_result){.status_code = -1};
+    r->refused = o->refused > o->n_refusals ? o->refused : o->n_refusals;
+    r->n_refusals = o->n_refusals;
+    memcpy(r->refusals, o->refusals, o->refusals_len);
     if (timed_out) {
         r->timed_out = true;
         r->started = !o->setup_failed;
@@ -184,7 +202,6 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
 
     int report[2] = {-1, -1}, life[2] = {-1, -1};
     int ret = -1, pidfd = -1, sfd = -1;
-    stubs held = {.janitor = -1, .janitor_fd = -1};
     sigset_t fwd, all;
     signals_forwarded(&fwd);
     all = fwd;
@@ -201,8 +218,11 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     l.report_fd = report[1];
     l.life_fd = life[0];
     l.life_wfd = life[1];
-    for (size_t i = 0; i < p->n_ops && !ll_only; i++)
-        l.plan_has_stubs |= p->ops[i].kind == PLAN_HIDE && p->ops[i].stub;
+    /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
+    if (!ll_only && l.confine.enabled) {
+        l.cc = xcalloc(1, sizeof *l.cc);
+        l.scratch.want_proc_fd = true;
+    }
     /* Block the forwarded signals before the clone so that none is lost between the
      * clone and the signalfd; the command gets the caller's mask back. */
     if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
@@ -232,30 +252,6 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     report[1] = -1;
     close(life[0]);
     life[0] = -1;
-    /* Missing names the command must not create (.codex, a --deny of a path that does
-     * not exist yet, ...) are held by stubs for the run (sandbox/stubs.h); they are
-     * made here, while PID 1 sets up on the other CPU, which waits for the go. */
-    if (l.plan_has_stubs) {
-        TRACE("stubs");
-        char status[64] = {0};
-        /* The janitor first: a cordon killed between the first mkdir and a later fork
-         * would leave stubs that no process removes. */
-        stubs_janitor jan = {.pid = -1, .sock = -1};
-        if (stubs_janitor_start(p, pidfd, &jan, err) < 0 || stubs_create(p, &held, status, err) < 0 ||
-            stubs_janitor_hand_over(&jan, &held, err) < 0) {
-            if (err->stage == CORDON_STAGE_NONE)
-                err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the sandbox");
-            pidfd_signal(pidfd, SIGKILL);
-            siginfo_t gone; /* (a NULL infop is allowed, but valgrind flags it) */
-            RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &gone, WEXITED));
-            stubs_janitor_abandon(&jan);
-            goto out_mask;
-        }
-        /* EPIPE (SIGPIPE is blocked) when PID 1 has already failed: its report says why. */
-        (void)write_all(life[1], status, held.n);
-        TRACE("stubs-made");
-    }
-
     sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) {
         err_set(err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
@@ -356,9 +352,6 @@ out_mask:
 out_fds:
     /* Every process of the sandbox is gone by now (the loop above ends only when PID 1
      * has exited or has reported that it killed everything else). */
-    TRACE("release");
-    stubs_release(&held, wait_teardown);
-    TRACE("released");
     for (int i = 0; i < 2; i++) {
         if (report[i] >= 0)
             close(report[i]);
@@ -370,6 +363,7 @@ out_fds:
     limits_finish(&l.limits, wait_teardown);
     root_scratch_free(&l.scratch);
     confine_prep_free(&l.confine);
+    free(l.cc);
     free(l.cmd_stack);
     return ret;
 }

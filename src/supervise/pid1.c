@@ -6,8 +6,11 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "confine/caps.h"
 #include "sandbox/net.h"
@@ -65,12 +68,18 @@ void pid1_main(launch *l)
     if (l->plan->network == CORDON_NETWORK_NONE && net_loopback_up(&err) < 0)
         fail(l, &err);
     TRACE("maps+lo");
-    if (l->plan_has_stubs)
-        l->scratch.stubs_ready_fd = l->life_fd;
     if (root_build(l->plan, &l->scratch, &err) < 0)
         fail(l, &err);
 
     TRACE("root-built");
+    /* The creation control's rules, resolved inside the new root (creation.h). */
+    if (l->cc && cc_setup(l->cc, l->plan, &l->scratch, &err) < 0)
+        fail(l, &err);
+    if (l->cc && !l->cc->nested && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->cc_sock) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "socketpair");
+        fail(l, &err);
+    }
+    TRACE("creation-control");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ignore_handler;
@@ -90,6 +99,10 @@ void pid1_main(launch *l)
     if (confine_filter(&l->confine, &err) < 0)
         fail(l, &err);
     TRACE("seccomp");
+    /* Landlock for PID 1 and (inherited) the command: PID 1 performs the command's
+     * creations, and must do so within the same domain. */
+    if (confine_command(&l->confine, &err) < 0)
+        fail(l, &err);
 
     /* As posix_spawn does: share the address space until the exec instead of copying
      * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */
@@ -99,15 +112,41 @@ void pid1_main(launch *l)
         fail(l, &err);
     }
 
-    /* The reaper keeps nothing the command could use: no capabilities, not dumpable
-     * (so not ptrace-able, /proc/1 not readable), no descriptors but its own two. */
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0) {
+    /* The command's process installed its filter before the exec and passed the
+     * listener (creation.h); nothing came when it failed first (its report says why). */
+    if (l->cc && !l->cc->nested) {
+        close(l->cc_sock[1]);
+        char byte;
+        char ctl[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {&byte, 1};
+        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+        if (recvmsg(l->cc_sock[0], &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1) {
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+            if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+                memcpy(&l->cc->listener, CMSG_DATA(cm), sizeof(int));
+        }
+        close(l->cc_sock[0]);
+    }
+
+    /* The reaper keeps nothing the command could use: no capabilities (CAP_SYS_PTRACE
+     * only in the permitted set, raised for reading the command's memory), not dumpable
+     * (so not ptrace-able, /proc/1 not readable), no descriptors but its own. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "PR_SET_DUMPABLE");
         kill(cmd, SIGKILL);
         fail(l, &err);
     }
-    int keep[] = {l->report_fd, sfd};
-    close_fds_except(keep, 2);
+    if (caps_drop_all_but(l->cc ? 1ULL << CAP_SYS_PTRACE : 0, &err) < 0 || set_no_new_privs(&err) < 0) {
+        kill(cmd, SIGKILL);
+        fail(l, &err);
+    }
+    int keep[] = {l->report_fd, sfd, l->cc ? l->cc->listener : -1, l->cc ? l->cc->pw.proc_fd : -1};
+    if (close_fds_except(keep, 4) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close PID 1's descriptors");
+        kill(cmd, SIGKILL);
+        fail(l, &err);
+    }
+    umask(077);
 
-    report_supervise(l->report_fd, sfd, cmd, kill_the_rest);
+    report_supervise(l->report_fd, sfd, cmd, kill_the_rest, l->cc);
 }

@@ -175,5 +175,5 @@ void reaper_main(launch *l)
     int keep[] = {l->report_fd, sfd};
     close_fds_except(keep, 2);
 
-    report_supervise(l->report_fd, sfd, cmd, kill_descendants);
+    report_supervise(l->report_fd, sfd, cmd, kill_descendants, NULL);
 }

@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <errno.h>
 #include <signal.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "supervise/creation.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
 
@@ -34,9 +36,24 @@ void report_fail(int fd, const cordon_error *e)
     _exit(CORDON_EXIT_SETUP);
 }
 
-void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void))
+void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void), cc_state *cc)
 {
+    int listener = cc ? cc->listener : -1;
     for (;;) {
+        if (listener >= 0) {
+            struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = listener, .events = POLLIN}};
+            if (poll(fds, 2, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                _exit(CORDON_EXIT_SETUP);
+            }
+            if (fds[1].revents & POLLIN)
+                cc_serve_one(cc);
+            else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+                listener = -1; /* no process is left under the filter */
+            if (!(fds[0].revents & POLLIN))
+                continue;
+        }
         struct signalfd_siginfo si;
         ssize_t n = read(sfd, &si, sizeof si);
         if (n < 0 && errno == EINTR)
@@ -57,6 +74,8 @@ void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void))
                 /* Whatever the command left behind dies now, before cordon is told:
                  * when cordon returns, nothing of the sandbox runs any more. */
                 finish();
+                if (cc)
+                    cc_report(cc, report_fd);
                 report_send(report_fd, REPORT_EXIT, NULL, status, NULL);
                 _exit(0);
             }

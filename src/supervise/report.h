@@ -6,11 +6,15 @@
 
 #include "cordon.h"
 
+struct cc_state;
+
 typedef enum report_kind {
     REPORT_SETUP_ERROR = 1, /* setup failed: stage, errnum, text */
     REPORT_EXEC_ERROR,      /* execvp failed: errnum, text = the command */
     REPORT_STARTED,         /* the command is about to be executed */
     REPORT_EXIT,            /* the command ended: value = its wait status */
+    REPORT_REFUSAL,         /* the creation control refused a call: text = "OP PATH: WHY";
+                               value = the number refused in all, on the last one */
 } report_kind;
 
 typedef struct report_msg {
@@ -26,6 +30,8 @@ void report_send(int fd, report_kind kind, const cordon_error *e, int value, con
 __attribute__((noreturn)) void report_fail(int fd, const cordon_error *e);
 
 /* The supervising loop of PID 1 (and of --isolation landlock's stand-in): forward the
- * signals read from sfd to the command, reap orphans, and when the command ends call
- * finish() (kill and reap whatever it left), report its status and exit. */
-__attribute__((noreturn)) void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void));
+ * signals read from sfd to the command, reap orphans, serve the creation control's
+ * notifications (cc, when it has a listener), and when the command ends call finish()
+ * (kill and reap whatever it left), report the refusals and the status, and exit. */
+__attribute__((noreturn)) void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void),
+                                                struct cc_state *cc);

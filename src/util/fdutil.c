@@ -4,6 +4,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/close_range.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -109,4 +113,65 @@ void detach_janitor(const int *keep, size_t n)
         if (devnull > 2)
             close(devnull);
     }
+}
+
+int open_no_symlinks(const char *path, int flags)
+{
+    struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW), .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS)
+        return fd;
+    if (path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (path[strspn(path, "/")] == '\0')
+        return open("/", flags);
+    fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    for (const char *p = path; fd >= 0 && *p;) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char name[NAME_MAX + 1];
+        if (n > NAME_MAX) {
+            close(fd);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        p += n;
+        while (*p == '/')
+            p++;
+        /* O_PATH | O_NOFOLLOW opens a symlink itself, so that it can be told apart */
+        int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        int e2 = errno;
+        struct stat st;
+        if (next >= 0 && fstat(next, &st) < 0) {
+            e2 = errno;
+            close(next);
+            next = -1;
+        } else if (next >= 0 && (S_ISLNK(st.st_mode) || (*p && !S_ISDIR(st.st_mode)))) {
+            e2 = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+            close(next);
+            next = -1;
+        }
+        if (next >= 0 && !*p && !(flags & O_PATH)) {
+            int last = openat(fd, name, flags | O_NOFOLLOW);
+            e2 = errno;
+            close(next);
+            next = last;
+        } else if (next >= 0 && !*p && (flags & O_DIRECTORY) && !S_ISDIR(st.st_mode)) {
+            close(next);
+            next = -1;
+            e2 = ENOTDIR;
+        }
+        close(fd);
+        fd = next;
+        errno = e2;
+    }
+    return fd;
 }

@@ -13,3 +13,8 @@ int close_fds_except(const int *keep, size_t n);
 void detach_janitor(const int *keep, size_t n);
 /* Mark every descriptor >= 3 close-on-exec. */
 int cloexec_all_fds(void);
+/* open(path, flags) of a canonical absolute path, failing with ELOOP where any component
+ * is a symlink (and never following a magic link): openat2(RESOLVE_NO_SYMLINKS), or where
+ * the kernel (before 5.6), a tool such as valgrind or an outer sandbox's seccomp filter
+ * refuses openat2 with ENOSYS, the same walk done by hand from "/" with O_NOFOLLOW. */
+int open_no_symlinks(const char *path, int flags);

@@ -91,3 +91,11 @@ void strv_free(strv *s)
     s->v = NULL;
     s->n = s->cap = 0;
 }
+
+bool strv_contains(const strv *s, const char *x)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i], x) == 0)
+            return true;
+    return false;
+}

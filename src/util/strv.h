@@ -2,6 +2,7 @@
  * a sandbox that cannot allocate a few bytes cannot do anything useful). */
 #pragma once
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -21,3 +22,5 @@ typedef struct strv {
 } strv;
 void strv_push(strv *s, char *owned);
 void strv_free(strv *s);
+/* Does s hold a string equal to x? */
+bool strv_contains(const strv *s, const char *x);

@@ -169,8 +169,11 @@ t_nested() {
   assert_not_contains "$OUT" "hidden" "the outer's denied file inside the inner sandbox"
   assert_not_contains "$OUT" "wrote" "the outer's denied file written inside the inner sandbox"
   assert_file_content "$CT/shown/secret" "hidden"
-  # the inner command runs under both filters
-  expect_output "Seccomp_filters:	2" run --allow-ro "$bindir" -- "$CORDON" run -- grep Seccomp_filters /proc/self/status
+  # a command runs under two filters (the deny list, and its own that sends creations to
+  # the supervisor); the inner command under both sandboxes' (the inner's own without a
+  # listener: the outer's serves it)
+  expect_output "Seccomp_filters:	2" run -- grep Seccomp_filters /proc/self/status
+  expect_output "Seccomp_filters:	4" run --allow-ro "$bindir" -- "$CORDON" run -- grep Seccomp_filters /proc/self/status
   # --no-nested refuses it, with a message
   expect_exit 125 run --no-nested --allow-ro "$bindir" -- "$CORDON" run -- true
   assert_contains "$ERR" "seccomp"

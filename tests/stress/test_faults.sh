@@ -336,18 +336,21 @@ t_full_disk_workspace() {
   need_mount
   mkdir "$CT/full"
   local out rc=0
-  # The workspace's protected names (.codex, .cordon, .agents) need stubs for the run:
-  # with no inode left, setup must fail cleanly, naming the path and the cause.
+  # The workspace's protected names (.codex, .cordon, .agents, ...) are refused by the
+  # creation control, not held by anything made in the workspace: a workspace with no
+  # inode left runs all the same, and nothing is left in it.  The command's own creation
+  # fails as the file system says.
   out=$(in_small_tmpfs "$FILL"'
-cd "$d" && "$1" run --workspace "$d" -- true 2>"$2"; echo "rc=$?"
+cd "$d" && "$1" run --workspace "$d" -- sh -c "true; touch new; echo touch=\$?; mkdir .codex; echo codex=\$?" 2>"$2"; echo "rc=$?"
 echo "left: $(ls -A "$d" | grep -v -e "^fill$" -e "^i[0-9]*$" | tr "\n" " ")"' "$CT/full" "$CORDON" "$CT/err") || rc=$?
   [ "$rc" -ne 99 ] || skip_case "cannot mount a tmpfs here"
   ERRF=$CT/err
   ERR=$(cat "$ERRF")
-  assert_contains "$out" "rc=125" "a workspace on a file system with no inode left"
-  assert_cordon_stderr
-  assert_contains "$ERR" "No space left on device" "the message names the cause"
-  assert_contains "$ERR" "$CT/full" "the message names the path"
+  assert_contains "$out" "rc=0" "a workspace on a file system with no inode left"
+  assert_contains "$out" "touch=1" "the command's own creation fails (no inode)"
+  assert_contains "$ERR" "No space left on device" "touch names the cause"
+  assert_contains "$out" "codex=1" "a protected name is refused"
+  assert_contains "$ERR" "cordon: refused mkdir .codex" "the refusal is reported"
   local left
   left=$(printf '%s\n' "$out" | sed -n 's/^left: *//p')
   assert_eq "$left" "" "what setup left in the full workspace"

@@ -71,7 +71,7 @@ static size_t ops_at(const plan *pl, const char *dest)
 {
     size_t n = 0;
     for (size_t i = 0; i < pl->n_ops; i++)
-        n += pl->ops[i].kind != PLAN_NOTE && strcmp(pl->ops[i].dest, dest) == 0;
+        n += plan_op_mounts(&pl->ops[i]) && strcmp(pl->ops[i].dest, dest) == 0;
     return n;
 }
 
@@ -292,15 +292,14 @@ static void test_missing_deny_under_writable_is_held(void **state)
     fixture *f = *state;
     rule(f, "ws/secrets", CORDON_ACCESS_NONE);
     build_ok(f);
-    const plan_op *h = op_rel(f, PLAN_HIDE, "ws/secrets");
-    assert_true(h->stub);
-    assert_true(h->is_dir);
+    const plan_op *h = op_rel(f, PLAN_NOCREATE, "ws/secrets");
     assert_null(h->src);
     assert_string_equal(h->why, "--deny");
     assert_int_equal(idx_rel(f, PLAN_NOTE, "ws/secrets"), -1); /* not "nothing to hide" */
-    assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_HIDE, "ws/secrets"));
+    assert_int_equal(idx_rel(f, PLAN_HIDE, "ws/secrets"), -1); /* nothing is mounted there */
     char *p = fx(f, "ws/secrets/x");
-    assert_ptr_equal(plan_covering(&f->pl, p), h);
+    /* not a mount: the creation control refuses the name (what covers it is a bind) */
+    assert_int_equal(plan_covering(&f->pl, p)->kind, PLAN_BIND);
     free(p);
     /* directly in the writable workspace: nothing to pin (the workspace is a mount point
      * and the stub is one) */
@@ -315,24 +314,23 @@ static void test_missing_deny_under_writable_is_held(void **state)
     policy_add_rule(f->p, "<workspace>/a/b/c/.env", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 3, true);
     policy_add_rule(f->p, "<workspace>/a/b/d", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 4, true);
     build_ok(f);
-    h = op_rel(f, PLAN_HIDE, "ws/a/b"); /* op_rel fails on two */
-    assert_true(h->stub);
-    assert_true(h->is_dir);
+    h = op_rel(f, PLAN_NOCREATE, "ws/a/b"); /* op_rel fails on two */
     assert_string_equal(h->why, "s.json:3");
     char *ab = fx(f, "ws/a/b");
     for (size_t i = 0; i < f->pl.n_ops; i++)
         if (strcmp(f->pl.ops[i].dest, ab) != 0 && path_has_prefix(f->pl.ops[i].dest, ab))
             fail_msg("%s operation at %s below the held %s", plan_kind_name(f->pl.ops[i].kind),
                      f->pl.ops[i].dest, ab);
-    assert_int_equal(ops_at(&f->pl, ab), 1);
+    assert_int_equal(ops_at(&f->pl, ab), 0); /* nothing mounted: refused by the creation control */
     free(ab);
     p = fx(f, "ws/a/b/c/.env");
-    assert_ptr_equal(plan_covering(&f->pl, p), h);
+    /* not a mount: the creation control refuses the name (what covers it is a bind) */
+    assert_int_equal(plan_covering(&f->pl, p)->kind, PLAN_BIND);
     free(p);
     const plan_op *pin = assert_pin(f, "ws/a", "ws/a/b");
     assert_int_equal(n_pins(&f->pl), 1);
     assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_BIND, "ws/a"));
-    assert_true(idx_rel(f, PLAN_BIND, "ws/a") < idx_rel(f, PLAN_HIDE, "ws/a/b"));
+    assert_int_equal(idx_rel(f, PLAN_HIDE, "ws/a/b"), -1); /* refused, not mounted */
     /* the existing parent stays writable (through its pin), only the missing name is
      * held */
     p = fx(f, "ws/a/other");
@@ -344,7 +342,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     mk(f, "ws/a/x/y");
     rule(f, "ws/a/x/y/z/secret", CORDON_ACCESS_NONE);
     build_ok(f);
-    assert_true(op_rel(f, PLAN_HIDE, "ws/a/x/y/z")->stub);
+    assert_non_null(op_rel(f, PLAN_NOCREATE, "ws/a/x/y/z"));
     assert_pin(f, "ws/a", "ws/a/x/y/z");
     assert_pin(f, "ws/a/x", "ws/a/x/y/z");
     assert_pin(f, "ws/a/x/y", "ws/a/x/y/z");
@@ -359,9 +357,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     rule(f, "w", CORDON_ACCESS_WRITE);
     rule(f, "w/nope", CORDON_ACCESS_NONE);
     build_ok(f);
-    h = op_rel(f, PLAN_HIDE, "w/nope");
-    assert_true(h->stub);
-    assert_true(h->is_dir);
+    h = op_rel(f, PLAN_NOCREATE, "w/nope");
     assert_int_equal(n_pins(&f->pl), 0);
     f->host.cwd = f->ws;
     free(w);
@@ -373,9 +369,9 @@ static void test_missing_deny_under_writable_is_held(void **state)
     rule(f, "ws/file", CORDON_ACCESS_NONE);
     rule(f, "ws/dir", CORDON_ACCESS_NONE);
     build_ok(f);
-    assert_false(op_rel(f, PLAN_HIDE, "ws/file")->stub);
+    assert_non_null(op_rel(f, PLAN_HIDE, "ws/file"));
     assert_false(op_rel(f, PLAN_HIDE, "ws/file")->is_dir);
-    assert_false(op_rel(f, PLAN_HIDE, "ws/dir")->stub);
+    assert_non_null(op_rel(f, PLAN_HIDE, "ws/dir"));
     assert_true(op_rel(f, PLAN_HIDE, "ws/dir")->is_dir);
     assert_int_equal(n_pins(&f->pl), 0);
 }
@@ -479,19 +475,18 @@ static void test_missing_deny_under_missing_read_rule(void **state)
     rule(f, "ws/future", CORDON_ACCESS_READ);
     rule(f, "ws/future/secret", CORDON_ACCESS_NONE);
     build_ok(f);
-    const plan_op *h = op_rel(f, PLAN_HIDE, "ws/future");
-    assert_true(h->stub);
-    assert_true(h->is_dir);
+    const plan_op *h = op_rel(f, PLAN_NOCREATE, "ws/future");
     assert_string_equal(h->why, "--deny");
     assert_contains(op_rel(f, PLAN_NOTE, "ws/future")->why, "nothing to show");
     char *p = fx(f, "ws/future/secret");
-    assert_ptr_equal(plan_covering(&f->pl, p), h);
+    /* not a mount: the creation control refuses the name (what covers it is a bind) */
+    assert_int_equal(plan_covering(&f->pl, p)->kind, PLAN_BIND);
     assert_int_equal(ops_at(&f->pl, p), 0);
     free(p);
     p = fx(f, "ws/future");
-    assert_int_equal(ops_at(&f->pl, p), 1); /* the hide; the read rule is only a note */
+    assert_int_equal(ops_at(&f->pl, p), 0); /* refused, not mounted; the read rule is only a note */
     free(p);
-    assert_int_equal(n_pins(&f->pl), 0); /* the stub is directly in the workspace */
+    assert_int_equal(n_pins(&f->pl), 0); /* the refused name is directly in the workspace */
 }
 
 /* What cordon protects atop the writable workspace reaches the plan: missing names are
@@ -503,9 +498,7 @@ static void test_protected_names_in_plan(void **state)
     build_ok(f);
     static const char *const held[] = {"ws/.cordon", "ws/.agents"};
     for (size_t i = 0; i < 2; i++) {
-        const plan_op *h = op_rel(f, PLAN_HIDE, held[i]);
-        assert_true(h->stub);
-        assert_true(h->is_dir);
+        const plan_op *h = op_rel(f, PLAN_NOCREATE, held[i]);
         assert_contains(h->why, "protected");
         assert_contains(h->why, f->ws);
     }
@@ -558,7 +551,7 @@ static void test_git_dir_pinned(void **state)
     assert_int_equal(rmdir(p), 0);
     free(p);
     build_ok(f);
-    assert_true(op_rel(f, PLAN_HIDE, "ws/.git/hooks")->stub);
+    assert_non_null(op_rel(f, PLAN_NOCREATE, "ws/.git/hooks"));
     assert_pin(f, "ws/.git", "ws/.git/hooks");
     assert_int_equal(n_pins(&f->pl), 1);
 }

@@ -41,6 +41,7 @@
 
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "policy/protect.h"
 #include "policy/resolve.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -92,7 +93,11 @@ typedef struct pcase {
 } pcase;
 
 #define WS_NAMES_HELD                                                                      \
-    {X_HELD, "ws/.cordon", 0}, {X_HELD, "ws/.codex", 0}, { X_HELD, "ws/.agents", 0 }
+    {X_HELD, "ws/.cordon", 0}, {X_HELD, "ws/.codex", 0}, {X_HELD, "ws/.agents", 0},          \
+    {X_HELD, "ws/.claude", 0}, {X_HELD, "ws/.mcp.json", 0}, {X_HELD, "ws/.vscode", 0},       \
+    {X_HELD, "ws/.idea", 0}, { X_HELD, "ws/.gitmodules", 0 }
+/* The names that joined .cordon .codex .agents at the top of every writable path. */
+#define MORE 5
 
 static const pcase cases[] = {
     {
@@ -108,7 +113,7 @@ static const pcase cases[] = {
                {X_NOTHING, "ws/.git/objects/ab", LK_WRITE},
                {X_NOTHING, "ws/src", LK_WRITE},
                WS_NAMES_HELD},
-        .n_protect = 5 + 1, /* + the pin on .git */
+        .n_protect = 5 + 1 + MORE, /* + the pin on .git */
     },
     {
         /* a stub-held name pins what is above it just the same */
@@ -117,14 +122,14 @@ static const pcase cases[] = {
         .ex = {{X_HELD, "ws/.git/hooks", 0}, {X_RO, "ws/.git/config", 0},
                {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"},
                {X_NOTHING, "ws/.git/config.worktree", LK_WRITE}, WS_NAMES_HELD},
-        .n_protect = 5 + 1,
+        .n_protect = 5 + 1 + MORE,
     },
     {
         .name = ".git with config.worktree, without config",
         .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config.worktree", ""}},
         .ex = {{X_RO, "ws/.git/hooks", 0}, {X_HELD, "ws/.git/config", 0}, {X_RO, "ws/.git/config.worktree", 0},
                {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"}, WS_NAMES_HELD},
-        .n_protect = 6 + 1,
+        .n_protect = 6 + 1 + MORE,
     },
     {
         /* a worktree: ws/.git names its git directory, whose commondir names the
@@ -151,7 +156,7 @@ static const pcase cases[] = {
                {X_NOTHING, "real/.git/objects", LK_WRITE},
                {X_HELD, "real/.git/.codex", 0}, /* real/.git is a writable directory too */
                WS_NAMES_HELD},
-        .n_protect = 5 + 3 + 3 + 1 + 2, /* + the .git file, + two pins */
+        .n_protect = 5 + 3 + 3 + 1 + 2 + 2 * MORE + 1 /* commondir kept read-only too */, /* + the .git file, + two pins */
     },
     {
         .name = ".git file: absolute gitdir, commondir absolute, no trailing newline",
@@ -167,7 +172,7 @@ static const pcase cases[] = {
                {X_PIN, "gd/common", 0, "pinned: holds {D}/gd/common/hooks"},
                {X_NOTHING, "gd/common/config.worktree", LK_WRITE},
                {X_HELD, "gd/.codex", 0}, WS_NAMES_HELD},
-        .n_protect = 4 + 3 + 3 + 1 + 2,
+        .n_protect = 4 + 3 + 3 + 1 + 2 + 2 * MORE + 1 /* commondir kept read-only too */,
     },
     {
         /* the git directory is not writable anyway: nothing to add there */
@@ -179,14 +184,14 @@ static const pcase cases[] = {
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
                {X_NOTHING, "ro/.git/hooks", LK_READ}, {X_NOTHING, "ro/.git/config", LK_READ},
                {X_NOTHING, "ro/.git", LK_READ}, WS_NAMES_HELD},
-        .n_protect = 3 + 1,
+        .n_protect = 3 + 1 + MORE,
     },
     {
         .name = ".git file without gitdir: only the file is kept read-only",
         .files = {{F_FILE, "ws/.git", "not a git file\n"}},
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
                {X_NOTHING, "ws/.git/hooks", LK_READ}, WS_NAMES_HELD},
-        .n_protect = 3 + 1,
+        .n_protect = 3 + 1 + MORE,
     },
     {
         /* every level from the workspace down to each submodule's git directory */
@@ -213,7 +218,7 @@ static const pcase cases[] = {
                {X_NOTHING, "ws/.git/modules/README", LK_WRITE},
                {X_NOTHING, "ws/.git/modules/a/objects", LK_WRITE},
                WS_NAMES_HELD},
-        .n_protect = 2 + 2 + 3 + 3 + 5,
+        .n_protect = 2 + 2 + 3 + 3 + 5 + MORE,
     },
     {
         /* directly atop the writable directory: nothing to pin */
@@ -221,16 +226,16 @@ static const pcase cases[] = {
         .files = {{F_DIR, "ws/.codex", 0}, {F_FILE, "ws/.cordon", "x"}, {F_DIR, "ws/.codex/sub", 0}},
         .ex = {{X_RO, "ws/.codex", 0}, {X_RO, "ws/.cordon", 0}, {X_HELD, "ws/.agents", 0},
                {X_NOTHING, "ws/.codex/sub", LK_READ}, {X_NOTHING, "ws/.codexx", LK_WRITE}},
-        .n_protect = 3,
+        .n_protect = 3 + MORE,
     },
     {
         .name = "--protect names atop every writable directory",
-        .files = {{F_DIR, "ws/.vscode", 0}, {F_DIR, "w", 0}, {F_FILE, "w/.idea", ""}},
+        .files = {{F_DIR, "ws/.zed", 0}, {F_DIR, "w", 0}, {F_FILE, "w/.cursor", ""}},
         .allow = {"w"},
-        .protect = {".vscode", ".idea"},
-        .ex = {{X_RO, "ws/.vscode", 0}, {X_HELD, "ws/.idea", 0}, {X_HELD, "w/.vscode", 0}, {X_RO, "w/.idea", 0},
+        .protect = {".zed", ".cursor"},
+        .ex = {{X_RO, "ws/.zed", 0}, {X_HELD, "ws/.cursor", 0}, {X_HELD, "w/.zed", 0}, {X_RO, "w/.cursor", 0},
                {X_HELD, "w/.codex", 0}, WS_NAMES_HELD},
-        .n_protect = 5 + 5,
+        .n_protect = 2 * (8 + 2), /* the default names and the two --protect ones, twice */
     },
     {
         /* Nested writable roots: how ws/.codex and ws/.git/hooks are kept from being
@@ -260,7 +265,7 @@ static const pcase cases[] = {
         .ex = {{X_HELD, "ws/.codex", 0}, {X_HELD, "ws/.agents", 0}, {X_HELD, "ws/.cordon", 0},
                {X_HELD, "ws/.git/hooks", 0}, {X_RO, "ws/.git/config", 0},
                {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"}},
-        .n_protect = 3 + 2 + 1,
+        .n_protect = 3 + 2 + 1 + MORE,
     },
     {
         /* write on a directory above (here .git) is not write on exactly the path; .git
@@ -297,7 +302,7 @@ static const pcase cases[] = {
         .ex = {{X_NOTHING, "ws/.git/hooks", LK_HIDDEN}, {X_NOTHING, "ws/.git/config", LK_HIDDEN},
                {X_NOTHING, "ws/.git/modules/a/hooks", LK_HIDDEN}, {X_NOTHING, "ws/.codex", LK_READ},
                {X_HELD, "ws/.cordon", 0}},
-        .n_protect = 2, /* .cordon, and a deny of its own beside the --deny of the missing .agents */
+        .n_protect = 2 + MORE, /* .cordon, and a deny of its own beside the --deny of the missing .agents */
         .sealed = "ws/.git",
     },
     {
@@ -319,7 +324,7 @@ static const pcase cases[] = {
         .allow = {"nope"},
         .ex = {{X_NOTHING, "r/.git/hooks", LK_READ}, {X_NOTHING, "r/.git", LK_READ}, {X_NOTHING, "r/.codex", LK_READ},
                {X_NOTHING, "nope/.codex", LK_WRITE}, WS_NAMES_HELD},
-        .n_protect = 3,
+        .n_protect = 3 + MORE,
     },
     {
         /* a '..' in the gitdir leads into a repository hidden by --deny: protecting what is
@@ -342,7 +347,7 @@ static const pcase cases[] = {
                {X_NOTHING, "real/.git/hooks", LK_HIDDEN},
                {X_NOTHING, "real/.git/config", LK_HIDDEN},
                WS_NAMES_HELD},
-        .n_protect = 3 + 1,
+        .n_protect = 3 + 1 + MORE,
         .sealed = "real",
     },
     {
@@ -366,7 +371,7 @@ static const pcase cases[] = {
                {X_NOTHING, "real/.git/worktrees/x/HEAD", LK_WRITE},
                {X_HELD, "real/.git/.codex", 0},
                WS_NAMES_HELD},
-        .n_protect = 5 + 3 + 3 + 1 + 2,
+        .n_protect = 5 + 3 + 3 + 1 + 2 + 2 * MORE + 1 /* commondir kept read-only too */,
     },
     {
         /* the stub sits at the first missing component (ws/a/b/c); ws/a and ws/a/b
@@ -379,7 +384,7 @@ static const pcase cases[] = {
                {X_NOTHING, "ws/a/b/c/.env", LK_HIDDEN},
                {X_NOTHING, "ws/a/other", LK_WRITE},
                WS_NAMES_HELD},
-        .n_protect = 3 + 2,
+        .n_protect = 3 + 2 + MORE,
     },
     {
         /* the nearest writable rule (ws/a/b) is redundant in the plan, not a mount
@@ -396,7 +401,7 @@ static const pcase cases[] = {
         .deny = {"ws/secret", "ws/new/x"},
         .ex = {{X_NOTHING, "ws/secret", LK_HIDDEN}, {X_NOTHING, "ws/new/x", LK_HIDDEN},
                WS_NAMES_HELD},
-        .n_protect = 3,
+        .n_protect = 3 + MORE,
     },
     {
         /* under a read-only directory nothing can be made: nothing held, nothing pinned */
@@ -406,7 +411,7 @@ static const pcase cases[] = {
         .deny = {"ws/ro/a/b/c"},
         .ex = {{X_NOTHING, "ws/ro", LK_READ}, {X_NOTHING, "ws/ro/a", LK_READ},
                {X_NOTHING, "ws/ro/a/b/c", LK_HIDDEN}, WS_NAMES_HELD},
-        .n_protect = 3,
+        .n_protect = 3 + MORE,
     },
     {
         .name = "a symlinked .git/hooks in the writable workspace fails closed",
@@ -688,7 +693,7 @@ static void check_properties(const fixture *f)
     }
     /* what the plan holds with stubs (protected names, missing denied paths) */
     for (size_t i = 0; i < f->pl.n_ops; i++)
-        if (f->pl.ops[i].kind == PLAN_HIDE && f->pl.ops[i].stub)
+        if (f->pl.ops[i].kind == PLAN_NOCREATE)
             check_not_renamable(f, f->pl.ops[i].dest, f->pl.ops[i].why);
     /* a bind op is pinned only for a pin rule */
     for (size_t i = 0; i < f->pl.n_ops; i++) {
@@ -743,11 +748,9 @@ static void check_expect(fixture *f, const expect *e)
         check_source(f, x, e);
         /* the plan holds it (its first missing component: here itself) with a stub */
         assert_string_equal(x->first_missing, p);
-        const plan_op *h = op_find(&f->pl, PLAN_HIDE, p);
+        const plan_op *h = op_find(&f->pl, PLAN_NOCREATE, p);
         if (!h)
             fail_msg("no hide operation holds %s", p);
-        assert_true(h->stub);
-        assert_true(h->is_dir);
         assert_string_equal(h->why, x->source);
         assert_null(op_find(&f->pl, PLAN_BIND, p)); /* a rule on the missing path mounts nothing */
         check_lookup(f, p, LK_HIDDEN);
@@ -772,7 +775,6 @@ static void check_expect(fixture *f, const expect *e)
             fail_msg("no bind of %s", p);
         assert_true(b->read_only);
         assert_int_equal(b->is_dir, x->type == FT_DIR);
-        assert_false(b->stub);
         assert_false(b->pin);
         assert_null(op_find(&f->pl, PLAN_HIDE, p));
         check_lookup(f, p, LK_READ);
@@ -892,7 +894,7 @@ static void test_protect_names_refused(void **state)
     build_ok(f);
     char *p = fx(f, "ws/...");
     assert_non_null(protect_at(f, p));
-    assert_true(op_find(&f->pl, PLAN_HIDE, p)->stub);
+    assert_non_null(op_find(&f->pl, PLAN_NOCREATE, p));
     free(p);
 }
 
@@ -904,11 +906,12 @@ static void test_protect_and_deny_below_share_a_stub(void **state)
     build_ok(f);
     char *codex = fx(f, "ws/.codex");
     char *secret = fx(f, "ws/.codex/secret");
-    const plan_op *h = op_find(&f->pl, PLAN_HIDE, codex);
+    const plan_op *h = op_find(&f->pl, PLAN_NOCREATE, codex);
     assert_non_null(h);
-    assert_true(h->stub);
     assert_null(op_find(&f->pl, PLAN_HIDE, secret));
-    assert_ptr_equal(plan_covering(&f->pl, secret), h);
+    assert_null(op_find(&f->pl, PLAN_NOCREATE, secret)); /* refusing .codex is enough */
+    /* not a mount: what covers the path inside is the writable workspace */
+    assert_int_equal(plan_covering(&f->pl, secret)->kind, PLAN_BIND);
     free(codex);
     free(secret);
 }
@@ -940,12 +943,10 @@ static void test_deny_on_missing_protected_name(void **state)
     const rrule *w = winner_at(f, p);
     assert_non_null(w);
     assert_int_equal(w->access, CORDON_ACCESS_NONE);
-    const plan_op *h = op_find(&f->pl, PLAN_HIDE, p); /* fails on two */
+    const plan_op *h = op_find(&f->pl, PLAN_NOCREATE, p); /* fails on two */
     assert_non_null(h);
-    assert_true(h->stub);
-    assert_true(h->is_dir);
     assert_string_equal(h->why, w->source);
-    assert_int_equal(n_protect(f), 3); /* .agents, .codex, .cordon: no pin */
+    assert_int_equal(n_protect(f), protect_n_default_names); /* the default names: no pin */
     check_lookup(f, p, LK_HIDDEN);
     free(p);
 }
@@ -1046,7 +1047,6 @@ static void test_credential_stores(void **state)
         assert_string_equal(x->source, "credential store (--base host)");
         const plan_op *h = op_find(&f->pl, PLAN_HIDE, p);
         assert_non_null(h);
-        assert_false(h->stub);
         assert_int_equal(h->is_dir, x->type == FT_DIR);
         char *below = path_join(p, "x");
         assert_ptr_equal(plan_covering(&f->pl, below), h);
@@ -1099,7 +1099,7 @@ static void test_credential_stores_writable_home(void **state)
     assert_null(store_rule(f, ".gnupg")); /* missing stores are not held */
     /* the writable home is a writable directory like any other */
     char *codex = path_join(f->home, ".codex");
-    assert_true(op_find(&f->pl, PLAN_HIDE, codex)->stub);
+    assert_non_null(op_find(&f->pl, PLAN_NOCREATE, codex));
     free(codex);
     /* a rule above the home counts as showing it */
     fresh_policy(f, CORDON_BASE_HOST);
@@ -1181,7 +1181,6 @@ static void assert_home_hidden(const fixture *f, const char *h, bool hidden)
         const plan_op *op = op_find(&f->pl, PLAN_HIDE, h);
         assert_non_null(op);
         assert_true(op->is_dir);
-        assert_false(op->stub);
     } else if (x) {
         fail_msg("%s hidden (%s)", h, x->source);
     }

@@ -22,6 +22,7 @@
 
 #include "policy/canon.h"
 #include "policy/policy.h"
+#include "policy/protect.h"
 #include "policy/resolve.h"
 #include "util/path.h"
 #include "util/strv.h"
@@ -100,9 +101,8 @@ static const rrule *user_rule(const fixture *f, size_t k)
  * names present: .cordon, .codex and .agents are held missing (hidden), by cordon. */
 static void assert_default_names_held(const fixture *f, const char *root)
 {
-    static const char *const names[] = {".cordon", ".codex", ".agents"};
-    for (size_t i = 0; i < 3; i++) {
-        char *p = path_join(root, names[i]);
+    for (size_t i = 0; i < protect_n_default_names; i++) {
+        char *p = path_join(root, protect_default_names[i]);
         const rrule *x = winner_at(f, p);
         if (!x)
             fail_msg("%s is not protected", p);
@@ -238,7 +238,7 @@ static void test_nested_allow_deny_allow(void **state)
     char *repo = fx(f, "repo"), *b = fx(f, "repo/a/b");
     assert_default_names_held(f, repo);
     assert_default_names_held(f, b);
-    assert_int_equal(n_protect_rules(f), 6);
+    assert_int_equal(n_protect_rules(f), 2 * protect_n_default_names);
     assert_int_equal(lookup_rel(f, "repo/.codex"), CORDON_ACCESS_NONE);
     assert_int_equal(lookup_rel(f, "repo/a/.codex"), CORDON_ACCESS_NONE); /* the deny */
     free(repo);
@@ -288,7 +288,7 @@ static void test_conflict_at_equal_path(void **state)
             resolve_ok(f);
             assert_int_equal(n_user_rules(f), n);
             /* metadata is protected atop d only when d ends up writable */
-            assert_int_equal(n_protect_rules(f), best == CORDON_ACCESS_WRITE ? 3 : 0);
+            assert_int_equal(n_protect_rules(f), best == CORDON_ACCESS_WRITE ? protect_n_default_names : 0);
             if (best == CORDON_ACCESS_WRITE)
                 assert_default_names_held(f, d);
             const rrule *w = winner_at(f, d);
@@ -333,7 +333,7 @@ static void test_duplicates(void **state)
     char *d = fx(f, "d");
     assert_int_equal(count_at(f, d), 2);
     /* protected once, not once per duplicate */
-    assert_int_equal(n_protect_rules(f), 3);
+    assert_int_equal(n_protect_rules(f), protect_n_default_names);
     assert_default_names_held(f, d);
     assert_non_null(winner_at(f, d)); /* exactly one winner (winner_at fails on two) */
     assert_true(f->r.rules[0].shadowed != f->r.rules[1].shadowed);
@@ -648,7 +648,7 @@ static void test_workspace_default_is_cwd(void **state)
     assert_string_equal(f->r.cwd, f->ws);
     assert_int_equal(f->r.cwd_type, FT_DIR);
     assert_int_equal(n_user_rules(f), 1);
-    assert_int_equal(n_protect_rules(f), 3);
+    assert_int_equal(n_protect_rules(f), protect_n_default_names);
     assert_default_names_held(f, f->ws);
     const rrule *w = winner_at(f, f->ws);
     assert_non_null(w);
@@ -669,7 +669,7 @@ static void test_workspace_explicit(void **state)
     assert_path_rel(f, f->r.workspace, "proj");
     assert_string_equal(f->r.cwd, f->ws); /* the cwd is still the current directory */
     assert_int_equal(n_user_rules(f), 1);
-    assert_int_equal(n_protect_rules(f), 3);
+    assert_int_equal(n_protect_rules(f), protect_n_default_names);
     char *proj = fx(f, "proj");
     assert_default_names_held(f, proj);
     free(proj);
@@ -1066,7 +1066,7 @@ static void test_base_empty(void **state)
         assert_int_not_equal(f->r.rules[i].origin, ORIGIN_BASE);
     assert_int_equal(f->r.n_links, 0);
     assert_int_equal(n_user_rules(f), 1); /* the workspace */
-    assert_int_equal(n_protect_rules(f), 3); /* and what cordon protects atop it */
+    assert_int_equal(n_protect_rules(f), protect_n_default_names); /* and what cordon protects atop it */
     assert_default_names_held(f, f->ws);
     assert_null(resolved_lookup(&f->r, "/usr/bin"));
 

@@ -17,6 +17,10 @@
 
 extern const sc_program sc_x86_64_programs[SC_PROGRAMS];
 extern const sc_program sc_aarch64_programs[SC_PROGRAMS];
+extern const sc_program sc_x86_64_cmd_programs[SC_CMD_PROGRAMS];
+extern const sc_program sc_aarch64_cmd_programs[SC_CMD_PROGRAMS];
+extern const sc_notify_call sc_x86_64_notify_calls[];
+extern const size_t sc_x86_64_n_notify_calls;
 
 #define ALLOW SECCOMP_RET_ALLOW
 #define EPERM_ (SECCOMP_RET_ERRNO | EPERM)
@@ -337,12 +341,20 @@ static void test_table(void **state)
 {
     (void)state;
     static const char *const enosys[] = {"clone3", "fsopen", "fsconfig", "fsmount", "fspick",
-                                         "move_mount", "open_tree", "mount_setattr"};
+                                         "move_mount", "open_tree", "mount_setattr", "openat2",
+                                         "landlock_create_ruleset", "landlock_add_rule",
+                                         "landlock_restrict_self"};
     for (size_t i = 0; i < sc_n_rules; i++) {
         const sc_rule *r = &sc_rules[i];
         assert_non_null(r->syscall);
         assert_true(r->what && r->what[0]);
         assert_true(r->why && strlen(r->why) > 10);
+        if (r->op != SC_OP_NONE) {
+            /* a notify row: the command's filter only */
+            assert_int_equal(r->errnum, 0);
+            assert_int_equal(r->filter, SC_CMD);
+            continue;
+        }
         assert_true(r->errnum == EPERM || r->errnum == ENOSYS);
         assert_int_equal(r->when & ~(SC_PROGRAMS - 1), 0);
         if (r->errnum == ENOSYS) {
@@ -350,10 +362,99 @@ static void test_table(void **state)
             for (size_t k = 0; k < sizeof enosys / sizeof *enosys; k++)
                 listed |= strcmp(r->syscall, enosys[k]) == 0;
             assert_true(listed);
-            /* clone3 always; the mount API only when nesting is refused */
-            assert_int_equal(r->when, strcmp(r->syscall, "clone3") == 0 ? 0 : SC_MODE_NO_NESTED);
+            /* clone3, openat2 and Landlock always; the mount API only when nesting is refused */
+            bool always = strcmp(r->syscall, "clone3") == 0 || r->filter == SC_CMD;
+            assert_int_equal(r->when, always ? 0 : SC_MODE_NO_NESTED);
         }
     }
+}
+
+#define NOTIFY_ SECCOMP_RET_USER_NOTIF
+#define S_ISUID_ 04000
+#define S_ISGID_ 02000
+#define O_CREAT_ 0100
+#define O_WRONLY_ 01
+#define O_RDWR_ 02
+#define O_TRUNC_ 01000
+
+/* No set-user-ID or set-group-ID mode, in every deny program (x86-64 and i386 numbers). */
+static void test_setid(void **state)
+{
+    (void)state;
+    const abi *x = &abis_x86[0], *i = &abis_x86[1];
+    for (unsigned m = 0; m < SC_PROGRAMS; m++) {
+        const sc_program *p = &sc_x86_64_programs[m];
+        /* chmod 90, fchmod 91, fchmodat 268, fchmodat2 452, mknod 133, open 2, openat 257 */
+        EXPECT(p, x, 90, 0, 04755, EPERM_);
+        EXPECT(p, x, 90, 0, 02755, EPERM_);
+        EXPECT(p, x, 90, 0, 0755, ALLOW); /* positive control */
+        EXPECT(p, x, 91, 3, S_ISUID_ | 0700, EPERM_);
+        EXPECT(p, x, 91, 3, 0700, ALLOW);
+        EXPECT4(p, x, 268, 3, 0, S_ISGID_ | 0755, 0, EPERM_);
+        EXPECT4(p, x, 268, 3, 0, 0755, 0, ALLOW);
+        EXPECT4(p, x, 452, 3, 0, S_ISUID_ | 0755, 0, EPERM_);
+        EXPECT4(p, x, 133, 0, 0100000 | S_ISUID_ | 0755, 0, 0, EPERM_);
+        EXPECT4(p, x, 2, 0, O_CREAT_ | O_WRONLY_, S_ISUID_ | 0755, 0, EPERM_);
+        EXPECT4(p, x, 257, 3, 0, O_CREAT_ | O_WRONLY_, S_ISGID_ | 0644, EPERM_);
+        EXPECT4(p, x, 257, 3, 0, O_CREAT_ | O_WRONLY_, 0644, ALLOW);
+        /* i386: chmod 15, fchmodat 306 */
+        EXPECT(p, i, 15, 0, 04755, EPERM_);
+        EXPECT4(p, i, 306, 3, 0, 06755, 0, EPERM_);
+        EXPECT(p, i, 15, 0, 0755, ALLOW);
+    }
+}
+
+/* The command's filter: creations and writes go to the supervisor, reads do not; under
+ * another cordon (nested) nothing is notified; openat2 and Landlock are ENOSYS. */
+static void test_cmd_filter(void **state)
+{
+    (void)state;
+    const abi *x = &abis_x86[0], *i = &abis_x86[1], *a64 = &abis_arm[0];
+    const sc_program *p = &sc_x86_64_cmd_programs[0], *nested = &sc_x86_64_cmd_programs[SC_CMD_NESTED];
+    /* openat(dfd, path, flags, mode): 257 */
+    EXPECT4(p, x, 257, 3, 0, 0 /* O_RDONLY */, 0, ALLOW);
+    EXPECT4(p, x, 257, 3, 0, 0x80000 /* O_CLOEXEC */, 0, ALLOW);
+    EXPECT4(p, x, 257, 3, 0, O_CREAT_ | O_WRONLY_, 0644, NOTIFY_);
+    EXPECT4(p, x, 257, 3, 0, O_WRONLY_, 0, NOTIFY_);
+    EXPECT4(p, x, 257, 3, 0, O_RDWR_, 0, NOTIFY_);
+    EXPECT4(p, x, 257, 3, 0, O_TRUNC_, 0, NOTIFY_);
+    EXPECT4(p, x, 2, 0, O_CREAT_, 0644, 0, NOTIFY_);  /* open */
+    EXPECT4(p, x, 2, 0, 0, 0, 0, ALLOW);
+    EXPECT(p, x, 85, 0, 0644, NOTIFY_);               /* creat */
+    EXPECT(p, x, 83, 0, 0755, NOTIFY_);               /* mkdir */
+    EXPECT4(p, x, 258, 3, 0, 0755, 0, NOTIFY_);       /* mkdirat */
+    EXPECT(p, x, 82, 0, 0, NOTIFY_);                  /* rename */
+    EXPECT4(p, x, 316, 3, 0, 3, 0, NOTIFY_);          /* renameat2 */
+    EXPECT4(p, x, 265, 3, 0, 3, 0, NOTIFY_);          /* linkat */
+    EXPECT4(p, x, 266, 0, 3, 0, 0, NOTIFY_);          /* symlinkat */
+    EXPECT(p, x, 157, CORDON_PRCTL, 1, NOTIFY_);      /* prctl(CORDON_PRCTL) */
+    EXPECT(p, x, 157, 15 /* PR_SET_NAME */, 0, ALLOW);
+    EXPECT(p, x, 437, 3, 0, ENOSYS_);                 /* openat2 */
+    EXPECT(p, x, 446, 3, 0, ENOSYS_);                 /* landlock_restrict_self */
+    EXPECT(p, x, 0, 3, 0, ALLOW);                     /* read */
+    EXPECT(p, x, 87, 0, 0, ALLOW);                    /* unlink: removing is not creating */
+    EXPECT4(p, i, 295, 3, 0, O_CREAT_ | O_WRONLY_, 0644, NOTIFY_); /* i386 openat */
+    EXPECT(p, i, 39, 0, 0755, NOTIFY_);                            /* i386 mkdir */
+    EXPECT4(p, i, 295, 3, 0, 0, 0, ALLOW);
+    /* nested: the outer cordon's listener gets them */
+    EXPECT4(nested, x, 257, 3, 0, O_CREAT_ | O_WRONLY_, 0644, ALLOW);
+    EXPECT(nested, x, 83, 0, 0755, ALLOW);
+    EXPECT(nested, x, 437, 3, 0, ENOSYS_);
+    EXPECT(nested, x, 446, 3, 0, ENOSYS_);
+    /* AArch64: openat 56, mkdirat 34 */
+    EXPECT4(&sc_aarch64_cmd_programs[0], a64, 56, 3, 0, O_CREAT_ | O_WRONLY_, 0644, NOTIFY_);
+    EXPECT4(&sc_aarch64_cmd_programs[0], a64, 56, 3, 0, 0, 0, ALLOW);
+    EXPECT4(&sc_aarch64_cmd_programs[0], a64, 34, 3, 0, 0755, 0, NOTIFY_);
+    /* the supervisor's table knows every notified call of both x86 ABIs */
+    bool open_x = false, mkdir_i = false;
+    for (size_t k = 0; k < sc_x86_64_n_notify_calls; k++) {
+        open_x |= sc_x86_64_notify_calls[k].arch == AUDIT_ARCH_X86_64 && sc_x86_64_notify_calls[k].nr == 257 &&
+                  sc_x86_64_notify_calls[k].op == SC_OP_OPENAT;
+        mkdir_i |= sc_x86_64_notify_calls[k].arch == AUDIT_ARCH_I386 && sc_x86_64_notify_calls[k].nr == 39 &&
+                   sc_x86_64_notify_calls[k].op == SC_OP_MKDIR;
+    }
+    assert_true(open_x);
+    assert_true(mkdir_i);
 }
 
 int main(void)
@@ -364,6 +465,8 @@ int main(void)
         cmocka_unit_test(test_other_arch_refused),
         cmocka_unit_test(test_linked_programs),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_setid),
+        cmocka_unit_test(test_cmd_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

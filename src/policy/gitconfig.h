@@ -1,0 +1,32 @@
+/* Reading git configuration files for the paths a host git would run or read from.
+ *
+ * A host's or a repository's configuration can name files in a writable path: hooks
+ * (core.hooksPath = .husky), a file monitor program (core.fsmonitor = ./tools/watch),
+ * more configuration (include.path = ../shared.gitconfig, includeIf "...".path).  The
+ * command could replace what they name, and a later git on the host would run it.
+ * protect.c keeps every such path that lies in a writable path read-only (or, when it is
+ * missing, uncreatable).
+ *
+ * The syntax is git-config(1)'s: sections with optional subsections, case-insensitive
+ * section and variable names, quoted values with escapes, comments, continuation lines.
+ * Conditional includes are followed whatever their condition (a stricter reading). */
+#pragma once
+#include "cordon.h"
+#include "util/strv.h"
+
+typedef struct gitconfig_ctx {
+    const char *home;     /* for "~/" */
+    const char *worktree; /* the top of the repository's worktree (relative hooksPath and
+                             fsmonitor), or NULL */
+} gitconfig_ctx;
+
+/* Append to `out` (absolute, lexically normalised) every path `file` (and, recursively,
+ * what it includes) names for git to run or read: the include files themselves, the
+ * hooks directory, the file monitor program.  A file that cannot be read adds nothing
+ * (git skips a missing include too).  Never fails; at most 16 levels of includes. */
+void gitconfig_paths(const gitconfig_ctx *ctx, const char *file, strv *out);
+
+/* Parse a configuration document in memory (for tests): `dir` is the directory of the
+ * file it came from (relative include paths). */
+void gitconfig_paths_buffer(const gitconfig_ctx *ctx, const char *dir, const char *buf, size_t len, int depth,
+                            strv *out);

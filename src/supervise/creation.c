@@ -1,0 +1,1018 @@
+#include "supervise/creation.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "confine/seccomp.h"
+#include "supervise/report.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+
+#ifndef SECCOMP_ADDFD_FLAG_SEND
+#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* set-up, inside the new root */
+
+static int add_rule(cc_state *cc, dev_t dev, ino_t ino, const char *name, const char *why)
+{
+    for (size_t i = 0; i < cc->n_rules; i++)
+        if (cc->rules[i].dev == dev && cc->rules[i].ino == ino && strcmp(cc->rules[i].name, name) == 0)
+            return 0;
+    if (cc->n_rules >= CC_MAX_RULES || strlen(name) >= PW_NAME_MAX)
+        return -ENOSPC;
+    cc_rule *r = &cc->rules[cc->n_rules++];
+    r->dev = dev;
+    r->ino = ino;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->why = why;
+    return 0;
+}
+
+static int add_dev(cc_state *cc, dev_t dev)
+{
+    for (size_t i = 0; i < cc->n_devs; i++)
+        if (cc->devs[i] == dev)
+            return 0;
+    if (cc->n_devs >= CC_MAX_DEVS)
+        return -ENOSPC;
+    cc->devs[cc->n_devs++] = dev;
+    return 0;
+}
+
+/* The directory above `path` inside the new root, opened without following symlinks. */
+static int open_parent(const char *path, char *name, cordon_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || !slash[1] || strlen(slash + 1) >= PW_NAME_MAX)
+        return err_set(err, CORDON_STAGE_ROOT, EINVAL, "cannot protect %s: not a path with a name", path);
+    char parent[PW_PATH_MAX];
+    size_t pl = (size_t)(slash - path);
+    if (pl >= sizeof parent)
+        return err_set(err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", path);
+    memcpy(parent, path, pl);
+    parent[pl] = '\0';
+    strcpy(name, slash + 1);
+    _cleanup_fd_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
+    root_scratch none = {0};
+    return root_open_dest(root, &none, pl ? parent : "/", DEST_EXISTING, err);
+}
+
+/* Which file systems are the host's: every mount of the new root's table but cordon's
+ * own tmpfs mounts and the kernel's pseudo file systems.  Read a line at a time into a
+ * fixed buffer (PID 1 does not allocate). */
+static int read_host_devs(cc_state *cc, int proc_fd, const root_scratch *s, cordon_error *err)
+{
+    _cleanup_fd_ int fd = openat(proc_fd, "self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read the sandbox's mount table");
+    char *buf = cc->status;
+    size_t have = 0;
+    bool eof = false;
+    while (!eof || have > 0) {
+        if (!eof && have < sizeof cc->status - 1) {
+            ssize_t n = read(fd, buf + have, sizeof cc->status - 1 - have);
+            if (n < 0)
+                return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read the sandbox's mount table");
+            eof = n == 0;
+            have += (size_t)n;
+        }
+        buf[have] = '\0';
+        char *nl = memchr(buf, '\n', have);
+        if (!nl) {
+            if (!eof)
+                return err_set(err, CORDON_STAGE_ROOT, E2BIG, "a line of the mount table is too long");
+            nl = buf + have;
+        }
+        *nl = '\0';
+        /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE ... */
+        unsigned long long id = 0;
+        unsigned maj = 0, min = 0;
+        const char *dash = strstr(buf, " - ");
+        if (sscanf(buf, "%llu %*u %u:%u", &id, &maj, &min) == 3 && dash) {
+            char type[64] = "";
+            sscanf(dash + 3, "%63s", type);
+            bool ours = false;
+            for (size_t i = 0; i < s->n_ours; i++)
+                ours |= s->ours[i] == id;
+            bool pseudo = strcmp(type, "proc") == 0 || strcmp(type, "devpts") == 0 ||
+                          strcmp(type, "mqueue") == 0 || strcmp(type, "sysfs") == 0 ||
+                          strncmp(type, "cgroup", 6) == 0;
+            if (!ours && !pseudo && add_dev(cc, makedev(maj, min)) < 0)
+                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
+        }
+        size_t used = (size_t)(nl - buf) + (nl < buf + have ? 1 : 0);
+        memmove(buf, buf + used, have - used);
+        have -= used;
+        if (eof && have == 0)
+            break;
+    }
+    return 0;
+}
+
+static int open_procfs(const plan *p, const root_scratch *s, cordon_error *err)
+{
+    if (s->proc_fd >= 0)
+        return fcntl(s->proc_fd, F_DUPFD_CLOEXEC, 3);
+    int fd = p->proc ? open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_ROOT, p->proc ? errno : ENOENT,
+                       "cannot open a procfs for the creation control");
+    return fd;
+}
+
+/* Hand the rules to an outer cordon's supervisor: the records only ever refuse more. */
+static int hand_to_outer(cc_state *cc, cordon_error *err)
+{
+    size_t total = cc->n_rules + cc->n_devs, done = 0;
+    while (done < total) {
+        size_t n = 0;
+        for (; n < sizeof cc->wire / sizeof cc->wire[0] && done + n < total; n++) {
+            size_t k = done + n;
+            cc_wire *w = &cc->wire[n];
+            memset(w, 0, sizeof *w);
+            if (k < cc->n_rules) {
+                w->kind = CC_WIRE_NAME;
+                w->dev = cc->rules[k].dev;
+                w->ino = cc->rules[k].ino;
+                snprintf(w->name, sizeof w->name, "%s", cc->rules[k].name);
+            } else {
+                w->kind = CC_WIRE_DEV;
+                w->dev = cc->devs[k - cc->n_rules];
+            }
+        }
+        if (prctl((int)CORDON_PRCTL, CC_PRCTL_ADD, (unsigned long)cc->wire, n * sizeof(cc_wire), 0) != 0)
+            return err_set(err, CORDON_STAGE_CONFINE, errno,
+                           "the cordon this sandbox runs in refused its protections");
+        done += n;
+    }
+    return 0;
+}
+
+int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *err)
+{
+    cc->listener = -1;
+    cc->n_rules = cc->n_devs = cc->n_gitdirs = cc->n_lifted = cc->n_refusals = 0;
+    cc->refused = 0;
+    cc->pw.n_fs = 0;
+    int proc = open_procfs(p, s, err);
+    if (proc < 0)
+        return -1;
+    cc->pw.proc_fd = proc;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const plan_op *op = &p->ops[i];
+        if (op->kind == PLAN_NOCREATE) {
+            char name[PW_NAME_MAX];
+            _cleanup_fd_ int d = open_parent(op->dest, name, err);
+            if (d < 0)
+                return err_wrap(err, "%s: holding %s", op->why, op->dest);
+            struct stat st;
+            if (fstat(d, &st) < 0)
+                return err_set(err, CORDON_STAGE_ROOT, errno, "%s: %s", op->why, op->dest);
+            if (add_rule(cc, st.st_dev, st.st_ino, name, op->why) < 0)
+                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many protected names (at most %d)",
+                               CC_MAX_RULES);
+        } else if ((op->kind == PLAN_GITDIR && cc->n_gitdirs < CC_MAX_GITDIRS) ||
+                   (op->kind == PLAN_LIFT && cc->n_lifted < CC_MAX_GITDIRS)) {
+            _cleanup_fd_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+            root_scratch none = {0};
+            cordon_error ignored = {0};
+            _cleanup_fd_ int d = root < 0 ? -1 : root_open_dest(root, &none, op->dest, DEST_EXISTING, &ignored);
+            struct stat st;
+            if (d >= 0 && fstat(d, &st) == 0 && op->kind == PLAN_GITDIR && S_ISDIR(st.st_mode)) {
+                cc->gitdirs[cc->n_gitdirs].dev = st.st_dev;
+                cc->gitdirs[cc->n_gitdirs].ino = st.st_ino;
+                cc->n_gitdirs++;
+            } else if (d >= 0 && op->kind == PLAN_LIFT && fstat(d, &st) == 0) {
+                cc->lifted[cc->n_lifted].dev = st.st_dev;
+                cc->lifted[cc->n_lifted].ino = st.st_ino;
+                cc->n_lifted++;
+            }
+        }
+    }
+    if (read_host_devs(cc, proc, s, err) < 0)
+        return -1;
+    /* Under another cordon the kernel gives the command no listener of its own: ask. */
+    long hello = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0);
+    if (hello == (long)CC_PRCTL_HELLO_OK) {
+        cc->nested = true;
+        return hand_to_outer(cc, err);
+    }
+    cc->nested = false;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* serving */
+
+static void refuse_log(cc_state *cc, const char *what, const char *path, const char *why)
+{
+    cc->refused++;
+    if (cc->n_refusals >= CC_MAX_REFUSALS)
+        return;
+    cc_refusal *r = &cc->refusals[cc->n_refusals++];
+    snprintf(r->what, sizeof r->what, "%s", what);
+    snprintf(r->path, sizeof r->path, "%s", path);
+    r->why = why;
+}
+
+void cc_report(const cc_state *cc, int report_fd)
+{
+    for (size_t i = 0; i < cc->n_refusals; i++) {
+        char text[900];
+        snprintf(text, sizeof text, "%s %s: %s", cc->refusals[i].what, cc->refusals[i].path,
+                 cc->refusals[i].why);
+        report_send(report_fd, REPORT_REFUSAL, NULL, (int)(i + 1 == cc->n_refusals ? cc->refused : 0), text);
+    }
+}
+
+static bool is_host_dev(const cc_state *cc, dev_t dev)
+{
+    for (size_t i = 0; i < cc->n_devs; i++)
+        if (cc->devs[i] == dev)
+            return true;
+    return false;
+}
+
+static bool known_gitdir(const cc_state *cc, const struct stat *st)
+{
+    for (size_t i = 0; i < cc->n_gitdirs; i++)
+        if (cc->gitdirs[i].dev == st->st_dev && cc->gitdirs[i].ino == st->st_ino)
+            return true;
+    return false;
+}
+
+static bool lifted(const cc_state *cc, const struct stat *st)
+{
+    for (size_t i = 0; i < cc->n_lifted; i++)
+        if (cc->lifted[i].dev == st->st_dev && cc->lifted[i].ino == st->st_ino)
+            return true;
+    return false;
+}
+
+static bool exists_at(int dir, const char *name, struct stat *st)
+{
+    return fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Is `dir` a git directory, as git decides (setup.c, is_git_directory): a HEAD, and
+ * objects and refs (or a commondir that has them)? */
+static bool is_gitdir(int dir)
+{
+    struct stat st;
+    if (!exists_at(dir, "HEAD", &st))
+        return false;
+    if (exists_at(dir, "commondir", &st))
+        return true;
+    return exists_at(dir, "objects", &st) && S_ISDIR(st.st_mode) && exists_at(dir, "refs", &st) &&
+           S_ISDIR(st.st_mode);
+}
+
+/* Would creating `name` in `dir` make it a git directory it was not: HEAD, and objects
+ * and refs (or commondir), the last of them created now? */
+static bool becomes_gitdir(int dir, const char *name)
+{
+    static const char *const marks[] = {"HEAD", "objects", "refs", "commondir"};
+    bool is_mark = false;
+    for (size_t i = 0; i < 4; i++)
+        is_mark |= strcmp(name, marks[i]) == 0;
+    if (!is_mark)
+        return false;
+    struct stat st;
+    bool had[4], will[4];
+    for (size_t i = 0; i < 4; i++) {
+        had[i] = exists_at(dir, marks[i], &st);
+        will[i] = had[i] || strcmp(name, marks[i]) == 0;
+    }
+    bool before = had[0] && (had[3] || (had[1] && had[2]));
+    bool after = will[0] && (will[3] || (will[1] && will[2]));
+    return after && !before;
+}
+
+/* Is `dir` (of stat *st) the hooks directory of a git directory? */
+static bool is_hooks_dir(int dir, const struct stat *st)
+{
+    _cleanup_fd_ int up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    struct stat h;
+    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino &&
+           is_gitdir(up);
+}
+
+static const char *const git_sensitive[] = {"config", "config.worktree", "commondir", "gitdir", "hooks"};
+
+#define WHY_NEW_REPO                                                                       \
+    "a new git repository (.git) in a host directory: a host git would run its hooks and "  \
+    "configuration; create repositories in $TMPDIR (see doc/security.md)"
+#define WHY_HEAD                                                                           \
+    "with HEAD, objects and refs (or commondir) a directory is a git repository for a host "  \
+    "git: a new one would run its configuration there"
+#define WHY_GIT_FILE                                                                       \
+    "git configuration and hooks are read and run by a host git: cordon keeps them as they "  \
+    "were"
+
+typedef enum cc_act {
+    CC_CREATE, /* a new name (or a name replaced by a rename) */
+    CC_WRITE,  /* an existing file opened for writing */
+    CC_SOURCE, /* the existing name a hard link is made to */
+} cc_act;
+
+/* NULL when allowed, else why not. */
+static const char *decide(const cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
+{
+    if (act == CC_CREATE)
+        for (size_t i = 0; i < cc->n_rules; i++)
+            if (cc->rules[i].ino == dst->st_ino && cc->rules[i].dev == dst->st_dev &&
+                strcmp(cc->rules[i].name, name) == 0)
+                return cc->rules[i].why;
+    if (!is_host_dev(cc, dst->st_dev))
+        return NULL; /* a private tmpfs: it vanishes with the run */
+    if (act != CC_SOURCE && strcmp(name, ".git") == 0)
+        return WHY_NEW_REPO;
+    struct stat st;
+    if (act == CC_CREATE && becomes_gitdir(dir, name) && !known_gitdir(cc, dst))
+        return WHY_HEAD;
+    bool exists = exists_at(dir, name, &st);
+    for (size_t i = 0; i < sizeof git_sensitive / sizeof *git_sensitive; i++)
+        if (strcmp(name, git_sensitive[i]) == 0 && !(exists && lifted(cc, &st)) && is_gitdir(dir))
+            return WHY_GIT_FILE;
+    if (!lifted(cc, dst) && is_hooks_dir(dir, dst))
+        return WHY_GIT_FILE;
+    return NULL;
+}
+
+/* Memory of the thread: a NUL-terminated string of at most size - 1 bytes, read a
+ * page at a time (a string may end right before an unmapped page). */
+static int read_string(pid_t tid, uint64_t addr, char *out, size_t size)
+{
+    if (addr == 0)
+        return -EFAULT;
+    size_t got = 0;
+    while (got < size - 1) {
+        uint64_t a = addr + got;
+        size_t chunk = 4096 - (size_t)(a & 4095);
+        if (chunk > size - 1 - got)
+            chunk = size - 1 - got;
+        struct iovec local = {out + got, chunk}, remote = {(void *)(uintptr_t)a, chunk};
+        ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+        if (n < 0 && (errno == EPERM || errno == EACCES)) {
+            pw_ptrace_cap(true);
+            n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+            int e = errno;
+            pw_ptrace_cap(false);
+            errno = e;
+        }
+        if (n <= 0)
+            return n < 0 ? (errno == ESRCH ? -ESRCH : -EFAULT) : -EFAULT;
+        char *nul = memchr(out + got, '\0', (size_t)n);
+        if (nul)
+            return 0;
+        got += (size_t)n;
+    }
+    return -ENAMETOOLONG;
+}
+
+static int read_mem(pid_t tid, uint64_t addr, void *out, size_t len)
+{
+    struct iovec local = {out, len}, remote = {(void *)(uintptr_t)addr, len};
+    ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+    if (n < 0 && (errno == EPERM || errno == EACCES)) {
+        pw_ptrace_cap(true);
+        n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+        pw_ptrace_cap(false);
+    }
+    return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* The thread's umask (/proc/TID/status), or -errno. */
+static int thread_umask(cc_state *cc, pid_t tid)
+{
+    char p[48];
+    snprintf(p, sizeof p, "%d/status", (int)tid);
+    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, cc->status, sizeof cc->status - 1);
+    if (n < 0)
+        return -errno;
+    cc->status[n] = '\0';
+    const char *u = strstr(cc->status, "Umask:");
+    if (!u)
+        return -EINVAL;
+    return (int)(strtoul(u + 6, NULL, 8) & 0777);
+}
+
+typedef struct call {
+    uint64_t id;
+    pid_t tid;
+    uint64_t args[6];
+    const char *what;
+    const char *path; /* for the refusal log */
+} call;
+
+static bool still_valid(cc_state *cc, uint64_t id)
+{
+    return ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+static void respond(cc_state *cc, uint64_t id, long long val, int error)
+{
+    struct seccomp_notif_resp *resp = (struct seccomp_notif_resp *)cc->resp;
+    memset(resp, 0, sizeof *resp);
+    resp->id = id;
+    resp->val = error ? 0 : val;
+    resp->error = error ? -error : 0;
+    (void)ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_SEND, resp); /* ENOENT: the thread is gone */
+}
+
+static void respond_fd(cc_state *cc, uint64_t id, int fd, bool cloexec)
+{
+    struct seccomp_notif_addfd add = {
+        .id = id,
+        .flags = SECCOMP_ADDFD_FLAG_SEND,
+        .srcfd = (uint32_t)fd,
+        .newfd = 0,
+        .newfd_flags = cloexec ? O_CLOEXEC : 0,
+    };
+    if (ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
+        respond(cc, id, 0, errno == EMFILE ? EMFILE : EIO);
+}
+
+static int refuse(cc_state *cc, const call *c, const char *why)
+{
+    refuse_log(cc, c->what, c->path, why);
+    return EPERM;
+}
+
+/* Act with the thread's umask: the process's is PID 1's, which acts for one call at a
+ * time. */
+static int with_umask(cc_state *cc, pid_t tid)
+{
+    int u = thread_umask(cc, tid);
+    if (u < 0)
+        return u;
+    umask((mode_t)u);
+    return 0;
+}
+
+#define ARG_FD(a) ((int)(int32_t)(uint32_t)(a))
+
+/* Is the mount `mnt_id` in the thread's mount namespace (/proc/TID/mountinfo)? */
+static bool mount_in_ns(cc_state *cc, pid_t tid, uint64_t mnt_id)
+{
+    char p[48];
+    snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
+    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return true; /* cannot tell: assume it is */
+    char *buf = cc->status;
+    size_t have = 0;
+    bool at_line_start = true;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof cc->status - 1 - have);
+        if (n <= 0)
+            return n < 0;
+        have += (size_t)n;
+        buf[have] = '\0';
+        char *line = buf, *nl;
+        while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+            if (at_line_start && strtoull(line, NULL, 10) == mnt_id)
+                return true;
+            at_line_start = true;
+            line = nl + 1;
+        }
+        size_t rest = have - (size_t)(line - buf);
+        if (rest == sizeof cc->status - 1) { /* a very long line: skip it */
+            at_line_start = false;
+            rest = 0;
+        }
+        memmove(buf, line, rest);
+        have = rest;
+    }
+}
+
+/* A descriptor that the path reached through a magic link of /proc: decide on the
+ * name it has in the thread's view.  Pipes, sockets, devices and deleted files have
+ * none that matters; a file whose mount is not in the thread's mount namespace came
+ * from outside the sandbox (its stdout, say). */
+static const char *decide_object(cc_state *cc, pid_t tid, int obj, cc_act act)
+{
+    struct stat st;
+    if (fstat(obj, &st) < 0)
+        return "cannot look at the file";
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return NULL;
+    if (!is_host_dev(cc, st.st_dev))
+        return NULL;
+    if (S_ISREG(st.st_mode) && st.st_nlink == 0)
+        return NULL; /* deleted: no name */
+    char p[48];
+    snprintf(p, sizeof p, "self/fd/%d", obj);
+    ssize_t n = readlinkat(cc->pw.proc_fd, p, cc->path2, sizeof cc->path2 - 1);
+    if (n > 0 && cc->path2[0] == '/') {
+        cc->path2[n] = '\0';
+        pw_result r;
+        if (pw_resolve(&cc->pw, AT_FDCWD, cc->path2, 0, &r) == 0) {
+            struct stat nst;
+            const char *why = "cannot tell which file the descriptor names";
+            if (r.dir_fd >= 0 && !r.dot && exists_at(r.dir_fd, r.name, &nst) && nst.st_dev == st.st_dev &&
+                nst.st_ino == st.st_ino)
+                why = decide(cc, r.dir_fd, &r.dir_st, r.name, act);
+            else if (r.dot && r.dir_fd >= 0 && r.dir_st.st_dev == st.st_dev && r.dir_st.st_ino == st.st_ino)
+                why = NULL;
+            pw_result_close(&r);
+            if (!why || strcmp(why, "cannot tell which file the descriptor names") != 0)
+                return why;
+        }
+    }
+    struct statx sx;
+    if (statx(obj, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
+        return "cannot tell which file the descriptor names";
+    if (!mount_in_ns(cc, tid, sx.stx_mnt_id))
+        return NULL; /* handed in from outside the sandbox */
+    return "cannot tell which file the descriptor names (it moved)";
+}
+
+/* The controlling terminal of the thread, for an open of /dev/tty. */
+static int open_ctty(cc_state *cc, pid_t tid, int flags)
+{
+    char p[48];
+    snprintf(p, sizeof p, "%d/stat", (int)tid);
+    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, cc->status, sizeof cc->status - 1);
+    if (n <= 0)
+        return -EIO;
+    cc->status[n] = '\0';
+    const char *rp = strrchr(cc->status, ')');
+    unsigned long tty = 0;
+    if (!rp || sscanf(rp + 1, " %*c %*d %*d %*d %lu", &tty) != 1)
+        return -EIO;
+    if (tty == 0)
+        return -ENXIO;
+    unsigned maj = major((dev_t)tty), min = minor((dev_t)tty);
+    if (maj < 136 || maj > 143)
+        return -ENXIO;
+    snprintf(p, sizeof p, "/dev/pts/%u", (maj - 136) * 256 + min);
+    int t = open(p, (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    return t < 0 ? -errno : t;
+}
+
+/* open(2) of a FIFO (or a device) may wait for the other end: a worker process does it,
+ * and answers the notification itself, so that PID 1 goes on serving. */
+static void open_in_worker(cc_state *cc, uint64_t id, int dir, const char *name, int flags, bool cloexec)
+{
+    pid_t w = fork();
+    if (w < 0) {
+        respond(cc, id, 0, EAGAIN);
+        return;
+    }
+    if (w > 0)
+        return;
+    int fd = openat(dir, name, flags | O_CLOEXEC);
+    if (fd < 0)
+        respond(cc, id, 0, errno);
+    else
+        respond_fd(cc, id, fd, cloexec);
+    _exit(0);
+}
+
+static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int flags, mode_t mode)
+{
+    bool cloexec = flags & O_CLOEXEC;
+    bool creat = flags & O_CREAT;
+    if ((flags & O_TMPFILE) == O_TMPFILE) {
+        pw_result r;
+        int e = pw_resolve(&cc->pw, dirfd, path, PW_WHOLE, &r);
+        if (e < 0)
+            return -e;
+        int obj = r.obj_fd;
+        struct stat st;
+        if (fstat(obj, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            pw_result_close(&r);
+            return ENOTDIR;
+        }
+        if (!still_valid(cc, c->id) || (e = with_umask(cc, c->tid)) < 0) {
+            pw_result_close(&r);
+            return e < 0 ? -e : ENOENT;
+        }
+        int fd = openat(obj, ".", (flags | O_CLOEXEC), mode);
+        e = errno;
+        pw_result_close(&r);
+        if (fd < 0)
+            return e;
+        respond_fd(cc, c->id, fd, cloexec);
+        close(fd);
+        return -1;
+    }
+    unsigned pwf = ((flags & O_NOFOLLOW) || (creat && (flags & O_EXCL))) ? 0 : PW_FOLLOW_LAST;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        pw_result r;
+        int e = pw_resolve(&cc->pw, dirfd, path, pwf, &r);
+        if (e < 0)
+            return -e;
+        int fd = -1;
+        if (r.obj_fd >= 0) {
+            /* a magic link of /proc: reopen the file it names, as the kernel does */
+            const char *why = decide_object(cc, c->tid, r.obj_fd, CC_WRITE);
+            if (why) {
+                pw_result_close(&r);
+                return refuse(cc, c, why);
+            }
+            struct stat st;
+            if (fstat(r.obj_fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+                fd = open_ctty(cc, c->tid, flags);
+                pw_result_close(&r);
+                if (fd < 0)
+                    return -fd;
+            } else {
+                char p[48];
+                snprintf(p, sizeof p, "self/fd/%d", r.obj_fd);
+                if (!still_valid(cc, c->id)) {
+                    pw_result_close(&r);
+                    return ENOENT;
+                }
+                fd = openat(cc->pw.proc_fd, p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NONBLOCK | O_CLOEXEC);
+                e = errno;
+                pw_result_close(&r);
+                if (fd < 0)
+                    return e;
+                if (!(flags & O_NONBLOCK))
+                    (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK & (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME));
+            }
+            respond_fd(cc, c->id, fd, cloexec);
+            close(fd);
+            return -1;
+        }
+        if (r.dot || r.slash) {
+            /* a directory (or what must be one), opened for writing or created */
+            struct stat st;
+            bool dir_exists = r.dot || exists_at(r.dir_fd, r.name, &st);
+            pw_result_close(&r);
+            return dir_exists || !creat ? EISDIR : EISDIR;
+        }
+        struct stat st;
+        bool exists = exists_at(r.dir_fd, r.name, &st);
+        const char *why = decide(cc, r.dir_fd, &r.dir_st, r.name, exists ? CC_WRITE : CC_CREATE);
+        if (why) {
+            pw_result_close(&r);
+            return refuse(cc, c, why);
+        }
+        if (!still_valid(cc, c->id)) {
+            pw_result_close(&r);
+            return ENOENT;
+        }
+        if (exists && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+            fd = open_ctty(cc, c->tid, flags);
+            pw_result_close(&r);
+            if (fd < 0)
+                return -fd;
+            respond_fd(cc, c->id, fd, cloexec);
+            close(fd);
+            return -1;
+        }
+        if (exists && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
+            open_in_worker(cc, c->id, r.dir_fd, r.name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec);
+            pw_result_close(&r);
+            return -1;
+        }
+        int f = flags | O_NOFOLLOW | O_CLOEXEC;
+        if (exists && !(flags & O_EXCL))
+            f &= ~O_CREAT; /* an existing file: if it goes meanwhile, decide again */
+        if (!exists && (e = with_umask(cc, c->tid)) < 0) {
+            pw_result_close(&r);
+            return -e;
+        }
+        fd = openat(r.dir_fd, r.name, f, mode);
+        e = errno;
+        pw_result_close(&r);
+        if (fd < 0) {
+            if ((e == ENOENT && exists && creat) || (e == ELOOP && pwf))
+                continue; /* it changed under us: again */
+            return e;
+        }
+        respond_fd(cc, c->id, fd, cloexec);
+        close(fd);
+        return -1;
+    }
+    return EAGAIN;
+}
+
+/* Resolve a path whose last component is to be created. */
+static int resolve_new(cc_state *cc, int dirfd, const char *path, pw_result *r)
+{
+    int e = pw_resolve(&cc->pw, dirfd, path, 0, r);
+    if (e < 0)
+        return -e;
+    if (r->obj_fd >= 0 || r->dot) {
+        pw_result_close(r);
+        return EEXIST;
+    }
+    return 0;
+}
+
+static int do_mknod(cc_state *cc, const call *c, int dirfd, const char *path, mode_t mode, dev_t dev, bool dir)
+{
+    pw_result r;
+    int e = resolve_new(cc, dirfd, path, &r);
+    if (e)
+        return e;
+    if (r.slash && !dir) {
+        pw_result_close(&r);
+        return ENOENT;
+    }
+    const char *why = decide(cc, r.dir_fd, &r.dir_st, r.name, CC_CREATE);
+    if (why) {
+        pw_result_close(&r);
+        return refuse(cc, c, why);
+    }
+    if (!still_valid(cc, c->id) || (e = with_umask(cc, c->tid)) < 0) {
+        pw_result_close(&r);
+        return e < 0 ? -e : ENOENT;
+    }
+    int rc = dir ? mkdirat(r.dir_fd, r.name, mode) : mknodat(r.dir_fd, r.name, mode, dev);
+    e = errno;
+    pw_result_close(&r);
+    return rc < 0 ? e : 0;
+}
+
+static int do_symlink(cc_state *cc, const call *c, const char *target, int dirfd, const char *path)
+{
+    pw_result r;
+    int e = resolve_new(cc, dirfd, path, &r);
+    if (e)
+        return e;
+    const char *why = r.slash ? NULL : decide(cc, r.dir_fd, &r.dir_st, r.name, CC_CREATE);
+    if (why) {
+        pw_result_close(&r);
+        return refuse(cc, c, why);
+    }
+    if (!still_valid(cc, c->id)) {
+        pw_result_close(&r);
+        return ENOENT;
+    }
+    int rc = r.slash ? (errno = ENOENT, -1) : symlinkat(target, r.dir_fd, r.name);
+    e = errno;
+    pw_result_close(&r);
+    return rc < 0 ? e : 0;
+}
+
+static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath, int ndirfd, const char *npath,
+                     unsigned flags)
+{
+    pw_result o, n;
+    int e = pw_resolve(&cc->pw, odirfd, opath, 0, &o);
+    if (e < 0)
+        return -e;
+    if (o.obj_fd >= 0 || o.dot) {
+        pw_result_close(&o);
+        return EBUSY;
+    }
+    if ((e = pw_resolve(&cc->pw, ndirfd, npath, 0, &n)) < 0) {
+        pw_result_close(&o);
+        return -e;
+    }
+    if (n.obj_fd >= 0 || n.dot) {
+        pw_result_close(&o);
+        pw_result_close(&n);
+        return EBUSY;
+    }
+    const char *why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
+    if (!why && (flags & RENAME_EXCHANGE))
+        why = decide(cc, o.dir_fd, &o.dir_st, o.name, CC_CREATE);
+    if (why) {
+        pw_result_close(&o);
+        pw_result_close(&n);
+        return refuse(cc, c, why);
+    }
+    int rc = -1;
+    if (still_valid(cc, c->id))
+        rc = flags ? renameat2(o.dir_fd, o.name, n.dir_fd, n.name, flags)
+                   : renameat(o.dir_fd, o.name, n.dir_fd, n.name);
+    else
+        errno = ENOENT;
+    e = errno;
+    pw_result_close(&o);
+    pw_result_close(&n);
+    return rc < 0 ? e : 0;
+}
+
+static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, int ndirfd, const char *npath,
+                   int flags)
+{
+    pw_result o = {.dir_fd = -1, .obj_fd = -1}, n;
+    int e;
+    if ((flags & AT_EMPTY_PATH) && opath[0] == '\0') {
+        int fd = pw_thread_fd(&cc->pw, odirfd);
+        if (fd < 0)
+            return -fd;
+        o.obj_fd = fd;
+    } else if ((e = pw_resolve(&cc->pw, odirfd, opath, (flags & AT_SYMLINK_FOLLOW) ? PW_FOLLOW_LAST : 0, &o)) < 0) {
+        return -e;
+    }
+    if (o.dot) {
+        pw_result_close(&o);
+        return EPERM; /* a directory */
+    }
+    if ((e = resolve_new(cc, ndirfd, npath, &n)) != 0) {
+        pw_result_close(&o);
+        return e;
+    }
+    struct stat st;
+    bool have = o.obj_fd >= 0 ? fstat(o.obj_fd, &st) == 0 : exists_at(o.dir_fd, o.name, &st);
+    const char *why = NULL;
+    if (have && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
+        why = "a hard link to a set-user-ID or set-group-ID file would keep it runnable on the host";
+    if (!why)
+        why = o.obj_fd >= 0 ? decide_object(cc, c->tid, o.obj_fd, CC_SOURCE) : decide(cc, o.dir_fd, &o.dir_st, o.name, CC_SOURCE);
+    if (!why)
+        why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
+    if (why) {
+        pw_result_close(&o);
+        pw_result_close(&n);
+        return refuse(cc, c, why);
+    }
+    int rc = -1;
+    if (!still_valid(cc, c->id)) {
+        errno = ENOENT;
+    } else if (o.obj_fd >= 0) {
+        char p[48];
+        snprintf(p, sizeof p, "self/fd/%d", o.obj_fd);
+        rc = linkat(cc->pw.proc_fd, p, n.dir_fd, n.name, AT_SYMLINK_FOLLOW);
+    } else {
+        rc = linkat(o.dir_fd, o.name, n.dir_fd, n.name, 0);
+    }
+    e = errno;
+    pw_result_close(&o);
+    pw_result_close(&n);
+    return rc < 0 ? e : 0;
+}
+
+/* A nested cordon's request. */
+static int do_prctl(cc_state *cc, const call *c, long long *val)
+{
+    unsigned long req = c->args[1];
+    if (req == CC_PRCTL_HELLO) {
+        *val = CC_PRCTL_HELLO_OK;
+        return 0;
+    }
+    if (req != CC_PRCTL_ADD)
+        return EINVAL;
+    size_t len = c->args[3];
+    if (len == 0 || len % sizeof(cc_wire) != 0 || len > sizeof cc->wire)
+        return EINVAL;
+    if (read_mem(c->tid, c->args[2], cc->wire, len) < 0)
+        return EFAULT;
+    for (size_t i = 0; i < len / sizeof(cc_wire); i++) {
+        cc_wire *w = &cc->wire[i];
+        w->name[PW_NAME_MAX - 1] = '\0';
+        int rc = 0;
+        if (w->kind == CC_WIRE_NAME && w->name[0] && !strchr(w->name, '/'))
+            rc = add_rule(cc, (dev_t)w->dev, (ino_t)w->ino, w->name, "protected by a cordon inside this sandbox");
+        else if (w->kind == CC_WIRE_DEV)
+            rc = add_dev(cc, (dev_t)w->dev);
+        else
+            return EINVAL;
+        if (rc < 0)
+            return ENOSPC;
+    }
+    *val = 0;
+    return 0;
+}
+
+void cc_serve_one(cc_state *cc)
+{
+    struct seccomp_notif *req = (struct seccomp_notif *)cc->req;
+    memset(cc->req, 0, sizeof cc->req);
+    if (ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
+        return; /* EINTR, or ENOENT: the thread is gone already */
+    call c = {.id = req->id, .tid = (pid_t)req->pid, .path = ""};
+    memcpy(c.args, req->data.args, sizeof c.args);
+    sc_op op = seccomp_notify_op(req->data.arch, req->data.nr);
+    pw_begin(&cc->pw, c.tid);
+    int err = 0;
+    long long val = 0;
+    char *p1 = cc->path1, *p2 = cc->path2;
+    int e;
+#define STR(arg, buf)                                                                      \
+    do {                                                                                   \
+        if ((e = read_string(c.tid, c.args[arg], buf, PW_PATH_MAX)) < 0) {                 \
+            err = -e;                                                                      \
+            goto out;                                                                      \
+        }                                                                                  \
+    } while (0)
+    switch (op) {
+    case SC_OP_OPEN:
+    case SC_OP_CREAT:
+        STR(0, p1);
+        c.path = p1;
+        c.what = op == SC_OP_CREAT ? "creat" : "open";
+        err = do_open(cc, &c, AT_FDCWD, p1,
+                      op == SC_OP_CREAT ? O_CREAT | O_WRONLY | O_TRUNC : (int)c.args[1],
+                      (mode_t)(op == SC_OP_CREAT ? c.args[1] : c.args[2]));
+        break;
+    case SC_OP_OPENAT:
+        STR(1, p1);
+        c.path = p1;
+        c.what = "openat";
+        err = do_open(cc, &c, ARG_FD(c.args[0]), p1, (int)c.args[2], (mode_t)c.args[3]);
+        break;
+    case SC_OP_MKDIR:
+    case SC_OP_MKDIRAT: {
+        bool at = op == SC_OP_MKDIRAT;
+        STR(at ? 1 : 0, p1);
+        c.path = p1;
+        c.what = "mkdir";
+        err = do_mknod(cc, &c, at ? ARG_FD(c.args[0]) : AT_FDCWD, p1, (mode_t)c.args[at ? 2 : 1], 0, true);
+        break;
+    }
+    case SC_OP_MKNOD:
+    case SC_OP_MKNODAT: {
+        bool at = op == SC_OP_MKNODAT;
+        STR(at ? 1 : 0, p1);
+        c.path = p1;
+        c.what = "mknod";
+        err = do_mknod(cc, &c, at ? ARG_FD(c.args[0]) : AT_FDCWD, p1, (mode_t)c.args[at ? 2 : 1],
+                       (dev_t)c.args[at ? 3 : 2], false);
+        break;
+    }
+    case SC_OP_RENAME:
+        STR(0, p1);
+        STR(1, p2);
+        c.path = p2;
+        c.what = "rename";
+        err = do_rename(cc, &c, AT_FDCWD, p1, AT_FDCWD, p2, 0);
+        break;
+    case SC_OP_RENAMEAT:
+    case SC_OP_RENAMEAT2:
+        STR(1, p1);
+        STR(3, p2);
+        c.path = p2;
+        c.what = "rename";
+        err = do_rename(cc, &c, ARG_FD(c.args[0]), p1, ARG_FD(c.args[2]), p2,
+                        op == SC_OP_RENAMEAT2 ? (unsigned)c.args[4] : 0);
+        break;
+    case SC_OP_LINK:
+        STR(0, p1);
+        STR(1, p2);
+        c.path = p2;
+        c.what = "link";
+        err = do_link(cc, &c, AT_FDCWD, p1, AT_FDCWD, p2, 0);
+        break;
+    case SC_OP_LINKAT:
+        STR(1, p1);
+        STR(3, p2);
+        c.path = p2;
+        c.what = "link";
+        err = do_link(cc, &c, ARG_FD(c.args[0]), p1, ARG_FD(c.args[2]), p2, (int)c.args[4]);
+        break;
+    case SC_OP_SYMLINK:
+        STR(0, p1);
+        STR(1, p2);
+        c.path = p2;
+        c.what = "symlink";
+        err = do_symlink(cc, &c, p1, AT_FDCWD, p2);
+        break;
+    case SC_OP_SYMLINKAT:
+        STR(0, p1);
+        STR(2, p2);
+        c.path = p2;
+        c.what = "symlink";
+        err = do_symlink(cc, &c, p1, ARG_FD(c.args[1]), p2);
+        break;
+    case SC_OP_PRCTL:
+        err = do_prctl(cc, &c, &val);
+        break;
+    case SC_OP_NONE:
+        err = ENOSYS;
+        break;
+    }
+out:
+#undef STR
+    pw_end(&cc->pw);
+    umask(077);
+    if (err >= 0)
+        respond(cc, c.id, val, err);
+}

@@ -1,0 +1,110 @@
+/* The creation control: the sandbox's PID 1 performs, on the command's behalf, every
+ * call that creates a name or opens a file for writing, and refuses what must not be.
+ *
+ * The command's seccomp filter (confine/seccomp_table.c, SC_CMD rows) turns open(O_CREAT
+ * or for writing), mkdir, mknod, rename, link and symlink into seccomp user
+ * notifications.  PID 1 reads the path from the command's memory once, resolves it as
+ * the kernel would for the command (supervise/pathwalk.h) down to a descriptor of the
+ * parent directory, decides on (that directory's device and inode, the name), and acts
+ * on that descriptor itself — with the command's uid, umask and Landlock domain and no
+ * effective capability — then hands back the result (the new descriptor through
+ * SECCOMP_IOCTL_NOTIF_ADDFD).  It never lets the kernel redo the call
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE) after looking at memory another thread could have
+ * rewritten meanwhile.  The kernel allows one listener per process, so a command cannot
+ * install one of its own in front of cordon's; a cordon inside the sandbox hands its
+ * rules to this supervisor instead (prctl(CORDON_PRCTL)).
+ *
+ * What is refused (doc/security.md, "The creation control"):
+ *  - a protected name that does not exist (agent configuration at the top of every
+ *    writable path, a --deny path that does not exist yet, a missing git hooks directory):
+ *    the plan's PLAN_NOCREATE operations, resolved inside the new root to (dev, ino, name);
+ *  - on every file system of the host (those mounted when the sandbox started): a new
+ *    `.git` anywhere (a new repository would run the command's hooks and config in a host
+ *    git); a new `HEAD` where none is, except in the git directories known at start (a
+ *    bare repository); writing, creating or renaming onto `config`, `config.worktree`,
+ *    `commondir`, `gitdir` or `hooks` of any git directory, or anything in its `hooks`;
+ *    hard links of those and of set-user-ID or set-group-ID files.
+ * Files in the sandbox's private tmpfs mounts (HOME, /tmp, TMPDIR) are not refused:
+ * they vanish with the run.
+ *
+ * PID 1 must not allocate (it is a clone of a possibly multi-threaded caller): the
+ * parent allocates cc_state, PID 1 fills and uses it. */
+#pragma once
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cordon.h"
+#include "plan/plan.h"
+#include "sandbox/root.h"
+#include "supervise/pathwalk.h"
+
+#define CC_MAX_RULES 1024
+#define CC_MAX_DEVS 512
+#define CC_MAX_GITDIRS 256
+#define CC_MAX_REFUSALS 32
+
+/* A name that must not be created in one directory. */
+typedef struct cc_rule {
+    dev_t dev;
+    ino_t ino;
+    char name[PW_NAME_MAX];
+    const char *why; /* the plan operation's, or a nested cordon's */
+} cc_rule;
+
+typedef struct cc_refusal {
+    char what[64];  /* "mkdir", "open for writing", ... */
+    char path[512]; /* as the command passed it */
+    const char *why;
+} cc_refusal;
+
+/* prctl(CORDON_PRCTL, request, buffer, length) requests of a nested cordon. */
+#define CC_PRCTL_HELLO 1u /* answered with CC_PRCTL_HELLO_OK by a cordon supervisor */
+#define CC_PRCTL_ADD 2u   /* buffer: cc_wire records to add (only ever refusals) */
+#define CC_PRCTL_HELLO_OK 0x434fu
+typedef struct cc_wire {
+    uint64_t dev;
+    uint64_t ino;
+    uint32_t kind; /* CC_WIRE_NAME: refuse `name` in (dev, ino); CC_WIRE_DEV: a host file
+                      system (dev) the git rules apply to */
+    char name[PW_NAME_MAX];
+} cc_wire;
+#define CC_WIRE_NAME 1u
+#define CC_WIRE_DEV 2u
+
+typedef struct cc_state {
+    bool enabled;
+    int listener;  /* the command's notification descriptor, or -1 */
+    bool nested;   /* an outer cordon serves the calls: rules were handed to it */
+    cc_rule rules[CC_MAX_RULES];
+    size_t n_rules;
+    dev_t devs[CC_MAX_DEVS]; /* host file systems: the git rules apply there */
+    size_t n_devs;
+    struct { dev_t dev; ino_t ino; } gitdirs[CC_MAX_GITDIRS];
+    size_t n_gitdirs;
+    struct { dev_t dev; ino_t ino; } lifted[CC_MAX_GITDIRS]; /* PLAN_LIFT paths */
+    size_t n_lifted;
+    cc_refusal refusals[CC_MAX_REFUSALS];
+    size_t n_refusals;   /* kept */
+    unsigned long refused; /* all */
+    pw_ctx pw;
+    char path1[PW_PATH_MAX], path2[PW_PATH_MAX];
+    cc_wire wire[64];
+    _Alignas(8) unsigned char req[512];  /* struct seccomp_notif, as large as the kernel's */
+    _Alignas(8) unsigned char resp[128]; /* struct seccomp_notif_resp */
+    char status[4096];
+} cc_state;
+
+/* In PID 1, after the root is built (and pivoted into): resolve the plan's rules inside
+ * the new root, take the host file systems from the mount table, and open a procfs of
+ * PID 1's own.  A nested sandbox hands the rules to the outer cordon instead. */
+int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *err);
+
+/* In PID 1 once the command's process has installed its filter: serve one notification
+ * (when the listener is readable). */
+void cc_serve_one(cc_state *cc);
+
+/* Send the refusals (kept ones and the count) to cordon over the report pipe. */
+void cc_report(const cc_state *cc, int report_fd);

@@ -1,0 +1,470 @@
+#include "supervise/pathwalk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PW_MAX_LINKS 40   /* as the kernel (MAXSYMLINKS) */
+#define PROC_ROOT_INO 1
+
+static void close_if(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+void pw_ptrace_cap(bool on)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    d[0].permitted = 1u << CAP_SYS_PTRACE;
+    d[0].effective = on ? 1u << CAP_SYS_PTRACE : 0;
+    /* Fails when the supervisor does not hold it (--isolation landlock as a user): the
+     * read is then tried without, and fails as the kernel decides. */
+    (void)syscall(SYS_capset, &h, d);
+}
+
+void pw_begin(pw_ctx *c, pid_t tid)
+{
+    c->t = (pw_target){.tid = tid, .root_fd = -1, .cwd_fd = -1};
+}
+
+void pw_end(pw_ctx *c)
+{
+    close_if(&c->t.root_fd);
+    close_if(&c->t.cwd_fd);
+}
+
+void pw_result_close(pw_result *r)
+{
+    close_if(&r->dir_fd);
+    close_if(&r->obj_fd);
+}
+
+/* openat(proc, "TID/what"), with CAP_SYS_PTRACE for a thread that made itself
+ * non-dumpable: its own /proc entries are always the thread's to use. */
+static int proc_open_tid(pw_ctx *c, const char *what, int flags)
+{
+    char p[64];
+    snprintf(p, sizeof p, "%d/%s", (int)c->t.tid, what);
+    int fd = openat(c->proc_fd, p, flags | O_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        pw_ptrace_cap(true);
+        fd = openat(c->proc_fd, p, flags | O_CLOEXEC);
+        int e = errno;
+        pw_ptrace_cap(false);
+        errno = e;
+    }
+    return fd < 0 ? -errno : fd;
+}
+
+static int mnt_ino(int fd, uint64_t *mnt, ino_t *ino)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO | STATX_MNT_ID, &sx) < 0)
+        return -errno;
+    *mnt = sx.stx_mnt_id;
+    *ino = (ino_t)sx.stx_ino;
+    return 0;
+}
+
+static int target_root(pw_ctx *c)
+{
+    if (c->t.root_fd >= 0)
+        return c->t.root_fd;
+    int fd = proc_open_tid(c, "root", O_PATH | O_DIRECTORY);
+    if (fd < 0)
+        return fd == -ENOENT ? -ESRCH : fd;
+    int r = mnt_ino(fd, &c->t.root_mnt, &c->t.root_ino);
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    c->t.root_fd = fd;
+    return fd;
+}
+
+static int target_cwd(pw_ctx *c)
+{
+    if (c->t.cwd_fd >= 0)
+        return c->t.cwd_fd;
+    int fd = proc_open_tid(c, "cwd", O_PATH | O_DIRECTORY);
+    if (fd < 0)
+        return fd == -ENOENT ? -ESRCH : fd;
+    c->t.cwd_fd = fd;
+    return fd;
+}
+
+int pw_thread_fd(pw_ctx *c, int fd)
+{
+    if (fd < 0)
+        return -EBADF;
+    char what[32];
+    snprintf(what, sizeof what, "fd/%d", fd);
+    int r = proc_open_tid(c, what, O_PATH);
+    return r == -ENOENT ? -EBADF : r;
+}
+
+bool pw_is_procfs(pw_ctx *c, int fd, dev_t dev)
+{
+    for (unsigned i = 0; i < c->n_fs; i++)
+        if (c->fs[i].dev == dev)
+            return c->fs[i].proc;
+    struct statfs sf;
+    bool proc = fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+    if (c->n_fs < sizeof c->fs / sizeof c->fs[0])
+        c->fs[c->n_fs++] = (__typeof__(c->fs[0])){.dev = dev, .proc = proc};
+    return proc;
+}
+
+static int dup_fd(int fd)
+{
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    return d < 0 ? -errno : d;
+}
+
+/* Read "Key:\tN\tN..." from a status file into ids (at most max); returns the count. */
+static int status_ids(const char *text, const char *key, long *ids, int max)
+{
+    const char *k = strstr(text, key);
+    if (!k)
+        return 0;
+    k += strlen(key);
+    int n = 0;
+    while (n < max) {
+        while (*k == ' ' || *k == '\t')
+            k++;
+        if (*k < '0' || *k > '9')
+            break;
+        ids[n++] = strtol(k, (char **)&k, 10);
+    }
+    return n;
+}
+
+static int read_status(int dirfd, const char *path, char *buf, size_t size)
+{
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = read(fd, buf, size - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0)
+        return -e;
+    buf[n] = '\0';
+    return 0;
+}
+
+/* The PID namespace of the process `pid` of the procfs `dirfd` (its ns/pid link). */
+static int pidns_of(int dirfd, const char *pid, struct stat *st)
+{
+    char p[64];
+    snprintf(p, sizeof p, "%s/ns/pid", pid);
+    if (fstatat(dirfd, p, st, 0) == 0)
+        return 0;
+    pw_ptrace_cap(true);
+    int r = fstatat(dirfd, p, st, 0);
+    pw_ptrace_cap(false);
+    return r;
+}
+
+/* What "self" (or "thread-self") in the procfs whose root is `procroot` means for the
+ * thread: its ids in that procfs's PID namespace.  The candidates are the thread's ids
+ * at each level (NStgid); the one that names the thread there is the one whose innermost
+ * id and PID namespace are the thread's (two processes of one namespace never share an
+ * id in it). */
+static int self_name(pw_ctx *c, int procroot, bool thread, char *out, size_t size)
+{
+    char mine[2048], theirs[2048], p[64];
+    snprintf(p, sizeof p, "%d/status", (int)c->t.tid);
+    int r = read_status(c->proc_fd, p, mine, sizeof mine);
+    if (r < 0)
+        return r;
+    long tg[32], tp[32];
+    int ntg = status_ids(mine, "\nNStgid:", tg, 32), ntp = status_ids(mine, "\nNSpid:", tp, 32);
+    if (ntg == 0 || ntg != ntp)
+        return -ENOENT;
+    snprintf(p, sizeof p, "%d", (int)c->t.tid);
+    struct stat ns_mine;
+    if (pidns_of(c->proc_fd, p, &ns_mine) < 0)
+        return -errno;
+    for (int k = ntg - 1; k >= 0; k--) {
+        snprintf(p, sizeof p, "%ld/status", tg[k]);
+        if (read_status(procroot, p, theirs, sizeof theirs) < 0)
+            continue;
+        long cand[32];
+        int nc = status_ids(theirs, "\nNStgid:", cand, 32);
+        if (nc == 0 || cand[nc - 1] != tg[ntg - 1])
+            continue;
+        snprintf(p, sizeof p, "%ld", tg[k]);
+        struct stat ns_theirs;
+        if (pidns_of(procroot, p, &ns_theirs) < 0 || ns_theirs.st_dev != ns_mine.st_dev ||
+            ns_theirs.st_ino != ns_mine.st_ino)
+            continue;
+        if (thread)
+            snprintf(out, size, "%ld/task/%ld", tg[k], tp[k]);
+        else
+            snprintf(out, size, "%ld", tg[k]);
+        return 0;
+    }
+    return -ENOENT; /* the thread is not in that procfs's namespace: as the kernel says */
+}
+
+/* Replace the component at [p, p+n) of c->buf by `with` and continue from the start
+ * of the buffer; the rest of the path (from p+n, its slashes included) is kept. */
+static int path_splice(pw_ctx *c, char **p, size_t n, const char *with, size_t wlen)
+{
+    char *rest = *p + n;
+    size_t rlen = strlen(rest);
+    if (wlen + rlen >= PW_PATH_MAX)
+        return -ENAMETOOLONG;
+    memmove(c->buf + wlen, rest, rlen + 1);
+    memmove(c->buf, with, wlen);
+    *p = c->buf;
+    return 0;
+}
+
+static int dotdot(pw_ctx *c, int *cur)
+{
+    int root = target_root(c);
+    if (root < 0)
+        return root;
+    uint64_t m = 0;
+    ino_t i = 0;
+    int r = mnt_ino(*cur, &m, &i);
+    if (r < 0)
+        return r;
+    if (m == c->t.root_mnt && i == c->t.root_ino)
+        return 0; /* ".." of the root is the root */
+    int up = openat(*cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (up < 0)
+        return -errno;
+    close(*cur);
+    *cur = up;
+    return 0;
+}
+
+int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result *out)
+{
+    *out = (pw_result){.dir_fd = -1, .obj_fd = -1};
+    size_t len = strlen(path);
+    if (len == 0)
+        return -ENOENT;
+    if (len >= PW_PATH_MAX)
+        return -ENAMETOOLONG;
+    memcpy(c->buf, path, len + 1);
+
+    int cur, r;
+    if (c->buf[0] == '/')
+        r = target_root(c);
+    else if (dirfd == AT_FDCWD)
+        r = target_cwd(c);
+    else
+        r = pw_thread_fd(c, dirfd);
+    if (r < 0)
+        return r;
+    if (c->buf[0] == '/' || dirfd == AT_FDCWD) {
+        cur = dup_fd(r);
+        if (cur < 0)
+            return cur;
+    } else {
+        cur = r;
+        struct stat st;
+        if (fstat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            close(cur);
+            return -ENOTDIR;
+        }
+    }
+
+    unsigned links = 0;
+    bool own_proc = false; /* inside the thread's own /proc/PID (after "self") */
+    char *p = c->buf;
+    for (;;) {
+        while (*p == '/')
+            p++;
+        if (!*p) {
+            /* "/", or a path that only went up and down: it names cur itself */
+            out->dot = true;
+            if (flags & PW_WHOLE) {
+                out->obj_fd = cur;
+                return 0;
+            }
+            out->dir_fd = cur;
+            if (fstat(cur, &out->dir_st) < 0) {
+                r = -errno;
+                goto fail;
+            }
+            return 0;
+        }
+        char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n >= PW_NAME_MAX) {
+            r = -ENAMETOOLONG;
+            goto fail;
+        }
+        char comp[PW_NAME_MAX];
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        const char *after = p + n;
+        bool slash = false;
+        while (*after == '/') {
+            after++;
+            slash = true;
+        }
+        bool last = *after == '\0';
+        bool dot = strcmp(comp, ".") == 0, dotdot_c = strcmp(comp, "..") == 0;
+
+        if (last && !(flags & PW_WHOLE) && !dot && !dotdot_c) {
+            struct stat st;
+            bool is_link = (flags & PW_FOLLOW_LAST) &&
+                           fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+            if (!is_link) {
+                out->dir_fd = cur;
+                memcpy(out->name, comp, n + 1);
+                out->slash = slash;
+                if (fstat(cur, &out->dir_st) < 0) {
+                    r = -errno;
+                    goto fail;
+                }
+                return 0;
+            }
+            /* a symlink to follow: as an intermediate component */
+        }
+        if (dot) {
+            p = (char *)after;
+            if (last)
+                p = (char *)after; /* the loop ends on cur */
+            continue;
+        }
+        if (dotdot_c) {
+            if ((r = dotdot(c, &cur)) < 0)
+                goto fail;
+            p = (char *)after;
+            continue;
+        }
+        int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            r = -errno;
+            goto fail;
+        }
+        struct stat st;
+        if (fstat(next, &st) < 0) {
+            r = -errno;
+            close(next);
+            goto fail;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            if (++links > PW_MAX_LINKS) {
+                close(next);
+                r = -ELOOP;
+                goto fail;
+            }
+            struct stat dst;
+            bool proc = pw_is_procfs(c, next, st.st_dev);
+            bool proc_root = proc && fstat(cur, &dst) == 0 && dst.st_ino == PROC_ROOT_INO;
+            if (proc && proc_root && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
+                /* "self" is the thread, not the supervisor */
+                close(next);
+                char name[64];
+                if ((r = self_name(c, cur, comp[0] == 't', name, sizeof name)) < 0)
+                    goto fail;
+                if ((r = path_splice(c, &p, n, name, strlen(name))) < 0)
+                    goto fail;
+                own_proc = true;
+                continue;
+            }
+            if (proc && !proc_root) {
+                /* a magic link (fd/N, cwd, root, exe): the kernel follows it to the
+                 * object, as it would for the thread */
+                close(next);
+                next = openat(cur, comp, O_PATH | O_CLOEXEC);
+                if (next < 0 && own_proc && (errno == EACCES || errno == EPERM)) {
+                    pw_ptrace_cap(true);
+                    next = openat(cur, comp, O_PATH | O_CLOEXEC);
+                    int e2 = errno;
+                    pw_ptrace_cap(false);
+                    errno = e2;
+                }
+                if (next < 0) {
+                    r = -errno;
+                    goto fail;
+                }
+                if (fstat(next, &st) < 0) {
+                    r = -errno;
+                    close(next);
+                    goto fail;
+                }
+                own_proc = own_proc && pw_is_procfs(c, next, st.st_dev);
+                goto entered;
+            }
+            ssize_t ln = readlinkat(next, "", c->link, sizeof c->link);
+            close(next);
+            if (ln < 0) {
+                r = -errno;
+                goto fail;
+            }
+            if (ln == 0) {
+                r = -ENOENT;
+                goto fail;
+            }
+            if ((size_t)ln >= sizeof c->link) {
+                r = -ENAMETOOLONG;
+                goto fail;
+            }
+            if ((r = path_splice(c, &p, n, c->link, (size_t)ln)) < 0)
+                goto fail;
+            if (c->buf[0] == '/') {
+                int root = target_root(c);
+                if (root < 0) {
+                    r = root;
+                    goto fail;
+                }
+                int d = dup_fd(root);
+                if (d < 0) {
+                    r = d;
+                    goto fail;
+                }
+                close(cur);
+                cur = d;
+            }
+            continue;
+        }
+    entered:
+        if (last && (flags & PW_WHOLE)) {
+            close(cur);
+            out->obj_fd = next;
+            return 0;
+        }
+        if (last) {
+            /* a magic link followed as the last component: the object itself */
+            if (!S_ISDIR(st.st_mode) || !slash) {
+                close(cur);
+                out->obj_fd = next;
+                return 0;
+            }
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            close(next);
+            r = -ENOTDIR;
+            goto fail;
+        }
+        if (!pw_is_procfs(c, next, st.st_dev))
+            own_proc = false;
+        close(cur);
+        cur = next;
+        p = (char *)after;
+    }
+fail:
+    close(cur);
+    return r;
+}

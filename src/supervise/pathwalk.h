@@ -1,0 +1,79 @@
+/* Resolving a path as the kernel would for another process (the creation control).
+ *
+ * When the command asks to create a name, the supervisor must find the directory the
+ * kernel would have created it in, for the command: from the command's working
+ * directory or the descriptor it passed, with the command's root for absolute paths,
+ * absolute symlinks and "..", and with /proc/self meaning the command, not the
+ * supervisor.  The walk opens one component at a time (O_PATH|O_NOFOLLOW), reads every
+ * symlink itself (at most 40, as the kernel), clamps ".." at the command's root, and
+ * lets the kernel follow only the magic links of /proc (fd/N, cwd, root), exactly as it
+ * would for the command.  It ends on a descriptor of the parent directory, which the
+ * supervisor then acts on: nothing is ever looked up again by name.
+ *
+ * Runs in PID 1, which must not allocate: everything lives in the caller's pw_ctx. */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define PW_NAME_MAX 256
+#define PW_PATH_MAX 4096
+
+/* The process a walk is done for. */
+typedef struct pw_target {
+    pid_t tid;        /* the calling thread, as the supervisor's PID namespace sees it */
+    int root_fd;      /* its root directory (O_PATH), or -1 until needed */
+    uint64_t root_mnt;
+    ino_t root_ino;
+    int cwd_fd;       /* its working directory, or -1 until needed */
+} pw_target;
+
+typedef struct pw_ctx {
+    int proc_fd;               /* a procfs of the supervisor's own PID namespace */
+    pw_target t;
+    /* scratch, owned by the walker */
+    char buf[2 * PW_PATH_MAX + 2];
+    char link[PW_PATH_MAX];
+    struct { dev_t dev; bool proc; } fs[16]; /* which file systems are procfs instances */
+    unsigned n_fs;
+} pw_ctx;
+
+/* What a walk found. */
+typedef struct pw_result {
+    int dir_fd;                /* the directory holding the last component (O_PATH) */
+    struct stat dir_st;
+    char name[PW_NAME_MAX];    /* the last component; "" when obj_fd is set */
+    int obj_fd;                /* PW_WHOLE, or a magic link followed at the end: the object
+                                  itself (O_PATH), and dir_fd is -1 */
+    bool slash;                /* the path ended in "/" (the last component must be a
+                                  directory) */
+    bool dot;                  /* the last component was "." or "..": it names the
+                                  directory dir_fd itself (creating it: EEXIST) */
+} pw_result;
+
+#define PW_FOLLOW_LAST 0x1u /* a symlink as the last component is followed (open without
+                               O_NOFOLLOW or O_EXCL, linkat with AT_SYMLINK_FOLLOW) */
+#define PW_WHOLE 0x2u       /* resolve to the object itself (open(O_TMPFILE) of a directory) */
+
+/* Start working for a new notification's thread. */
+void pw_begin(pw_ctx *c, pid_t tid);
+/* Close what pw_begin and the walks opened for the thread. */
+void pw_end(pw_ctx *c);
+
+/* Resolve `path` (as the thread passed it) relative to `dirfd` (the thread's descriptor
+ * number, or AT_FDCWD).  0 with *out filled (the caller closes out->dir_fd and
+ * out->obj_fd with pw_result_close), or -errno as the kernel would have failed. */
+int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result *out);
+void pw_result_close(pw_result *r);
+
+/* The thread's descriptor `fd` (O_PATH), or -errno. */
+int pw_thread_fd(pw_ctx *c, int fd);
+
+/* Is `dev` a procfs instance? */
+bool pw_is_procfs(pw_ctx *c, int fd, dev_t dev);
+
+/* CAP_SYS_PTRACE in the effective set for the supervisor's reads of another process's
+ * /proc entries and memory (the command may have made itself non-dumpable), never
+ * while it acts.  The supervisor keeps it only in its permitted set. */
+void pw_ptrace_cap(bool on);
