@@ -183,6 +183,13 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
         json_object_set_new(lim, "exceeded", hit);
     }
     json_object_set_new(o, "limits", lim);
+    /* the creation control: how many calls it refused, and the first of them */
+    json_object_set_new(o, "refused", json_integer((json_int_t)res->refused));
+    json_t *refusals = json_array();
+    const char *r = res->refusals;
+    for (unsigned i = 0; i < res->n_refusals; i++, r += strlen(r) + 1)
+        json_array_append_new(refusals, json_string(r));
+    json_object_set_new(o, "refusals", refusals);
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)

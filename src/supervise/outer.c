@@ -219,10 +219,12 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
     l.life_fd = life[0];
     l.life_wfd = life[1];
     /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
+#ifndef CORDON_NO_CREATION_CONTROL
     if (!ll_only && l.confine.enabled) {
         l.cc = xcalloc(1, sizeof *l.cc);
         l.scratch.want_proc_fd = true;
     }
+#endif
     /* Block the forwarded signals before the clone so that none is lost between the
      * clone and the signalfd; the command gets the caller's mask back. */
     if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
