@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <fcntl.h>
 
 #ifndef AF_VSOCK
@@ -80,6 +81,14 @@
     NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_WRONLY, call "(O_WRONLY)", WHY_WRITE),     \
     NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_RDWR, call "(O_RDWR)", WHY_WRITE),         \
     NOTIFY(call, op, SC_FLAGS, arg, O_TRUNC, 0, call "(O_TRUNC)", WHY_WRITE)
+/* mount(2) flags that do not make a new file system (a remount, a bind, a move, a
+ * change of propagation): such calls are not notified. */
+#define NEW_FS_NOT (MS_REMOUNT | MS_BIND | MS_MOVE | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
+#define WHY_NEW_FS                                                                         \
+    "a new file system in a nested namespace: the supervisor makes it itself when its type "  \
+    "is one nested sandboxes use (tmpfs, proc, sysfs, devpts, mqueue, cgroup, fuse); a "       \
+    "kernel overlay would create files in a host directory on the command's behalf, out of "   \
+    "the supervisor's sight"
 #define WHY_LANDLOCK                                                                       \
     "the supervisor performs creations with the sandbox's own Landlock domain and could "   \
     "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "     \
@@ -216,6 +225,8 @@ const sc_rule sc_rules[] = {
     NOTIFY("prctl", SC_OP_PRCTL, SC_EQ32, 0, CORDON_PRCTL, 0, "prctl(CORDON_PRCTL)",
            "a cordon inside the sandbox hands its protections to this one's supervisor "
            "(the kernel allows one listener per process)"),
+    NOTIFY("fsopen", SC_OP_FSOPEN, SC_ANY, 0, 0, 0, "fsopen", WHY_NEW_FS),
+    NOTIFY("mount", SC_OP_MOUNT, SC_NONE_OF, 3, NEW_FS_NOT, 0, "mount(a new file system)", WHY_NEW_FS),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
      "openat(2), whose creations and writes the supervisor performs", SC_CMD, SC_OP_NONE, 0},

@@ -75,6 +75,8 @@ typedef enum sc_op {
     SC_OP_SYMLINK,    /* symlink(target, new) */
     SC_OP_SYMLINKAT,  /* symlinkat(target, newdirfd, new) */
     SC_OP_PRCTL,      /* prctl(CORDON_PRCTL, request, buffer, length): a nested cordon */
+    SC_OP_FSOPEN,     /* fsopen(fsname, flags) */
+    SC_OP_MOUNT,      /* mount(source, target, fstype, flags, data) of a new file system */
 } sc_op;
 
 /* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/mount.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "confine/seccomp.h"
@@ -233,8 +236,8 @@ static void refuse_log(cc_state *cc, const char *what, const char *path, const c
     if (cc->n_refusals >= CC_MAX_REFUSALS)
         return;
     cc_refusal *r = &cc->refusals[cc->n_refusals++];
-    snprintf(r->what, sizeof r->what, "%s", what);
-    snprintf(r->path, sizeof r->path, "%s", path);
+    snprintf(r->what, sizeof r->what, "%.*s", (int)sizeof r->what - 1, what);
+    snprintf(r->path, sizeof r->path, "%.*s", (int)sizeof r->path - 1, path);
     r->why = why;
 }
 
@@ -580,17 +583,111 @@ static int open_ctty(cc_state *cc, pid_t tid, int flags)
     return t < 0 ? -errno : t;
 }
 
-/* open(2) of a FIFO (or a device) may wait for the other end: a worker process does it,
- * and answers the notification itself, so that PID 1 goes on serving. */
-static void open_in_worker(cc_state *cc, uint64_t id, int dir, const char *name, int flags, bool cloexec)
+static bool add_worker(cc_state *cc, pid_t pid, uint64_t id)
 {
+    if (cc->n_workers >= sizeof cc->workers / sizeof cc->workers[0])
+        return false;
+    cc->workers[cc->n_workers].pid = pid;
+    cc->workers[cc->n_workers].id = id;
+    cc->n_workers++;
+    return true;
+}
+
+void cc_reaped(cc_state *cc, pid_t pid, int status)
+{
+    for (size_t i = 0; i < cc->n_workers; i++) {
+        if (cc->workers[i].pid != pid)
+            continue;
+        /* harmless when the worker answered: the id is no longer valid then */
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            respond(cc, cc->workers[i].id, 0, EINTR);
+        cc->workers[i] = cc->workers[--cc->n_workers];
+        return;
+    }
+}
+
+/* Fork a worker for a call that may take long (it answers the notification itself, so
+ * that PID 1 goes on serving): 0 in the worker, > 0 in PID 1, or -errno. */
+static pid_t fork_worker(cc_state *cc, uint64_t id)
+{
+    if (cc->n_workers >= sizeof cc->workers / sizeof cc->workers[0])
+        return -EAGAIN;
     pid_t w = fork();
+    if (w < 0)
+        return -errno;
+    if (w > 0)
+        add_worker(cc, w, id);
+    return w;
+}
+
+/* Is the thread in a user namespace other than the supervisor's? */
+static bool other_userns(cc_state *cc, pid_t tid)
+{
+    char p[48];
+    struct stat theirs, mine;
+    snprintf(p, sizeof p, "%d/ns/user", (int)tid);
+    pw_ptrace_cap(true);
+    bool other = fstatat(cc->pw.proc_fd, p, &theirs, 0) < 0 || fstatat(cc->pw.proc_fd, "self/ns/user", &mine, 0) < 0 ||
+                 theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev;
+    pw_ptrace_cap(false);
+    return other;
+}
+
+/* In a worker: become the thread as far as an open asks: its user namespace and its
+ * effective capabilities there (the files of /proc judge the opener by them: a nested
+ * user namespace's uid_map is written by its parent's processes only). */
+static int become_thread_userns(cc_state *cc, pid_t tid)
+{
+    char p[48];
+    snprintf(p, sizeof p, "%d/status", (int)tid);
+    _cleanup_fd_ int sfd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    ssize_t n = sfd < 0 ? -1 : read(sfd, cc->status, sizeof cc->status - 1);
+    if (n <= 0)
+        return -EIO;
+    cc->status[n] = '\0';
+    const char *ce = strstr(cc->status, "CapEff:");
+    if (!ce)
+        return -EIO;
+    unsigned long long eff = strtoull(ce + 7, NULL, 16);
+    snprintf(p, sizeof p, "%d/ns/user", (int)tid);
+    pw_ptrace_cap(true);
+    int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    pw_ptrace_cap(false);
+    if (fd < 0)
+        return -errno;
+    int r = setns(fd, CLONE_NEWUSER);
+    int e = errno;
+    close(fd);
+    if (r < 0)
+        return -e;
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    d[0].permitted = d[0].effective = (uint32_t)eff;
+    d[1].permitted = d[1].effective = (uint32_t)(eff >> 32);
+    if (syscall(SYS_capset, &h, d) < 0)
+        return -errno;
+    return 0;
+}
+
+/* An open in a worker, which answers the notification itself so that PID 1 goes on
+ * serving: for a FIFO (the open waits for the other end), or as the thread's user
+ * namespace (as_thread). */
+static void open_in_worker(cc_state *cc, uint64_t id, pid_t tid, int dir, const char *name, int flags, bool cloexec,
+                           bool as_thread)
+{
+    pid_t w = fork_worker(cc, id);
     if (w < 0) {
-        respond(cc, id, 0, EAGAIN);
+        respond(cc, id, 0, -w);
         return;
     }
     if (w > 0)
         return;
+    int e = as_thread ? become_thread_userns(cc, tid) : 0;
+    if (e < 0) {
+        respond(cc, id, 0, -e);
+        _exit(0);
+    }
     int fd = openat(dir, name, flags | O_CLOEXEC);
     if (fd < 0)
         respond(cc, id, 0, errno);
@@ -671,7 +768,7 @@ static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int
             struct stat st;
             bool dir_exists = r.dot || exists_at(r.dir_fd, r.name, &st);
             pw_result_close(&r);
-            return dir_exists || !creat ? EISDIR : EISDIR;
+            return dir_exists || creat ? EISDIR : ENOENT;
         }
         struct stat st;
         bool exists = exists_at(r.dir_fd, r.name, &st);
@@ -694,7 +791,12 @@ static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int
             return -1;
         }
         if (exists && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
-            open_in_worker(cc, c->id, r.dir_fd, r.name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec);
+            open_in_worker(cc, c->id, c->tid, r.dir_fd, r.name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec, false);
+            pw_result_close(&r);
+            return -1;
+        }
+        if (exists && pw_is_procfs(&cc->pw, r.dir_fd, r.dir_st.st_dev) && other_userns(cc, c->tid)) {
+            open_in_worker(cc, c->id, c->tid, r.dir_fd, r.name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec, true);
             pw_result_close(&r);
             return -1;
         }
@@ -870,6 +972,166 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
     return rc < 0 ? e : 0;
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* new file systems in the command's own namespaces */
+
+static bool fs_type_allowed(const char *t)
+{
+    static const char *const ok[] = {"tmpfs", "ramfs", "proc", "sysfs", "devpts", "mqueue", "cgroup",
+                                     "cgroup2", "fuse", "fuseblk", "binfmt_misc"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+        if (strcmp(t, ok[i]) == 0)
+            return true;
+    return strncmp(t, "fuse.", 5) == 0;
+}
+
+#define WHY_FS_TYPE                                                                        \
+    "a file system of this type (a kernel overlay, say) would create files in host "         \
+    "directories on the command's behalf, past the creation control; fuse-overlayfs works"
+
+/* Does the thread hold CAP_SYS_ADMIN (in its own user namespace)? */
+static bool thread_has_sys_admin(cc_state *cc, pid_t tid)
+{
+    char p[48];
+    snprintf(p, sizeof p, "%d/status", (int)tid);
+    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, cc->status, sizeof cc->status - 1);
+    if (n <= 0)
+        return false;
+    cc->status[n] = '\0';
+    const char *c = strstr(cc->status, "CapEff:");
+    return c && (strtoull(c + 7, NULL, 16) & (1ULL << 21 /* CAP_SYS_ADMIN */));
+}
+
+typedef struct ns_fds {
+    int fd[8];
+} ns_fds;
+
+static const struct { const char *name; int type; } ns_kinds[] = {
+    {"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS}, {"ipc", CLONE_NEWIPC}, {"net", CLONE_NEWNET},
+    {"uts", CLONE_NEWUTS}, {"cgroup", CLONE_NEWCGROUP}, {"pid", CLONE_NEWPID},
+};
+#define N_NS (sizeof ns_kinds / sizeof ns_kinds[0])
+
+/* In the worker: enter the thread's namespaces (the user namespace first, which the
+ * supervisor's uid owns, giving the capabilities the others ask for), and its root and
+ * working directory; the PID namespace only takes effect for children. */
+static int enter_thread(cc_state *cc, pid_t tid)
+{
+    char p[64];
+    int fds[N_NS];
+    bool same[N_NS];
+    /* every descriptor first: entering the user namespace changes the credentials */
+    pw_ptrace_cap(true);
+    for (size_t i = 0; i < N_NS; i++) {
+        snprintf(p, sizeof p, "%d/ns/%s", (int)tid, ns_kinds[i].name);
+        fds[i] = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+        struct stat theirs, mine;
+        snprintf(p, sizeof p, "self/ns/%s", ns_kinds[i].name);
+        same[i] = fds[i] >= 0 && fstat(fds[i], &theirs) == 0 && fstatat(cc->pw.proc_fd, p, &mine, 0) == 0 &&
+                  theirs.st_ino == mine.st_ino && theirs.st_dev == mine.st_dev;
+    }
+    pw_ptrace_cap(false);
+    int r = 0;
+    for (size_t i = 0; i < N_NS && r == 0; i++) {
+        if (fds[i] < 0)
+            r = -EPERM;
+        else if (!same[i] && setns(fds[i], ns_kinds[i].type) < 0)
+            r = -errno;
+    }
+    for (size_t i = 0; i < N_NS; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return r;
+}
+
+static int enter_root_cwd(int root, int cwd)
+{
+    if (fchdir(root) < 0 || chroot(".") < 0 || fchdir(cwd) < 0)
+        return -errno;
+    return 0;
+}
+
+/* fsopen(2) and mount(2) of a new file system: in a worker that has entered the thread's
+ * namespaces, root and working directory, with the type read once (an allowed one). */
+static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
+{
+    char *type = cc->path1, *target = cc->path2;
+    int e = read_string(c->tid, is_fsopen ? c->args[0] : c->args[2], type, PW_PATH_MAX);
+    if (e < 0)
+        return -e;
+    call logged = *c; /* the path logged is the type */
+    logged.path = type;
+    if (!fs_type_allowed(type))
+        return refuse(cc, &logged, WHY_FS_TYPE);
+    if (!thread_has_sys_admin(cc, c->tid))
+        return EPERM;
+    char *source = NULL, *data = NULL;
+    if (!is_fsopen) {
+        if ((e = read_string(c->tid, c->args[1], target, PW_PATH_MAX)) < 0)
+            return -e;
+        if (c->args[0] && read_string(c->tid, c->args[0], cc->pw.link, sizeof cc->pw.link) == 0)
+            source = cc->pw.link;
+        if (c->args[4] && read_string(c->tid, c->args[4], cc->status, sizeof cc->status) == 0)
+            data = cc->status;
+    }
+    int root = -1, cwd = -1;
+    char p[64];
+    snprintf(p, sizeof p, "%d/root", (int)c->tid);
+    pw_ptrace_cap(true);
+    root = openat(cc->pw.proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    snprintf(p, sizeof p, "%d/cwd", (int)c->tid);
+    cwd = openat(cc->pw.proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    pw_ptrace_cap(false);
+    if (root < 0 || cwd < 0 || !still_valid(cc, c->id)) {
+        e = root < 0 || cwd < 0 ? errno : ESRCH;
+        if (root >= 0)
+            close(root);
+        if (cwd >= 0)
+            close(cwd);
+        return e;
+    }
+    pid_t w = fork_worker(cc, c->id);
+    if (w != 0) {
+        close(root);
+        close(cwd);
+        return w < 0 ? -w : -1; /* the worker answers */
+    }
+    /* the worker */
+    if ((e = enter_thread(cc, c->tid)) < 0) {
+        respond(cc, c->id, 0, -e);
+        _exit(0);
+    }
+    pid_t w2 = fork(); /* in the thread's PID namespace (proc's instance depends on it) */
+    if (w2 < 0) {
+        respond(cc, c->id, 0, errno);
+        _exit(0);
+    }
+    if (w2 > 0) {
+        int st;
+        while (waitpid(w2, &st, 0) < 0 && errno == EINTR)
+            ;
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+    }
+    if ((e = enter_root_cwd(root, cwd)) < 0) {
+        respond(cc, c->id, 0, -e);
+        _exit(0);
+    }
+    if (is_fsopen) {
+        int fd = fsopen(type, (unsigned)c->args[1] | FSOPEN_CLOEXEC);
+        if (fd < 0)
+            respond(cc, c->id, 0, errno);
+        else
+            respond_fd(cc, c->id, fd, (unsigned)c->args[1] & FSOPEN_CLOEXEC);
+    } else {
+        int r = mount(source, target, type, (unsigned long)c->args[3], data);
+        respond(cc, c->id, 0, r < 0 ? errno : 0);
+    }
+    _exit(0);
+}
+
 /* A nested cordon's request. */
 static int do_prctl(cc_state *cc, const call *c, long long *val)
 {
@@ -1004,6 +1266,11 @@ void cc_serve_one(cc_state *cc)
         break;
     case SC_OP_PRCTL:
         err = do_prctl(cc, &c, &val);
+        break;
+    case SC_OP_FSOPEN:
+    case SC_OP_MOUNT:
+        c.what = op == SC_OP_FSOPEN ? "fsopen" : "mount";
+        err = do_new_fs(cc, &c, op == SC_OP_FSOPEN);
         break;
     case SC_OP_NONE:
         err = ENOSYS;

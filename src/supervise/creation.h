@@ -86,6 +86,8 @@ typedef struct cc_state {
     size_t n_gitdirs;
     struct { dev_t dev; ino_t ino; } lifted[CC_MAX_GITDIRS]; /* PLAN_LIFT paths */
     size_t n_lifted;
+    struct { pid_t pid; uint64_t id; } workers[64]; /* forked to answer a notification */
+    size_t n_workers;
     cc_refusal refusals[CC_MAX_REFUSALS];
     size_t n_refusals;   /* kept */
     unsigned long refused; /* all */
@@ -105,6 +107,10 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
 /* In PID 1 once the command's process has installed its filter: serve one notification
  * (when the listener is readable). */
 void cc_serve_one(cc_state *cc);
+
+/* PID 1 reaped `pid`: if it was one of the creation control's workers and died before
+ * answering, the call it served fails (EINTR) instead of waiting for ever. */
+void cc_reaped(cc_state *cc, pid_t pid, int status);
 
 /* Send the refusals (kept ones and the count) to cordon over the report pipe. */
 void cc_report(const cc_state *cc, int report_fd);

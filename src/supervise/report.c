@@ -69,6 +69,8 @@ void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void), c
             pid_t w = waitpid(-1, &status, WNOHANG);
             if (w <= 0)
                 break;
+            if (cc && w != cmd)
+                cc_reaped(cc, w, status);
             if (w == cmd) {
                 TRACE("command-exited");
                 /* Whatever the command left behind dies now, before cordon is told:

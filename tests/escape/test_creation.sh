@@ -83,6 +83,47 @@ t_refusals_reported() {
   assert_file_content "$WS/plain" "ok"
 }
 
+# need_nested_userns: skip unless the command can make a user namespace of its own (root
+# cannot: the kernel wants CAP_SETFCAP to map uid 0).
+need_nested_userns() {
+  crun run -- unshare -Urm true
+  [ "$RC" = 0 ] || skip_case "the command cannot create a nested user namespace here ($(head -c 200 "$ERRF"))"
+}
+
+t_kernel_overlay_refused() {
+  # a kernel overlay mounted in a namespace of the command's own creates its files in the
+  # upper directory itself, out of the supervisor's sight: refused; tmpfs and proc work
+  need_nested_userns
+  crun run -- unshare -Urm sh -c 'mkdir -p l u w m t
+mount -t overlay overlay -o lowerdir=l,upperdir=u,workdir=w m 2>/dev/null && mkdir m/.git && echo "overlay made .git"
+mount -t tmpfs -o size=1m none t && touch t/in-tmpfs && echo tmpfs-ok'
+  assert_not_contains "$OUT" "overlay made" "a kernel overlay in a nested namespace"
+  assert_absent "$WS/u/.git" "a .git made through a kernel overlay's upper directory"
+  assert_contains "$OUT" "tmpfs-ok" "positive control: a tmpfs of the command's own"
+  assert_contains "$ERR" "cordon: refused mount overlay"
+  # the new mount API the same way
+  crun run -- unshare -Urmpf --mount-proc sh -c 'ps -e | wc -l'
+  [ "$RC" = 0 ] || die "a fresh /proc in a nested PID namespace: $(last_run)"
+  [ "$(printf '%s\n' "$OUT" | tail -n 1 | tr -d ' ')" -le 4 ] || die "the nested /proc shows more than the nested namespace's processes: $OUT"
+}
+
+t_bubblewrap_inside() {
+  # a nested bubblewrap works (tmpfs, proc, devpts, id maps of a nested user namespace),
+  # and cordon's protections hold inside it
+  need_nested_userns
+  command -v bwrap >/dev/null || skip_case "bwrap not found (./bootstrap.sh installs bubblewrap)"
+  crun run --base host -- bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$WS" "$WS" \
+    --unshare-user --unshare-pid --unshare-net --die-with-parent sh -c 'cd "$1"; echo in-bwrap; touch ok;
+mkdir .codex 2>/dev/null && echo made-codex; git init -q 2>/dev/null && echo made-repo; exit 0' sh "$WS"
+  [ "$RC" = 0 ] || die "bwrap inside cordon: $(last_run)"
+  assert_contains "$OUT" "in-bwrap"
+  assert_not_contains "$OUT" "made-codex" "a protected name, from inside a nested bubblewrap"
+  assert_not_contains "$OUT" "made-repo" "a new repository, from inside a nested bubblewrap"
+  assert_exists "$WS/ok" "positive control: an ordinary file from inside bubblewrap"
+  assert_absent "$WS/.codex"
+  assert_absent "$WS/.git"
+}
+
 esc_build tryops
 run_case race_rewrites_the_path t_race_rewrites_the_path
 run_case own_listener_refused t_own_listener_refused
@@ -90,4 +131,6 @@ run_case setid_refused t_setid_refused
 run_case setid_hardlink_refused t_setid_hardlink_refused
 run_case openat2_and_landlock_enosys t_openat2_and_landlock_enosys
 run_case refusals_reported t_refusals_reported
+run_case kernel_overlay_refused t_kernel_overlay_refused
+run_case bubblewrap_inside t_bubblewrap_inside
 finish
