@@ -240,7 +240,8 @@ static void emit_notify_calls(FILE *out, const target *t, const char *prefix)
             /* the open rows repeat the call: one entry each */
             int dup = 0;
             for (size_t j = 0; j < i; j++)
-                dup |= sc_rules[j].filter == SC_CMD && sc_rules[j].op == r->op;
+                dup |= sc_rules[j].filter == SC_CMD && sc_rules[j].op != SC_OP_NONE &&
+                       strcmp(sc_rules[j].syscall, r->syscall) == 0;
             if (dup)
                 continue;
             int nr = seccomp_syscall_resolve_name_arch(*a, r->syscall);

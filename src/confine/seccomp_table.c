@@ -89,6 +89,9 @@
     "is one nested sandboxes use (tmpfs, proc, sysfs, devpts, mqueue, cgroup, fuse); a "       \
     "kernel overlay would create files in a host directory on the command's behalf, out of "   \
     "the supervisor's sight"
+#define WHY_NEWROOT                                                                        \
+    "the thread's root may change: the supervisor forgets what it remembers of it (the call "  \
+    "itself goes on unchanged)"
 #define WHY_LANDLOCK                                                                       \
     "the supervisor performs creations with the sandbox's own Landlock domain and could "   \
     "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "     \
@@ -226,6 +229,13 @@ const sc_rule sc_rules[] = {
            "a cordon inside the sandbox hands its protections to this one's supervisor "
            "(the kernel allows one listener per process)"),
     NOTIFY("fsopen", SC_OP_FSOPEN, SC_ANY, 0, 0, 0, "fsopen", WHY_NEW_FS),
+    NOTIFY("umask", SC_OP_UMASK, SC_ANY, 0, 0, 0, "umask",
+           "the supervisor creates files with the thread's umask and keeps a copy of it "
+           "(the call itself goes on unchanged)"),
+    NOTIFY("chroot", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "chroot", WHY_NEWROOT),
+    NOTIFY("pivot_root", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "pivot_root", WHY_NEWROOT),
+    NOTIFY("setns", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "setns", WHY_NEWROOT),
+    NOTIFY("unshare", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "unshare", WHY_NEWROOT),
     NOTIFY("mount", SC_OP_MOUNT, SC_NONE_OF, 3, NEW_FS_NOT, 0, "mount(a new file system)", WHY_NEW_FS),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "

@@ -77,6 +77,8 @@ typedef enum sc_op {
     SC_OP_PRCTL,      /* prctl(CORDON_PRCTL, request, buffer, length): a nested cordon */
     SC_OP_FSOPEN,     /* fsopen(fsname, flags) */
     SC_OP_MOUNT,      /* mount(source, target, fstype, flags, data) of a new file system */
+    SC_OP_UMASK,      /* umask(mask): the supervisor's copy of the thread's umask */
+    SC_OP_NEWROOT,    /* chroot, pivot_root, setns, unshare: the thread's root may change */
 } sc_op;
 
 /* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer

@@ -179,11 +179,11 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     cc->listener = -1;
     cc->n_rules = cc->n_devs = cc->n_gitdirs = cc->n_lifted = cc->n_refusals = 0;
     cc->refused = 0;
-    cc->pw.n_fs = 0;
     int proc = open_procfs(p, s, err);
     if (proc < 0)
         return -1;
-    cc->pw.proc_fd = proc;
+    if (pw_init(&cc->pw, proc) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root for the creation control");
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
         if (op->kind == PLAN_NOCREATE) {
@@ -408,24 +408,6 @@ static int read_mem(pid_t tid, uint64_t addr, void *out, size_t len)
     return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
-/* The thread's umask (/proc/TID/status), or -errno. */
-static int thread_umask(cc_state *cc, pid_t tid)
-{
-    char p[48];
-    snprintf(p, sizeof p, "%d/status", (int)tid);
-    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = read(fd, cc->status, sizeof cc->status - 1);
-    if (n < 0)
-        return -errno;
-    cc->status[n] = '\0';
-    const char *u = strstr(cc->status, "Umask:");
-    if (!u)
-        return -EINVAL;
-    return (int)(strtoul(u + 6, NULL, 8) & 0777);
-}
-
 typedef struct call {
     uint64_t id;
     pid_t tid;
@@ -472,7 +454,8 @@ static int refuse(cc_state *cc, const call *c, const char *why)
  * time. */
 static int with_umask(cc_state *cc, pid_t tid)
 {
-    int u = thread_umask(cc, tid);
+    (void)tid;
+    int u = pw_umask(&cc->pw);
     if (u < 0)
         return u;
     umask((mode_t)u);
@@ -1164,6 +1147,17 @@ static int do_prctl(cc_state *cc, const call *c, long long *val)
     return 0;
 }
 
+/* Let the kernel do the call (its arguments are in registers, which the thread cannot
+ * change any more: nothing was decided on its memory). */
+static void respond_continue(cc_state *cc, uint64_t id)
+{
+    struct seccomp_notif_resp *resp = (struct seccomp_notif_resp *)cc->resp;
+    memset(resp, 0, sizeof *resp);
+    resp->id = id;
+    resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    (void)ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+}
+
 void cc_serve_one(cc_state *cc)
 {
     struct seccomp_notif *req = (struct seccomp_notif *)cc->req;
@@ -1272,6 +1266,14 @@ void cc_serve_one(cc_state *cc)
         c.what = op == SC_OP_FSOPEN ? "fsopen" : "mount";
         err = do_new_fs(cc, &c, op == SC_OP_FSOPEN);
         break;
+    case SC_OP_UMASK:
+    case SC_OP_NEWROOT:
+        /* what the supervisor remembers of the thread changes; the call itself is the
+         * kernel's (its arguments decide nothing here) */
+        pw_thread_changed(&cc->pw, c.tid, op == SC_OP_UMASK ? (int)(c.args[0] & 0777) : -1);
+        pw_end(&cc->pw);
+        respond_continue(cc, c.id);
+        return;
     case SC_OP_NONE:
         err = ENOSYS;
         break;

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +36,106 @@ void pw_ptrace_cap(bool on)
     (void)syscall(SYS_capset, &h, d);
 }
 
+static int mnt_ino(int fd, uint64_t *mnt, ino_t *ino);
+
+int pw_init(pw_ctx *c, int proc_fd)
+{
+    c->proc_fd = proc_fd;
+    c->n_fs = 0;
+    c->next_evict = 0;
+    c->cur = NULL;
+    for (unsigned i = 0; i < PW_THREADS; i++)
+        c->threads[i] = (pw_thread){.pidfd = -1, .umask = -1, .root_same = -1};
+    c->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (c->root_fd < 0)
+        return -errno;
+    return mnt_ino(c->root_fd, &c->root_mnt, &c->root_ino);
+}
+
+static void forget(pw_thread *t)
+{
+    if (t->pidfd >= 0)
+        close(t->pidfd);
+    *t = (pw_thread){.pidfd = -1, .umask = -1, .root_same = -1};
+}
+
+/* Is the entry's thread still the one it was made for? */
+static bool alive(const pw_thread *t)
+{
+    struct pollfd p = {.fd = t->pidfd, .events = POLLIN};
+    return poll(&p, 1, 0) == 0;
+}
+
 void pw_begin(pw_ctx *c, pid_t tid)
 {
     c->t = (pw_target){.tid = tid, .root_fd = -1, .cwd_fd = -1};
+    c->cur = NULL;
+    for (unsigned i = 0; i < PW_THREADS; i++) {
+        pw_thread *t = &c->threads[i];
+        if (t->pidfd >= 0 && t->tid == tid) {
+            if (alive(t)) {
+                c->cur = t;
+                return;
+            }
+            forget(t); /* gone: the id may name another thread now */
+        }
+    }
+    /* a new entry, with a pidfd of the thread itself (PIDFD_THREAD, Linux 6.9) */
+    int fd = (int)syscall(SYS_pidfd_open, tid, O_EXCL /* PIDFD_THREAD */);
+    if (fd < 0)
+        return; /* nothing remembered: every fact is read again */
+    pw_thread *t = NULL;
+    for (unsigned i = 0; i < PW_THREADS && !t; i++)
+        if (c->threads[i].pidfd < 0)
+            t = &c->threads[i];
+    if (!t) {
+        t = &c->threads[c->next_evict];
+        c->next_evict = (c->next_evict + 1) % PW_THREADS;
+        forget(t);
+    }
+    *t = (pw_thread){.tid = tid, .tgid = 0, .pidfd = fd, .umask = -1, .root_same = -1};
+    c->cur = t;
+}
+
+static int read_status(int dirfd, const char *path, char *buf, size_t size);
+
+int pw_umask(pw_ctx *c)
+{
+    if (c->cur && c->cur->umask >= 0)
+        return c->cur->umask;
+    char p[48], text[2048];
+    snprintf(p, sizeof p, "%d/status", (int)c->t.tid);
+    int r = read_status(c->proc_fd, p, text, sizeof text);
+    if (r < 0)
+        return r;
+    const char *u = strstr(text, "\nUmask:"), *g = strstr(text, "\nTgid:");
+    if (!u || !g)
+        return -EINVAL;
+    int mask = (int)(strtoul(u + 7, NULL, 8) & 0777);
+    if (c->cur) {
+        c->cur->umask = mask;
+        c->cur->tgid = (pid_t)strtol(g + 6, NULL, 10);
+    }
+    return mask;
+}
+
+void pw_thread_changed(pw_ctx *c, pid_t tid, int mask)
+{
+    pid_t tgid = 0;
+    for (unsigned i = 0; i < PW_THREADS; i++)
+        if (c->threads[i].pidfd >= 0 && c->threads[i].tid == tid)
+            tgid = c->threads[i].tgid;
+    for (unsigned i = 0; i < PW_THREADS; i++) {
+        pw_thread *t = &c->threads[i];
+        if (t->pidfd < 0 || !(t->tid == tid || (tgid && t->tgid == tgid)))
+            continue;
+        if (mask >= 0 && t->tid != tid && t->umask < 0)
+            continue;
+        if (mask >= 0)
+            t->umask = mask & 0777; /* umask(2) changes the thread group's (CLONE_FS) */
+        else
+            t->root_same = -1, t->umask = -1;
+    }
 }
 
 void pw_end(pw_ctx *c)
@@ -254,6 +353,86 @@ static int dotdot(pw_ctx *c, int *cur)
     return 0;
 }
 
+/* Does the thread have the supervisor's root (and so the same "/" and ".." clamp)? */
+static bool root_is_mine(pw_ctx *c)
+{
+    if (c->cur && c->cur->root_same >= 0)
+        return c->cur->root_same == 1;
+    char p[48];
+    snprintf(p, sizeof p, "%d/root", (int)c->t.tid);
+    struct statx sx;
+    bool same = statx(c->proc_fd, p, AT_STATX_DONT_SYNC, STATX_INO | STATX_MNT_ID, &sx) == 0 &&
+                (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id == c->root_mnt && (ino_t)sx.stx_ino == c->root_ino;
+    if (c->cur)
+        c->cur->root_same = same;
+    return same;
+}
+
+/* The common case in one system call: the thread has the supervisor's root, so the
+ * kernel resolves the directory part for it exactly as it would for the thread, as long
+ * as no magic link is crossed (RESOLVE_NO_MAGICLINKS: ELOOP) and the directory is not in
+ * a procfs ("self" would be the supervisor).  1 when done, 0 when the walk must do it,
+ * or -errno (as the kernel would fail). */
+static int fast_resolve(pw_ctx *c, int dirfd, const char *path, size_t len, unsigned flags, pw_result *out)
+{
+    if (flags & PW_WHOLE)
+        return 0;
+    const char *slash = memrchr(path, '/', len);
+    while (slash && slash > path && slash[-1] == '/')
+        slash--;
+    const char *last = slash ? slash + 1 : path;
+    size_t ln = len - (size_t)(last - path);
+    if (ln == 0 || ln >= PW_NAME_MAX || memchr(last, '/', ln) || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+        return 0; /* trailing slashes, dots: the walk knows them */
+    if (!root_is_mine(c))
+        return 0;
+    int start, own = -1;
+    if (path[0] == '/')
+        start = c->root_fd;
+    else if (dirfd == AT_FDCWD)
+        start = target_cwd(c);
+    else {
+        start = own = pw_thread_fd(c, dirfd);
+        struct stat st;
+        if (own >= 0 && (fstat(own, &st) < 0 || !S_ISDIR(st.st_mode))) {
+            close(own);
+            return -ENOTDIR;
+        }
+    }
+    if (start < 0)
+        return start;
+    int dir;
+    if (!slash) {
+        dir = dup_fd(start);
+    } else {
+        char d[PW_PATH_MAX];
+        size_t dl = slash == path ? 1 : (size_t)(slash - path);
+        memcpy(d, path, dl);
+        d[dl] = '\0';
+        struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+        dir = (int)syscall(SYS_openat2, start, d, &how, sizeof how);
+        if (dir < 0)
+            dir = errno == ELOOP || errno == ENOSYS || errno == EXDEV || errno == EAGAIN ? 0 : -errno;
+    }
+    if (own >= 0)
+        close(own);
+    if (dir <= 0)
+        return dir;
+    if (fstat(dir, &out->dir_st) < 0 || pw_is_procfs(c, dir, out->dir_st.st_dev)) {
+        close(dir);
+        return 0;
+    }
+    memcpy(out->name, last, ln);
+    out->name[ln] = '\0';
+    struct stat st;
+    if ((flags & PW_FOLLOW_LAST) && fstatat(dir, out->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+        close(dir);
+        return 0; /* a symlink to follow: the walk */
+    }
+    out->dir_fd = dir;
+    return 1;
+}
+
 int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result *out)
 {
     *out = (pw_result){.dir_fd = -1, .obj_fd = -1};
@@ -262,6 +441,9 @@ int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result
         return -ENOENT;
     if (len >= PW_PATH_MAX)
         return -ENAMETOOLONG;
+    int fast = fast_resolve(c, dirfd, path, len, flags, out);
+    if (fast != 0)
+        return fast < 0 ? fast : 0;
     memcpy(c->buf, path, len + 1);
 
     int cur, r;

@@ -20,6 +20,19 @@
 #define PW_NAME_MAX 256
 #define PW_PATH_MAX 4096
 
+/* What the supervisor remembers of a thread between notifications (it cannot ask
+ * the kernel cheaply): valid while the thread lives (a pidfd tells), and forgotten when
+ * the thread calls umask(2), chroot(2), pivot_root(2), setns(2) or unshare(2), which
+ * the command's filter also reports (creation.c). */
+typedef struct pw_thread {
+    pid_t tid, tgid;
+    int pidfd;     /* -1: the entry is free */
+    int umask;     /* -1: unknown */
+    int root_same; /* its root is the supervisor's (the walk may let the kernel resolve):
+                      -1 unknown, 0, 1 */
+} pw_thread;
+#define PW_THREADS 64
+
 /* The process a walk is done for. */
 typedef struct pw_target {
     pid_t tid;        /* the calling thread, as the supervisor's PID namespace sees it */
@@ -31,7 +44,13 @@ typedef struct pw_target {
 
 typedef struct pw_ctx {
     int proc_fd;               /* a procfs of the supervisor's own PID namespace */
+    int root_fd;               /* the supervisor's root (O_PATH) */
+    uint64_t root_mnt;
+    ino_t root_ino;
     pw_target t;
+    pw_thread threads[PW_THREADS];
+    unsigned next_evict;
+    pw_thread *cur;            /* the entry of t.tid, or NULL */
     /* scratch, owned by the walker */
     char buf[2 * PW_PATH_MAX + 2];
     char link[PW_PATH_MAX];
@@ -56,8 +75,15 @@ typedef struct pw_result {
                                O_NOFOLLOW or O_EXCL, linkat with AT_SYMLINK_FOLLOW) */
 #define PW_WHOLE 0x2u       /* resolve to the object itself (open(O_TMPFILE) of a directory) */
 
+/* Once, in the supervisor: its own root and no thread known. */
+int pw_init(pw_ctx *c, int proc_fd);
 /* Start working for a new notification's thread. */
 void pw_begin(pw_ctx *c, pid_t tid);
+/* The thread's umask (cached), or -errno. */
+int pw_umask(pw_ctx *c);
+/* The thread `tid` called umask(mask) (mask < 0: chroot, pivot_root, setns or unshare):
+ * update what is remembered of its thread group. */
+void pw_thread_changed(pw_ctx *c, pid_t tid, int mask);
 /* Close what pw_begin and the walks opened for the thread. */
 void pw_end(pw_ctx *c);
 

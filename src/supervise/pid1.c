@@ -7,6 +7,8 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/seccomp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,6 +127,12 @@ void pid1_main(launch *l)
             if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
                 memcpy(&l->cc->listener, CMSG_DATA(cm), sizeof(int));
         }
+        /* Linux 6.6: the thread and PID 1 hand the CPU to each other for every call
+         * instead of waking each other up across CPUs (gVisor asked for it); older
+         * kernels say EINVAL, which only costs time. */
+        if (l->cc->listener >= 0)
+            (void)ioctl(l->cc->listener, SECCOMP_IOW(4, __u64) /* SECCOMP_IOCTL_NOTIF_SET_FLAGS */,
+                        1ULL /* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */);
         close(l->cc_sock[0]);
     }
 
@@ -140,8 +148,9 @@ void pid1_main(launch *l)
         kill(cmd, SIGKILL);
         fail(l, &err);
     }
-    int keep[] = {l->report_fd, sfd, l->cc ? l->cc->listener : -1, l->cc ? l->cc->pw.proc_fd : -1};
-    if (close_fds_except(keep, 4) < 0) {
+    int keep[] = {l->report_fd, sfd, l->cc ? l->cc->listener : -1, l->cc ? l->cc->pw.proc_fd : -1,
+                  l->cc ? l->cc->pw.root_fd : -1};
+    if (close_fds_except(keep, 5) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close PID 1's descriptors");
         kill(cmd, SIGKILL);
         fail(l, &err);
