@@ -267,7 +267,7 @@ static int read_status(int dirfd, const char *path, char *buf, size_t size)
 /* The PID namespace of the process `pid` of the procfs `dirfd` (its ns/pid link). */
 static int pidns_of(int dirfd, const char *pid, struct stat *st)
 {
-    char p[64];
+    char p[96];
     snprintf(p, sizeof p, "%s/ns/pid", pid);
     if (fstatat(dirfd, p, st, 0) == 0)
         return 0;
