@@ -127,6 +127,20 @@ void pid1_main(launch *l)
             if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
                 memcpy(&l->cc->listener, CMSG_DATA(cm), sizeof(int));
         }
+        /* The creation control hands new descriptors back with SECCOMP_ADDFD_FLAG_SEND
+         * (Linux 5.14): without it, fail closed before the command does anything.  A
+         * notification id that does not exist says ENOENT where the flag is known. */
+        if (l->cc->listener >= 0) {
+            struct seccomp_notif_addfd probe = {.id = 0, .flags = 1u << 1 /* SEND */, .srcfd = 0};
+            if (ioctl(l->cc->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &probe) < 0 && errno == EINVAL) {
+                err_set(&err, CORDON_STAGE_CONFINE, EINVAL,
+                        "this kernel cannot hand descriptors back to a supervised process "
+                        "(SECCOMP_ADDFD_FLAG_SEND, Linux 5.14): cordon's creation control needs it "
+                        "and cordon does not run without it");
+                kill(cmd, SIGKILL);
+                fail(l, &err);
+            }
+        }
         /* Linux 6.6: the thread and PID 1 hand the CPU to each other for every call
          * instead of waking each other up across CPUs (gVisor asked for it); older
          * kernels say EINVAL, which only costs time. */
