@@ -42,13 +42,25 @@ typedef enum cordon_stage {
     CORDON_STAGE_LIMITS,     /* resource limits: cgroups, rlimits */
 } cordon_stage;
 
+/* The error every failing call fills.  It may grow (fields appended at the end): `size`
+ * is sizeof(cordon_error) as the caller was compiled, and the library never writes
+ * beyond it; 0 (a zero-initialised struct) means this first layout.  So both
+ * `cordon_error err = {0};` and `cordon_error err = CORDON_ERROR_INIT;` keep working
+ * when a later libcordon appends fields. */
 typedef struct cordon_error {
-    cordon_stage stage;
-    int errnum;         /* errno of the cause, or 0 */
+    unsigned size;      /* sizeof(cordon_error) of the caller, or 0 */
+    cordon_stage stage; /* where it failed */
+    int errnum;         /* errno of the cause, or 0; never spelled out in message */
+    bool truncated;     /* message did not fit: it was cut and ends in "..." */
     char message[1024]; /* what went wrong and, where known, how to fix it */
 } cordon_error;
+#define CORDON_ERROR_INIT {.size = sizeof(cordon_error)}
 
 CORDON_API const char *cordon_stage_name(cordon_stage stage);
+/* The message with the errno spelled out ("...: Permission denied"), as the command line
+ * prints it, into buf (always NUL-terminated when n > 0).  Returns the length of the
+ * whole text, as snprintf does: a value >= n means buf was too small. */
+CORDON_API int cordon_error_text(const cordon_error *err, char *buf, size_t n);
 
 typedef enum cordon_access {
     CORDON_ACCESS_NONE = 0, /* hidden: an empty, unwritable directory or file */
@@ -153,7 +165,11 @@ CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
 /* Print the resolved rules and the ordered mount plan; runs nothing. */
 CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *out, cordon_error *err);
 
+/* How a run ended.  Growable like cordon_error: `size` is sizeof(cordon_result) as the
+ * caller was compiled (CORDON_RESULT_INIT), 0 for this first layout; the library never
+ * writes beyond it. */
 typedef struct cordon_result {
+    unsigned size;   /* sizeof(cordon_result) of the caller, or 0 */
     int exit_code;   /* what cordon exits with: the command's code, 128+N, 124, 125... */
     int status_code; /* the command's own exit code, or -1 when it did not exit */
     int signal;      /* the signal that killed the command, or 0 */
@@ -175,7 +191,36 @@ typedef struct cordon_result {
     unsigned long refused;
     unsigned n_refusals;
     char refusals[4096];
+    double wall_seconds; /* from the start of the sandbox to the end of its last process */
 } cordon_result;
+#define CORDON_RESULT_INIT {.size = sizeof(cordon_result)}
+
+/* ---- running commands ------------------------------------------------------------
+ *
+ * What these calls do to the calling process, and nothing else:
+ *   - each run is one child process, the sandbox's PID 1, cloned with no exit signal and
+ *     a pidfd and reaped through that pidfd by cordon_proc_wait/cordon_proc_free (or
+ *     cordon_run*): the caller's SIGCHLD handler never runs for it, its waitpid(-1) never
+ *     sees it (nor does SIGCHLD set to SIG_IGN reap it), and none is left as a zombie
+ *     once cordon_proc_free or cordon_run* returns.  A run with cgroup limits also has a
+ *     short-lived janitor child, reaped the same way;
+ *   - no signal handler, disposition or process signal mask is changed and no pending
+ *     signal is consumed.  The calling thread blocks all signals for the few
+ *     microseconds of the clone itself (as posix_spawn does) and restores its mask; a
+ *     signal arriving then is delivered right after, not lost.  No SIGPIPE is raised by
+ *     cordon's own writes (the caller's writes to a stdin pipe are the caller's);
+ *   - no thread is started (but deny globs are walked by short-lived threads that are
+ *     joined before the call returns); no global state is kept;
+ *   - every descriptor handed to the caller is close-on-exec, and the sandbox's side
+ *     never holds descriptors of other runs or of the caller;
+ *   - the sandbox dies with the caller's process (with the spawning thread too when
+ *     that is the main thread: the kernel's parent-death signal).
+ * Signals sent to the caller are not forwarded to the sandbox: that is the caller's
+ * choice, through cordon_proc_kill (the command line forwards SIGINT, SIGTERM, ...).
+ * The policy's timeout, limits and environment apply to every form.  Calls retry EINTR
+ * themselves.  Independent policies and processes may be used from different threads
+ * at once; one cordon_proc is not to be waited for from two threads at once (killing it
+ * from any thread or signal handler is fine). */
 
 /* Run argv[0] (searched in the sandbox's PATH) to completion, with the caller's
  * stdin, stdout and stderr.  Returns 0 when the command ran (whatever its status,
@@ -184,15 +229,49 @@ typedef struct cordon_result {
 CORDON_API int cordon_run(const cordon_policy *p, char *const argv[], cordon_result *result,
                           cordon_error *err);
 
-/* Flags for cordon_run_flags(). */
-#define CORDON_RUN_EXITING 0x1u /* the caller exits right after the run: return as soon as
-                                   the command and every process it left are dead, without
-                                   waiting for the kernel to tear down the sandbox's
-                                   namespaces (~0.25 ms); the sandbox's exiting PID 1 stays
-                                   the caller's child (a zombie) until the caller exits or
-                                   reaps it */
-CORDON_API int cordon_run_flags(const cordon_policy *p, char *const argv[], unsigned flags,
-                                cordon_result *result, cordon_error *err);
+/* Called with output as it arrives; returning non-zero stops the run (the whole sandbox
+ * is killed; the result then says SIGKILL). */
+typedef int (*cordon_output_fn)(const char *data, size_t len, void *ctx);
+/* Run to completion with stdout and stderr merged and delivered to fn as they arrive
+ * (stdin is /dev/null).  Returns as cordon_run does. */
+CORDON_API int cordon_run_output(const cordon_policy *p, char *const argv[], cordon_output_fn fn, void *ctx,
+                                 cordon_result *result, cordon_error *err);
+
+/* Start a sandboxed child and return at once (once the sandbox's PID 1 exists: a failure
+ * of setup after that shows in cordon_proc_wait's result). */
+#define CORDON_SPAWN_STDIN_PIPE 0x1u    /* else stdin is /dev/null */
+#define CORDON_SPAWN_STDOUT_PIPE 0x2u   /* else inherited */
+#define CORDON_SPAWN_STDERR_PIPE 0x4u   /* else inherited */
+#define CORDON_SPAWN_MERGE_STDERR 0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
+#define CORDON_SPAWN_STDIN_INHERIT 0x10u /* stdin is the caller's own (not with STDIN_PIPE) */
+typedef struct cordon_proc cordon_proc;
+/* Validates everything (argv, flags, the policy, the plan) before anything is started;
+ * -1 with err filled, and nothing started, on failure. */
+CORDON_API int cordon_spawn(const cordon_policy *p, char *const argv[], unsigned flags, cordon_proc **out,
+                            cordon_error *err);
+/* The pipes' descriptors (close-on-exec, owned by c: closed by cordon_proc_free), or -1
+ * when not piped. */
+CORDON_API int cordon_proc_stdin(const cordon_proc *c);
+CORDON_API int cordon_proc_stdout(const cordon_proc *c);
+CORDON_API int cordon_proc_stderr(const cordon_proc *c);
+/* Close the stdin pipe (the command sees EOF).  -1 with errno EBADF when there is none
+ * (any more). */
+CORDON_API int cordon_proc_close_stdin(cordon_proc *c);
+/* Readable (poll POLLIN) once the whole sandbox has ended; a pidfd of its PID 1, owned by c. */
+CORDON_API int cordon_proc_exit_fd(const cordon_proc *c);
+/* Async-signal-safe and thread-safe.  SIGKILL ends the whole sandbox at once; SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH and SIGCONT are delivered to the
+ * command; 0 tells whether the sandbox still runs.  -1 with errno: EINVAL (another
+ * signal, or c is not a process), ESRCH (it has ended). */
+CORDON_API int cordon_proc_kill(cordon_proc *c, int sig);
+/* Wait up to timeout_ms (-1: as long as it takes; 0: just look) for the command and
+ * every process it left to end.  0: it ended, and *res says how (when it could not
+ * start, res->started is false and err says at which stage and why); 1: still running;
+ * -1: bad arguments or waiting failed (err).  Once ended, every later call returns 0
+ * and the same result.  res and err may be NULL. */
+CORDON_API int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *res, cordon_error *err);
+/* Kill what still runs, reap it, close the descriptors, free c.  NULL is fine. */
+CORDON_API void cordon_proc_free(cordon_proc *c);
 
 /* Write result/err as the --status-json document. */
 CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result,

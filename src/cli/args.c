@@ -3,13 +3,37 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "util/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int cli_fail(cordon_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    err->truncated = n < 0 || (size_t)n >= sizeof err->message;
+    err->stage = CORDON_STAGE_USAGE;
+    err->errnum = 0;
+    return -1;
+}
+
+int cli_wrap(cordon_error *err, const char *context)
+{
+    char old[sizeof err->message];
+    memcpy(old, err->message, sizeof old);
+    int n = snprintf(err->message, sizeof err->message, "%s: %s", context, old);
+    if (n < 0 || (size_t)n >= sizeof err->message)
+        err->truncated = true;
+    return -1;
+}
 
 static int opt_base(run_args *a, const char *v, cordon_error *err)
 {
     cordon_base b;
     if (cordon_base_from_string(v, &b, err) < 0)
-        return err_wrap(err, "--base");
+        return cli_wrap(err, "--base");
     return cordon_policy_set_base(a->pol, b, err);
 }
 
@@ -17,7 +41,7 @@ static int opt_network(run_args *a, const char *v, cordon_error *err)
 {
     cordon_network n;
     if (cordon_network_from_string(v, &n, err) < 0)
-        return err_wrap(err, "--network");
+        return cli_wrap(err, "--network");
     return cordon_policy_set_network(a->pol, n, err);
 }
 
@@ -58,8 +82,7 @@ static int opt_glob_depth(run_args *a, const char *v, cordon_error *err)
     errno = 0;
     long n = strtol(v, &end, 10);
     if (!*v || errno != 0 || *end != '\0' || n < 1 || n > 4096)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--glob-depth: '%s' is not a number of levels between 1 and 4096", v);
+        return cli_fail(err, "--glob-depth: '%s' is not a number of levels between 1 and 4096", v);
     return cordon_policy_set_glob_depth(a->pol, (int)n, err);
 }
 
@@ -77,7 +100,7 @@ static int opt_read_only(run_args *a, const char *v, cordon_error *err)
 static int opt_settings(run_args *a, const char *v, cordon_error *err)
 {
     if (!*v)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--settings: empty file name");
+        return cli_fail(err, "--settings: empty file name");
     return cordon_policy_load_settings(a->pol, v, err);
 }
 
@@ -116,7 +139,7 @@ static int opt_timeout(run_args *a, const char *v, cordon_error *err)
 static int opt_status_json(run_args *a, const char *v, cordon_error *err)
 {
     if (!*v)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--status-json: empty file name");
+        return cli_fail(err, "--status-json: empty file name");
     a->status_json = v;
     return 0;
 }
@@ -152,7 +175,7 @@ static int opt_isolation(run_args *a, const char *v, cordon_error *err)
 {
     cordon_isolation i;
     if (cordon_isolation_from_string(v, &i, err) < 0)
-        return err_wrap(err, "--isolation");
+        return cli_wrap(err, "--isolation");
     return cordon_policy_set_isolation(a->pol, i, err);
 }
 
@@ -240,13 +263,12 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
         if (arg[0] != '-' || arg[1] == '\0')
             break; /* the first non-option word starts the command */
         if (arg[1] != '-')
-            return err_set(err, CORDON_STAGE_USAGE, 0,
-                           "unknown option '%s'; options are long (--allow ...); see `cordon help run`", arg);
+            return cli_fail(err, "unknown option '%s'; options are long (--allow ...); see `cordon help run`", arg);
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         const option_def *o = find_option(arg, len);
         if (!o)
-            return err_set(err, CORDON_STAGE_USAGE, 0, "unknown option '%.*s'; see `cordon help run`",
+            return cli_fail(err, "unknown option '%.*s'; see `cordon help run`",
                            (int)len, arg);
         const char *value = NULL;
         if (o->argname) {
@@ -255,17 +277,16 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
             } else if (i + 1 < argc) {
                 value = argv[++i];
             } else {
-                return err_set(err, CORDON_STAGE_USAGE, 0, "%s needs a value (%s)", o->name, o->argname);
+                return cli_fail(err, "%s needs a value (%s)", o->name, o->argname);
             }
         } else if (eq) {
-            return err_set(err, CORDON_STAGE_USAGE, 0, "%s takes no value", o->name);
+            return cli_fail(err, "%s takes no value", o->name);
         }
         if (o->fn(a, value ? value : "", err) < 0)
             return -1;
     }
     a->command = i < argc ? &argv[i] : NULL;
     if (command_required && !a->command && !a->help)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "no command given: cordon run [OPTIONS] [--] COMMAND [ARG...]");
+        return cli_fail(err, "no command given: cordon run [OPTIONS] [--] COMMAND [ARG...]");
     return 0;
 }

@@ -25,6 +25,11 @@ typedef struct option_def {
 
 extern const option_def run_options[];
 
+/* The command line's own errors (stage "usage"), and context added to the library's:
+ * "--base: previous message".  Both return -1. */
+int cli_fail(cordon_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_wrap(cordon_error *err, const char *context);
+
 /* Parse argv (after the subcommand word).  Returns 0, or -1 with err filled. */
 int parse_run_args(int argc, char **argv, run_args *a, bool command_required, cordon_error *err);
 

@@ -1,6 +1,7 @@
 /* cordon: the command line, a thin layer over libcordon. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,59 @@
 
 static void print_error(const cordon_error *err)
 {
-    fprintf(stderr, "cordon: %s\n", err->message[0] ? err->message : "unknown error");
+    char text[2048];
+    cordon_error_text(err, text, sizeof text);
+    fprintf(stderr, "cordon: %s\n", text);
+}
+
+/* Signals to cordon go to the command, as a terminal or a supervisor means them: the
+ * library leaves signals to its caller, and this is the caller.  The handler's target is
+ * the one piece of mutable global state in cordon, because a signal handler has no
+ * other way to reach it. */
+static cordon_proc *volatile forward_to;
+static volatile sig_atomic_t forward_pending;
+
+static void forward_signal(int sig)
+{
+    int saved = errno;
+    cordon_proc *c = forward_to;
+    if (c)
+        cordon_proc_kill(c, sig);
+    else
+        forward_pending = sig; /* before the sandbox exists: sent once it does */
+    errno = saved;
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+
+static void forward_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sa.sa_flags = SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+        sigaction(forwarded[i], &sa, NULL);
+}
+
+/* Run the command with cordon's own stdin, stdout and stderr, forwarding signals. */
+static int run_forwarding(const cordon_policy *pol, char **command, cordon_result *res, cordon_error *err)
+{
+    cordon_proc *c;
+    forward_signals();
+    if (cordon_spawn(pol, command, CORDON_SPAWN_STDIN_INHERIT, &c, err) < 0)
+        return -1;
+    forward_to = c;
+    if (forward_pending)
+        cordon_proc_kill(c, forward_pending);
+    int w = cordon_proc_wait(c, -1, res, err);
+    /* cordon exits right after: the kernel reaps PID 1 then, and the janitors remove
+     * what is left, without cordon waiting for the namespaces' teardown (cordon_proc_free
+     * would, ~0.25 ms) */
+    if (w < 0)
+        return -1;
+    return res->started || res->timed_out ? 0 : -1;
 }
 
 /* A closed 0, 1 or 2 would be reused by the next open() and leak into the sandbox as
@@ -88,8 +141,7 @@ static int cmd_run(int argc, char **argv, bool explain)
             code = 0;
         }
     } else {
-        /* cordon exits right after: no need to wait for the kernel's namespace teardown */
-        if (cordon_run_flags(a.pol, a.command, CORDON_RUN_EXITING, &res, &err) < 0)
+        if (run_forwarding(a.pol, a.command, &res, &err) < 0)
             print_error(&err);
         if (res.isolation_why)
             fprintf(stderr,

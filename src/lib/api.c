@@ -10,6 +10,7 @@
 #include "confine/confine.h"
 #include "confine/llonly.h"
 #include "plan/explain.h"
+#include "lib/prepare.h"
 #include "plan/plan.h"
 #include "policy/resolve.h"
 #include "supervise/env.h"
@@ -28,38 +29,11 @@ const char *cordon_version(void)
     return CORDON_VERSION;
 }
 
-/* Everything up to the plan, shared by explain and run. */
-typedef struct prepared {
-    resolved r;
-    plan p;
-    strv env;
-} prepared;
-
-static void prepared_free(prepared *x)
+void prepared_free(prepared *x)
 {
     plan_free(&x->p);
     resolved_free(&x->r);
     strv_free(&x->env);
-}
-
-static int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
-{
-    *x = (prepared){0};
-    if (pol->network == CORDON_NETWORK_PROXY)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--network proxy is not supported by this version");
-    char cwd[4096];
-    if (!getcwd(cwd, sizeof cwd))
-        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
-    const char *home = getenv("HOME");
-    host_info host = {.home = home && home[0] == '/' ? home : NULL, .cwd = cwd, .root = "/"};
-    if (resolve_policy(pol, &host, &x->r, err) < 0)
-        return -1;
-    if (plan_build(&x->r, &x->p, err) < 0) {
-        resolved_free(&x->r);
-        return -1;
-    }
-    x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
-    return 0;
 }
 
 /* --isolation: namespaces or landlock; auto asks the kernel (in a short-lived child) and
@@ -73,17 +47,70 @@ static cordon_isolation choose_isolation(const cordon_policy *pol, const char **
     return *why ? CORDON_ISOLATION_LANDLOCK : CORDON_ISOLATION_NAMESPACES;
 }
 
+int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
+{
+    *x = (prepared){0};
+    if (!pol)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");
+    if (pol->network == CORDON_NETWORK_PROXY)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "network proxy mode is not supported by this version");
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
+    const char *home = getenv("HOME");
+    host_info host = {.home = home && home[0] == '/' ? home : NULL, .cwd = cwd, .root = "/"};
+    if (resolve_policy(pol, &host, &x->r, err) < 0)
+        return -1;
+    if (plan_build(&x->r, &x->p, err) < 0) {
+        resolved_free(&x->r);
+        return -1;
+    }
+    x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
+    x->p.isolation = choose_isolation(pol, &x->isolation_why);
+    return 0;
+}
+
+int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error *err)
+{
+    *ll = (llonly){.ruleset_fd = -1};
+    if (pol && pol->settings_enabled == 0)
+        return err_set(err, CORDON_STAGE_SETTINGS, 0,
+                       "the settings say \"enabled\": false, but a cordon policy always sandboxes; "
+                       "run the command without cordon, or set \"enabled\": true");
+    TRACE("run");
+    if (prepare(pol, x, err) < 0)
+        return -1;
+    TRACE("planned");
+    if (x->p.isolation != CORDON_ISOLATION_LANDLOCK)
+        return 0;
+#ifdef CORDON_NO_CONFINE
+    prepared_free(x);
+    return err_set(err, CORDON_STAGE_CONFINE, 0,
+                   "Landlock isolation: this cordon was built without Landlock and seccomp "
+                   "(-Dconfine=false, for benchmarks only)");
+#else
+    /* No namespaces: the ruleset built here, HOME and TMPDIR private directories */
+    if (llonly_prepare(&x->r, pol->network, !pol->no_proc, ll, err) < 0) {
+        prepared_free(x);
+        return -1;
+    }
+    strv_free(&x->env);
+    x->env = env_build(pol, environ, ll->home, ll->tmpdir);
+    return 0;
+#endif
+}
+
 int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cordon_error *err)
 {
     prepared x;
+    if (!out)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain: no output stream (NULL)");
     if (prepare(pol, &x, err) < 0)
         return -1;
-    const char *why;
-    x.p.isolation = choose_isolation(pol, &why);
     explain_print(out, &x.r, &x.p, &x.env, argv);
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
-        if (why)
-            fprintf(out, "\n--isolation auto chose landlock: %s\n", why);
+        if (x.isolation_why)
+            fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
         llonly ll = {.ruleset_fd = -1, .abi = landlock_abi(), .net_none = pol->network == CORDON_NETWORK_NONE};
         ll.scoped = ll.abi >= 6;
         if (llonly_grants(&x.r, !pol->no_proc, &ll, err) < 0) {
@@ -99,62 +126,6 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
     limits_explain(out, &x.p.limits);
     prepared_free(&x);
     return 0;
-}
-
-int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *result, cordon_error *err)
-{
-    return cordon_run_flags(pol, argv, 0, result, err);
-}
-
-int cordon_run_flags(const cordon_policy *pol, char *const argv[], unsigned flags, cordon_result *result,
-                     cordon_error *err)
-{
-    *result = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
-    err_clear(err);
-    if (!argv || !argv[0] || !argv[0][0])
-        return err_set(err, CORDON_STAGE_USAGE, 0, "no command given");
-    if (pol->settings_enabled == 0)
-        return err_set(err, CORDON_STAGE_SETTINGS, 0,
-                       "the settings say \"enabled\": false, but cordon run always sandboxes; "
-                       "run the command without cordon, or set \"enabled\": true");
-    TRACE("run");
-    prepared x;
-    if (prepare(pol, &x, err) < 0)
-        return -1;
-    TRACE("planned");
-    if (flags & ~CORDON_RUN_EXITING) {
-        prepared_free(&x);
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_run_flags: unknown flags %#x", flags);
-    }
-    const char *why;
-    x.p.isolation = choose_isolation(pol, &why);
-    llonly ll = {.ruleset_fd = -1};
-#ifdef CORDON_NO_CONFINE
-    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
-        prepared_free(&x);
-        return err_set(err, CORDON_STAGE_CONFINE, 0,
-                       "--isolation landlock: this cordon was built without Landlock and seccomp "
-                       "(-Dconfine=false, for benchmarks only)");
-    }
-#endif
-    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
-        /* No namespaces: the ruleset built here, HOME and TMPDIR private directories */
-        if (llonly_prepare(&x.r, pol->network, !pol->no_proc, &ll, err) < 0) {
-            prepared_free(&x);
-            result->isolation = CORDON_ISOLATION_LANDLOCK;
-            result->isolation_why = why;
-            return -1;
-        }
-        strv_free(&x.env);
-        x.env = env_build(pol, environ, ll.home, ll.tmpdir);
-    }
-    int r = outer_run(&x.p, argv, x.env.v, pol->timeout, !(flags & CORDON_RUN_EXITING), ll.ruleset_fd, result,
-                      err);
-    result->isolation = x.p.isolation;
-    result->isolation_why = why;
-    llonly_free(&ll); /* every process of the run is gone: the private directory goes too */
-    prepared_free(&x);
-    return r;
 }
 
 int cordon_write_status_json(const char *file, const cordon_result *res, const cordon_error *setup_err,

@@ -17,6 +17,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/proc.h"
 
 /* Read a small integer sysctl; -1 when absent. */
 static long read_sysctl(const char *path)
@@ -60,7 +61,7 @@ pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
     args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
                  CLONE_NEWCGROUP | CLONE_PIDFD | (new_net ? CLONE_NEWNET : 0);
     args.pidfd = (uint64_t)(uintptr_t)pidfd;
-    args.exit_signal = SIGCHLD;
+    args.exit_signal = 0; /* reaped through the pidfd: no SIGCHLD for the caller (util/proc.h) */
     if (cgroup_fd >= 0) {
         args.flags |= CLONE_INTO_CGROUP;
         args.cgroup = (uint64_t)cgroup_fd;
@@ -70,7 +71,7 @@ pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
         /* Inside a cordon sandbox (or Docker) clone3 is refused with ENOSYS so that
          * seccomp can check clone(2)'s flags instead; a new cgroup namespace is refused
          * there, and the nested sandbox shares the outer one's. Fork-like: no stack. */
-        unsigned long flags = (unsigned long)args.flags | SIGCHLD;
+        unsigned long flags = (unsigned long)args.flags; /* exit signal 0 */
         pid = syscall(SYS_clone, flags, 0UL, pidfd, 0UL, 0UL);
         if (pid < 0 && errno == EPERM)
             pid = syscall(SYS_clone, flags & ~(unsigned long)CLONE_NEWCGROUP, 0UL, pidfd, 0UL, 0UL);
@@ -129,7 +130,7 @@ const char *ns_userns_unusable(void)
 {
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    pid_t pid = fork();
+    pid_t pid = proc_fork(NULL);
     if (pid < 0)
         return ns_userns_hint();
     if (pid == 0) {
@@ -145,7 +146,7 @@ const char *ns_userns_unusable(void)
         _exit(0);
     }
     int status;
-    while (waitpid(pid, &status, 0) < 0)
+    while (waitpid(pid, &status, __WALL) < 0)
         if (errno != EINTR)
             return ns_userns_hint();
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? NULL : ns_userns_hint();

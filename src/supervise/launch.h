@@ -1,6 +1,10 @@
 /* Everything the sandboxed side needs, prepared by the parent before clone3: the
  * child reads it and allocates nothing (it is a copy of a possibly multi-threaded
- * process, where malloc may be unusable). */
+ * process, where malloc may be unusable).
+ *
+ * A descriptor the parent opens for the child goes in a field here AND in
+ * launch_child_fds() (outer.c): right after the clone the child closes every other
+ * descriptor it inherited, so that a run never holds another run's pipes. */
 #pragma once
 #include <signal.h>
 #include <stdbool.h>
@@ -25,6 +29,13 @@ typedef struct launch {
     cc_state *cc;  /* the creation control (creation.h), or NULL (--isolation landlock,
                     * or a build without confinement) */
     int cc_sock[2]; /* PID 1 <- command's process: the listener, before the exec */
+    bool pdeathsig; /* cordon was started from its process's main thread: PID 1 also gets
+                     * a parent-death signal (which follows that one thread, so a run
+                     * spawned from any other thread relies on life_fd alone) */
+    long long deadline_ms; /* CLOCK_MONOTONIC, in ms: PID 1 ends the run then (the timeout,
+                            * enforced inside so that a caller that never waits is held to
+                            * it too); -1: none */
+    int helper_fd; /* PID 1's end of the socket to the run's host-side helpers (outer.h), or -1 */
     sigset_t orig_mask; /* the caller's signal mask, restored for the command */
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;
@@ -37,6 +48,10 @@ typedef struct launch {
  * keep the forwarded signals and SIGCHLD blocked, die with cordon (PDEATHSIG), and stop
  * at once if cordon is already gone.  -1 with err filled (stage as given) on failure. */
 int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err);
+
+/* The descriptors PID 1 (or the stand-in) keeps while it supervises, besides sfd: the
+ * report pipe, the life pipe, the CPU-time cgroup.  Returns how many (at most 8). */
+size_t launch_supervise_fds(const launch *l, int *keep);
 
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
 __attribute__((noreturn)) void pid1_main(launch *l);

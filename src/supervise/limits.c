@@ -18,6 +18,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/proc.h"
 #include "util/strv.h"
 
 /* snprintf for messages and paths, where cutting a very long path short is acceptable
@@ -276,23 +277,23 @@ static void host_cgroups_free(host_cgroups *h)
  * caller can write and that has every controller `want` needs enabled for its children.
  * (The caller's own cgroup rarely qualifies when memory is wanted: a cgroup with processes
  * cannot enable domain controllers for its children.) */
-static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, size_t n, char *why, size_t wn)
+static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, size_t n, cordon_error *why)
 {
     char path[4096], mnt[4096];
     if (!h->self || !h->mountinfo) {
-        fmt(why, wn, "cannot read /proc/self/cgroup or /proc/self/mountinfo");
+        err_set(why, CORDON_STAGE_LIMITS, 0, "cannot read /proc/self/cgroup or /proc/self/mountinfo");
         return -1;
     }
     if (!own_cgroup(h->self, NULL, path, sizeof path)) {
-        fmt(why, wn, "cordon is in no cgroup v2 (this host uses cgroup v1 only)");
+        err_set(why, CORDON_STAGE_LIMITS, 0, "cordon is in no cgroup v2 (this host uses cgroup v1 only)");
         return -1;
     }
     if (strncmp(path, "/..", 3) == 0) {
-        fmt(why, wn, "cordon's cgroup is outside its cgroup namespace");
+        err_set(why, CORDON_STAGE_LIMITS, 0, "cordon's cgroup is outside its cgroup namespace");
         return -1;
     }
     if (!cgroup_dir(h->mountinfo, NULL, path, dir, n, mnt, sizeof mnt)) {
-        fmt(why, wn, "no cgroup v2 file system is mounted here");
+        err_set(why, CORDON_STAGE_LIMITS, 0, "no cgroup v2 file system is mounted here");
         return -1;
     }
     char own[4096];
@@ -320,13 +321,13 @@ static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, s
     read_small(AT_FDCWD, top, ctl, sizeof ctl);
     for (int i = 0; i < LIMITS_N; i++)
         if (want->v[i] && v2_controller[i] && !has_word(ctl, v2_controller[i])) {
-            fmt(why, wn,
+            err_set(why, CORDON_STAGE_LIMITS, 0,
                 "the cgroup v2 hierarchy at %s has no %s controller (on this host it belongs to "
                 "cgroup v1)",
                 mnt, v2_controller[i]);
             return -1;
         }
-    fmt(why, wn,
+    err_set(why, CORDON_STAGE_LIMITS, 0,
         "no cgroup from %s up to %s is both writable by uid %u and has the needed controllers "
         "enabled for its children (cgroup.subtree_control): cgroup v2 is not delegated to you",
         own, mnt, (unsigned)geteuid());
@@ -335,16 +336,16 @@ static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, s
 
 /* cgroup v1: the caller's own directory in the hierarchy holding `controller`, if the
  * caller can write it (root, or a v1 tree chowned to the user). */
-static int find_v1(const host_cgroups *h, const char *controller, char *dir, size_t n, char *why, size_t wn)
+static int find_v1(const host_cgroups *h, const char *controller, char *dir, size_t n, cordon_error *why)
 {
     char path[4096], mnt[4096];
     if (!h->self || !h->mountinfo || !own_cgroup(h->self, controller, path, sizeof path) ||
         !cgroup_dir(h->mountinfo, controller, path, dir, n, mnt, sizeof mnt)) {
-        fmt(why, wn, "no cgroup v1 %s hierarchy", controller);
+        err_set(why, CORDON_STAGE_LIMITS, 0, "no cgroup v1 %s hierarchy", controller);
         return -1;
     }
     if (!writable_cgroup(dir)) {
-        fmt(why, wn, "the cgroup v1 directory %s is not writable by uid %u", dir, (unsigned)geteuid());
+        err_set(why, CORDON_STAGE_LIMITS, 0, "the cgroup v1 directory %s is not writable by uid %u", dir, (unsigned)geteuid());
         return -1;
     }
     return 0;
@@ -380,7 +381,7 @@ static int start_janitor(limits_run *l, cordon_error *err)
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return err_set(err, CORDON_STAGE_LIMITS, errno, "pipe");
-    pid_t pid = fork();
+    pid_t pid = proc_fork(NULL);
     if (pid < 0) {
         int e = errno;
         close(p[0]);
@@ -457,23 +458,21 @@ static void drop_cgroups(limits_run *l, bool wait)
     }
     close_fd(&l->janitor_wfd);
     if (l->janitor > 0 && wait) {
-        while (waitpid(l->janitor, NULL, 0) < 0 && errno == EINTR)
-            ;
+        proc_reap_pid(l->janitor);
         l->janitor = -1;
     }
 }
 
-static int fail_setup(char *why, size_t wn, const char *what, const char *where)
+static int fail_setup(cordon_error *why, const char *what, const char *where)
 {
-    fmt(why, wn, "%s %s: %s", what, where, strerror(errno));
-    return -1;
+    return err_set(why, CORDON_STAGE_LIMITS, errno, "%s %s", what, where);
 }
 
-static int setup_v2(limits_run *l, const char *dir, char *why, size_t wn, cordon_error *err)
+static int setup_v2(limits_run *l, const char *dir, cordon_error *why)
 {
     int parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0)
-        return fail_setup(why, wn, "cannot open", dir);
+        return fail_setup(why, "cannot open", dir);
     char name[64];
     run_name(name, sizeof name);
     l->dirs[0].parent_fd = parent;
@@ -482,46 +481,44 @@ static int setup_v2(limits_run *l, const char *dir, char *why, size_t wn, cordon
     fmt(l->dirs[1].name, sizeof l->dirs[1].name, "%s", name);
     l->n_dirs = 2;
     fmt(l->where, sizeof l->where, "%s/%s", dir, name);
-    if (start_janitor(l, err) < 0) {
-        fmt(why, wn, "%s", err->message);
+    if (start_janitor(l, why) < 0)
         return -1;
-    }
     if (mkdirat(parent, name, 0755) < 0)
-        return fail_setup(why, wn, "cannot make a cgroup in", dir);
+        return fail_setup(why, "cannot make a cgroup in", dir);
     _cleanup_fd_ int run = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (run < 0)
-        return fail_setup(why, wn, "cannot open", l->where);
+        return fail_setup(why, "cannot open", l->where);
     char v[32];
     /* Nothing inside may make cgroups below the leaf: the limits stay where the command
      * cannot write them, and removing the run's cgroup stays two rmdirs. */
     if (write_small(run, "cgroup.max.depth", "1") < 0 || write_small(run, "cgroup.max.descendants", "1") < 0)
-        return fail_setup(why, wn, "cannot write cgroup.max.depth in", l->where);
+        return fail_setup(why, "cannot write cgroup.max.depth in", l->where);
     if (l->want.v[CORDON_LIMIT_PIDS]) {
         /* cordon's PID 1 lives in the cgroup too */
         fmt(v, sizeof v, "%llu", l->want.v[CORDON_LIMIT_PIDS] + 1);
         if (write_small(run, "pids.max", v) < 0)
-            return fail_setup(why, wn, "cannot write pids.max in", l->where);
+            return fail_setup(why, "cannot write pids.max in", l->where);
     }
     if (l->want.v[CORDON_LIMIT_MEMORY]) {
         fmt(v, sizeof v, "%llu", l->want.v[CORDON_LIMIT_MEMORY]);
         if (write_small(run, "memory.max", v) < 0)
-            return fail_setup(why, wn, "cannot write memory.max in", l->where);
+            return fail_setup(why, "cannot write memory.max in", l->where);
         /* Swap would let a hog go on past the limit, slowly: none for the sandbox. */
         if (write_small(run, "memory.swap.max", "0") < 0 && errno != ENOENT)
-            return fail_setup(why, wn, "cannot write memory.swap.max in", l->where);
+            return fail_setup(why, "cannot write memory.swap.max in", l->where);
     }
     if (mkdirat(run, "sandbox", 0755) < 0)
-        return fail_setup(why, wn, "cannot make a cgroup in", l->where);
+        return fail_setup(why, "cannot make a cgroup in", l->where);
     l->into_fd = openat(run, "sandbox", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (l->into_fd < 0)
-        return fail_setup(why, wn, "cannot open the leaf of", l->where);
+        return fail_setup(why, "cannot open the leaf of", l->where);
     for (int i = 0; i < LIMITS_N; i++)
         if (l->want.v[i] && (l->dir_fd[i] = fcntl(run, F_DUPFD_CLOEXEC, 3)) < 0)
-            return fail_setup(why, wn, "cannot open", l->where);
+            return fail_setup(why, "cannot open", l->where);
     return 0;
 }
 
-static int setup_v1(limits_run *l, const host_cgroups *h, char *why, size_t wn, cordon_error *err)
+static int setup_v1(limits_run *l, const host_cgroups *h, cordon_error *why)
 {
     /* One directory per hierarchy (pids and memory may share one). */
     char dirs[LIMITS_N][4096];
@@ -532,7 +529,7 @@ static int setup_v1(limits_run *l, const host_cgroups *h, char *why, size_t wn, 
         if (!l->want.v[i])
             continue;
         char d[4096];
-        if (find_v1(h, v1_controller[i], d, sizeof d, why, wn) < 0)
+        if (find_v1(h, v1_controller[i], d, sizeof d, why) < 0)
             return -1;
         for (size_t j = 0; j < nd; j++)
             if (strcmp(dirs[j], d) == 0)
@@ -547,7 +544,7 @@ static int setup_v1(limits_run *l, const host_cgroups *h, char *why, size_t wn, 
     for (size_t j = 0; j < nd; j++) {
         int fd = open(dirs[j], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-            return fail_setup(why, wn, "cannot open", dirs[j]);
+            return fail_setup(why, "cannot open", dirs[j]);
         l->dirs[j].parent_fd = fd;
         fmt(l->dirs[j].name, sizeof l->dirs[j].name, "%s", name);
         l->n_dirs = j + 1;
@@ -555,34 +552,32 @@ static int setup_v1(limits_run *l, const host_cgroups *h, char *why, size_t wn, 
     size_t wl = 0;
     for (size_t j = 0; j < nd && wl < sizeof l->where; j++)
         wl += (size_t)snprintf(l->where + wl, sizeof l->where - wl, "%s%s/%s", j ? " " : "", dirs[j], name);
-    if (start_janitor(l, err) < 0) {
-        fmt(why, wn, "%s", err->message);
+    if (start_janitor(l, why) < 0)
         return -1;
-    }
     int run[LIMITS_N] = {-1, -1, -1};
     int ret = 0;
     for (size_t j = 0; j < nd && ret == 0; j++) {
         if (mkdirat(l->dirs[j].parent_fd, name, 0755) < 0 ||
             (run[j] = openat(l->dirs[j].parent_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
             (l->join_fd[j] = openat(run[j], "cgroup.procs", O_WRONLY | O_CLOEXEC)) < 0)
-            ret = fail_setup(why, wn, "cannot make a cgroup in", dirs[j]);
+            ret = fail_setup(why, "cannot make a cgroup in", dirs[j]);
     }
     char v[32];
     if (ret == 0 && l->want.v[CORDON_LIMIT_PIDS]) {
         fmt(v, sizeof v, "%llu", l->want.v[CORDON_LIMIT_PIDS] + 1);
         if (write_small(run[of[CORDON_LIMIT_PIDS]], "pids.max", v) < 0)
-            ret = fail_setup(why, wn, "cannot write pids.max in", dirs[of[CORDON_LIMIT_PIDS]]);
+            ret = fail_setup(why, "cannot write pids.max in", dirs[of[CORDON_LIMIT_PIDS]]);
     }
     if (ret == 0 && l->want.v[CORDON_LIMIT_MEMORY]) {
         int m = run[of[CORDON_LIMIT_MEMORY]];
         fmt(v, sizeof v, "%llu", l->want.v[CORDON_LIMIT_MEMORY]);
         if (write_small(m, "memory.limit_in_bytes", v) < 0 ||
             (write_small(m, "memory.memsw.limit_in_bytes", v) < 0 && errno != ENOENT))
-            ret = fail_setup(why, wn, "cannot write memory.limit_in_bytes in", dirs[of[CORDON_LIMIT_MEMORY]]);
+            ret = fail_setup(why, "cannot write memory.limit_in_bytes in", dirs[of[CORDON_LIMIT_MEMORY]]);
     }
     for (int i = 0; ret == 0 && i < LIMITS_N; i++)
         if (of[i] >= 0 && (l->dir_fd[i] = fcntl(run[of[i]], F_DUPFD_CLOEXEC, 3)) < 0)
-            ret = fail_setup(why, wn, "cannot open", dirs[of[i]]);
+            ret = fail_setup(why, "cannot open", dirs[of[i]]);
     for (size_t j = 0; j < nd; j++)
         if (run[j] >= 0)
             close(run[j]);
@@ -605,13 +600,25 @@ static void limits_init(limits_run *l, const limit_values *want)
 static int use_rlimits(limits_run *l, cordon_error *err)
 {
     l->kind = LIMITS_RLIMIT;
-    if (l->want.v[CORDON_LIMIT_PIDS] && (getuid() == 0 || geteuid() == 0))
+    if (l->want.v[CORDON_LIMIT_PIDS] && (getuid() == 0 || geteuid() == 0)) {
+        char why[sizeof l->why.message + 128];
+        cordon_error_text(&l->why, why, sizeof why);
         return err_set(err, CORDON_STAGE_LIMITS, 0,
                        "--limit-pids cannot be enforced here: no cgroup can be used (%s), and the "
                        "kernel does not apply RLIMIT_NPROC to root; run cordon as another user, or "
                        "from a cgroup v2 delegated to you (`cordon check` says more)",
-                       l->why);
+                       why);
+    }
     return 0;
+}
+
+/* why = "first; second", each with its errno spelled out. */
+static void join_whys(cordon_error *why, const cordon_error *first, const cordon_error *second)
+{
+    char a[sizeof first->message + 128], b[sizeof second->message + 128];
+    cordon_error_text(first, a, sizeof a);
+    cordon_error_text(second, b, sizeof b);
+    err_set(why, CORDON_STAGE_LIMITS, 0, "%s; %s", a, b);
 }
 
 int limits_prepare(limits_run *l, const limit_values *want, cordon_error *err)
@@ -621,11 +628,11 @@ int limits_prepare(limits_run *l, const limit_values *want, cordon_error *err)
         return 0;
     host_cgroups h = {0};
     host_cgroups_read(&h);
-    char dir[4096], why2[512], why1[512] = "";
-    cordon_error scratch = {0};
-    if (find_v2(&h, want, dir, sizeof dir, why2, sizeof why2) == 0) {
+    char dir[4096];
+    cordon_error why2 = {0}, why1 = {0};
+    if (find_v2(&h, want, dir, sizeof dir, &why2) == 0) {
         l->kind = LIMITS_CGROUP2;
-        if (setup_v2(l, dir, why2, sizeof why2, &scratch) == 0) {
+        if (setup_v2(l, dir, &why2) == 0) {
             host_cgroups_free(&h);
             return 0;
         }
@@ -633,23 +640,23 @@ int limits_prepare(limits_run *l, const limit_values *want, cordon_error *err)
         limits_init(l, want);
     }
     l->kind = LIMITS_CGROUP1;
-    if (setup_v1(l, &h, why1, sizeof why1, &scratch) == 0) {
+    if (setup_v1(l, &h, &why1) == 0) {
         host_cgroups_free(&h);
         return 0;
     }
     drop_cgroups(l, true);
     limits_init(l, want);
     host_cgroups_free(&h);
-    fmt(l->why, sizeof l->why, "%s; %s", why2, why1);
+    join_whys(&l->why, &why2, &why1);
     return use_rlimits(l, err);
 }
 
-int limits_fallback(limits_run *l, const char *why, cordon_error *err)
+int limits_fallback(limits_run *l, const cordon_error *why, cordon_error *err)
 {
     limit_values want = l->want;
     drop_cgroups(l, true);
     limits_init(l, &want);
-    fmt(l->why, sizeof l->why, "%s", why);
+    l->why = *why;
     return use_rlimits(l, err);
 }
 
@@ -765,6 +772,12 @@ static void note_hits(limits_run *l)
     }
 }
 
+void limits_collect(limits_run *l)
+{
+    if (l->kind == LIMITS_CGROUP1 || l->kind == LIMITS_CGROUP2)
+        note_hits(l);
+}
+
 void limits_finish(limits_run *l, bool wait)
 {
     if (l->kind == LIMITS_CGROUP1 || l->kind == LIMITS_CGROUP2)
@@ -775,62 +788,38 @@ void limits_finish(limits_run *l, bool wait)
 /* ------------------------------------------------------------------------------------ */
 /* looking only: cordon check and cordon explain */
 
-static limits_kind probe(const limit_values *want, char *where, size_t n, char *why, size_t wn)
+static limits_kind probe(const limit_values *want, char *where, size_t n, cordon_error *why)
 {
     host_cgroups h = {0};
     host_cgroups_read(&h);
-    char why2[512], why1[512] = "";
+    cordon_error why2 = {0}, why1 = {0};
     limits_kind k = LIMITS_RLIMIT;
-    if (find_v2(&h, want, where, n, why2, sizeof why2) == 0) {
+    if (find_v2(&h, want, where, n, &why2) == 0) {
         k = LIMITS_CGROUP2;
     } else {
         size_t wl = 0;
+        where[0] = '\0';
         k = LIMITS_CGROUP1;
         for (int i = 0; i < LIMITS_N && k == LIMITS_CGROUP1; i++) {
             char d[4096];
             if (!want->v[i])
                 continue;
-            if (find_v1(&h, v1_controller[i], d, sizeof d, why1, sizeof why1) < 0)
+            if (find_v1(&h, v1_controller[i], d, sizeof d, &why1) < 0)
                 k = LIMITS_RLIMIT;
             else if (wl < n && !strstr(where, d))
                 wl += (size_t)snprintf(where + wl, n - wl, "%s%s", wl ? " " : "", d);
         }
         if (k == LIMITS_RLIMIT)
-            fmt(why, wn, "%s; %s", why2, why1);
+            join_whys(why, &why2, &why1);
     }
     host_cgroups_free(&h);
     return k;
 }
 
-static const limit_values all_limits = {{64, 64ULL << 20, 1}};
-
-const char *limits_mechanism(void)
+limits_kind limits_probe(char *where, size_t n, cordon_error *why)
 {
-    char where[1024] = "", why[1100] = "";
-    return limits_kind_name(probe(&all_limits, where, sizeof where, why, sizeof why));
-}
-
-void limits_describe(char *buf, size_t n)
-{
-    char where[1024] = "", why[1100] = "";
-    switch (probe(&all_limits, where, sizeof where, why, sizeof why)) {
-    case LIMITS_CGROUP2:
-        fmt(buf, n, "cgroup v2: each run gets a cgroup of its own under %s", where);
-        return;
-    case LIMITS_CGROUP1:
-        fmt(buf, n, "cgroup v1: each run gets cgroups of its own under %s", where);
-        return;
-    default:
-        fmt(buf, n,
-            "rlimits only (per process; --limit-pids %s): no cgroup can be used (%s). For cgroup "
-            "limits, run cordon from a cgroup v2 delegated to you, e.g. under `systemd-run --user "
-            "--scope -p Delegate=yes`, with pids and memory enabled in the parent's "
-            "cgroup.subtree_control",
-            getuid() == 0 || geteuid() == 0 ? "fails as root, which RLIMIT_NPROC does not bind"
-                                            : "counts your uid's processes in the sandbox",
-            why);
-        return;
-    }
+    static const limit_values all_limits = {{64, 64ULL << 20, 1}};
+    return probe(&all_limits, where, n, why);
 }
 
 void limits_explain(FILE *out, const limit_values *want)
@@ -839,8 +828,10 @@ void limits_explain(FILE *out, const limit_values *want)
         fprintf(out, "\nlimits\n  none (--limit-pids, --limit-memory, --limit-cpu)\n");
         return;
     }
-    char where[1024] = "", why[1100] = "";
-    limits_kind k = probe(want, where, sizeof where, why, sizeof why);
+    char where[1024] = "", why[sizeof ((cordon_error *)0)->message + 128];
+    cordon_error reason = {0};
+    limits_kind k = probe(want, where, sizeof where, &reason);
+    cordon_error_text(&reason, why, sizeof why);
     static const char *const v2_how[LIMITS_N] = {"pids.max (+1: cordon's PID 1 counts)", "memory.max, no swap",
                                                  "cpu.stat usage_usec, watched by cordon"};
     static const char *const v1_how[LIMITS_N] = {"pids.max (+1: cordon's PID 1 counts)", "memory.limit_in_bytes",

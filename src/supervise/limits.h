@@ -40,7 +40,7 @@ typedef struct limits_dir {
 typedef struct limits_run {
     limits_kind kind;
     limit_values want;
-    char why[512];   /* LIMITS_RLIMIT: why no cgroup could be used */
+    cordon_error why; /* LIMITS_RLIMIT: why no cgroup could be used */
     char where[512]; /* the cgroup(s) made, for messages */
     limits_dir dirs[LIMITS_DIRS]; /* in removal order: children first */
     size_t n_dirs;
@@ -59,7 +59,7 @@ typedef struct limits_run {
  * when a limit cannot be enforced at all (--limit-pids as root without a cgroup). */
 int limits_prepare(limits_run *l, const limit_values *want, cordon_error *err);
 /* clone3 into l->into_fd failed: drop the cgroups and use rlimits instead. */
-int limits_fallback(limits_run *l, const char *why, cordon_error *err);
+int limits_fallback(limits_run *l, const cordon_error *why, cordon_error *err);
 /* In PID 1, first thing: join the cgroup1 directories, and (any cgroup) root a new cgroup
  * namespace at the run's cgroup, so the command cannot see or write its limits. */
 int limits_enter(const limits_run *l, cordon_error *err);
@@ -69,16 +69,17 @@ int limits_apply_rlimits(const limits_run *l, cordon_error *err);
  * (-1: never), and whether the CPU limit is used up (then kill the sandbox). */
 int limits_next_check_ms(const limits_run *l);
 bool limits_cpu_used_up(limits_run *l);
+/* Once the command and what it left are dead: note which limits were hit. */
+void limits_collect(limits_run *l);
 /* After the run: note which limits were hit, remove the cgroups (the janitor finishes
  * what cannot be removed yet), close everything; reap the janitor when `wait`. */
 void limits_finish(limits_run *l, bool wait);
 /* "cgroup2", "cgroup1", "rlimit", or NULL for LIMITS_NONE. */
 const char *limits_kind_name(limits_kind k);
 
-/* For `cordon check`: how --limit-pids, --limit-memory and --limit-cpu together would be
- * enforced here: "cgroup2", "cgroup1" or "rlimit".  Looks only; makes nothing. */
-const char *limits_mechanism(void);
-/* The same in a sentence (where, or why not), into buf. */
-void limits_describe(char *buf, size_t n);
+/* For `cordon check`: how limits on processes, memory and CPU together would be
+ * enforced here (LIMITS_CGROUP2, _CGROUP1 or _RLIMIT), where (the cgroup(s) a run's own
+ * would be made under), or why no cgroup can be used.  Looks only; makes nothing. */
+limits_kind limits_probe(char *where, size_t n, cordon_error *why);
 /* For `cordon explain`: each limit and how it would be enforced. */
 void limits_explain(FILE *out, const limit_values *want);

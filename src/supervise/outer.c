@@ -3,11 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdlib.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -20,6 +21,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/proc.h"
 #include "util/strv.h"
 #include "util/trace.h"
 
@@ -30,19 +32,51 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What the sandbox reported. */
 typedef struct outcome {
     bool have_exit;
     int wait_status;
     bool setup_failed;
     bool exec_failed;
     int exec_errnum;
+    bool timed_out; /* PID 1 (or we) ended the run at the deadline */
+    bool cpu_limit; /* PID 1 ended the run: the cgroup's CPU time was used up */
     report_msg setup;
     char exec_what[256];
-    unsigned long refused;
+    unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;
     char refusals[sizeof ((cordon_result *)0)->refusals];
 } outcome;
+
+struct outer_run {
+    launch l;          /* as the child got it; the parent keeps the limits and frees the rest */
+    int pidfd;
+    int report_fd;     /* read end, non-blocking */
+    int life_fd;       /* our end of the life socket: PID 1 ends the run when it closes */
+    bool report_eof;
+    bool ended;        /* the result is final */
+    bool reaped;
+    bool killed;       /* outer_wait() sent SIGKILL (a timeout, the output callback) */
+    bool stop_output;  /* the output callback asked to stop: read, but do not deliver */
+    long long deadline_ms;
+    double started_s;
+    cordon_isolation isolation;
+    outcome o;
+    outer_helper helper; /* .stop NULL: none */
+    cordon_result res;
+    cordon_error err;
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* the report pipe */
 
 static void take_message(outcome *o, const report_msg *m)
 {
@@ -63,6 +97,12 @@ static void take_message(outcome *o, const report_msg *m)
         o->have_exit = true;
         o->wait_status = m->value;
         break;
+    case REPORT_TIMEOUT:
+        o->timed_out = true;
+        break;
+    case REPORT_CPU_LIMIT:
+        o->cpu_limit = true;
+        break;
     case REPORT_REFUSAL: {
         size_t n = strnlen(m->text, sizeof m->text);
         if (o->refusals_len + n + 1 <= sizeof o->refusals) {
@@ -80,8 +120,14 @@ static void take_message(outcome *o, const report_msg *m)
     }
 }
 
+/* Every report after which PID 1 only exits. */
+static bool final_report(const outcome *o)
+{
+    return o->have_exit || o->timed_out || o->cpu_limit;
+}
+
 /* Read whole messages until EAGAIN or EOF; returns 1 on EOF. */
-static int drain(int fd, outcome *o)
+static int drain_reports(int fd, outcome *o)
 {
     for (;;) {
         report_msg m;
@@ -97,19 +143,17 @@ static int drain(int fd, outcome *o)
     }
 }
 
-static int pidfd_signal(int pidfd, int sig)
-{
-    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
-}
+/* ------------------------------------------------------------------------------------ */
+/* the result */
 
-static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out, cordon_result *r,
-                        cordon_error *err)
+static void fill_result(const outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err)
 {
-    *r = (cordon_result){.status_code = -1};
+    unsigned size = r->size;
+    *r = (cordon_result){.size = size, .status_code = -1};
     r->refused = o->refused > o->n_refusals ? o->refused : o->n_refusals;
     r->n_refusals = o->n_refusals;
     memcpy(r->refusals, o->refusals, o->refusals_len);
-    if (timed_out) {
+    if (o->timed_out) {
         r->timed_out = true;
         r->started = !o->setup_failed;
         r->exit_code = CORDON_EXIT_TIMEOUT;
@@ -117,9 +161,7 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out,
         return;
     }
     if (o->setup_failed) {
-        err->stage = (cordon_stage)o->setup.stage;
-        err->errnum = o->setup.errnum;
-        snprintf(err->message, sizeof err->message, "%s", o->setup.text);
+        err_set(err, (cordon_stage)o->setup.stage, o->setup.errnum, "%s", o->setup.text);
         r->exit_code = CORDON_EXIT_SETUP;
         return;
     }
@@ -142,8 +184,9 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out,
         }
         return;
     }
-    /* PID 1 ended without reporting: it was killed (e.g. by the OOM killer). */
-    if (pid1->si_code == CLD_KILLED || pid1->si_code == CLD_DUMPED) {
+    /* PID 1 ended without reporting: it was killed (by cordon_proc_kill, the OOM
+     * killer, or anyone on the host allowed to). */
+    if (pid1 && (pid1->si_code == CLD_KILLED || pid1->si_code == CLD_DUMPED)) {
         r->signal = pid1->si_status;
         r->exit_code = 128 + pid1->si_status;
     } else {
@@ -154,17 +197,20 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, bool timed_out,
 }
 
 /* What the limits add to the result: how they were applied, which were hit, and how the
- * command ended when cordon killed the sandbox for its CPU time.  Returns 1 when it
- * changed the outcome. */
-static int limits_outcome(limits_run *lim, const outcome *o, bool timed_out, cordon_result *r,
-                          cordon_error *err)
+ * command ended when the sandbox was killed for its CPU time. */
+static void limits_outcome(limits_run *lim, const outcome *o, cordon_result *r, cordon_error *err)
 {
+    if (o->cpu_limit) {
+        lim->cpu_exceeded = true;
+        lim->hit |= 1u << CORDON_LIMIT_CPU;
+    }
+    limits_collect(lim);
     r->limits = limits_kind_name(lim->kind);
     if (lim->kind == LIMITS_RLIMIT && lim->want.v[CORDON_LIMIT_CPU] && r->signal == SIGXCPU)
         lim->hit |= 1u << CORDON_LIMIT_CPU;
     r->limits_hit = lim->hit;
-    if (timed_out || o->setup_failed || o->exec_failed || o->have_exit)
-        return 0;
+    if (o->timed_out || o->setup_failed || o->exec_failed || o->have_exit)
+        return;
     if (lim->cpu_exceeded) {
         /* as RLIMIT_CPU ends a process, whichever mechanism counted */
         r->started = true;
@@ -172,200 +218,401 @@ static int limits_outcome(limits_run *lim, const outcome *o, bool timed_out, cor
         r->exit_code = 128 + SIGXCPU;
         r->status_code = -1;
         err_clear(err);
-        return 1;
+        return;
     }
     if (!r->started && (lim->hit & (1u << CORDON_LIMIT_MEMORY))) {
         char v[64];
         limit_format(CORDON_LIMIT_MEMORY, lim->want.v[CORDON_LIMIT_MEMORY], v, sizeof v);
         err_set(err, CORDON_STAGE_LIMITS, 0,
-                "the sandbox ran out of memory before the command started: --limit-memory %s is too small",
-                v);
+                "the sandbox ran out of memory before the command started: a memory limit of %s is too small", v);
         r->exit_code = CORDON_EXIT_SETUP;
-        return 1;
     }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the child's first steps */
+
+/* Every descriptor the parent opened for the child (launch.h): all others are closed. */
+static size_t launch_child_fds(const launch *l, int *keep)
+{
+    size_t k = 0;
+    keep[k++] = l->report_fd;
+    keep[k++] = l->life_fd;
+    keep[k++] = l->life_wfd;
+    for (int i = 0; i < LIMITS_N; i++)
+        if (l->limits.join_fd[i] >= 0)
+            keep[k++] = l->limits.join_fd[i];
+    if (l->limits.dir_fd[CORDON_LIMIT_CPU] >= 0)
+        keep[k++] = l->limits.dir_fd[CORDON_LIMIT_CPU];
+    if (l->confine.landlock.ruleset_fd >= 0)
+        keep[k++] = l->confine.landlock.ruleset_fd;
+    if (l->helper_fd >= 0)
+        keep[k++] = l->helper_fd;
+    return k;
+}
+
+/* Right after the clone, in the child (a copy of a possibly multi-threaded caller: system
+ * calls only).  Every signal is blocked (outer_start blocked them in the calling thread):
+ * put every disposition back to the default (the caller's handlers are not ours, and a
+ * SIGCHLD ignored by the caller would make PID 1's children vanish unreaped), give the
+ * stdio descriptors their places, and drop every descriptor that is not ours. */
+static void child_prepare(launch *l, const int stdio[3])
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        sigaction(sig, &dfl, NULL); /* fails harmlessly for SIGKILL, SIGSTOP, glibc's own */
+    int high[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; i++)
+        if (stdio[i] >= 0 && (high[i] = fcntl(stdio[i], F_DUPFD_CLOEXEC, 3)) < 0) {
+            cordon_error e = {0};
+            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot give the command its standard streams");
+            report_fail(l->report_fd, &e);
+        }
+    for (int i = 0; i < 3; i++)
+        if (high[i] >= 0 && dup2(high[i], i) < 0) {
+            cordon_error e = {0};
+            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot give the command its standard streams");
+            report_fail(l->report_fd, &e);
+        }
+    int keep[16];
+    size_t k = launch_child_fds(l, keep);
+    close_fds_except(keep, k);
+    /* PID 1 keeps what it forwards and SIGCHLD blocked (read from a signalfd), and
+     * SIGPIPE (a write to a cordon that is gone fails with EPIPE instead). */
+    sigset_t mask;
+    signals_forwarded(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGPIPE);
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* starting */
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static pid_t clone_sandbox(outer_run *r, int cgroup_fd, cordon_error *err)
+{
+    const plan *p = r->l.plan;
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK)
+        return reaper_clone(cgroup_fd, &r->pidfd, err);
+    if (cgroup_fd >= 0)
+        return ns_clone_into(p->network != CORDON_NETWORK_HOST, cgroup_fd, &r->pidfd, err);
+    return ns_clone(p->network != CORDON_NETWORK_HOST, &r->pidfd, err);
+}
+
+/* The parent's copy of what only the child uses (it has its own since the clone). */
+static void free_child_parts(launch *l)
+{
+    root_scratch_free(&l->scratch);
+    confine_prep_free(&l->confine);
+    free(l->cc);
+    l->cc = NULL;
+    free(l->cmd_stack);
+    l->cmd_stack = NULL;
+    l->plan = NULL; /* the caller's, which may be freed once outer_start returns */
+    l->argv = NULL;
+    l->envp = NULL;
+}
+
+/* Everything but the process: descriptors, cgroups, the helper. */
+static void release_run(outer_run *r)
+{
+    if (r->helper.stop)
+        r->helper.stop(r->helper.ctx);
+    r->helper.stop = NULL;
+    limits_finish(&r->l.limits, true);
+    close_fd(&r->report_fd);
+    close_fd(&r->life_fd);
+    close_fd(&r->l.report_fd);
+    close_fd(&r->l.life_fd);
+    close_fd(&r->l.helper_fd);
+    close_fd(&r->pidfd);
+    free_child_parts(&r->l);
+}
+
+/* Kill and reap PID 1 of a run that failed to start. */
+static void abandon(outer_run *r)
+{
+    if (r->pidfd >= 0) {
+        proc_signal(r->pidfd, SIGKILL);
+        proc_reap(r->pidfd, NULL);
+    }
+    release_run(r);
+    free(r);
+}
+
+int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out,
+                cordon_error *err)
+{
+    *out = NULL;
+    outer_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+    r->pidfd = r->report_fd = r->life_fd = -1;
+    r->isolation = p->isolation;
+    launch *l = &r->l;
+    *l = (launch){.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .report_fd = -1,
+                  .life_fd = -1, .life_wfd = -1, .helper_fd = -1, .deadline_ms = -1};
+    root_scratch_init(&l->scratch, p);
+    confine_prepare(&l->confine, p);
+    bool ll_only = p->isolation == CORDON_ISOLATION_LANDLOCK;
+    if (ll_only)
+        l->confine.landlock.ruleset_fd = o->ll_ruleset_fd;
+    l->cmd_stack_size = 256 * 1024;
+    l->cmd_stack = xmalloc(l->cmd_stack_size);
+    for (int i = 0; i < LIMITS_N; i++)
+        l->limits.join_fd[i] = l->limits.dir_fd[i] = -1;
+    l->limits.into_fd = l->limits.janitor_wfd = -1;
+    l->limits.janitor = -1;
+
+    /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
+    if (limits_prepare(&l->limits, &p->limits, err) < 0) {
+        abandon(r);
+        return -1;
+    }
+    r->res.limits = limits_kind_name(l->limits.kind);
+    int report[2], life[2], helper[2] = {-1, -1};
+    if (pipe2(report, O_CLOEXEC) < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the report pipe");
+        abandon(r);
+        return -1;
+    }
+    r->report_fd = report[0];
+    l->report_fd = report[1];
+    /* Only PID 1 and cordon hold it, and nothing is written: PID 1 sees the hang-up
+     * when cordon goes. */
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, life) < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the life socket");
+        abandon(r);
+        return -1;
+    }
+    l->life_fd = life[1];
+    r->life_fd = life[0];
+    l->life_wfd = life[0];
+    if (o->helper) {
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, helper) < 0) {
+            err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the helpers' socket");
+            abandon(r);
+            return -1;
+        }
+        l->helper_fd = helper[1];
+    }
+    /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
+#ifndef CORDON_NO_CREATION_CONTROL
+    if (!ll_only && l->confine.enabled) {
+        l->cc = xcalloc(1, sizeof *l->cc);
+        l->scratch.want_proc_fd = true;
+    }
+#endif
+    l->pdeathsig = syscall(SYS_gettid) == getpid();
+    if (o->timeout > 0)
+        l->deadline_ms = now_ms() + (long long)(o->timeout * 1000.0 + 0.999);
+    r->deadline_ms = l->deadline_ms;
+
+    /* Every signal blocked in this thread for the clone, as posix_spawn does: the child
+     * must not run the caller's handlers before it has put them back to the defaults,
+     * and what PID 1 forwards must stay queued until its signalfd reads it.  Only this
+     * thread's mask, and only until the clone returns: nothing is lost or consumed. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    l->orig_mask = old;
+    TRACE("clone");
+    r->started_s = now_s();
+    pid_t pid = clone_sandbox(r, l->limits.into_fd, err);
+    if (pid < 0 && l->limits.into_fd >= 0) {
+        /* The kernel would not start a process in the run's cgroup: rlimits instead. */
+        cordon_error why = *err;
+        err_wrap(&why, "cannot start the sandbox in %s", l->limits.where);
+        err_clear(err);
+        if (limits_fallback(&l->limits, &why, err) == 0) {
+            r->res.limits = limits_kind_name(l->limits.kind);
+            pid = clone_sandbox(r, -1, err);
+        }
+    }
+    if (pid == 0) {
+        child_prepare(l, o->stdio);
+        if (ll_only)
+            reaper_main(l);
+        pid1_main(l);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0) {
+        close_fd(&helper[0]);
+        close_fd(&helper[1]);
+        l->helper_fd = -1;
+        abandon(r);
+        return -1;
+    }
+    /* PID 1's ends are PID 1's. */
+    close_fd(&l->report_fd);
+    close_fd(&l->life_fd);
+    close_fd(&l->helper_fd);
+    l->life_wfd = -1; /* r->life_fd */
+
+    if (o->helper) {
+        /* from here on, stop() is called whatever happens */
+        r->helper = *o->helper;
+        int sock = steal_fd(&helper[0]);
+        if (o->helper->start(o->helper->ctx, r->pidfd, sock, err) < 0) {
+            if (err->stage == CORDON_STAGE_NONE)
+                err_set(err, CORDON_STAGE_SUPERVISE, 0, "cannot start %s", o->helper->name);
+            abandon(r);
+            return -1;
+        }
+    }
+    free_child_parts(l);
+    fcntl(r->report_fd, F_SETFL, O_NONBLOCK);
+    *out = r;
     return 0;
 }
 
-int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
-              int ll_ruleset_fd, cordon_result *result, cordon_error *err)
+/* ------------------------------------------------------------------------------------ */
+/* running */
+
+int outer_pidfd(const outer_run *r)
 {
-    *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
-    launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
-    root_scratch_init(&l.scratch, p);
-    confine_prepare(&l.confine, p);
-    /* --isolation landlock: no namespaces, a supervisor instead of PID 1 (reaper.c) */
-    bool ll_only = p->isolation == CORDON_ISOLATION_LANDLOCK;
-    if (ll_only)
-        l.confine.landlock.ruleset_fd = ll_ruleset_fd;
-    l.cmd_stack_size = 256 * 1024;
-    l.cmd_stack = xmalloc(l.cmd_stack_size);
+    return r->pidfd;
+}
 
-    int report[2] = {-1, -1}, life[2] = {-1, -1};
-    int ret = -1, pidfd = -1, sfd = -1;
-    sigset_t fwd, all;
-    signals_forwarded(&fwd);
-    all = fwd;
-    sigaddset(&all, SIGCHLD);
-    sigaddset(&all, SIGPIPE); /* a write to a dead sandbox fails with EPIPE instead */
-    /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
-    if (limits_prepare(&l.limits, &p->limits, err) < 0)
-        goto out_fds;
-    result->limits = limits_kind_name(l.limits.kind);
-    if (pipe2(report, O_CLOEXEC) < 0 || pipe2(life, O_CLOEXEC) < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "pipe");
-        goto out_fds;
-    }
-    l.report_fd = report[1];
-    l.life_fd = life[0];
-    l.life_wfd = life[1];
-    /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
-#ifndef CORDON_NO_CREATION_CONTROL
-    if (!ll_only && l.confine.enabled) {
-        l.cc = xcalloc(1, sizeof *l.cc);
-        l.scratch.want_proc_fd = true;
-    }
-#endif
-    /* Block the forwarded signals before the clone so that none is lost between the
-     * clone and the signalfd; the command gets the caller's mask back. */
-    if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "sigprocmask");
-        goto out_fds;
-    }
-    TRACE("clone");
-    pid_t pid = ll_only ? reaper_clone(l.limits.into_fd, &pidfd, err)
-                        : ns_clone_into(p->network != CORDON_NETWORK_HOST, l.limits.into_fd, &pidfd, err);
-    if (pid < 0 && l.limits.into_fd >= 0) {
-        /* The kernel would not start a process in the run's cgroup: rlimits instead. */
-        char why[sizeof err->message + sizeof l.limits.where + 64];
-        snprintf(why, sizeof why, "cannot start the sandbox in %s (%s)", l.limits.where, err->message);
-        err_clear(err);
-        if (limits_fallback(&l.limits, why, err) == 0) {
-            result->limits = limits_kind_name(l.limits.kind);
-            pid = ll_only ? reaper_clone(-1, &pidfd, err) : ns_clone(p->network != CORDON_NETWORK_HOST, &pidfd, err);
+int outer_kill(const outer_run *r, int sig)
+{
+    if (sig != 0 && sig != SIGKILL) {
+        sigset_t fwd;
+        signals_forwarded(&fwd);
+        if (sig < 1 || sig >= NSIG || !sigismember(&fwd, sig)) {
+            errno = EINVAL;
+            return -1;
         }
     }
-    if (pid == 0 && ll_only)
-        reaper_main(&l);
-    if (pid == 0)
-        pid1_main(&l);
-    if (pid < 0)
-        goto out_mask;
-    close(report[1]);
-    report[1] = -1;
-    close(life[0]);
-    life[0] = -1;
-    sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (sfd < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
-        pidfd_signal(pidfd, SIGKILL);
-    }
-    fcntl(report[0], F_SETFL, O_NONBLOCK);
+    return proc_signal(r->pidfd, sig);
+}
 
-    outcome o = {0};
-    bool timed_out = false, report_eof = false;
-    long long deadline = timeout > 0 ? now_ms() + (long long)(timeout * 1000.0 + 0.999) : -1;
+/* Deliver what out_fd holds: one poll's worth, or (drain) everything until EAGAIN; 1 at EOF. */
+static int read_output(outer_run *r, int fd, outer_output_fn fn, void *ctx, bool drain)
+{
+    char buf[65536];
     for (;;) {
-        struct pollfd fds[3] = {
-            {.fd = pidfd, .events = POLLIN},
-            {.fd = report_eof ? -1 : report[0], .events = POLLIN},
-            {.fd = sfd, .events = POLLIN},
-        };
-        int wait_ms = -1;
-        if (deadline >= 0) {
-            long long left = deadline - now_ms();
-            wait_ms = left > 0 ? (int)(left > 1000000 ? 1000000 : left) : 0;
-        }
-        int cpu_ms = limits_next_check_ms(&l.limits);
-        if (cpu_ms >= 0 && (wait_ms < 0 || cpu_ms < wait_ms))
-            wait_ms = cpu_ms;
-        int n = poll(fds, 3, wait_ms);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            err_set(err, CORDON_STAGE_SUPERVISE, errno, "poll");
-            pidfd_signal(pidfd, SIGKILL);
-            break;
-        }
-        if (n == 0 && deadline >= 0 && now_ms() >= deadline) {
-            /* Killing PID 1 makes the kernel kill every process in the namespace. */
-            timed_out = true;
-            pidfd_signal(pidfd, SIGKILL);
-            deadline = -1;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0)
+            return errno == EAGAIN ? 0 : 1;
+        if (n == 0)
+            return 1;
+        if (!r->stop_output && fn(buf, (size_t)n, ctx) != 0) {
+            /* the caller asked to stop: the whole sandbox goes, the rest is dropped */
+            r->stop_output = true;
+            r->killed = true;
+            proc_signal(r->pidfd, SIGKILL);
         }
-        if (limits_cpu_used_up(&l.limits))
-            pidfd_signal(pidfd, SIGKILL); /* --limit-cpu: the whole sandbox, as a timeout */
-        if (fds[1].revents)
-            report_eof = drain(report[0], &o);
-        if (o.have_exit && !wait_teardown)
-            break; /* every process of the sandbox but the exiting PID 1 is gone */
-        if (fds[2].revents & POLLIN) {
-            struct signalfd_siginfo si;
-            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-                pidfd_signal(pidfd, (int)si.ssi_signo);
-        }
-        if (fds[0].revents & POLLIN)
-            break;
+        if ((size_t)n < sizeof buf && !drain)
+            return 0; /* most likely empty now: back to poll rather than an EAGAIN read */
     }
-    TRACE("pid1-exited");
-    siginfo_t info;
-    memset(&info, 0, sizeof info);
-    if (o.have_exit && !wait_teardown) {
-        /* PID 1 stays our zombie until the caller exits (CORDON_RUN_EXITING). */
-        info.si_code = CLD_EXITED;
-    } else if (RETRY_EINTR(waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED)) < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "waitid");
-        goto out_mask;
-    }
-    if (!report_eof)
-        drain(report[0], &o);
-    fill_result(&o, &info, timed_out, result, err);
-    ret = (o.setup_failed || o.exec_failed || (!result->started && !timed_out)) ? -1 : 0;
-    limits_finish(&l.limits, wait_teardown);
-    if (limits_outcome(&l.limits, &o, timed_out, result, err) == 1)
-        ret = result->started ? 0 : -1;
+}
 
-out_mask:
-    if (sfd >= 0) {
-        /* Signals that arrived after the last poll still belong to the command, which
-         * is gone: drop them rather than deliver them to the caller. */
-        struct signalfd_siginfo si;
-        while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            ;
-        close(sfd);
+/* The run is over: compute the result once. */
+static void conclude(outer_run *r, const siginfo_t *pid1)
+{
+    if (!r->report_eof)
+        drain_reports(r->report_fd, &r->o);
+    err_clear(&r->err);
+    r->res.size = sizeof r->res;
+    fill_result(&r->o, pid1, &r->res, &r->err);
+    limits_outcome(&r->l.limits, &r->o, &r->res, &r->err);
+    r->res.wall_seconds = now_s() - r->started_s;
+    r->res.isolation = r->isolation;
+    r->ended = true;
+}
+
+int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, void *ctx, cordon_result *res,
+               cordon_error *err)
+{
+    long long until = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+    bool out_eof = out_fd < 0;
+    while (!r->ended) {
+        long long now = now_ms();
+        int wait_ms = -1;
+        if (until >= 0)
+            wait_ms = until > now ? (int)(until - now) : 0;
+        if (r->deadline_ms >= 0) {
+            /* PID 1 keeps the deadline itself; this is the backstop for a PID 1 that is
+             * stuck in setup (a hung mount, say) */
+            long long left = r->deadline_ms - now;
+            if (left <= 0) {
+                r->o.timed_out = true;
+                r->killed = true;
+                r->deadline_ms = -1;
+                proc_signal(r->pidfd, SIGKILL);
+                continue;
+            }
+            if (wait_ms < 0 || left < wait_ms)
+                wait_ms = left > 1000000 ? 1000000 : (int)left;
+        }
+        struct pollfd fds[3] = {
+            {.fd = r->pidfd, .events = POLLIN},
+            {.fd = r->report_eof ? -1 : r->report_fd, .events = POLLIN},
+            {.fd = out_eof ? -1 : out_fd, .events = POLLIN},
+        };
+        int n = poll(fds, 3, wait_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot wait for the sandbox (poll)");
+        if (fds[2].revents)
+            out_eof = read_output(r, out_fd, fn, ctx, false);
+        if (fds[1].revents)
+            r->report_eof = drain_reports(r->report_fd, &r->o);
+        if (fds[0].revents & POLLIN) {
+            /* PID 1 is gone, and with it the whole sandbox */
+            siginfo_t info;
+            memset(&info, 0, sizeof info);
+            if (proc_reap(r->pidfd, &info) < 0)
+                return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot reap the sandbox (waitid)");
+            r->reaped = true;
+            TRACE("pid1-exited");
+            if (!out_eof)
+                read_output(r, out_fd, fn, ctx, true);
+            conclude(r, &info);
+            break;
+        }
+        if (final_report(&r->o)) {
+            /* Everything but PID 1 is dead (it kills and reaps the rest before it
+             * reports): what is in the output pipe is all there will be, PID 1 writes
+             * nothing there.  PID 1 itself is reaped by outer_free, so that the caller
+             * does not wait for the kernel to tear the namespaces down (~0.25 ms). */
+            if (!out_eof)
+                read_output(r, out_fd, fn, ctx, true);
+            conclude(r, NULL);
+            break;
+        }
+        /* (a setup or exec failure: PID 1 exits right after, which the pidfd tells) */
+        if (until >= 0 && now_ms() >= until)
+            return 1;
     }
-    {
-        /* The SIGCHLD of our own child was consumed by waitid: do not leave it pending. */
-        sigset_t chld;
-        sigemptyset(&chld);
-        sigaddset(&chld, SIGCHLD);
-        struct timespec zero = {0, 0};
-        if (!sigismember(&l.orig_mask, SIGCHLD))
-            while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
-                ;
-        sigset_t pipe_set;
-        sigemptyset(&pipe_set);
-        sigaddset(&pipe_set, SIGPIPE);
-        if (!sigismember(&l.orig_mask, SIGPIPE))
-            while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE)
-                ;
+    result_export(res, &r->res);
+    err_export(err, &r->err);
+    return 0;
+}
+
+void outer_free(outer_run *r)
+{
+    if (!r)
+        return;
+    if (!r->reaped && r->pidfd >= 0) {
+        if (!r->ended)
+            proc_signal(r->pidfd, SIGKILL);
+        proc_reap(r->pidfd, NULL);
+        r->reaped = true;
     }
-    sigprocmask(SIG_SETMASK, &l.orig_mask, NULL);
-out_fds:
-    /* Every process of the sandbox is gone by now (the loop above ends only when PID 1
-     * has exited or has reported that it killed everything else). */
-    for (int i = 0; i < 2; i++) {
-        if (report[i] >= 0)
-            close(report[i]);
-        if (life[i] >= 0)
-            close(life[i]);
-    }
-    if (pidfd >= 0)
-        close(pidfd);
-    limits_finish(&l.limits, wait_teardown);
-    root_scratch_free(&l.scratch);
-    confine_prep_free(&l.confine);
-    free(l.cc);
-    free(l.cmd_stack);
-    return ret;
+    release_run(r);
+    free(r);
 }

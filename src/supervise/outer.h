@@ -1,12 +1,72 @@
-/* Stage 6: cordon's side of a run: clone the sandbox, forward signals, enforce the
- * timeout, collect what the sandbox reports, and turn it into a cordon_result. */
+/* Stage 6: cordon's side of a run: clone the sandbox, collect what it reports, read the
+ * command's output for cordon_run_output, and turn it all into a cordon_result.
+ *
+ * What this does to the calling process (the library's promise, include/cordon.h):
+ *   - one child, the sandbox's PID 1, cloned with no exit signal and a pidfd and reaped
+ *     through it: no SIGCHLD, invisible to the caller's waitpid(-1); plus, for a run
+ *     with cgroup limits (or stubs), a janitor child reaped the same way;
+ *   - the calling thread blocks every signal for the few microseconds of the clone (as
+ *     posix_spawn does), so that the child never runs the caller's handlers; nothing
+ *     else about signals, handlers or the process's mask is touched;
+ *   - descriptors: all close-on-exec; the child closes every inherited descriptor it
+ *     does not need right after the clone, so a run never holds another run's pipes.
+ * Signals for the command are the caller's to send (outer_kill); the timeout and the
+ * cgroup CPU limit are enforced by PID 1 itself, and by outer_wait too while it waits. */
 #pragma once
-#include "plan/plan.h"
-
 #include <stdbool.h>
 
-/* wait_teardown false: return once PID 1 reports that the command and every process
- * it left are dead, without waiting for PID 1 itself (CORDON_RUN_EXITING).
- * ll_ruleset_fd: with p->isolation landlock, the ruleset confine/llonly.c built. */
-int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bool wait_teardown,
-              int ll_ruleset_fd, cordon_result *result, cordon_error *err);
+#include "plan/plan.h"
+
+/* A host-side helper for one run (issue 12's proxy and bridges, say): a process or
+ * thread of the caller's side that serves the sandbox while it runs.  Started once PID 1
+ * exists (before the command can start: PID 1 is still setting up), stopped after the
+ * sandbox is gone or when the run fails.  `sock` is cordon's end of a socketpair
+ * (SOCK_SEQPACKET, close-on-exec) whose other end PID 1 holds as launch.helper_fd; the
+ * helper owns `sock` from start() on.  A helper must leave the caller alone as the rest
+ * of the library does (util/proc.h: no SIGCHLD, reaped through a pidfd). */
+typedef struct outer_helper {
+    const char *name; /* for messages */
+    /* -1 with err filled fails the run (the sandbox is killed, nothing ran) */
+    int (*start)(void *ctx, int pid1_pidfd, int sock, cordon_error *err);
+    /* after the sandbox is gone (or never started): stop, reap, release; called once,
+     * also when start() failed */
+    void (*stop)(void *ctx);
+    void *ctx;
+} outer_helper;
+
+typedef struct outer_opts {
+    double timeout;   /* seconds; 0: none */
+    int stdio[3];     /* what PID 1 and the command get as 0, 1 and 2; -1: the caller's own */
+    int ll_ruleset_fd; /* --isolation landlock: the ruleset confine/llonly.c built */
+    const outer_helper *helper; /* the run's host-side helper, or NULL (one process may
+                                   serve several purposes: the proxy and the bridges) */
+} outer_opts;
+
+typedef struct outer_run outer_run;
+
+/* Start the sandbox (returns once PID 1 runs; the command starts when PID 1 has built
+ * the root).  p, argv and envp are copied into PID 1 by the clone and may be freed once
+ * this returns.  -1 with err filled: nothing runs, nothing is left. */
+int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out,
+                cordon_error *err);
+
+/* Called for output read from out_fd; non-zero stops the run (SIGKILL to the sandbox). */
+typedef int (*outer_output_fn)(const char *data, size_t len, void *ctx);
+
+/* Wait up to timeout_ms (-1: without end) for the run to end, meanwhile reading out_fd
+ * (non-blocking; -1: none) into fn.  0: it ended (*res, *err filled: err's stage is NONE
+ * when the command ran), 1: still running, -1: waiting failed (err filled).  Ended means
+ * the command and every process it left are dead; PID 1 itself may still be tearing
+ * the namespaces down (outer_free reaps it).  Once ended, returns 0 and the same
+ * result every time. */
+int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, void *ctx, cordon_result *res,
+               cordon_error *err);
+/* The pidfd of PID 1: readable once the whole sandbox is gone. */
+int outer_pidfd(const outer_run *r);
+/* Signal the run: SIGKILL ends the whole sandbox at once; the signals PID 1 forwards
+ * (supervise/signals.h) go to the command; 0 tests that PID 1 is alive.  -1 with errno
+ * (EINVAL for any other signal, ESRCH when the sandbox is gone).  Async-signal-safe. */
+int outer_kill(const outer_run *r, int sig);
+/* Kill what still runs, reap PID 1, remove the run's cgroups and stubs, stop the
+ * helpers, close and free.  NULL is fine. */
+void outer_free(outer_run *r);

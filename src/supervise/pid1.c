@@ -162,14 +162,18 @@ void pid1_main(launch *l)
         kill(cmd, SIGKILL);
         fail(l, &err);
     }
-    int keep[] = {l->report_fd, sfd, l->cc ? l->cc->listener : -1, l->cc ? l->cc->pw.proc_fd : -1,
-                  l->cc ? l->cc->pw.root_fd : -1};
-    if (close_fds_except(keep, 5) < 0) {
+    int keep[12];
+    size_t nk = launch_supervise_fds(l, keep);
+    keep[nk++] = sfd;
+    keep[nk++] = l->cc ? l->cc->listener : -1;
+    keep[nk++] = l->cc ? l->cc->pw.proc_fd : -1;
+    keep[nk++] = l->cc ? l->cc->pw.root_fd : -1;
+    if (close_fds_except(keep, nk) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close PID 1's descriptors");
         kill(cmd, SIGKILL);
         fail(l, &err);
     }
     umask(077);
 
-    report_supervise(l->report_fd, sfd, cmd, kill_the_rest, l->cc);
+    report_supervise(l, sfd, cmd, kill_the_rest);
 }

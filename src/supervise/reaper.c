@@ -42,14 +42,14 @@ pid_t reaper_clone(int cgroup_fd, int *pidfd, cordon_error *err)
     struct clone_args args = {0};
     args.flags = CLONE_PIDFD;
     args.pidfd = (uint64_t)(uintptr_t)pidfd;
-    args.exit_signal = SIGCHLD;
+    args.exit_signal = 0; /* reaped through the pidfd: no SIGCHLD for the caller */
     if (cgroup_fd >= 0) {
         args.flags |= CLONE_INTO_CGROUP;
         args.cgroup = (uint64_t)cgroup_fd;
     }
     long pid = syscall(SYS_clone3, &args, sizeof args);
     if (pid < 0 && errno == ENOSYS && cgroup_fd < 0) /* clone3 refused by a seccomp filter */
-        pid = syscall(SYS_clone, (unsigned long)CLONE_PIDFD | SIGCHLD, 0UL, pidfd, 0UL, 0UL);
+        pid = syscall(SYS_clone, (unsigned long)CLONE_PIDFD, 0UL, pidfd, 0UL, 0UL);
     if (pid < 0)
         return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the supervisor (clone)");
     return (pid_t)pid;
@@ -172,8 +172,10 @@ void reaper_main(launch *l)
         kill(cmd, SIGKILL);
         fail(l, &err);
     }
-    int keep[] = {l->report_fd, sfd};
-    close_fds_except(keep, 2);
+    int keep[9];
+    size_t nk = launch_supervise_fds(l, keep);
+    keep[nk++] = sfd;
+    close_fds_except(keep, nk);
 
-    report_supervise(l->report_fd, sfd, cmd, kill_descendants, NULL);
+    report_supervise(l, sfd, cmd, kill_descendants);
 }

@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "supervise/creation.h"
+#include "supervise/launch.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
 
@@ -22,9 +24,14 @@ void report_send(int fd, report_kind kind, const cordon_error *e, int value, con
     if (e) {
         m.stage = (int32_t)e->stage;
         m.errnum = e->errnum;
-        snprintf(m.text, sizeof m.text, "%.*s", (int)sizeof m.text - 1, e->message);
+        text = e->message;
+    }
+    if (text && strlen(text) >= sizeof m.text) {
+        /* cut visibly, as err_set does */
+        memcpy(m.text, text, sizeof m.text - 4);
+        memcpy(m.text + sizeof m.text - 4, "...", 4);
     } else if (text) {
-        snprintf(m.text, sizeof m.text, "%.*s", (int)sizeof m.text - 1, text);
+        memcpy(m.text, text, strlen(text) + 1);
     }
     /* Nothing useful can be done if cordon is gone; the exit status still tells. */
     (void)write_all(fd, &m, sizeof m);
@@ -36,29 +43,67 @@ void report_fail(int fd, const cordon_error *e)
     _exit(CORDON_EXIT_SETUP);
 }
 
-void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void), cc_state *cc)
+static long long now_ms(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The deadline passed or the CPU time is used up: everything dies, cordon is told why. */
+static __attribute__((noreturn)) void end_run(launch *l, void (*finish)(void), report_kind why)
+{
+    finish();
+    if (l->cc)
+        cc_report(l->cc, l->report_fd);
+    report_send(l->report_fd, why, NULL, 0, NULL);
+    _exit(0);
+}
+
+void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
+{
+    cc_state *cc = l->cc;
     int listener = cc ? cc->listener : -1;
     for (;;) {
-        if (listener >= 0) {
-            struct pollfd fds[2] = {{.fd = sfd, .events = POLLIN}, {.fd = listener, .events = POLLIN}};
-            if (poll(fds, 2, -1) < 0) {
-                if (errno == EINTR)
-                    continue;
-                _exit(CORDON_EXIT_SETUP);
-            }
-            if (fds[1].revents & POLLIN)
-                cc_serve_one(cc);
-            else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-                listener = -1; /* no process is left under the filter */
-            if (!(fds[0].revents & POLLIN))
-                continue;
+        int wait_ms = -1;
+        if (l->deadline_ms >= 0) {
+            long long left = l->deadline_ms - now_ms();
+            if (left <= 0)
+                end_run(l, finish, REPORT_TIMEOUT);
+            wait_ms = left > 1000000 ? 1000000 : (int)left;
         }
-        struct signalfd_siginfo si;
-        ssize_t n = read(sfd, &si, sizeof si);
-        if (n < 0 && errno == EINTR)
+        int cpu_ms = limits_next_check_ms(&l->limits);
+        if (cpu_ms >= 0 && (wait_ms < 0 || cpu_ms < wait_ms))
+            wait_ms = cpu_ms;
+        struct pollfd fds[3] = {
+            {.fd = sfd, .events = POLLIN},
+            {.fd = listener, .events = POLLIN},
+            {.fd = l->life_fd, .events = POLLIN},
+        };
+        int n = poll(fds, 3, wait_ms);
+        if (n < 0 && errno != EINTR)
+            _exit(CORDON_EXIT_SETUP);
+        if (limits_cpu_used_up(&l->limits))
+            end_run(l, finish, REPORT_CPU_LIMIT);
+        if (n <= 0)
             continue;
-        if (n != (ssize_t)sizeof si)
+        if (fds[2].revents & (POLLHUP | POLLERR | POLLIN)) {
+            /* cordon is gone (nothing is ever written here): so is the sandbox, with no
+             * one to report to */
+            finish();
+            _exit(CORDON_EXIT_SETUP);
+        }
+        if (fds[1].revents & POLLIN)
+            cc_serve_one(cc);
+        else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+            listener = -1; /* no process is left under the filter */
+        if (!(fds[0].revents & POLLIN))
+            continue;
+        struct signalfd_siginfo si;
+        ssize_t r = read(sfd, &si, sizeof si);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (r != (ssize_t)sizeof si)
             _exit(CORDON_EXIT_SETUP);
         if (si.ssi_signo != SIGCHLD) {
             kill(cmd, (int)si.ssi_signo);
@@ -77,8 +122,8 @@ void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void), c
                  * when cordon returns, nothing of the sandbox runs any more. */
                 finish();
                 if (cc)
-                    cc_report(cc, report_fd);
-                report_send(report_fd, REPORT_EXIT, NULL, status, NULL);
+                    cc_report(cc, l->report_fd);
+                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
                 _exit(0);
             }
         }

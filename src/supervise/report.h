@@ -15,6 +15,8 @@ typedef enum report_kind {
     REPORT_EXIT,            /* the command ended: value = its wait status */
     REPORT_REFUSAL,         /* the creation control refused a call: text = "OP PATH: WHY";
                                value = the number refused in all, on the last one */
+    REPORT_TIMEOUT,         /* the deadline passed: PID 1 killed everything */
+    REPORT_CPU_LIMIT,       /* --limit-cpu used up (a cgroup's count): PID 1 killed everything */
 } report_kind;
 
 typedef struct report_msg {
@@ -29,9 +31,13 @@ void report_send(int fd, report_kind kind, const cordon_error *e, int value, con
 /* Report a setup failure and end the calling (sandbox-side) process with exit 125. */
 __attribute__((noreturn)) void report_fail(int fd, const cordon_error *e);
 
+struct launch;
 /* The supervising loop of PID 1 (and of --isolation landlock's stand-in): forward the
  * signals read from sfd to the command, reap orphans, serve the creation control's
- * notifications (cc, when it has a listener), and when the command ends call finish()
- * (kill and reap whatever it left), report the refusals and the status, and exit. */
-__attribute__((noreturn)) void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void),
-                                                struct cc_state *cc);
+ * notifications (l->cc, when it has a listener), and when the command ends call finish()
+ * (kill and reap whatever it left), report the refusals and the status, and exit.  It
+ * ends the run the same way, reporting why, when l's deadline passes or the run's cgroup
+ * has used up its CPU time, and without a report when cordon is gone (EOF on
+ * l->life_fd): the sandbox watches itself, so that a library caller that never waits
+ * still gets its timeout, its limits and no orphaned sandbox. */
+__attribute__((noreturn)) void report_supervise(struct launch *l, int sfd, pid_t cmd, void (*finish)(void));

@@ -28,7 +28,7 @@ int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err)
     sigaddset(&fwd, SIGCHLD);
     /* cordon blocked these before cloning us (so none is lost); keep them blocked. */
     sigprocmask(SIG_BLOCK, &fwd, NULL);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    if (l->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         return err_set(err, stage, errno, "PR_SET_PDEATHSIG");
     /* The parent-death signal is only armed from now on: if cordon is already gone,
      * the pipe only cordon holds the write end of says so. */
@@ -37,4 +37,17 @@ int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err)
     if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
         _exit(CORDON_EXIT_SETUP);
     return 0;
+}
+
+size_t launch_supervise_fds(const launch *l, int *keep)
+{
+    size_t k = 0;
+    keep[k++] = l->report_fd;
+    if (l->life_fd >= 0)
+        keep[k++] = l->life_fd;
+    if (l->limits.dir_fd[CORDON_LIMIT_CPU] >= 0)
+        keep[k++] = l->limits.dir_fd[CORDON_LIMIT_CPU];
+    if (l->helper_fd >= 0)
+        keep[k++] = l->helper_fd;
+    return k;
 }

@@ -4,23 +4,41 @@
 #include <stdio.h>
 #include <string.h>
 
-int err_set(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
+/* The first layout of each growable struct: what a caller with size 0 has. */
+#define ERROR_V1_SIZE (offsetof(cordon_error, message) + sizeof(((cordon_error *)0)->message))
+#define RESULT_V1_SIZE (offsetof(cordon_result, wall_seconds) + sizeof(double))
+
+/* A message that did not fit: cut it at a character boundary and say so. */
+static void mark_truncated(cordon_error *err)
+{
+    size_t cut = sizeof err->message - 4;
+    while (cut > 0 && ((unsigned char)err->message[cut] & 0xC0) == 0x80)
+        cut--; /* not inside a UTF-8 sequence */
+    memcpy(err->message + cut, "...", 4);
+    err->truncated = true;
+}
+
+int err_setv(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, va_list ap)
 {
     if (!err)
         return -1;
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
+    err->truncated = false;
     if (n < 0)
-        err->message[0] = '\0';
-    if (errnum != 0) {
-        size_t len = strlen(err->message);
-        if (len < sizeof err->message)
-            snprintf(err->message + len, sizeof err->message - len, ": %s", strerror(errnum));
-    }
+        snprintf(err->message, sizeof err->message, "(a message that could not be formatted)");
+    else if ((size_t)n >= sizeof err->message)
+        mark_truncated(err);
     err->stage = stage;
     err->errnum = errnum;
+    return -1;
+}
+
+int err_set(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_setv(err, stage, errnum, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -37,15 +55,9 @@ int err_wrap(cordon_error *err, const char *fmt, ...)
         return -1;
     char old[sizeof err->message];
     memcpy(old, err->message, sizeof old);
-    size_t pl = strlen(prefix);
-    if (pl + 2 >= sizeof err->message)
-        pl = sizeof err->message - 3;
-    memcpy(err->message, prefix, pl);
-    memcpy(err->message + pl, ": ", 2);
-    size_t room = sizeof err->message - pl - 2;
-    size_t ol = strnlen(old, room - 1);
-    memcpy(err->message + pl + 2, old, ol);
-    err->message[pl + 2 + ol] = '\0';
+    int w = snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+    if (w < 0 || (size_t)w >= sizeof err->message || (size_t)n >= sizeof prefix)
+        mark_truncated(err);
     return -1;
 }
 
@@ -55,7 +67,49 @@ void err_clear(cordon_error *err)
         return;
     err->stage = CORDON_STAGE_NONE;
     err->errnum = 0;
+    err->truncated = false;
     err->message[0] = '\0';
+}
+
+/* How much of a growable struct the caller has: its size, at least the first layout
+ * (0, or a size smaller than that, means the first layout), at most ours. */
+static size_t caller_size(unsigned size, size_t v1, size_t ours)
+{
+    if (size < v1)
+        return v1;
+    return size < ours ? size : ours;
+}
+
+void err_export(cordon_error *to, const cordon_error *from)
+{
+    if (!to || to == from)
+        return;
+    unsigned size = to->size;
+    size_t n = caller_size(size, ERROR_V1_SIZE, sizeof *from);
+    memcpy(to, from, n);
+    to->size = size;
+}
+
+void result_export(cordon_result *to, const cordon_result *from)
+{
+    if (!to || to == from)
+        return;
+    unsigned size = to->size;
+    size_t n = caller_size(size, RESULT_V1_SIZE, sizeof *from);
+    memcpy(to, from, n);
+    to->size = size;
+}
+
+int cordon_error_text(const cordon_error *err, char *buf, size_t n)
+{
+    if (!err)
+        return snprintf(buf, n, "%s", "(no error)");
+    const char *msg = err->message[0] ? err->message : "unknown error";
+    if (err->errnum) {
+        char tmp[128];
+        return snprintf(buf, n, "%s: %s", msg, strerror_r(err->errnum, tmp, sizeof tmp)); /* GNU: thread-safe */
+    }
+    return snprintf(buf, n, "%s", msg);
 }
 
 const char *cordon_stage_name(cordon_stage stage)

@@ -1,13 +1,31 @@
 /* One error convention everywhere: a function that can fail returns -1 (or NULL) and
  * fills a caller-provided cordon_error; callers add context with err_wrap() as the
- * error travels up, and the CLI prints it once, prefixed with "cordon: ". */
+ * error travels up, and the CLI prints it once, prefixed with "cordon: ".
+ *
+ * The errno of the cause travels in errnum, never in the text: whoever shows the error
+ * spells it out (cordon_error_text(), the CLI, the Python binding) or decides not to.
+ * A message that does not fit is cut visibly ("..." and .truncated), never silently.
+ *
+ * Inside the library every cordon_error is the full current layout.  A caller's may be
+ * an older, smaller one (cordon_error.size): public entry points that fill a caller's
+ * error with more than err_set/err_wrap/err_clear do (which touch only the first
+ * layout's fields) build it in a full-size one and hand it out with err_export(). */
 #pragma once
+#include <stdarg.h>
+#include <stddef.h>
+
 #include "cordon.h"
 
-/* Fill err (stage, errno, printf-style message; ": strerror(errnum)" is appended when
- * errnum is not 0).  Always returns -1 so that `return err_set(...)` reads well. */
+/* Fill err (stage, errno, printf-style message).  Always returns -1 so that
+ * `return err_set(...)` reads well.  err may be NULL. */
 int err_set(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+int err_setv(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 /* Prefix the message with context: "context: previous message". Returns -1. */
 int err_wrap(cordon_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void err_clear(cordon_error *err);
+/* Copy a full-size error into the caller's, as far as its size allows. */
+void err_export(cordon_error *to, const cordon_error *from);
+/* The same for results. */
+void result_export(cordon_result *to, const cordon_result *from);

@@ -202,7 +202,7 @@ static void test_missing_file(void **state)
 {
     fixture *f = *state;
     char *path = xasprintf("%s/nope.json", f->dir);
-    char *want = xasprintf("settings file %s: cannot read: %s", path, strerror(ENOENT));
+    char *want = xasprintf("settings file %s: cannot read", path); /* errno apart: errnum */
     assert_int_equal(settings_load(f->p, path, &f->err), -1);
     assert_string_equal(f->err.message, want);
     assert_int_equal(f->err.stage, CORDON_STAGE_SETTINGS);
@@ -216,7 +216,7 @@ static void test_unreadable_file(void **state)
     fixture *f = *state;
     char *path = write_fixture(f, "secret.json", "{}");
     char *below = xasprintf("%s/x", path);
-    char *want = xasprintf("settings file %s: cannot read: %s", below, strerror(ENOTDIR));
+    char *want = xasprintf("settings file %s: cannot read", below);
     assert_int_equal(settings_load(f->p, below, &f->err), -1);
     assert_string_equal(f->err.message, want);
     assert_int_equal(f->err.errnum, ENOTDIR);

@@ -1,0 +1,342 @@
+/* The public run calls: cordon_spawn and the cordon_proc_* calls on top of
+ * supervise/outer.h, and cordon_run / cordon_run_output on top of those. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "confine/llonly.h"
+#include "lib/prepare.h"
+#include "supervise/outer.h"
+#include "util/err.h"
+#include "util/trace.h"
+
+#define PROC_MAGIC 0x636f72646f6e5052ULL /* "cordonPR" */
+#define PROC_FREED 0x46524545442d5052ULL /* "FREED-PR" */
+
+#define SPAWN_PIPES (CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE)
+#define SPAWN_KNOWN (SPAWN_PIPES | CORDON_SPAWN_MERGE_STDERR | CORDON_SPAWN_STDIN_INHERIT)
+
+struct cordon_proc {
+    uint64_t magic;
+    outer_run *run;
+    int fd[3];        /* the caller's ends: stdin's write end, stdout's and stderr's read ends */
+    llonly ll;        /* --isolation landlock: the private HOME and TMPDIR, removed at free */
+    cordon_isolation isolation;
+    const char *isolation_why;
+};
+
+static bool valid(const cordon_proc *c)
+{
+    return c && c->magic == PROC_MAGIC;
+}
+
+static void close_pair(int p[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (p[i] >= 0)
+            close(p[i]);
+    p[0] = p[1] = -1;
+}
+
+static int check_flags(unsigned flags, cordon_error *err)
+{
+    if (flags & ~SPAWN_KNOWN)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: unknown flags %#x (known: %#x)",
+                       flags & ~SPAWN_KNOWN, SPAWN_KNOWN);
+    if ((flags & CORDON_SPAWN_MERGE_STDERR) && !(flags & CORDON_SPAWN_STDOUT_PIPE))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "cordon_spawn: CORDON_SPAWN_MERGE_STDERR needs CORDON_SPAWN_STDOUT_PIPE (stderr goes "
+                       "into the stdout pipe)");
+    if ((flags & CORDON_SPAWN_MERGE_STDERR) && (flags & CORDON_SPAWN_STDERR_PIPE))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "cordon_spawn: CORDON_SPAWN_MERGE_STDERR and CORDON_SPAWN_STDERR_PIPE exclude each other");
+    if ((flags & CORDON_SPAWN_STDIN_PIPE) && (flags & CORDON_SPAWN_STDIN_INHERIT))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "cordon_spawn: CORDON_SPAWN_STDIN_PIPE and CORDON_SPAWN_STDIN_INHERIT exclude each other");
+    return 0;
+}
+
+static int check_argv(char *const argv[], cordon_error *err)
+{
+    if (!argv)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no command given (argv is NULL)");
+    if (!argv[0] || !argv[0][0])
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no command given (argv[0] is %s)",
+                       argv[0] ? "empty" : "NULL");
+    return 0;
+}
+
+/* Start a run whose standard streams are `stdio` (-1: the caller's own); `internal` is
+ * the full-size error the public calls export. */
+static int spawn_with(const cordon_policy *pol, char *const argv[], const int stdio[3], cordon_proc **out,
+                      cordon_error *err)
+{
+    cordon_proc *c = calloc(1, sizeof *c);
+    if (!c)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+    c->fd[0] = c->fd[1] = c->fd[2] = -1;
+    prepared x;
+    if (prepare_run(pol, &x, &c->ll, err) < 0) {
+        free(c);
+        return -1;
+    }
+    c->isolation = x.p.isolation;
+    c->isolation_why = x.isolation_why;
+    outer_opts o = {.timeout = pol->timeout, .ll_ruleset_fd = c->ll.ruleset_fd};
+    memcpy(o.stdio, stdio, sizeof o.stdio);
+    int r = outer_start(&x.p, argv, x.env.v, &o, &c->run, err);
+    prepared_free(&x);
+    if (r < 0) {
+        llonly_free(&c->ll);
+        free(c);
+        return -1;
+    }
+    c->magic = PROC_MAGIC;
+    *out = c;
+    return 0;
+}
+
+int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, cordon_proc **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+    int devnull = -1;
+    int ret = -1;
+    if (!out) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: nowhere to put the process (out is NULL)");
+        goto done;
+    }
+    *out = NULL;
+    if (check_argv(argv, &e) < 0 || check_flags(flags, &e) < 0)
+        goto done;
+    if (!pol) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: no policy given (NULL)");
+        goto done;
+    }
+    int stdio[3] = {-1, -1, -1};
+    if (flags & CORDON_SPAWN_STDIN_PIPE) {
+        if (pipe2(pipes[0], O_CLOEXEC) < 0)
+            goto pipe_failed;
+        stdio[0] = pipes[0][0];
+    } else if (!(flags & CORDON_SPAWN_STDIN_INHERIT)) {
+        if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null for the command's stdin");
+            goto done;
+        }
+        stdio[0] = devnull;
+    }
+    if (flags & CORDON_SPAWN_STDOUT_PIPE) {
+        if (pipe2(pipes[1], O_CLOEXEC) < 0)
+            goto pipe_failed;
+        stdio[1] = pipes[1][1];
+        if (flags & CORDON_SPAWN_MERGE_STDERR)
+            stdio[2] = pipes[1][1];
+    }
+    if (flags & CORDON_SPAWN_STDERR_PIPE) {
+        if (pipe2(pipes[2], O_CLOEXEC) < 0)
+            goto pipe_failed;
+        stdio[2] = pipes[2][1];
+    }
+    cordon_proc *c;
+    if (spawn_with(pol, argv, stdio, &c, &e) < 0)
+        goto done;
+    /* The command's ends are the sandbox's now; the caller keeps the others. */
+    c->fd[0] = pipes[0][1];
+    c->fd[1] = pipes[1][0];
+    c->fd[2] = pipes[2][0];
+    pipes[0][1] = pipes[1][0] = pipes[2][0] = -1;
+    *out = c;
+    ret = 0;
+    goto done;
+pipe_failed:
+    err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make a pipe for the command");
+done:
+    for (int i = 0; i < 3; i++)
+        close_pair(pipes[i]);
+    if (devnull >= 0)
+        close(devnull);
+    if (ret < 0)
+        err_export(err, &e);
+    else if (err)
+        err_clear(err);
+    return ret;
+}
+
+static int bad_proc(const cordon_proc *c, const char *call, cordon_error *err)
+{
+    return err_set(err, CORDON_STAGE_USAGE, EINVAL, "%s: %s", call,
+                   !c ? "no process given (NULL)"
+                      : "not a process from cordon_spawn (or one already freed with cordon_proc_free)");
+}
+
+int cordon_proc_stdin(const cordon_proc *c)
+{
+    return valid(c) ? c->fd[0] : -1;
+}
+
+int cordon_proc_stdout(const cordon_proc *c)
+{
+    return valid(c) ? c->fd[1] : -1;
+}
+
+int cordon_proc_stderr(const cordon_proc *c)
+{
+    return valid(c) ? c->fd[2] : -1;
+}
+
+int cordon_proc_close_stdin(cordon_proc *c)
+{
+    if (!valid(c)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (c->fd[0] < 0) {
+        errno = EBADF; /* never piped, or already closed */
+        return -1;
+    }
+    int fd = c->fd[0];
+    c->fd[0] = -1;
+    /* close() is not retried on EINTR: on Linux the descriptor is gone either way */
+    return close(fd) < 0 && errno != EINTR ? -1 : 0;
+}
+
+int cordon_proc_exit_fd(const cordon_proc *c)
+{
+    return valid(c) ? outer_pidfd(c->run) : -1;
+}
+
+int cordon_proc_kill(cordon_proc *c, int sig)
+{
+    if (!valid(c)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return outer_kill(c->run, sig);
+}
+
+/* The run has ended: add what this layer knows (the isolation chosen), and remove the
+ * private directories of --isolation landlock at once (the supervisor has killed every
+ * process that could use them), so that a caller that exits right after the wait, as
+ * the command line does, leaves nothing behind. */
+static void ended(cordon_proc *c, cordon_result *res)
+{
+    res->isolation = c->isolation;
+    res->isolation_why = c->isolation_why;
+    llonly_free(&c->ll);
+}
+
+int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *res, cordon_error *err)
+{
+    if (!valid(c)) {
+        cordon_error e = {.size = sizeof e};
+        bad_proc(c, "cordon_proc_wait", &e);
+        err_export(err, &e);
+        return -1;
+    }
+    if (timeout_ms < -1) {
+        cordon_error e = {.size = sizeof e};
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_proc_wait: timeout_ms is %d (-1: no timeout, else >= 0)",
+                timeout_ms);
+        err_export(err, &e);
+        return -1;
+    }
+    cordon_result r = {.size = sizeof r};
+    cordon_error e = {.size = sizeof e};
+    int w = outer_wait(c->run, timeout_ms, -1, NULL, NULL, &r, &e);
+    if (w == 0) {
+        ended(c, &r);
+        result_export(res, &r);
+        err_export(err, &e);
+    } else if (w < 0) {
+        err_export(err, &e);
+    }
+    return w;
+}
+
+void cordon_proc_free(cordon_proc *c)
+{
+    if (!valid(c))
+        return;
+    c->magic = PROC_FREED;
+    outer_free(c->run); /* kills what still runs and reaps it */
+    for (int i = 0; i < 3; i++)
+        if (c->fd[i] >= 0)
+            close(c->fd[i]);
+    llonly_free(&c->ll); /* every process of the run is gone: the private directory goes too */
+    free(c);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* to completion */
+
+/* Wait for c to end (reading out_fd into fn), free it, fill res; 0 when the command ran. */
+static int run_to_end(cordon_proc *c, int out_fd, cordon_output_fn fn, void *ctx, cordon_result *res,
+                      cordon_error *e)
+{
+    int w = outer_wait(c->run, -1, out_fd, fn, ctx, res, e);
+    if (w == 0)
+        ended(c, res);
+    cordon_proc_free(c);
+    if (w < 0)
+        return -1;
+    return res->started || res->timed_out ? 0 : -1;
+}
+
+int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *result, cordon_error *err)
+{
+    /* until the run says otherwise: it failed before it started */
+    cordon_result r = {.size = sizeof r, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    cordon_error e = {.size = sizeof e};
+    int ret = -1;
+    cordon_proc *c;
+    static const int inherit[3] = {-1, -1, -1};
+    if (check_argv(argv, &e) == 0 && spawn_with(pol, argv, inherit, &c, &e) == 0)
+        ret = run_to_end(c, -1, NULL, NULL, &r, &e);
+    result_export(result, &r);
+    err_export(err, &e);
+    return ret;
+}
+
+int cordon_run_output(const cordon_policy *pol, char *const argv[], cordon_output_fn fn, void *ctx,
+                      cordon_result *result, cordon_error *err)
+{
+    /* until the run says otherwise: it failed before it started */
+    cordon_result r = {.size = sizeof r, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    cordon_error e = {.size = sizeof e};
+    int ret = -1, out[2] = {-1, -1}, devnull = -1;
+    cordon_proc *c;
+    if (check_argv(argv, &e) < 0)
+        goto done;
+    if (!fn) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_run_output: no output callback (fn is NULL)");
+        goto done;
+    }
+    if (pipe2(out, O_CLOEXEC) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the output pipe");
+        goto done;
+    }
+    if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null for the command's stdin");
+        goto done;
+    }
+    /* A larger pipe means fewer wake-ups per megabyte (best effort: the per-user pipe
+     * budget may say no, and the default then stays). */
+    (void)fcntl(out[1], F_SETPIPE_SZ, 1 << 20);
+    int stdio[3] = {devnull, out[1], out[1]};
+    if (spawn_with(pol, argv, stdio, &c, &e) < 0)
+        goto done;
+    close(out[1]);
+    out[1] = -1;
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    ret = run_to_end(c, out[0], fn, ctx, &r, &e);
+done:
+    close_pair(out);
+    if (devnull >= 0)
+        close(devnull);
+    result_export(result, &r);
+    err_export(err, &e);
+    return ret;
+}
