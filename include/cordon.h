@@ -273,6 +273,17 @@ CORDON_API int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *r
 /* Kill what still runs, reap it, close the descriptors, free c.  NULL is fine. */
 CORDON_API void cordon_proc_free(cordon_proc *c);
 
+/* What this host supports and what the default sandbox needs (`cordon check`): a JSON
+ * document, {"default_sandbox": bool, "error": why not or null, "checks": {NAME: {"ok",
+ * "required", "detail", "fix", "title"}}} (README, "Where the kernel refuses"), into
+ * *json, to be freed with cordon_free().  Probes that could hang run in children
+ * (no SIGCHLD, reaped) killed after 500 ms; then `true` runs in the default sandbox.
+ * Returns 1 when the default sandbox works here, 0 when not, -1 (err) when the check
+ * itself failed. */
+CORDON_API int cordon_check(char **json, cordon_error *err);
+/* Free what the library allocated for the caller (cordon_check's document). */
+CORDON_API void cordon_free(void *p);
+
 /* Write result/err as the --status-json document. */
 CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result,
                                         const cordon_error *setup_err, cordon_error *err);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -126,28 +127,88 @@ int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err)
     return write_file("/proc/self/gid_map", map, err);
 }
 
-const char *ns_userns_unusable(void)
+/* In the probe's child: what the sandbox needs of user namespaces, step by step. */
+static void probe_child(uid_t uid, gid_t gid, int wfd)
 {
+    ns_probe r = {.step = NS_STEP_CREATE};
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+        r.errnum = errno;
+    } else {
+        cordon_error e;
+        r.step = NS_STEP_MAP;
+        if (ns_write_id_maps(uid, gid, &e) < 0) {
+            r.errnum = e.errnum ? e.errnum : EPERM;
+        } else {
+            /* Ubuntu's AppArmor restriction lets the namespace be made but not used: mount. */
+            r.step = NS_STEP_MOUNT;
+            int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+            if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                r.errnum = errno;
+            else
+                r.step = NS_STEP_OK;
+        }
+    }
+    (void)write_all(wfd, &r, sizeof r);
+    _exit(0);
+}
+
+int ns_probe_userns(int timeout_ms, ns_probe *out)
+{
+    *out = (ns_probe){.step = NS_STEP_CREATE, .errnum = EAGAIN};
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    pid_t pid = proc_fork(NULL);
-    if (pid < 0)
-        return ns_userns_hint();
-    if (pid == 0) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-            _exit(1);
-        cordon_error e;
-        if (ns_write_id_maps(uid, gid, &e) < 0)
-            _exit(2);
-        /* Ubuntu's AppArmor restriction lets the namespace be made but not used: mount. */
-        int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
-        if (fs < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-            _exit(3);
-        _exit(0);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -1;
+    int pidfd = -1;
+    pid_t pid = proc_fork(&pidfd);
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        errno = e;
+        return -1;
     }
-    int status;
-    while (waitpid(pid, &status, __WALL) < 0)
-        if (errno != EINTR)
-            return ns_userns_hint();
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? NULL : ns_userns_hint();
+    if (pid == 0) {
+        close(p[0]);
+        probe_child(uid, gid, p[1]);
+    }
+    close(p[1]);
+    struct pollfd pf = {.fd = p[0], .events = POLLIN};
+    int n;
+    do
+        n = poll(&pf, 1, timeout_ms);
+    while (n < 0 && errno == EINTR);
+    ns_probe r;
+    bool got = n > 0 && read_all(p[0], &r, sizeof r) == (ssize_t)sizeof r;
+    close(p[0]);
+    if (!got)
+        proc_signal(pidfd, SIGKILL); /* it hangs (or died): the kernel did not answer */
+    proc_reap(pidfd, NULL);
+    close(pidfd);
+    if (!got) {
+        out->errnum = ETIMEDOUT;
+        return 0;
+    }
+    *out = r;
+    return 0;
+}
+
+const char *ns_step_name(ns_step s)
+{
+    switch (s) {
+    case NS_STEP_CREATE: return "creating one";
+    case NS_STEP_MAP: return "writing its id maps";
+    case NS_STEP_MOUNT: return "mounting inside one";
+    case NS_STEP_OK: return "none";
+    }
+    return "?";
+}
+
+const char *ns_userns_unusable(void)
+{
+    ns_probe r;
+    if (ns_probe_userns(2000, &r) < 0)
+        return ns_userns_hint();
+    return r.step == NS_STEP_OK ? NULL : ns_userns_hint();
 }

@@ -20,6 +20,15 @@ int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err);
 /* A sentence on why the kernel may refuse user namespaces here, and the fix. */
 const char *ns_userns_hint(void);
 /* Can this process make a user and mount namespace, map itself and mount in it (what
- * the sandbox needs)?  NULL when it can, else a sentence on why not (ns_userns_hint).
- * Tries it in a short-lived child. */
+ * the sandbox needs)?  Tried in a short-lived child (util/proc.h), killed after
+ * timeout_ms: the step that failed and its errno (ETIMEDOUT: no answer), or NS_STEP_OK.
+ * -1 with errno when the child could not be started. */
+typedef enum ns_step { NS_STEP_CREATE, NS_STEP_MAP, NS_STEP_MOUNT, NS_STEP_OK } ns_step;
+typedef struct ns_probe {
+    ns_step step;
+    int errnum;
+} ns_probe;
+int ns_probe_userns(int timeout_ms, ns_probe *out);
+const char *ns_step_name(ns_step s); /* "creating one", "writing its id maps", ... */
+/* NULL when ns_probe_userns() says the sandbox can be built, else ns_userns_hint(). */
 const char *ns_userns_unusable(void);
