@@ -5,6 +5,7 @@
 #   3. every tests/e2e/test_*.sh and tests/escape/test_*.sh, as root and as an
 #      unprivileged user (uid 65534); in this default pass also tests/stress/test_*.sh
 #      (faults and load: kill -9 trials, 1,000 runs, 64 at once, a full disk)
+#   3b. the boundary: the CLI built against libcordon.so alone (build-shared/)
 #   4. unless --quick: the same again against an ASan+UBSan build in build-asan/
 #   5. unless --quick: valgrind memcheck over the smoke paths (tests/valgrind/smoke.sh)
 #   6. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
@@ -18,7 +19,7 @@
 #                     PATTERN (glob allowed), e.g. --filter network, --filter 'escape/*'
 set -uo pipefail
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
@@ -316,6 +317,24 @@ if [ "$BUILD_OK" = 1 ]; then
 else
   record skip "unit+e2e [default]" "not run: the build failed"
 fi
+
+# boundary_pass: the CLI linked against libcordon.so (-Dcli_shared=true), which exports only
+# include/cordon.h's functions: a CLI that reaches past the public header does not link.
+boundary_pass() {
+  section "boundary build (build-shared: the CLI on libcordon.so)"
+  if ! build_tree build-shared -Dcli_shared=true -Dstatic_cli=false -Dtests=false; then
+    record fail "boundary" "the CLI does not build against libcordon.so alone (see above)"
+    return
+  fi
+  if ! ldd build-shared/cordon 2>/dev/null | grep -q 'libcordon\.so'; then
+    record fail "boundary" "build-shared/cordon is not linked against libcordon.so"
+  elif (cd / && "$REPO/build-shared/cordon" run --no-workspace -- true); then
+    record pass "boundary: build-shared/cordon (on libcordon.so) runs a command"
+  else
+    record fail "boundary" "build-shared/cordon run --no-workspace -- true failed"
+  fi
+}
+[ "$BUILD_OK" = 1 ] && boundary_pass
 
 if [ "$QUICK" = 1 ]; then
   section "sanitizer pass skipped (--quick)"

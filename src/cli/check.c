@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 static const char *str_or(json_t *o, const char *key, const char *dflt)
 {

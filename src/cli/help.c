@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 void help_main(FILE *out)
 {
