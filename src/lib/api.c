@@ -131,6 +131,9 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
 int cordon_write_status_json(const char *file, const cordon_result *res, const cordon_error *setup_err,
                              cordon_error *err)
 {
+    if (!file || !*file || !res)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_write_status_json: no %s given",
+                       !res ? "result" : "file name");
     json_t *o = json_object();
     json_object_set_new(o, "exit_code", json_integer(res->exit_code));
     json_object_set_new(o, "status", res->status_code >= 0 ? json_integer(res->status_code) : json_null());
@@ -139,7 +142,12 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     json_object_set_new(o, "started", json_boolean(res->started));
     bool failed = setup_err && setup_err->stage != CORDON_STAGE_NONE && !res->started;
     json_object_set_new(o, "stage", failed ? json_string(cordon_stage_name(setup_err->stage)) : json_null());
-    json_object_set_new(o, "error", failed ? json_string(setup_err->message) : json_null());
+    char why[sizeof setup_err->message + 128] = "";
+    if (failed)
+        cordon_error_text(setup_err, why, sizeof why);
+    json_object_set_new(o, "error", failed ? json_string(why) : json_null());
+    json_object_set_new(o, "errno", failed && setup_err->errnum ? json_integer(setup_err->errnum) : json_null());
+    json_object_set_new(o, "wall_seconds", json_real(res->wall_seconds));
     json_object_set_new(o, "isolation", json_string(cordon_isolation_name(res->isolation)));
     /* --limit-*: how they were enforced, and which the command ran into (as far as the
      * mechanism tells: a cgroup reports refused forks and OOM kills, rlimits do not). */

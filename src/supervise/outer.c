@@ -485,6 +485,11 @@ int outer_pidfd(const outer_run *r)
 
 int outer_kill(const outer_run *r, int sig)
 {
+    /* ended: PID 1 may still be exiting, but there is nothing left to signal */
+    if (__atomic_load_n(&r->ended, __ATOMIC_ACQUIRE)) {
+        errno = ESRCH;
+        return -1;
+    }
     if (sig != 0 && sig != SIGKILL) {
         sigset_t fwd;
         signals_forwarded(&fwd);
@@ -530,7 +535,7 @@ static void conclude(outer_run *r, const siginfo_t *pid1)
     limits_outcome(&r->l.limits, &r->o, &r->res, &r->err);
     r->res.wall_seconds = now_s() - r->started_s;
     r->res.isolation = r->isolation;
-    r->ended = true;
+    __atomic_store_n(&r->ended, true, __ATOMIC_RELEASE); /* outer_kill reads it from anywhere */
 }
 
 int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, void *ctx, cordon_result *res,
