@@ -447,3 +447,39 @@ WRITABLE='for p do if (echo written >"$p") 2>/dev/null; then echo "$p"; fi; done
 MKDIRS='for p do if mkdir "$p" 2>/dev/null; then echo "$p"; fi; done'
 
 require_cordon
+
+# ------------------------------------------------------------------------------------
+# TAP from a test program (tests/e2e/test_library.sh, test_python.sh)
+
+# report_tap PREFIX LOG STATUS: one PASS/FAIL/SKIP line per TAP case in LOG ("ok N - name",
+# "not ok N - name # why", "# SKIP" directives), named PREFIX/name; TAP comments that
+# carry measurements ("... ms ...", "... runs ...") are passed on. A program that reported
+# nothing, exited non-zero without a failed case, or left a sanitizer report fails too.
+report_tap() {
+  local prefix=$1 log=$2 rc=$3 seen=0 line t why
+  while IFS= read -r line; do
+    case $line in
+      "ok "*"# SKIP"*)
+        seen=1
+        t=$(printf '%s' "$line" | sed -E 's/^ok [0-9]+ - //; s/ # SKIP.*//')
+        skip "$prefix/$t" "$(printf '%s' "$line" | sed -E 's/.*# SKIP ?//')"
+        ;;
+      "ok "*) seen=1; pass "$prefix/$(printf '%s' "$line" | sed -E 's/^ok [0-9]+ - //; s/ # .*//')" ;;
+      "not ok "*)
+        seen=1
+        t=$(printf '%s' "$line" | sed -E 's/^not ok [0-9]+ - //; s/ # .*//')
+        why=$(printf '%s' "$line" | sed -nE 's/^not ok [0-9]+ - [^#]* # (.*)/\1/p')
+        [ -n "$why" ] || why=$(grep -B4 -F -- "$line" "$log" | grep -v '^ok \|^not ok' | tail -n 4 | _one_line)
+        fail "$prefix/$t" "${why:-see $log}"
+        ;;
+      "# "*" ms"* | "# "*"runs"*) echo "$line" ;;
+    esac
+  done <"$log"
+  line=$(grep -m1 -E 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$log" || true)
+  [ -z "$line" ] || fail "$prefix/sanitizer" "$line"
+  if [ "$seen" = 0 ]; then
+    fail "$prefix" "reported nothing (status $rc): $(tail -n 5 "$log" | _one_line)"
+  elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
+    fail "$prefix" "exited with status $rc: $(tail -n 5 "$log" | _one_line)"
+  fi
+}

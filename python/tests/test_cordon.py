@@ -1,0 +1,339 @@
+"""Tests of the Python binding (python/cordon) against a real libcordon.
+
+Run by tests/e2e/test_python.sh (as root and as uid 65534, through tests/run-all.sh):
+``CORDON_LIBRARY=build/libcordon.so PYTHONPATH=python python3 python/tests/test_cordon.py``
+(``--tap`` prints TAP).  Every run happens in a real sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cordon  # noqa: E402
+
+
+def policy(**kw) -> cordon.Policy:
+    """Runs anywhere: no workspace, / as the working directory (nothing made on the host)."""
+    kw.setdefault("no_workspace", True)
+    kw.setdefault("cwd", "/")
+    kw.setdefault("timeout", 60)
+    return cordon.Policy(**kw)
+
+
+def marked(marker: str) -> int:
+    """Processes on the host whose command line holds ``marker``."""
+    n = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                if marker.encode() in f.read().replace(b"\0", b" "):
+                    n += 1
+        except OSError:
+            pass
+    return n
+
+
+def wait_until(pred, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
+
+
+class Basics(unittest.TestCase):
+    def test_version_and_check(self) -> None:
+        self.assertRegex(cordon.version(), r"^\d+\.\d+")
+        doc = cordon.check()
+        self.assertIn("default_sandbox", doc)
+        self.assertIn("user_namespaces", doc["checks"])
+        self.assertIsInstance(doc["checks"]["user_namespaces"]["ok"], bool)
+
+    def test_bad_policy_values_raise(self) -> None:
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.Policy(allow=["relative/path"])
+        self.assertEqual(cm.exception.stage, "usage")
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.Policy(network="everywhere")
+        self.assertEqual(cm.exception.stage, "usage")
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.Policy(timeout=-3)
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.Policy(settings="/nonexistent/cordon.json")
+        self.assertEqual(cm.exception.stage, "settings")
+        self.assertEqual(cm.exception.errno, 2)
+        self.assertIn("/nonexistent/cordon.json", str(cm.exception))
+        self.assertIn("No such file", str(cm.exception))
+        self.assertNotIn("No such file", cm.exception.message)
+
+    def test_settings_enabled(self) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write('{"sandbox": {"enabled": false}}')
+        try:
+            p = policy(settings=f.name)
+            self.assertIs(p.settings_enabled, False)
+            with self.assertRaises(cordon.CordonError) as cm:
+                cordon.run(["true"], policy=p)
+            self.assertEqual(cm.exception.stage, "settings")
+            self.assertIsNone(policy().settings_enabled)
+        finally:
+            os.unlink(f.name)
+
+    def test_closed_objects(self) -> None:
+        p = policy()
+        p.close()
+        with self.assertRaises(ValueError):
+            cordon.run(["true"], policy=p)
+        c = cordon.spawn(["true"], policy=policy())
+        c.close()
+        c.close()  # idempotent
+        with self.assertRaises(ValueError):
+            c.wait()
+        with self.assertRaises(ValueError):
+            c.kill()
+
+    def test_bad_argv(self) -> None:
+        with self.assertRaises(TypeError):
+            cordon.run("echo hi", policy=policy())  # a string is not an argv
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.run([], policy=policy())
+        self.assertEqual(cm.exception.stage, "usage")
+        with self.assertRaises(cordon.CordonError):
+            cordon.spawn([""], policy=policy())
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.spawn(["true"], policy=policy(), stdout=None, merge_stderr=True)
+        self.assertIn("MERGE", str(cm.exception))
+
+
+class Run(unittest.TestCase):
+    def test_exit_codes(self) -> None:
+        p = policy()
+        self.assertEqual(cordon.run(["true"], policy=p).exit_code, 0)
+        r = cordon.run(["sh", "-c", "exit 7"], policy=p)
+        self.assertEqual((r.exit_code, r.status, r.signal, r.started), (7, 7, None, True))
+        r = cordon.run(["sh", "-c", "kill -TERM $$"], policy=p)
+        self.assertEqual((r.exit_code, r.status, r.signal), (128 + 15, None, 15))
+        self.assertEqual(r.isolation, "namespaces")
+        self.assertGreater(r.wall_seconds, 0)
+
+    def test_not_found_raises(self) -> None:
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.run(["cordon-no-such-command"], policy=policy())
+        self.assertEqual(cm.exception.stage, "exec")
+        self.assertEqual(cm.exception.result.exit_code, 127)
+
+    def test_on_output_merged_and_streamed(self) -> None:
+        chunks: list[tuple[float, bytes]] = []
+        t0 = time.monotonic()
+        r = cordon.run(["sh", "-c", "echo out; echo err >&2; sleep 1; echo late"], policy=policy(),
+                       on_output=lambda b: chunks.append((time.monotonic() - t0, b)))
+        self.assertEqual(r.exit_code, 0)
+        self.assertEqual(b"".join(c for _, c in chunks), b"out\nerr\nlate\n")
+        self.assertLess(chunks[0][0], 0.9)  # delivered as it came, not at the end
+
+    def test_on_output_true_stops(self) -> None:
+        marker = f"sleep 100.{os.getpid()}1"
+        t0 = time.monotonic()
+        r = cordon.run(["sh", "-c", f"{marker} & yes"], policy=policy(), on_output=lambda b: True)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual(r.signal, signal.SIGKILL)
+        self.assertEqual(marked(marker), 0)
+
+    def test_timeout(self) -> None:
+        out: list[bytes] = []
+        t0 = time.monotonic()
+        r = cordon.run(["sh", "-c", "echo before; sleep 30"], policy=policy(timeout=0.3), on_output=out.append)
+        self.assertTrue(r.timed_out)
+        self.assertEqual(r.exit_code, 124)
+        self.assertEqual(b"".join(out), b"before\n")
+        self.assertLess(time.monotonic() - t0, 5)
+
+    def test_env(self) -> None:
+        out: list[bytes] = []
+        cordon.run(["sh", "-c", "echo $CI"], policy=policy(env={"CI": "1"}), on_output=out.append)
+        self.assertEqual(b"".join(out), b"1\n")
+
+    def test_large_output(self) -> None:
+        n = [0]
+
+        def count(b: bytes) -> None:
+            n[0] += len(b)
+
+        cordon.run(["head", "-c", "20000000", "/dev/zero"], policy=policy(), on_output=count)
+        self.assertEqual(n[0], 20000000)
+
+    def test_callback_exception_kills_and_propagates(self) -> None:
+        marker = f"sleep 100.{os.getpid()}2"
+
+        def boom(b: bytes) -> None:
+            raise RuntimeError("from the callback")
+
+        with self.assertRaises(RuntimeError):
+            cordon.run(["sh", "-c", f"echo x; {marker}"], policy=policy(), on_output=boom)
+        self.assertTrue(wait_until(lambda: marked(marker) == 0))
+
+    def test_keyboard_interrupt_kills_the_sandbox(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            self.skipTest("signals are delivered to the main thread only")
+        marker = f"sleep 100.{os.getpid()}3"
+        timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        t0 = time.monotonic()
+        with self.assertRaises(KeyboardInterrupt):
+            cordon.run(["sh", "-c", marker], policy=policy())
+        self.assertLess(time.monotonic() - t0, 3)
+        self.assertTrue(wait_until(lambda: marked(marker) == 0))
+
+    def test_threads(self) -> None:
+        p = policy()
+        results: dict[int, bytes] = {}
+
+        def one(i: int) -> None:
+            out: list[bytes] = []
+            cordon.run(["sh", "-c", f"echo {i}"], policy=p, on_output=out.append)
+            results[i] = b"".join(out)
+
+        ts = [threading.Thread(target=one, args=(i,)) for i in range(16)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(results, {i: f"{i}\n".encode() for i in range(16)})
+
+    def test_no_signal_handler_changed(self) -> None:
+        before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGCHLD, signal.SIGPIPE, signal.SIGTERM)}
+        cordon.run(["true"], policy=policy())
+        with cordon.spawn(["true"], policy=policy()) as c:
+            c.wait()
+        after = {s: signal.getsignal(s) for s in before}
+        self.assertEqual(before, after)
+
+
+class Spawn(unittest.TestCase):
+    def test_cat(self) -> None:
+        with cordon.spawn(["cat"], policy=policy()) as c:
+            c.stdin.write(b"hi\n")
+            c.stdin.close()
+            self.assertEqual(c.stdout.read(), b"hi\n")
+            r = c.wait(timeout=5)
+            self.assertEqual(r.exit_code, 0)
+            self.assertIs(c.wait(), r)  # the same result every time
+
+    def test_streams(self) -> None:
+        with cordon.spawn(["sh", "-c", "echo o; echo e >&2"], policy=policy(), stdin=None) as c:
+            self.assertIsNone(c.stdin)
+            self.assertEqual(c.stdout.read(), b"o\n")
+            self.assertEqual(c.stderr.read(), b"e\n")
+        with cordon.spawn(["sh", "-c", "echo o; echo e >&2"], policy=policy(), merge_stderr=True) as c:
+            self.assertIsNone(c.stderr)
+            self.assertEqual(c.stdout.read(), b"o\ne\n")
+        with cordon.spawn(["sh", "-c", "cat; echo eof"], policy=policy(), stdin=cordon.DEVNULL) as c:
+            self.assertEqual(c.stdout.read(), b"eof\n")
+
+    def test_line_protocol(self) -> None:
+        """A long-lived child driven over stdio, line by line."""
+        with cordon.spawn(["sh", "-c", "while read l; do echo \"got $l\"; done"], policy=policy()) as c:
+            for i in range(20):
+                c.stdin.write(f"{i}\n".encode())
+                c.stdin.flush()
+                self.assertEqual(c.stdout.readline(), f"got {i}\n".encode())
+            c.stdin.close()
+            self.assertEqual(c.wait(timeout=5).exit_code, 0)
+
+    def test_wait_timeout_then_kill(self) -> None:
+        with cordon.spawn(["sleep", "30"], policy=policy()) as c:
+            t0 = time.monotonic()
+            with self.assertRaises(TimeoutError):
+                c.wait(timeout=0.2)
+            self.assertLess(time.monotonic() - t0, 2)
+            self.assertIsNone(c.poll())
+            c.kill(signal.SIGTERM)
+            r = c.wait(timeout=5)
+            self.assertEqual(r.signal, signal.SIGTERM)
+            c.kill()  # ended: nothing to do, no error
+
+    def test_kill_refuses_other_signals(self) -> None:
+        with cordon.spawn(["sleep", "30"], policy=policy()) as c:
+            with self.assertRaises(OSError):
+                c.kill(signal.SIGSTOP)
+
+    def test_with_block_kills_what_runs(self) -> None:
+        marker = f"sleep 100.{os.getpid()}4"
+        with cordon.spawn(["sh", "-c", marker], policy=policy()) as c:
+            self.assertTrue(wait_until(lambda: marked(marker) >= 1))
+        self.assertEqual(marked(marker), 0)
+        self.assertIsNone(c._c)
+
+    def test_exit_fd(self) -> None:
+        import select
+        with cordon.spawn(["sleep", "0.2"], policy=policy(), stdin=None, stdout=None, stderr=None) as c:
+            self.assertEqual(select.select([c.exit_fd], [], [], 0)[0], [])
+            self.assertEqual(select.select([c.exit_fd], [], [], 5)[0], [c.exit_fd])
+            self.assertEqual(c.wait().exit_code, 0)
+
+    def test_setup_failure_in_wait(self) -> None:
+        with cordon.spawn(["cordon-no-such-command"], policy=policy()) as c:
+            with self.assertRaises(cordon.CordonError) as cm:
+                c.wait()
+            self.assertEqual(cm.exception.stage, "exec")
+            self.assertEqual(cm.exception.result.exit_code, 127)
+
+
+class Loading(unittest.TestCase):
+    def test_cordon_library_that_does_not_load(self) -> None:
+        code = "import cordon\ntry:\n    cordon.version()\nexcept OSError as e:\n    print('OSError', e)\n"
+        env = dict(os.environ, CORDON_LIBRARY="/nonexistent/libcordon.so",
+                   PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout
+        self.assertIn("OSError", out)
+        self.assertIn("CORDON_LIBRARY", out)
+
+
+class _Tap(unittest.TextTestResult):
+    """One TAP line per test, for tests/e2e/test_python.sh."""
+
+    n = 0
+
+    def _line(self, test, ok: bool, why: str = "") -> None:
+        _Tap.n += 1
+        name = test.id().split(".", 1)[-1]
+        print(f"{'ok' if ok else 'not ok'} {_Tap.n} - {name}{(' # ' + why) if why else ''}", flush=True)
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._line(test, True)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._line(test, False, self._exc_info_to_string(err, test).strip().splitlines()[-1])
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._line(test, False, self._exc_info_to_string(err, test).strip().splitlines()[-1])
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._line(test, True, "SKIP " + reason)
+
+
+if __name__ == "__main__":
+    if "--tap" in sys.argv:
+        sys.argv.remove("--tap")
+        runner = unittest.TextTestRunner(resultclass=_Tap, stream=open(os.devnull, "w"), verbosity=0)
+        suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+        print(f"1..{suite.countTestCases()}", flush=True)
+        sys.exit(0 if runner.run(suite).wasSuccessful() else 1)
+    unittest.main()
