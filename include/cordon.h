@@ -161,6 +161,10 @@ CORDON_API int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);
 /* The settings' "sandbox.enabled": 1, 0, or -1 when no settings file said. */
 CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
+/* The settings' "orchestration.sandboxed" (a harness confines its subagents, doc/api.md):
+ * 1, 0, or -1 when no settings file said.  Top-level keys other than "sandbox" and
+ * "orchestration" (a harness's own settings) are ignored. */
+CORDON_API int cordon_policy_settings_sandboxed(const cordon_policy *p);
 
 /* Print the resolved rules and the ordered mount plan; runs nothing. */
 CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *out, cordon_error *err);

@@ -73,6 +73,7 @@ cordon_policy *cordon_policy_new(void)
     p->base = CORDON_BASE_SYSTEM;
     p->network = CORDON_NETWORK_NONE;
     p->settings_enabled = -1;
+    p->settings_sandboxed = -1;
     p->glob_depth = -1;
     return p;
 }
@@ -94,6 +95,7 @@ void cordon_policy_free(cordon_policy *p)
     free(p->workspace);
     free(p->data_root);
     free(p->cwd);
+    free(p->orchestration_isolation);
     strv_free(&p->protect);
     for (size_t i = 0; i < p->n_globs; i++) {
         free(p->globs[i].pattern);
@@ -413,6 +415,11 @@ int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err)
 int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err)
 {
     return settings_load(p, file, err);
+}
+
+int cordon_policy_settings_sandboxed(const cordon_policy *p)
+{
+    return p ? p->settings_sandboxed : -1;
 }
 
 int cordon_policy_settings_enabled(const cordon_policy *p)

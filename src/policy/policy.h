@@ -77,6 +77,8 @@ struct cordon_policy {
     bool isolation_set; /* chosen by a setter: settings do not override */
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
+    int settings_sandboxed; /* orchestration.sandboxed: -1: no settings file said; else 0/1 */
+    char *orchestration_isolation; /* orchestration.isolation as given, or NULL */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
 
     policy_glob *globs;   /* deny globs, in the order given */

@@ -48,6 +48,8 @@ typedef struct settings {
     json_t *allowed, *denied;        /* borrowed from the document, or NULL */
     unsigned long long limit[LIMITS_N]; /* limitPids, limitMemory, limitCpu; 0 = not given */
     int isolation;                   /* -1 = not given, else a cordon_isolation */
+    int sandboxed;                   /* orchestration.sandboxed: -1 = not given, else 0/1 */
+    const char *orch_isolation;      /* orchestration.isolation (borrowed), or NULL */
 } settings;
 
 /* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
@@ -316,6 +318,42 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
     return 0;
 }
 
+/* A harness's "orchestration" section: cordon reads "sandboxed" (whether the harness
+ * confines its subagents, which the library reports) and "isolation" (the default backend
+ * of `cordon workspace create`); anything else in it is the harness's. */
+static int parse_orchestration(const settings_ctx *ctx, json_t *o, settings *s)
+{
+    jsonpos_step top[] = {JSONPOS_KEY("orchestration")};
+    if (!json_is_object(o))
+        return fail(ctx, line_of(ctx, top, 1), "key \"orchestration\" must be an object, not %s", type_phrase(o));
+    json_t *v = json_object_get(o, "sandboxed");
+    if (v) {
+        jsonpos_step at[] = {JSONPOS_KEY("orchestration"), JSONPOS_KEY("sandboxed")};
+        if (!json_is_boolean(v))
+            return fail(ctx, line_of(ctx, at, 2), "key \"orchestration.sandboxed\" must be true or false, not %s",
+                        type_phrase(v));
+        s->sandboxed = json_is_true(v) ? 1 : 0;
+    }
+    v = json_object_get(o, "isolation");
+    if (v) {
+        jsonpos_step at[] = {JSONPOS_KEY("orchestration"), JSONPOS_KEY("isolation")};
+        const char *str = json_string_value(v);
+        if (!str || (strcmp(str, "worktree") != 0 && strcmp(str, "overlayfs") != 0 && strcmp(str, "none") != 0)) {
+            _cleanup_free_ char *shown = str ? printable(str, json_string_length(v), true) : NULL;
+            if (str)
+                return fail(ctx, line_of(ctx, at, 2),
+                            "key \"orchestration.isolation\" is \"%s\"; it must be \"worktree\", \"overlayfs\" or "
+                            "\"none\"",
+                            shown);
+            return fail(ctx, line_of(ctx, at, 2),
+                        "key \"orchestration.isolation\" must be \"worktree\", \"overlayfs\" or \"none\", not %s",
+                        type_phrase(v));
+        }
+        s->orch_isolation = str;
+    }
+    return 0;
+}
+
 static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
 {
     if (!json_is_object(root))
@@ -326,8 +364,13 @@ static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
     json_t *v;
     json_object_foreach(root, key, v) {
         jsonpos_step at[] = {JSONPOS_KEY(key)};
+        if (strcmp(key, "orchestration") == 0) {
+            if (parse_orchestration(ctx, v, s) < 0)
+                return -1;
+            continue;
+        }
         if (strcmp(key, "sandbox") != 0)
-            return unknown_key(ctx, at, 1, "", key, "sandbox");
+            continue; /* a harness's own settings file holds much else */
         if (!json_is_object(v))
             return fail(ctx, line_of(ctx, at, 1), "key \"sandbox\" must be an object, not %s",
                         type_phrase(v));
@@ -360,6 +403,12 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
 {
     if (s->enabled >= 0)
         p->settings_enabled = s->enabled;
+    if (s->sandboxed >= 0)
+        p->settings_sandboxed = s->sandboxed;
+    if (s->orch_isolation) {
+        free(p->orchestration_isolation);
+        p->orchestration_isolation = xstrdup(s->orch_isolation);
+    }
     /* An explicit setter (a command-line flag) wins over any settings file. */
     if (s->network >= 0 && !p->network_set)
         p->network = s->network ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
@@ -400,7 +449,7 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
     if (!root)
         return malformed(file, &jerr, err);
     settings_ctx ctx = {.file = file, .text = text, .len = len, .err = err};
-    settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1};
+    settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1, .sandboxed = -1};
     if (parse_root(&ctx, root, &s) < 0)
         return -1;
     apply(&ctx, &s, p);

@@ -85,10 +85,21 @@ t_settings_unknown_key() {
   printf '%s\n' "$ERR" | grep -Eq '(line 4|:4([^0-9]|$))' || die "the message does not name line 4: $(printf '%s' "$ERR" | _one_line)"
 }
 
+# A harness's own settings file holds much besides "sandbox" (CONTRACT): other top-level
+# keys are ignored, "sandbox" still applies, and a typo inside "sandbox" is still an error.
 t_settings_unknown_top_key() {
-  write_settings top.json '{"sandbox": {}, "sandboks": {"readOnly": true}}'
-  u_case run --settings "$CT/top.json"
-  assert_contains "$ERR" "sandboks" "the message names the unknown key"
+  write_settings top.json '{"model": "m", "permissions": {"allow": []}, "orchestration": {"sandboxed": true},
+    "sandbox": {"readOnly": true}}'
+  crun run --settings "$CT/top.json" -- sh -c 'touch "$1" 2>/dev/null; echo ran' sh "$WS/marker"
+  [ "$RC" = 0 ] || die "a harness's other top-level keys were not ignored: $(last_run)"
+  assert_contains "$OUT" "ran"
+  assert_absent "$WS/marker" "readOnly in the same file was not applied"
+  write_settings typo.json '{"sandbox": {"readOnlyy": true}}'
+  u_case run --settings "$CT/typo.json"
+  assert_contains "$ERR" "readOnlyy" "the message names the unknown key"
+  write_settings orch.json '{"orchestration": {"sandboxed": "yes"}}'
+  u_case run --settings "$CT/orch.json"
+  assert_contains "$ERR" "orchestration.sandboxed" "the message names the key"
 }
 
 t_settings_wrong_type() {

@@ -362,14 +362,39 @@ static void test_unknown_key_after_nesting(void **state)
                  ":5: unknown key \"sandbox.netwrk\"; known keys: " SANDBOX_KEYS);
 }
 
+/* A harness's settings file holds much else: other top-level keys are its own. */
 static void test_unknown_top_level_key(void **state)
 {
-    expect_error(*state, "top.json",
-                 "{\n"
-                 "  \"sandbox\": {},\n"
-                 "  \"permissions\": {}\n"
-                 "}\n",
-                 ":3: unknown key \"permissions\"; known keys: sandbox");
+    fixture *f = *state;
+    char *path = write_fixture(f, "top.json",
+                               "{\n"
+                               "  \"sandbox\": {\"enabled\": true},\n"
+                               "  \"permissions\": {\"x\": 1},\n"
+                               "  \"model\": \"big\"\n"
+                               "}\n");
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    assert_int_equal(f->p->settings_enabled, 1);
+    free(path);
+}
+
+/* orchestration.sandboxed and .isolation are read and checked; the rest of it is the
+ * harness's. */
+static void test_orchestration(void **state)
+{
+    fixture *f = *state;
+    char *path = write_fixture(f, "orch.json",
+                               "{\"orchestration\": {\"sandboxed\": true, \"isolation\": \"overlayfs\", "
+                               "\"maxAgents\": 4}}");
+    assert_int_equal(f->p->settings_sandboxed, -1);
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    assert_int_equal(f->p->settings_sandboxed, 1);
+    assert_string_equal(f->p->orchestration_isolation, "overlayfs");
+    free(path);
+    expect_error(*state, "o1.json", "{\"orchestration\": {\n\"sandboxed\": \"yes\"}}",
+                 ":2: key \"orchestration.sandboxed\" must be true or false, not a string");
+    expect_error(*state, "o2.json", "{\"orchestration\": {\"isolation\": \"vm\"}}",
+                 ":1: key \"orchestration.isolation\" is \"vm\"; it must be \"worktree\", \"overlayfs\" or \"none\"");
+    expect_error(*state, "o3.json", "{\"orchestration\": []}", ":1: key \"orchestration\" must be an object, not an array");
 }
 
 /* A key is quoted in the message with control bytes escaped: it cannot forge output. */
@@ -670,6 +695,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_after_nesting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_top_level_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_orchestration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_is_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_elements, setup, teardown),
