@@ -25,6 +25,8 @@
 #include "util/strv.h"
 #include "util/trace.h"
 
+#define OUT_BUF_SIZE (1 << 20)
+
 static long long now_ms(void)
 {
     struct timespec ts;
@@ -71,6 +73,7 @@ struct outer_run {
     cordon_isolation isolation;
     outcome o;
     outer_helper helper; /* .stop NULL: none */
+    char *out_buf;       /* outer_wait's output buffer (OUT_BUF_SIZE), once needed */
     cordon_result res;
     cordon_error err;
 };
@@ -346,6 +349,7 @@ static void abandon(outer_run *r)
         proc_reap(r->pidfd, NULL);
     }
     release_run(r);
+    free(r->out_buf);
     free(r);
 }
 
@@ -504,9 +508,15 @@ int outer_kill(const outer_run *r, int sig)
 /* Deliver what out_fd holds: one poll's worth, or (drain) everything until EAGAIN; 1 at EOF. */
 static int read_output(outer_run *r, int fd, outer_output_fn fn, void *ctx, bool drain)
 {
-    char buf[65536];
+    if (!r->out_buf) {
+        /* as large as the pipe (cordon_run_output asks for 1 MiB): one read empties it */
+        r->out_buf = malloc(OUT_BUF_SIZE);
+        if (!r->out_buf)
+            return 0; /* poll will say readable again */
+    }
+    char *buf = r->out_buf;
     for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
+        ssize_t n = read(fd, buf, OUT_BUF_SIZE);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -519,7 +529,7 @@ static int read_output(outer_run *r, int fd, outer_output_fn fn, void *ctx, bool
             r->killed = true;
             proc_signal(r->pidfd, SIGKILL);
         }
-        if ((size_t)n < sizeof buf && !drain)
+        if ((size_t)n < OUT_BUF_SIZE && !drain)
             return 0; /* most likely empty now: back to poll rather than an EAGAIN read */
     }
 }
@@ -619,5 +629,6 @@ void outer_free(outer_run *r)
         r->reaped = true;
     }
     release_run(r);
+    free(r->out_buf);
     free(r);
 }
