@@ -42,6 +42,34 @@ int collect(const char *data, size_t len, void *ctx)
     return c->stop_after && c->len >= c->stop_after;
 }
 
+size_t strip_sanitizer_notes(char *buf, size_t len)
+{
+    static const char *const notes[] = {"__asan_handle_no_return", "False positive error reports may follow",
+                                        "For details see https://github.com/google/sanitizers/issues/189"};
+    size_t out = 0;
+    for (size_t at = 0; at < len;) {
+        char *nl = memchr(buf + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+        bool note = false;
+        for (size_t i = 0; i < sizeof notes / sizeof *notes && !note; i++)
+            note = memmem(buf + at, end - at, notes[i], strlen(notes[i])) != NULL;
+        if (!note) {
+            memmove(buf + out, buf + at, end - at);
+            out += end - at;
+        }
+        at = end;
+    }
+    if (buf)
+        buf[out] = '\0';
+    return out;
+}
+
+const char *output(collected *c)
+{
+    c->len = strip_sanitizer_notes(c->data, c->len);
+    return c->data ? c->data : "";
+}
+
 void collected_free(collected *c)
 {
     free(c->data);
@@ -152,6 +180,7 @@ char *read_all_fd(int fd)
         len += (size_t)r;
     }
     buf[len] = '\0';
+    strip_sanitizer_notes(buf, len);
     return buf;
 }
 

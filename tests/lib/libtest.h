@@ -21,6 +21,9 @@ typedef struct collected {
     size_t stop_after;  /* return 1 once this many bytes arrived (0: never) */
 } collected;
 int collect(const char *data, size_t len, void *ctx); /* a cordon_output_fn */
+/* The collected output without a sanitizer build's notes (AddressSanitizer warns on the
+ * sandbox's stack switch, on the command's stderr); data and len are updated. */
+const char *output(collected *c);
 void collected_free(collected *c);
 
 long long mono_ms(void);
@@ -29,8 +32,11 @@ int count_fds(void);        /* entries of /proc/self/fd */
 int count_children(void);   /* children of every thread of this process, zombies included */
 /* Processes on the host whose command line holds `marker`. */
 int count_marked(const char *marker);
-/* Read fd to EOF into a malloc'ed NUL-terminated string (NULL when reading fails). */
+/* Read fd to EOF into a malloc'ed NUL-terminated string (NULL when reading fails),
+ * without a sanitizer build's notes. */
 char *read_all_fd(int fd);
+/* Remove a sanitizer build's notes from buf (len bytes, NUL-terminated); the new length. */
+size_t strip_sanitizer_notes(char *buf, size_t len);
 /* Write all of s to fd. */
 bool write_str(int fd, const char *s);
 

@@ -38,7 +38,7 @@ static int run_echo(cordon_policy *p, const char *word, collected *c)
         return -1;
     char want[128];
     snprintf(want, sizeof want, "%s\n", word);
-    return c->data && strcmp(c->data, want) == 0 ? 0 : -1;
+    return strcmp(output(c), want) == 0 ? 0 : -1;
 }
 
 static void test_sequential_1000(void **state)
