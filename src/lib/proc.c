@@ -69,8 +69,18 @@ static int check_argv(char *const argv[], cordon_error *err)
     return 0;
 }
 
-/* Start a run whose standard streams are `stdio` (-1: the caller's own); `internal` is
- * the full-size error the public calls export. */
+/* The run's host-side helper, when its plan needs one (issue 12's proxy and bridges for
+ * --network proxy are to be chosen here): h->start NULL means none.  Whatever h->ctx
+ * holds is released by h->stop, which outer_start/outer_free call exactly once. */
+static int run_helper(const plan *p, outer_helper *h, cordon_error *err)
+{
+    (void)p;
+    (void)err;
+    *h = (outer_helper){0};
+    return 0;
+}
+
+/* Start a run whose standard streams are `stdio` (-1: the caller's own). */
 static int spawn_with(const cordon_policy *pol, char *const argv[], const int stdio[3], cordon_proc **out,
                       cordon_error *err)
 {
@@ -87,6 +97,14 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     c->isolation_why = x.isolation_why;
     outer_opts o = {.timeout = pol->timeout, .ll_ruleset_fd = c->ll.ruleset_fd};
     memcpy(o.stdio, stdio, sizeof o.stdio);
+    outer_helper helper;
+    if (run_helper(&x.p, &helper, err) < 0) {
+        prepared_free(&x);
+        llonly_free(&c->ll);
+        free(c);
+        return -1;
+    }
+    o.helper = helper.start ? &helper : NULL;
     int r = outer_start(&x.p, argv, x.env.v, &o, &c->run, err);
     prepared_free(&x);
     if (r < 0) {

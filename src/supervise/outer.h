@@ -29,7 +29,9 @@ typedef struct outer_helper {
     /* -1 with err filled fails the run (the sandbox is killed, nothing ran) */
     int (*start)(void *ctx, int pid1_pidfd, int sock, cordon_error *err);
     /* after the sandbox is gone (or never started): stop, reap, release; called once,
-     * also when start() failed */
+     * also when start() failed.  The command line exits right after cordon_proc_wait
+     * without freeing the run (so as not to wait for the namespaces' teardown): a helper
+     * must also end by itself once pid1_pidfd is readable or its caller is gone. */
     void (*stop)(void *ctx);
     void *ctx;
 } outer_helper;
