@@ -50,7 +50,7 @@ typedef struct launch {
 int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err);
 
 /* The descriptors PID 1 (or the stand-in) keeps while it supervises, besides sfd: the
- * report pipe, the life pipe, the CPU-time cgroup.  Returns how many (at most 8). */
+ * report pipe, the life socket, the CPU-time file.  Returns how many (at most 8). */
 size_t launch_supervise_fds(const launch *l, int *keep);
 
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */

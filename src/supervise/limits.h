@@ -49,6 +49,7 @@ typedef struct limits_run {
     int dir_fd[LIMITS_N]; /* the cgroup holding each limit: its *.events tell it was hit,
                            * cpu.stat or cpuacct.usage the CPU time used; -1 */
     long ncpu;            /* how fast CPU time can grow, for the next look at cpu_fd */
+    int cpu_fd;           /* PID 1's open cpu.stat / cpuacct.usage (limits_enter), or -1 */
     pid_t janitor;
     int janitor_wfd; /* closing it tells the janitor to remove the cgroups */
     bool cpu_exceeded;   /* cordon killed the sandbox for its CPU time */
@@ -60,9 +61,10 @@ typedef struct limits_run {
 int limits_prepare(limits_run *l, const limit_values *want, cordon_error *err);
 /* clone3 into l->into_fd failed: drop the cgroups and use rlimits instead. */
 int limits_fallback(limits_run *l, const cordon_error *why, cordon_error *err);
-/* In PID 1, first thing: join the cgroup1 directories, and (any cgroup) root a new cgroup
- * namespace at the run's cgroup, so the command cannot see or write its limits. */
-int limits_enter(const limits_run *l, cordon_error *err);
+/* In PID 1, first thing: join the cgroup1 directories, open the CPU-time file PID 1
+ * watches (cpu_fd), and (any cgroup) root a new cgroup namespace at the run's cgroup, so
+ * the command cannot see or write its limits. */
+int limits_enter(limits_run *l, cordon_error *err);
 /* In the command's process, just before exec: the rlimits (LIMITS_RLIMIT). */
 int limits_apply_rlimits(const limits_run *l, cordon_error *err);
 /* The outer loop's CPU watch: milliseconds until CPU time should be looked at again

@@ -374,7 +374,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     l->cmd_stack = xmalloc(l->cmd_stack_size);
     for (int i = 0; i < LIMITS_N; i++)
         l->limits.join_fd[i] = l->limits.dir_fd[i] = -1;
-    l->limits.into_fd = l->limits.janitor_wfd = -1;
+    l->limits.into_fd = l->limits.janitor_wfd = l->limits.cpu_fd = -1;
     l->limits.janitor = -1;
 
     /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */

@@ -45,8 +45,8 @@ size_t launch_supervise_fds(const launch *l, int *keep)
     keep[k++] = l->report_fd;
     if (l->life_fd >= 0)
         keep[k++] = l->life_fd;
-    if (l->limits.dir_fd[CORDON_LIMIT_CPU] >= 0)
-        keep[k++] = l->limits.dir_fd[CORDON_LIMIT_CPU];
+    if (l->limits.cpu_fd >= 0)
+        keep[k++] = l->limits.cpu_fd;
     if (l->helper_fd >= 0)
         keep[k++] = l->helper_fd;
     return k;
