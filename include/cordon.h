@@ -52,6 +52,11 @@ typedef struct cordon_error {
     cordon_stage stage; /* where it failed */
     int errnum;         /* errno of the cause, or 0; never spelled out in message */
     bool truncated;     /* message did not fit: it was cut and ends in "..." */
+    char option[32];    /* the setting the error is about, by the camelCase name of its
+                         * command-line option ("workspace", "chdir", "timeout",
+                         * "limitMemory", ...), or "": messages name settings as the API
+                         * does, and a caller adds its own names for them (the command
+                         * line: "--chdir DIR") */
     char message[1024]; /* what went wrong and, where known, how to fix it */
 } cordon_error;
 #define CORDON_ERROR_INIT {.size = sizeof(cordon_error)}
@@ -171,7 +176,8 @@ CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *
 
 /* How a run ended.  Growable like cordon_error: `size` is sizeof(cordon_result) as the
  * caller was compiled (CORDON_RESULT_INIT), 0 for this first layout; the library never
- * writes beyond it. */
+ * writes beyond it.  New fields go at the end (python/cordon/_native.py mirrors the
+ * layout, and keeps working with its own size until it learns them). */
 typedef struct cordon_result {
     unsigned size;   /* sizeof(cordon_result) of the caller, or 0 */
     int exit_code;   /* what cordon exits with: the command's code, 128+N, 124, 125... */

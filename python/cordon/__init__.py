@@ -74,22 +74,37 @@ class CordonError(Exception):
     """A call failed.  ``stage`` is where (``"usage"``, ``"settings"``, ``"resolve"``, ``"plan"``,
     ``"namespaces"``, ``"root"``, ``"confine"``, ``"exec"``, ``"supervise"``, ``"limits"``),
     ``errno`` the cause's errno (0 when none), ``message`` the library's text without it,
-    and ``result`` the run's :class:`Result` when a run failed before its command started."""
+    ``option`` the :class:`Policy` argument it is about (``"timeout"``, ``"cwd"``, ... or
+    ``None``), and ``result`` the run's :class:`Result` when a run failed before its
+    command started."""
 
     def __init__(self, stage: str, errno: int, message: str, truncated: bool = False,
-                 result: Optional["Result"] = None) -> None:
+                 result: Optional["Result"] = None, option: Optional[str] = None) -> None:
         self.stage = stage
         self.errno = errno
         self.message = message
         self.truncated = truncated
         self.result = result
-        text = message + (f": {os.strerror(errno)}" if errno else "")
+        self.option = option
+        text = (f"{option}: " if option else "") + message + (f": {os.strerror(errno)}" if errno else "")
         super().__init__(text)
 
     @classmethod
     def _from(cls, e: N.Error, result: Optional["Result"] = None) -> "CordonError":
         stage = N.STAGES[e.stage] if 0 <= e.stage < len(N.STAGES) else "unknown"
-        return cls(stage, e.errnum, e.message.decode(errors="replace"), bool(e.truncated), result)
+        return cls(stage, e.errnum, e.message.decode(errors="replace"), bool(e.truncated), result,
+                   _python_name(e.option.decode(errors="replace")))
+
+
+def _python_name(option: str) -> Optional[str]:
+    """The :class:`Policy` argument for the library's option name ("limitMemory" ->
+    "limit_memory", "chdir" -> "cwd")."""
+    if not option:
+        return None
+    special = {"chdir": "cwd", "noProc": "proc"}
+    if option in special:
+        return special[option]
+    return "".join("_" + c.lower() if c.isupper() else c for c in option)
 
 
 def _fs(s: PathLike) -> bytes:

@@ -38,6 +38,7 @@ class Error(ctypes.Structure):
         ("stage", ctypes.c_int),
         ("errnum", ctypes.c_int),
         ("truncated", ctypes.c_bool),
+        ("option", ctypes.c_char * 32),
         ("message", ctypes.c_char * ERROR_MESSAGE_SIZE),
     ]
 

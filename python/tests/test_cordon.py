@@ -292,6 +292,37 @@ class Spawn(unittest.TestCase):
             self.assertEqual(cm.exception.result.exit_code, 127)
 
 
+class Layout(unittest.TestCase):
+    def test_structs_are_written_within_their_size(self) -> None:
+        """The binding's structs are the header's: the library writes them whole and not a
+        byte beyond (a mismatch shows as a clobbered canary or a garbage field)."""
+        import ctypes
+        from cordon import _native as N
+
+        class Guarded(ctypes.Structure):
+            _fields_ = [("r", N.Result), ("canary", ctypes.c_ubyte * 64)]
+
+        class GuardedError(ctypes.Structure):
+            _fields_ = [("e", N.Error), ("canary", ctypes.c_ubyte * 64)]
+
+        g, ge = Guarded(), GuardedError()
+        ctypes.memset(ctypes.byref(g), 0xAB, ctypes.sizeof(g))
+        ctypes.memset(ctypes.byref(ge), 0xAB, ctypes.sizeof(ge))
+        g.r.size, ge.e.size = ctypes.sizeof(N.Result), ctypes.sizeof(N.Error)
+        p = policy()
+        lib = cordon._L()
+        argv = (ctypes.c_char_p * 4)(b"sh", b"-c", b"exit 3", None)
+        self.assertEqual(lib.cordon_run(p._handle(), argv, ctypes.byref(g.r), ctypes.byref(ge.e)), 0)
+        self.assertEqual((g.r.exit_code, g.r.status_code, g.r.signal), (3, 3, 0))
+        self.assertGreater(g.r.wall_seconds, 0)
+        self.assertLess(g.r.wall_seconds, 60)
+        self.assertEqual(list(g.canary), [0xAB] * 64)
+        self.assertEqual(lib.cordon_policy_load_settings(p._handle(), b"/nonexistent/x.json", ctypes.byref(ge.e)), -1)
+        self.assertEqual(ge.e.errnum, 2)
+        self.assertIn(b"/nonexistent/x.json", ge.e.message)
+        self.assertEqual(list(ge.canary), [0xAB] * 64)
+
+
 class Loading(unittest.TestCase):
     def test_cordon_library_that_does_not_load(self) -> None:
         code = "import cordon\ntry:\n    cordon.version()\nexcept OSError as e:\n    print('OSError', e)\n"

@@ -26,7 +26,49 @@ int cli_wrap(cordon_error *err, const char *context)
     int n = snprintf(err->message, sizeof err->message, "%s: %s", context, old);
     if (n < 0 || (size_t)n >= sizeof err->message)
         err->truncated = true;
+    err->option[0] = '\0'; /* named now */
     return -1;
+}
+
+void cli_option_flags(const char *option, char *buf, size_t n)
+{
+    /* the camelCase name of the option, as the library gives it, spelled as a flag */
+    static const struct {
+        const char *option, *flags;
+    } special[] = {
+        {"workspace", "--workspace DIR or --no-workspace"},
+        {"chdir", "--chdir DIR"},
+        {"dataRoot", "--data-root DIR"},
+        {"isolation", "--isolation landlock"},
+    };
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        if (strcmp(option, special[i].option) == 0) {
+            snprintf(buf, n, "%s", special[i].flags);
+            return;
+        }
+    size_t o = 0;
+    if (n < 3) {
+        if (n)
+            buf[0] = '\0';
+        return;
+    }
+    buf[o++] = '-';
+    buf[o++] = '-';
+    for (const char *c = option; *c && o + 2 < n; c++) {
+        if (*c >= 'A' && *c <= 'Z') {
+            buf[o++] = '-';
+            buf[o++] = (char)(*c - 'A' + 'a');
+        } else {
+            buf[o++] = *c;
+        }
+    }
+    buf[o] = '\0';
+}
+
+/* A setter's result; its error named by the flag that called it. */
+static int named(int rc, cordon_error *err, const char *flag)
+{
+    return rc < 0 ? cli_wrap(err, flag) : rc;
 }
 
 static int opt_base(run_args *a, const char *v, cordon_error *err)
@@ -34,7 +76,7 @@ static int opt_base(run_args *a, const char *v, cordon_error *err)
     cordon_base b;
     if (cordon_base_from_string(v, &b, err) < 0)
         return cli_wrap(err, "--base");
-    return cordon_policy_set_base(a->pol, b, err);
+    return named(cordon_policy_set_base(a->pol, b, err), err, "--base");
 }
 
 static int opt_network(run_args *a, const char *v, cordon_error *err)
@@ -42,12 +84,12 @@ static int opt_network(run_args *a, const char *v, cordon_error *err)
     cordon_network n;
     if (cordon_network_from_string(v, &n, err) < 0)
         return cli_wrap(err, "--network");
-    return cordon_policy_set_network(a->pol, n, err);
+    return named(cordon_policy_set_network(a->pol, n, err), err, "--network");
 }
 
 static int opt_workspace(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_workspace(a->pol, v, err);
+    return named(cordon_policy_set_workspace(a->pol, v, err), err, "--workspace");
 }
 
 static int opt_no_workspace(run_args *a, const char *v, cordon_error *err)
@@ -83,12 +125,12 @@ static int opt_glob_depth(run_args *a, const char *v, cordon_error *err)
     long n = strtol(v, &end, 10);
     if (!*v || errno != 0 || *end != '\0' || n < 1 || n > 4096)
         return cli_fail(err, "--glob-depth: '%s' is not a number of levels between 1 and 4096", v);
-    return cordon_policy_set_glob_depth(a->pol, (int)n, err);
+    return named(cordon_policy_set_glob_depth(a->pol, (int)n, err), err, "--glob-depth");
 }
 
 static int opt_protect(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_protect(a->pol, v, err);
+    return named(cordon_policy_protect(a->pol, v, err), err, "--protect");
 }
 
 static int opt_read_only(run_args *a, const char *v, cordon_error *err)
@@ -106,17 +148,17 @@ static int opt_settings(run_args *a, const char *v, cordon_error *err)
 
 static int opt_data_root(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_data_root(a->pol, v, err);
+    return named(cordon_policy_set_data_root(a->pol, v, err), err, "--data-root");
 }
 
 static int opt_env(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_env(a->pol, v, err);
+    return named(cordon_policy_set_env(a->pol, v, err), err, "--env");
 }
 
 static int opt_keep_env(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_keep_env(a->pol, v, err);
+    return named(cordon_policy_keep_env(a->pol, v, err), err, "--keep-env");
 }
 
 static int opt_clear_env(run_args *a, const char *v, cordon_error *err)
@@ -127,13 +169,13 @@ static int opt_clear_env(run_args *a, const char *v, cordon_error *err)
 
 static int opt_chdir(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_cwd(a->pol, v, err);
+    return named(cordon_policy_set_cwd(a->pol, v, err), err, "--chdir");
 }
 
 static int opt_timeout(run_args *a, const char *v, cordon_error *err)
 {
     a->timeout = v;
-    return cordon_policy_set_timeout_string(a->pol, v, err);
+    return named(cordon_policy_set_timeout_string(a->pol, v, err), err, "--timeout");
 }
 
 static int opt_status_json(run_args *a, const char *v, cordon_error *err)
@@ -158,17 +200,17 @@ static int opt_no_nested(run_args *a, const char *v, cordon_error *err)
 
 static int opt_limit_pids(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_PIDS, v, err);
+    return named(cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_PIDS, v, err), err, "--limit-pids");
 }
 
 static int opt_limit_memory(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_MEMORY, v, err);
+    return named(cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_MEMORY, v, err), err, "--limit-memory");
 }
 
 static int opt_limit_cpu(run_args *a, const char *v, cordon_error *err)
 {
-    return cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_CPU, v, err);
+    return named(cordon_policy_set_limit_string(a->pol, CORDON_LIMIT_CPU, v, err), err, "--limit-cpu");
 }
 
 static int opt_isolation(run_args *a, const char *v, cordon_error *err)
@@ -176,7 +218,7 @@ static int opt_isolation(run_args *a, const char *v, cordon_error *err)
     cordon_isolation i;
     if (cordon_isolation_from_string(v, &i, err) < 0)
         return cli_wrap(err, "--isolation");
-    return cordon_policy_set_isolation(a->pol, i, err);
+    return named(cordon_policy_set_isolation(a->pol, i, err), err, "--isolation");
 }
 
 static int opt_help(run_args *a, const char *v, cordon_error *err)

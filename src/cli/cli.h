@@ -29,6 +29,8 @@ extern const option_def run_options[];
  * "--base: previous message".  Both return -1. */
 int cli_fail(cordon_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_wrap(cordon_error *err, const char *context);
+/* The flag(s) for a library option name ("dataRoot" -> "--data-root DIR"), into buf. */
+void cli_option_flags(const char *option, char *buf, size_t n);
 
 /* Parse argv (after the subcommand word).  Returns 0, or -1 with err filled. */
 int parse_run_args(int argc, char **argv, run_args *a, bool command_required, cordon_error *err);

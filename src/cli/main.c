@@ -10,11 +10,19 @@
 
 #include "cli.h"
 
+/* The library's message (its errno spelled out), with the flags for the setting it is
+ * about: the library names settings as its API does, the command line by its flags. */
 static void print_error(const cordon_error *err)
 {
     char text[2048];
     cordon_error_text(err, text, sizeof text);
-    fprintf(stderr, "cordon: %s\n", text);
+    if (err->option[0]) {
+        char flags[96];
+        cli_option_flags(err->option, flags, sizeof flags);
+        fprintf(stderr, "cordon: %s (%s)\n", text, flags);
+    } else {
+        fprintf(stderr, "cordon: %s\n", text);
+    }
 }
 
 /* Signals to cordon go to the command, as a terminal or a supervisor means them: the
@@ -88,6 +96,7 @@ static int write_status(const char *file, const cordon_result *res, const cordon
         return 0;
     cordon_error err = {0};
     if (cordon_write_status_json(file, res, setup_err, &err) < 0) {
+        cli_wrap(&err, "--status-json");
         print_error(&err);
         return -1;
     }

@@ -80,16 +80,16 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         return 0;
     }
     if (depth > 64)
-        return err_set(err, CORDON_STAGE_CONFINE, ELOOP, "--isolation landlock: %s is nested too deep", path);
+        return err_set(err, CORDON_STAGE_CONFINE, ELOOP, "Landlock isolation: %s is nested too deep", path);
     add_grant(l, path, LL_LIST, true, "listing only: something below gets less");
     _cleanup_fd_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && (errno == EACCES || errno == EPERM || errno == ENOENT))
         return 0; /* not listable by the caller: nothing below is granted (fail closed) */
     if (fd < 0)
-        return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
     DIR *d = fdopendir(fd);
     if (!d)
-        return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
     fd = -1; /* the DIR owns it */
     int ret = 0;
     struct dirent *e;
@@ -103,7 +103,7 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
             if (errno == ENOENT || errno == EACCES)
                 continue;
-            ret = err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot look at %s", child);
+            ret = err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot look at %s", child);
             break;
         }
         if (S_ISLNK(st.st_mode))
@@ -111,7 +111,7 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         ret = grant_tree(r, l, child, S_ISDIR(st.st_mode), a, why, depth + 1, err);
     }
     if (ret == 0 && errno != 0)
-        ret = err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot list %s", path);
+        ret = err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
     closedir(d);
     return ret;
 }
@@ -161,13 +161,13 @@ static int make_private_dir(llonly *l, cordon_error *err)
         int e = errno;
         free(l->dir);
         l->dir = NULL;
-        return err_set(err, CORDON_STAGE_CONFINE, e, "--isolation landlock: cannot make a private directory in %s",
+        return err_set(err, CORDON_STAGE_CONFINE, e, "Landlock isolation: cannot make a private directory in %s",
                        base);
     }
     l->home = path_join(l->dir, "home");
     l->tmpdir = path_join(l->dir, "tmp");
     if (mkdir(l->home, 0700) < 0 || mkdir(l->tmpdir, 0700) < 0)
-        return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot make %s/home and tmp",
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot make %s/home and tmp",
                        l->dir);
     add_grant(l, l->home, LL_WRITE, true, "private HOME");
     add_grant(l, l->tmpdir, LL_WRITE, true, "private TMPDIR");
@@ -188,16 +188,16 @@ static int build_ruleset(llonly *l, cordon_error *err)
         if (fd < 0) {
             if (errno == ENOENT || errno == EACCES)
                 continue; /* gone since it was listed, or out of the caller's reach */
-            return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot open %s", g->path);
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot open %s", g->path);
         }
         struct stat st;
         if (fstat(fd, &st) < 0)
-            return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot look at %s", g->path);
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot look at %s", g->path);
         if (S_ISLNK(st.st_mode))
             continue;
         uint64_t rights = landlock_class_rights(g->cls, S_ISDIR(st.st_mode)) & fs;
         if (rights && landlock_allow(l->ruleset_fd, fd, rights) < 0)
-            return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: cannot allow %s", g->path);
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot allow %s", g->path);
     }
     landlock_allow_stdio(l->ruleset_fd, fs);
     return 0;
@@ -209,19 +209,18 @@ int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out
     errno = 0;
     out->abi = landlock_abi();
     if (out->abi == 0)
-        return err_set(err, CORDON_STAGE_CONFINE, 0,
-                       "--isolation landlock needs Landlock, and %s",
+        return err_opt(err, CORDON_STAGE_CONFINE, 0, "isolation", "Landlock isolation needs Landlock, and %s",
                        errno == EOPNOTSUPP ? "it is disabled at boot here: add landlock to the kernel's lsm= "
                                              "parameter"
                                            : "this kernel has none (Linux 5.13 or later with "
                                              "CONFIG_SECURITY_LANDLOCK)");
     if (net == CORDON_NETWORK_PROXY)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--isolation landlock does not support --network proxy");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "network", "Landlock isolation does not support the proxy network");
     out->net_none = net == CORDON_NETWORK_NONE;
     if (out->net_none && out->abi < 4)
-        return err_set(err, CORDON_STAGE_CONFINE, 0,
-                       "--isolation landlock with --network none needs Landlock ABI 4 (Linux 6.7) to "
-                       "refuse TCP; this kernel has ABI %d: use --network host, or a newer kernel",
+        return err_opt(err, CORDON_STAGE_CONFINE, 0, "network",
+                       "Landlock isolation without network needs Landlock ABI 4 (Linux 6.7) to refuse TCP; "
+                       "this kernel has ABI %d: use the host network, or a newer kernel",
                        out->abi);
     out->scoped = out->abi >= 6;
     if (make_private_dir(out, err) < 0 || llonly_grants(r, proc, out, err) < 0 || build_ruleset(out, err) < 0) {

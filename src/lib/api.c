@@ -172,15 +172,15 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)
-        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "--status-json");
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot make the status document");
     int ret = 0;
     size_t len = strlen(text);
     text[len] = '\n'; /* json_dumps' NUL: the document goes out in one write */
     _cleanup_fd_ int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {
-        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write --status-json %s", file);
+        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write the status document %s", file);
     } else if (write_all(fd, text, len + 1) < 0) {
-        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write --status-json %s", file);
+        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write the status document %s", file);
         /* A full disk must not leave a truncated document that a harness would misread:
          * a regular file that cordon could not fill is removed. */
         struct stat st, now;

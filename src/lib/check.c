@@ -39,6 +39,11 @@
 
 #define PROBE_MS 500
 
+/* `cordon check` is advice on running cordon: it names the command line's options. */
+#define CHECK_ISOLATION_HINT                                                               \
+    "; where that cannot be changed, `--isolation landlock` runs the command without "      \
+    "namespaces, under Landlock and seccomp only (weaker: see doc/security.md)"
+
 typedef struct probe_result {
     int ok;           /* 1 works, 0 does not */
     int value;        /* a number some probes report (the Landlock ABI) */
@@ -109,9 +114,9 @@ static void probe_userns(probe_result *r)
         FIX(r, "a seccomp filter on cordon itself refuses them: inside a container this is its profile "
                "(Docker's default); run the container with a profile that allows clone/unshare with "
                "CLONE_NEWUSER (or --security-opt seccomp=unconfined)%s",
-            NS_ISOLATION_HINT);
+            CHECK_ISOLATION_HINT);
     else
-        FIX(r, "%s%s", ns_userns_hint(), NS_ISOLATION_HINT);
+        FIX(r, "%s%s", ns_userns_hint(), CHECK_ISOLATION_HINT);
 }
 
 static void probe_seccomp(probe_result *r)

@@ -302,12 +302,13 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     else if (cov && cov->kind != PLAN_HIDE)
         visible = strcmp(cov->dest, r->cwd) == 0;
     if (!visible) {
-        err_set(err, CORDON_STAGE_PLAN, 0,
+        err_opt(err, CORDON_STAGE_PLAN, 0, "chdir",
                 "the working directory %s %s inside the sandbox; %s", r->cwd,
                 r->cwd_type == FT_MISSING ? "does not exist" :
                 (cov && cov->kind == PLAN_HIDE) ? "is hidden" : "would not be visible",
-                r->policy->cwd ? "pass a --chdir DIR that a rule shows"
-                               : "run cordon from a directory the sandbox shows, allow it, or pass --chdir DIR");
+                r->policy->cwd ? "choose a working directory that a rule shows"
+                               : "start from a directory the sandbox shows, show this one, or choose "
+                                 "another working directory");
         plan_free(out);
         return -1;
     }

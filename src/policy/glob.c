@@ -361,7 +361,8 @@ int glob_compile(const char *pattern, glob_pat **out, cordon_error *err)
     }
     if (g->n == 0) {
         glob_pat_free(g);
-        return err_set(err, CORDON_STAGE_USAGE, 0, "deny glob '%s' names only '/'; use --deny for whole trees", pattern);
+        return err_set(err, CORDON_STAGE_USAGE, 0, "deny glob '%s' names only '/'; hide whole trees with a deny rule",
+                       pattern);
     }
     size_t k = 0;
     while (k < g->n && g->c[k].kind == GC_LITERAL)
@@ -651,7 +652,7 @@ static int add_hit(worker *k, uint64_t matched, char *path, const struct stat *s
             free(h->target);
             return wfail(k, i, 0,
                          "matches more than %zu paths (the limit); narrow the pattern, or hide a whole "
-                         "directory with --deny",
+                         "directory with a deny rule",
                          w->max_matches);
         }
     }
@@ -779,8 +780,9 @@ static int open_job(worker *k, const job *j, bool list, dirref **out)
             close(fd);
             int r = wfail(k, live_pattern(k->w, j->st), ENAMETOOLONG,
                           "%.200s...: the path is longer than PATH_MAX, so cordon cannot hide what lies "
-                          "there; narrow the pattern or use --glob-depth",
+                          "there; narrow the pattern or limit the glob depth",
                           path);
+            snprintf(k->err.option, sizeof k->err.option, "globDepth");
             free(path);
             return r;
         }
@@ -809,7 +811,9 @@ static int open_job(worker *k, const job *j, bool list, dirref **out)
                       "it readable (chmod u+r) or narrow the pattern",
                       path);
     } else if (e == EMFILE || e == ENFILE) {
-        r = wfail(k, live_pattern(k->w, j->st), e, "too many directories open at once below %s; use --glob-depth", path);
+        r = wfail(k, live_pattern(k->w, j->st), e, "too many directories open at once below %s; limit the glob depth",
+                  path);
+        snprintf(k->err.option, sizeof k->err.option, "globDepth");
     } else {
         r = wfail(k, live_pattern(k->w, j->st), e, "cannot open %s", path);
     }

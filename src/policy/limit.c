@@ -28,11 +28,11 @@ const char *limit_name(cordon_limit which)
 const char *limit_option(cordon_limit which)
 {
     switch (which) {
-    case CORDON_LIMIT_PIDS: return "--limit-pids";
-    case CORDON_LIMIT_MEMORY: return "--limit-memory";
-    case CORDON_LIMIT_CPU: return "--limit-cpu";
+    case CORDON_LIMIT_PIDS: return "limitPids";
+    case CORDON_LIMIT_MEMORY: return "limitMemory";
+    case CORDON_LIMIT_CPU: return "limitCpu";
     }
-    return "a limit";
+    return "";
 }
 
 static bool known(cordon_limit which)
@@ -49,21 +49,21 @@ int limit_check(cordon_limit which, unsigned long long v, cordon_error *err)
     switch (which) {
     case CORDON_LIMIT_PIDS:
         if (v > PIDS_MAX)
-            return err_set(err, CORDON_STAGE_USAGE, 0, "--limit-pids: %llu is more than %llu processes", v,
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitPids", "%llu is more than %llu processes", v,
                            PIDS_MAX);
         break;
     case CORDON_LIMIT_MEMORY:
         if (v < MEMORY_MIN)
-            return err_set(err, CORDON_STAGE_USAGE, 0,
-                           "--limit-memory: %llu bytes is less than 1M; nothing can run in that", v);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitMemory",
+                           "%llu bytes is less than 1M; nothing can run in that", v);
         if (v > MEMORY_MAX)
-            return err_set(err, CORDON_STAGE_USAGE, 0, "--limit-memory: %llu bytes is more than 1024 petabytes",
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitMemory", "%llu bytes is more than 1024 petabytes",
                            v);
         break;
     case CORDON_LIMIT_CPU:
         if (v > CPU_MAX)
-            return err_set(err, CORDON_STAGE_USAGE, 0,
-                           "--limit-cpu: %llu is more than a year (31536000 CPU seconds)", v);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitCpu",
+                           "%llu is more than a year (31536000 CPU seconds)", v);
         break;
     }
     return 0;
@@ -96,27 +96,27 @@ int limit_parse(cordon_limit which, const char *s, unsigned long long *out, cord
                                                         "(powers of 1024), e.g. 512M or 2G"
                                                       : "a whole number of CPU seconds, e.g. 60";
     if (!s || !*s)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "%s: empty value; give %s", opt, what);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, opt, "empty value; give %s", what);
     unsigned long long v = 0;
     const char *end = s;
     if (!digits(s, &v, &end))
-        return err_set(err, CORDON_STAGE_USAGE, 0, "%s: '%s' is not %s", opt, s, what);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, opt, "'%s' is not %s", s, what);
     if (which == CORDON_LIMIT_MEMORY && *end) {
         static const char units[] = "KMGT";
         const char *u = strchr(units, *end >= 'a' && *end <= 'z' ? *end - 'a' + 'A' : *end);
         /* "512M", "512m", "512MiB", "512MB": all powers of 1024, as ulimit and cgroups do. */
         if (!u || !(end[1] == '\0' || strcmp(end + 1, "B") == 0 || strcmp(end + 1, "iB") == 0))
-            return err_set(err, CORDON_STAGE_USAGE, 0, "%s: '%s' is not %s", opt, s, what);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, opt, "'%s' is not %s", s, what);
         unsigned shift = 10 * (unsigned)(u - units + 1);
         if (v > (MEMORY_MAX >> shift))
-            return err_set(err, CORDON_STAGE_USAGE, 0, "%s: '%s' is more than 1024 petabytes", opt, s);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, opt, "'%s' is more than 1024 petabytes", s);
         v <<= shift;
         end += strlen(end);
     }
     if (*end)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "%s: '%s' is not %s", opt, s, what);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, opt, "'%s' is not %s", s, what);
     if (v == 0)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "%s: '%s' is not %s (at least 1)", opt, s, what);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, opt, "'%s' is not %s (at least 1)", s, what);
     if (limit_check(which, v, err) < 0)
         return -1;
     *out = v;
@@ -148,6 +148,8 @@ void limit_format(cordon_limit which, unsigned long long v, char *buf, size_t n)
 
 int cordon_policy_set_limit(cordon_policy *p, cordon_limit which, unsigned long long value, cordon_error *err)
 {
+    if (!p)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");
     if (limit_check(which, value, err) < 0)
         return -1;
     p->limits.v[which] = value;

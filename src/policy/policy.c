@@ -67,6 +67,13 @@ const char *origin_name(rule_origin o)
     return "?";
 }
 
+/* Every setter: a NULL policy is an error, not a crash. */
+#define NEED_POLICY(p, err)                                                                \
+    do {                                                                                   \
+        if (!(p))                                                                          \
+            return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");      \
+    } while (0)
+
 cordon_policy *cordon_policy_new(void)
 {
     struct cordon_policy *p = xcalloc(1, sizeof *p);
@@ -135,23 +142,28 @@ int cordon_network_from_string(const char *s, cordon_network *out, cordon_error 
 
 int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (base != CORDON_BASE_SYSTEM && base != CORDON_BASE_HOST && base != CORDON_BASE_EMPTY)
         return err_set(err, CORDON_STAGE_USAGE, 0, "unknown base %d", (int)base);
     p->base = base;
     return 0;
 }
 
-/* An absolute, non-empty path, normalised; `what` names the option for the message. */
-static char *absolute_arg(const char *path, const char *what, cordon_error *err)
+/* An absolute, non-empty path, normalised.  `what` prefixes the message (a rule's source,
+ * as the caller named it) or is NULL; `option` is the setting (cordon_error.option). */
+static char *absolute_arg(const char *path, const char *what, const char *option, cordon_error *err)
 {
+    const char *sep = what ? ": " : "";
+    if (!what)
+        what = "";
     if (!path || !*path) {
-        err_set(err, CORDON_STAGE_USAGE, 0, "%s: empty path; give an absolute path", what);
+        err_opt(err, CORDON_STAGE_USAGE, 0, option, "%s%sempty path; give an absolute path", what, sep);
         return NULL;
     }
     if (path[0] != '/') {
-        err_set(err, CORDON_STAGE_USAGE, 0,
-                "%s: '%s' is a relative path; give an absolute path (for example \"$PWD/%s\")",
-                what, path, path);
+        err_opt(err, CORDON_STAGE_USAGE, 0, option,
+                "%s%s'%s' is a relative path; give an absolute path (for example \"$PWD/%s\")", what, sep, path,
+                path);
         return NULL;
     }
     /* Kept as written: ".." and symlinks are resolved on the host by canon.c, since a
@@ -162,10 +174,11 @@ static char *absolute_arg(const char *path, const char *what, cordon_error *err)
 int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access,
                            const char *source, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     const char *what = source && *source ? source : "path rule";
     if (access != CORDON_ACCESS_NONE && access != CORDON_ACCESS_READ && access != CORDON_ACCESS_WRITE)
         return err_set(err, CORDON_STAGE_USAGE, 0, "%s: unknown access %d", what, (int)access);
-    char *abs = absolute_arg(path, what, err);
+    char *abs = absolute_arg(path, what, NULL, err);
     if (!abs)
         return -1;
     policy_add_rule(p, abs, access, ORIGIN_FLAG, what, 0, false);
@@ -175,16 +188,17 @@ int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access acc
 
 int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (!dir || !*dir)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--workspace: empty path");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "workspace", "empty path");
     char *abs = NULL;
     if (dir[0] == '/') {
         abs = xstrdup(dir);
     } else {
         char cwd[4096];
         if (!getcwd(cwd, sizeof cwd))
-            return err_set(err, CORDON_STAGE_USAGE, errno,
-                           "--workspace: cannot resolve relative path '%s'", dir);
+            return err_opt(err, CORDON_STAGE_USAGE, errno, "workspace", "cannot resolve the relative path '%s'",
+                           dir);
         abs = path_join(cwd, dir);
     }
     free(p->workspace);
@@ -195,6 +209,7 @@ int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error 
 
 int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     (void)err;
     p->no_workspace = none;
     return 0;
@@ -202,7 +217,8 @@ int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *er
 
 int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error *err)
 {
-    char *abs = absolute_arg(dir, "--data-root", err);
+    NEED_POLICY(p, err);
+    char *abs = absolute_arg(dir, NULL, "dataRoot", err);
     if (!abs)
         return -1;
     free(p->data_root);
@@ -212,6 +228,7 @@ int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error 
 
 int cordon_policy_set_read_only(cordon_policy *p, bool ro, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     (void)err;
     p->read_only = ro;
     p->read_only_set = true;
@@ -220,10 +237,11 @@ int cordon_policy_set_read_only(cordon_policy *p, bool ro, cordon_error *err)
 
 int cordon_policy_set_network(cordon_policy *p, cordon_network net, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (net == CORDON_NETWORK_PROXY)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--network proxy is not supported by this version of cordon; "
-                       "use --network none (loopback only) or --network host");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "network",
+                       "the proxy network is not supported by this version of cordon; use none "
+                       "(loopback only) or host");
     if (net != CORDON_NETWORK_NONE && net != CORDON_NETWORK_HOST)
         return err_set(err, CORDON_STAGE_USAGE, 0, "unknown network mode %d", (int)net);
     p->network = net;
@@ -250,15 +268,15 @@ static void push_env(struct cordon_policy *p, env_op_kind kind, char *name, char
 
 int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     const char *eq = name_eq_value ? strchr(name_eq_value, '=') : NULL;
     if (!eq)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--env: '%s' is not NAME=VALUE", name_eq_value ? name_eq_value : "");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "env", "'%s' is not NAME=VALUE",
+                       name_eq_value ? name_eq_value : "");
     size_t n = (size_t)(eq - name_eq_value);
     if (!valid_env_name(name_eq_value, n))
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--env: '%s' does not start with a variable name (no spaces or control "
-                       "characters)",
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "env",
+                       "'%s' does not start with a variable name (no spaces or control characters)",
                        name_eq_value);
     push_env(p, ENV_SET, xstrndup(name_eq_value, n), xstrdup(eq + 1));
     return 0;
@@ -266,10 +284,10 @@ int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_er
 
 int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (!name || !valid_env_name(name, strlen(name)))
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--keep-env: '%s' is not a variable name (not empty; no '=', spaces or "
-                       "control characters)",
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "keepEnv",
+                       "'%s' is not a variable name (not empty; no '=', spaces or control characters)",
                        name ? name : "");
     push_env(p, ENV_KEEP, xstrdup(name), NULL);
     return 0;
@@ -277,6 +295,7 @@ int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err
 
 int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     (void)err;
     p->clear_env = clear;
     return 0;
@@ -284,7 +303,8 @@ int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err)
 
 int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err)
 {
-    char *abs = absolute_arg(dir, "--chdir", err);
+    NEED_POLICY(p, err);
+    char *abs = absolute_arg(dir, NULL, "chdir", err);
     if (!abs)
         return -1;
     free(p->cwd);
@@ -294,32 +314,35 @@ int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err)
 
 int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (!isfinite(seconds) || seconds < 0 || seconds > 31536000.0)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--timeout: %g is not a number of seconds between 0 and 31536000", seconds);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout",
+                       "%g is not a number of seconds between 0 and 31536000", seconds);
     p->timeout = seconds;
     return 0;
 }
 
 int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (!s || !*s)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "--timeout: empty value; give seconds, e.g. 2.5");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout", "empty value; give seconds, e.g. 2.5");
     char *end = NULL;
     errno = 0;
     double v = strtod(s, &end);
     if (errno != 0 || !end || *end != '\0' || !isfinite(v) || v <= 0 || s[0] == '-' ||
         strspn(s, "0123456789.") != strlen(s))
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--timeout: '%s' is not a positive number of seconds (e.g. 10 or 2.5)", s);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout",
+                       "'%s' is not a positive number of seconds (e.g. 10 or 2.5)", s);
     if (v > 31536000.0)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--timeout: '%s' is more than a year (31536000 seconds)", s);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout", "'%s' is more than a year (31536000 seconds)",
+                       s);
     return cordon_policy_set_timeout(p, v, err);
 }
 
 int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     (void)err;
     p->no_proc = !mount_proc;
     return 0;
@@ -327,6 +350,7 @@ int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
 
 int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     (void)err;
     p->no_nested = no_nested;
     return 0;
@@ -358,6 +382,7 @@ const char *cordon_isolation_name(cordon_isolation i)
 
 int cordon_policy_set_isolation(cordon_policy *p, cordon_isolation i, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (i != CORDON_ISOLATION_NAMESPACES && i != CORDON_ISOLATION_LANDLOCK && i != CORDON_ISOLATION_AUTO)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "unknown isolation %d", (int)i);
     p->isolation = i;
@@ -367,10 +392,10 @@ int cordon_policy_set_isolation(cordon_policy *p, cordon_isolation i, cordon_err
 
 int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--protect: '%s' is not a file name (a single path component such as .vscode)",
-                       name ? name : "");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "protect",
+                       "'%s' is not a file name (a single path component such as .vscode)", name ? name : "");
     strv_push(&p->protect, xstrdup(name));
     return 0;
 }
@@ -391,12 +416,13 @@ void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin o
 int cordon_policy_add_deny_glob(cordon_policy *p, const char *pattern, const char *source,
                                 cordon_error *err)
 {
-    const char *what = source && *source ? source : "--deny-glob";
+    NEED_POLICY(p, err);
+    const char *what = source && *source ? source : "deny glob";
     /* Compiled now only to refuse a bad pattern at once (no static prefix, an open
      * '[', ...); resolve.c compiles it again at launch and walks the host. */
     glob_pat *g;
     if (glob_compile(pattern, &g, err) < 0)
-        return err_wrap(err, "%s", what);
+        return source && *source ? err_wrap(err, "%s", what) : -1;
     glob_pat_free(g);
     policy_add_glob(p, pattern, ORIGIN_FLAG, what, 0, false);
     return 0;
@@ -404,16 +430,17 @@ int cordon_policy_add_deny_glob(cordon_policy *p, const char *pattern, const cha
 
 int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     if (depth != -1 && (depth < 1 || depth > GLOB_MAX_DEPTH))
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--glob-depth: %d is not a number of levels between 1 and %d (or -1: unlimited)",
-                       depth, GLOB_MAX_DEPTH);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "globDepth",
+                       "%d is not a number of levels between 1 and %d (or -1: unlimited)", depth, GLOB_MAX_DEPTH);
     p->glob_depth = depth;
     return 0;
 }
 
 int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err)
 {
+    NEED_POLICY(p, err);
     return settings_load(p, file, err);
 }
 
@@ -424,5 +451,5 @@ int cordon_policy_settings_sandboxed(const cordon_policy *p)
 
 int cordon_policy_settings_enabled(const cordon_policy *p)
 {
-    return p->settings_enabled;
+    return p ? p->settings_enabled : -1;
 }

@@ -109,7 +109,8 @@ const char *base_name(cordon_base b);
 const char *network_name(cordon_network n);
 const char *origin_name(rule_origin o);
 
-/* Limits (limit.c): "pids", "memory", "cpu"; the option that sets one ("--limit-pids"). */
+/* Limits (limit.c): "pids", "memory", "cpu"; the option that sets one ("limitPids", as
+ * cordon_error.option names it). */
 const char *limit_name(cordon_limit which);
 const char *limit_option(cordon_limit which);
 /* Check a value (0 = no limit), or parse one as written on the command line; errors name

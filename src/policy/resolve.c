@@ -260,9 +260,8 @@ static char *expand_settings_path(const policy_rule *pr, const char *home, const
         return path_join(workspace, s + sizeof ws - 1);
     if (strncmp(s, dr, sizeof dr - 1) == 0 && (s[sizeof dr - 1] == '\0' || s[sizeof dr - 1] == '/')) {
         if (!data_root) {
-            err_set(err, CORDON_STAGE_SETTINGS, 0,
-                    "%s:%d: \"%s\" uses <data-root> but no --data-root was given", where_file,
-                    pr->line, s);
+            err_opt(err, CORDON_STAGE_SETTINGS, 0, "dataRoot",
+                    "%s:%d: \"%s\" uses <data-root> but no data root was given", where_file, pr->line, s);
             return NULL;
         }
         return path_join(data_root, s + sizeof dr - 1);
@@ -598,7 +597,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
 
-    /* The workspace: --workspace DIR, else the current directory. */
+    /* The workspace: the policy's, else the current directory. */
     ws_given = xstrdup(p->workspace ? p->workspace : host->cwd);
     {
         canon c;
@@ -607,9 +606,9 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             goto fail;
         }
         if (c.type != FT_DIR && !p->no_workspace) {
-            err_set(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR,
+            err_opt(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR, "workspace",
                     "workspace '%s'%s", ws_given,
-                    p->workspace ? "" : " (the current directory; use --workspace DIR or --no-workspace)");
+                    p->workspace ? "" : " (the current directory: set another workspace, or none)");
             canon_free(&c);
             goto fail;
         }
@@ -621,7 +620,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     if (!p->no_workspace) {
         cordon_access a = p->read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE;
         if (add_resolved(out, out->workspace, a, ORIGIN_WORKSPACE,
-                         p->workspace ? "--workspace" : "workspace (current directory)", 0, err) < 0)
+                         p->workspace ? "workspace" : "workspace (current directory)", 0, err) < 0)
             goto fail;
     }
 

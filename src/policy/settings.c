@@ -273,11 +273,8 @@ static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit whic
         return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be %s, not %s", key, what,
                     type_phrase(v));
     }
-    /* limit.c's message names the command-line option: name the key instead. */
+    /* limit.c's message names no option: the key is the context here */
     const char *msg = e.message;
-    size_t ol = strlen(limit_option(which));
-    if (strncmp(msg, limit_option(which), ol) == 0 && strncmp(msg + ol, ": ", 2) == 0)
-        msg += ol + 2;
     _cleanup_free_ char *shown = printable(msg, strlen(msg), false);
     return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\": %s", key, shown);
 }

@@ -80,13 +80,13 @@ pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
     if (pid < 0) {
         int e = errno;
         if (e == EPERM || e == ENOSPC || e == EUSERS || e == EACCES)
-            return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces (%s)%s",
+            return err_opt(err, CORDON_STAGE_NAMESPACES, e, "isolation", "cannot create namespaces (%s)%s",
                            ns_userns_hint(), NS_ISOLATION_HINT);
         if (e == ENOSYS)
             return err_set(err, CORDON_STAGE_NAMESPACES, e,
                            "cannot create namespaces: this kernel has no clone3 (Linux 5.3 or "
-                           "later is needed), or a seccomp filter refuses it (inside `cordon run "
-                           "--no-nested`, or a container)");
+                           "later is needed), or a seccomp filter refuses it (inside a cordon sandbox "
+                           "that refuses nesting, or a container)");
         return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot create namespaces");
     }
     return (pid_t)pid;
@@ -105,9 +105,9 @@ static int write_file(const char *path, const char *data, cordon_error *err)
             return err_set(err, CORDON_STAGE_NAMESPACES, e,
                            "cannot map uid 0 into a new user namespace: the kernel allows that only "
                            "to a process that holds CAP_SETFCAP, which root inside another sandbox "
-                           "(such as cordon run as root) does not; run the outer sandbox as an "
-                           "unprivileged user to nest sandboxes");
-        return err_set(err, CORDON_STAGE_NAMESPACES, e, "cannot write '%.*s' to %s (%s)%s",
+                           "(such as a cordon sandbox run as root) does not; run the outer sandbox as "
+                           "an unprivileged user to nest sandboxes");
+        return err_opt(err, CORDON_STAGE_NAMESPACES, e, "isolation", "cannot write '%.*s' to %s (%s)%s",
                        (int)strcspn(data, "\n"), data, path, ns_userns_hint(), NS_ISOLATION_HINT);
     }
     return 0;

@@ -102,8 +102,8 @@ int root_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err)
     if (fs < 0) {
         int e = errno;
         if (e == EPERM) /* the first mount in the new namespace: AppArmor's userns rule */
-            return err_set(err, CORDON_STAGE_ROOT, e, "cannot create a tmpfs (fsopen) in the new user "
-                           "namespace (%s)%s", ns_userns_hint(), NS_ISOLATION_HINT);
+            return err_opt(err, CORDON_STAGE_ROOT, e, "isolation", "cannot create a tmpfs (fsopen) in the new "
+                           "user namespace (%s)%s", ns_userns_hint(), NS_ISOLATION_HINT);
         return err_set(err, CORDON_STAGE_ROOT, e, "cannot create a tmpfs (fsopen)");
     }
     if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
@@ -350,9 +350,9 @@ static int do_proc(build *b, const plan_op *op)
 {
     _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
     if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-        return err_set(b->err, CORDON_STAGE_ROOT, errno,
+        return err_opt(b->err, CORDON_STAGE_ROOT, errno, "noProc",
                        "cannot mount a fresh /proc (inside a container whose /proc is partly "
-                       "masked this is refused; --no-proc runs without /proc)");
+                       "masked this is refused; a sandbox without /proc runs)");
     _cleanup_fd_ int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
     if (m < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot mount a fresh /proc (fsmount)");

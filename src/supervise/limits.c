@@ -603,8 +603,8 @@ static int use_rlimits(limits_run *l, cordon_error *err)
     if (l->want.v[CORDON_LIMIT_PIDS] && (getuid() == 0 || geteuid() == 0)) {
         char why[sizeof l->why.message + 128];
         cordon_error_text(&l->why, why, sizeof why);
-        return err_set(err, CORDON_STAGE_LIMITS, 0,
-                       "--limit-pids cannot be enforced here: no cgroup can be used (%s), and the "
+        return err_opt(err, CORDON_STAGE_LIMITS, 0, "limitPids",
+                       "a process limit cannot be enforced here: no cgroup can be used (%s), and the "
                        "kernel does not apply RLIMIT_NPROC to root; run cordon as another user, or "
                        "from a cgroup v2 delegated to you (`cordon check` says more)",
                        why);

@@ -89,6 +89,7 @@ static void take_message(outcome *o, const report_msg *m)
             o->setup_failed = true;
             o->setup = *m;
             o->setup.text[sizeof o->setup.text - 1] = '\0';
+            o->setup.option[sizeof o->setup.option - 1] = '\0';
         }
         break;
     case REPORT_EXEC_ERROR:
@@ -164,7 +165,7 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, cordon_result *
         return;
     }
     if (o->setup_failed) {
-        err_set(err, (cordon_stage)o->setup.stage, o->setup.errnum, "%s", o->setup.text);
+        err_opt(err, (cordon_stage)o->setup.stage, o->setup.errnum, o->setup.option, "%s", o->setup.text);
         r->exit_code = CORDON_EXIT_SETUP;
         return;
     }
@@ -226,7 +227,7 @@ static void limits_outcome(limits_run *lim, const outcome *o, cordon_result *r, 
     if (!r->started && (lim->hit & (1u << CORDON_LIMIT_MEMORY))) {
         char v[64];
         limit_format(CORDON_LIMIT_MEMORY, lim->want.v[CORDON_LIMIT_MEMORY], v, sizeof v);
-        err_set(err, CORDON_STAGE_LIMITS, 0,
+        err_opt(err, CORDON_STAGE_LIMITS, 0, "limitMemory",
                 "the sandbox ran out of memory before the command started: a memory limit of %s is too small", v);
         r->exit_code = CORDON_EXIT_SETUP;
     }

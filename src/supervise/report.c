@@ -24,6 +24,8 @@ void report_send(int fd, report_kind kind, const cordon_error *e, int value, con
     if (e) {
         m.stage = (int32_t)e->stage;
         m.errnum = e->errnum;
+        memcpy(m.option, e->option, sizeof m.option);
+        m.option[sizeof m.option - 1] = '\0';
         text = e->message;
     }
     if (text && strlen(text) >= sizeof m.text) {

@@ -24,6 +24,7 @@ typedef struct report_msg {
     int32_t stage;
     int32_t errnum;
     int32_t value;
+    char option[32]; /* REPORT_SETUP_ERROR: cordon_error.option */
     char text[1008];
 } report_msg;
 

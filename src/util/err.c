@@ -30,6 +30,18 @@ int err_setv(cordon_error *err, cordon_stage stage, int errnum, const char *fmt,
         mark_truncated(err);
     err->stage = stage;
     err->errnum = errnum;
+    err->option[0] = '\0';
+    return -1;
+}
+
+int err_opt(cordon_error *err, cordon_stage stage, int errnum, const char *option, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_setv(err, stage, errnum, fmt, ap);
+    va_end(ap);
+    if (err && option)
+        snprintf(err->option, sizeof err->option, "%s", option);
     return -1;
 }
 
@@ -68,14 +80,16 @@ void err_clear(cordon_error *err)
     err->stage = CORDON_STAGE_NONE;
     err->errnum = 0;
     err->truncated = false;
+    err->option[0] = '\0';
     err->message[0] = '\0';
 }
 
-/* How much of a growable struct the caller has: its size, at least the first layout
- * (0, or a size smaller than that, means the first layout), at most ours. */
+/* How much of a growable struct the caller has: 0 means the first layout; otherwise its
+ * size, never more than ours (a size smaller than the first layout is a caller's mistake,
+ * and still nothing is written beyond it). */
 static size_t caller_size(unsigned size, size_t v1, size_t ours)
 {
-    if (size < v1)
+    if (size == 0)
         return v1;
     return size < ours ? size : ours;
 }

@@ -22,6 +22,9 @@ int err_set(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, 
     __attribute__((format(printf, 4, 5)));
 int err_setv(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
+/* err_set, naming the setting the error is about (cordon_error.option). */
+int err_opt(cordon_error *err, cordon_stage stage, int errnum, const char *option, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Prefix the message with context: "context: previous message". Returns -1. */
 int err_wrap(cordon_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void err_clear(cordon_error *err);

@@ -141,6 +141,18 @@ static void test_structs_growable(void **state)
     assert_int_equal(bigr.r.size, sizeof bigr);
     for (size_t i = 0; i < sizeof bigr.future; i++)
         assert_int_equal(bigr.future[i], 0xCD);
+    /* a size smaller than the struct (a binding that lags behind): nothing beyond it */
+    struct {
+        cordon_result r;
+        unsigned char after[8];
+    } small;
+    memset(&small, 0xEF, sizeof small);
+    small.r.size = (unsigned)offsetof(cordon_result, wall_seconds);
+    assert_int_equal(cordon_run(t, (char *[]){(char *)"true", NULL}, &small.r, &e), 0);
+    assert_int_equal(small.r.exit_code, 0);
+    const unsigned char *tail = (const unsigned char *)&small.r.wall_seconds;
+    for (size_t i = 0; i < sizeof small.r.wall_seconds; i++)
+        assert_int_equal(tail[i], 0xEF);
     /* and size 0, a zero-initialised struct, is this layout */
     cordon_result r0 = {0};
     assert_int_equal(cordon_run(t, (char *[]){(char *)"false", NULL}, &r0, &e), 0);

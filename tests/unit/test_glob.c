@@ -716,7 +716,7 @@ static void test_resolve_globs_become_deny_rules(void **state)
     assert_int_equal(cordon_policy_add_path(x->p, out, CORDON_ACCESS_READ, "--allow-ro", &x->err), 0);
     deny_glob(x, "ws/**/*.env");
     resolve_ok(x);
-    char *src = xasprintf("--deny-glob %s/ws/**/*.env", x->f->dir);
+    char *src = xasprintf("deny glob %s/ws/**/*.env", x->f->dir);
     const char *hidden[] = {"ws/a.env", "ws/sub/b.env"};
     for (size_t i = 0; i < 2; i++) {
         const rrule *r = rule_at(x, hidden[i]);
@@ -822,7 +822,7 @@ static void test_resolve_glob_refusals(void **state)
     deny_glob(x, "rootlink/*.env");
     assert_int_equal(resolve_policy(x->p, &x->host, &x->r, &x->err), -1);
     assert_non_null(strstr(x->err.message, "whole file system"));
-    assert_non_null(strstr(x->err.message, "--deny-glob"));
+    assert_non_null(strstr(x->err.message, "deny glob"));
     rteardown(x);
 
     // the setter refuses what it can see at once
@@ -830,7 +830,7 @@ static void test_resolve_glob_refusals(void **state)
     cordon_error err = {0};
     assert_int_equal(cordon_policy_add_deny_glob(p, "/*.env", NULL, &err), -1);
     assert_int_equal(err.stage, CORDON_STAGE_USAGE);
-    assert_non_null(strstr(err.message, "--deny-glob: deny glob '/*.env' has no static directory prefix"));
+    assert_non_null(strstr(err.message, "deny glob '/*.env' has no static directory prefix"));
     assert_int_equal(cordon_policy_add_deny_glob(p, "rel/*.env", "--my-glob", &err), -1);
     assert_non_null(strstr(err.message, "--my-glob: "));
     assert_int_equal(cordon_policy_set_glob_depth(p, 0, &err), -1);

@@ -28,10 +28,10 @@ static void test_parse_pids_and_cpu(void **state)
         err = (cordon_error){0};
         assert_int_equal(limit_parse(CORDON_LIMIT_PIDS, bad[i], &v, &err), -1);
         assert_int_equal(err.stage, CORDON_STAGE_USAGE);
-        assert_non_null(strstr(err.message, "--limit-pids"));
+        assert_string_equal(err.option, "limitPids"); /* the caller names its flag */
     }
     assert_int_equal(limit_parse(CORDON_LIMIT_CPU, "31536001", &v, &err), -1);
-    assert_non_null(strstr(err.message, "--limit-cpu"));
+    assert_string_equal(err.option, "limitCpu");
     assert_int_equal(limit_parse(CORDON_LIMIT_CPU, "2.5", &v, &err), -1);
 }
 
@@ -57,7 +57,7 @@ static void test_parse_memory(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err = (cordon_error){0};
         assert_int_equal(limit_parse(CORDON_LIMIT_MEMORY, bad[i], &v, &err), -1);
-        assert_non_null(strstr(err.message, "--limit-memory"));
+        assert_string_equal(err.option, "limitMemory");
     }
 }
 

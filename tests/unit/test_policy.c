@@ -44,11 +44,22 @@ static int teardown(void **state)
             fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
     } while (0)
 
-/* A refused call returns -1 with a usage error that says `expect`. */
+/* A refused call returns -1 with a usage error that says `expect`; "[option] text" also
+ * wants cordon_error.option to name the setting (messages name no command-line flag: the
+ * caller adds its own names). */
 static void assert_usage_error(int r, const cordon_error *err, const char *expect)
 {
     assert_int_equal(r, -1);
     assert_int_equal(err->stage, CORDON_STAGE_USAGE);
+    if (expect[0] == '[') {
+        const char *close = strchr(expect, ']');
+        assert_non_null(close);
+        assert_int_equal(strlen(err->option), (size_t)(close - expect - 1));
+        assert_memory_equal(err->option, expect + 1, (size_t)(close - expect - 1));
+        expect = close + 2;
+    } else {
+        assert_string_equal(err->option, "");
+    }
     assert_string_equal(err->message, expect);
 }
 
@@ -113,13 +124,13 @@ static void test_absolute_setters(void **state)
 {
     fixture *f = *state;
     assert_usage_error(cordon_policy_set_data_root(f->p, "data", &f->err), &f->err,
-                       "--data-root: 'data' is a relative path; give an absolute path "
+                       "[dataRoot] 'data' is a relative path; give an absolute path "
                        "(for example \"$PWD/data\")");
     assert_usage_error(cordon_policy_set_data_root(f->p, "", &f->err), &f->err,
-                       "--data-root: empty path; give an absolute path");
+                       "[dataRoot] empty path; give an absolute path");
     assert_null(f->p->data_root);
     assert_usage_error(cordon_policy_set_cwd(f->p, "./sub", &f->err), &f->err,
-                       "--chdir: './sub' is a relative path; give an absolute path "
+                       "[chdir] './sub' is a relative path; give an absolute path "
                        "(for example \"$PWD/./sub\")");
     assert_null(f->p->cwd);
 
@@ -133,9 +144,9 @@ static void test_workspace(void **state)
 {
     fixture *f = *state;
     assert_usage_error(cordon_policy_set_workspace(f->p, "", &f->err), &f->err,
-                       "--workspace: empty path");
+                       "[workspace] empty path");
     assert_usage_error(cordon_policy_set_workspace(f->p, NULL, &f->err), &f->err,
-                       "--workspace: empty path");
+                       "[workspace] empty path");
 
     assert_int_equal(cordon_policy_set_no_workspace(f->p, true, &f->err), 0);
     assert_int_equal(cordon_policy_set_workspace(f->p, "/w/b", &f->err), 0);
@@ -167,15 +178,15 @@ static void test_set_env(void **state)
     assert_string_equal(f->p->env[2].value, "x=y");
 
     assert_usage_error(cordon_policy_set_env(f->p, "NOVALUE", &f->err), &f->err,
-                       "--env: 'NOVALUE' is not NAME=VALUE");
+                       "[env] 'NOVALUE' is not NAME=VALUE");
     assert_usage_error(cordon_policy_set_env(f->p, "=x", &f->err), &f->err,
-                       "--env: '=x' does not start with a variable name (no spaces or control characters)");
+                       "[env] '=x' does not start with a variable name (no spaces or control characters)");
     assert_usage_error(cordon_policy_set_env(f->p, "A B=x", &f->err), &f->err,
-                       "--env: 'A B=x' does not start with a variable name (no spaces or control characters)");
+                       "[env] 'A B=x' does not start with a variable name (no spaces or control characters)");
     assert_usage_error(cordon_policy_set_env(f->p, "", &f->err), &f->err,
-                       "--env: '' is not NAME=VALUE");
+                       "[env] '' is not NAME=VALUE");
     assert_usage_error(cordon_policy_set_env(f->p, NULL, &f->err), &f->err,
-                       "--env: '' is not NAME=VALUE");
+                       "[env] '' is not NAME=VALUE");
     assert_int_equal(f->p->n_env, 3);
 }
 
@@ -189,11 +200,11 @@ static void test_keep_env(void **state)
     assert_null(f->p->env[0].value);
 
     assert_usage_error(cordon_policy_keep_env(f->p, "A=B", &f->err), &f->err,
-                       "--keep-env: 'A=B' is not a variable name (not empty; no '=', spaces or control characters)");
+                       "[keepEnv] 'A=B' is not a variable name (not empty; no '=', spaces or control characters)");
     assert_usage_error(cordon_policy_keep_env(f->p, "", &f->err), &f->err,
-                       "--keep-env: '' is not a variable name (not empty; no '=', spaces or control characters)");
+                       "[keepEnv] '' is not a variable name (not empty; no '=', spaces or control characters)");
     assert_usage_error(cordon_policy_keep_env(f->p, NULL, &f->err), &f->err,
-                       "--keep-env: '' is not a variable name (not empty; no '=', spaces or control characters)");
+                       "[keepEnv] '' is not a variable name (not empty; no '=', spaces or control characters)");
     assert_int_equal(f->p->n_env, 1);
 
     assert_int_equal(cordon_policy_set_clear_env(f->p, true, &f->err), 0);
@@ -223,15 +234,15 @@ static void test_timeout_refused(void **state)
                                       "inf", " 1", "1 ", "1.2.3", "0x10", "+5",   "."};
     assert_int_equal(cordon_policy_set_timeout_string(f->p, "7", &f->err), 0);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *want = xasprintf("--timeout: '%s' is not a positive number of seconds (e.g. 10 or 2.5)",
+        char *want = xasprintf("[timeout] '%s' is not a positive number of seconds (e.g. 10 or 2.5)",
                                bad[i]);
         assert_usage_error(cordon_policy_set_timeout_string(f->p, bad[i], &f->err), &f->err, want);
         free(want);
     }
     assert_usage_error(cordon_policy_set_timeout_string(f->p, "", &f->err), &f->err,
-                       "--timeout: empty value; give seconds, e.g. 2.5");
+                       "[timeout] empty value; give seconds, e.g. 2.5");
     assert_usage_error(cordon_policy_set_timeout_string(f->p, NULL, &f->err), &f->err,
-                       "--timeout: empty value; give seconds, e.g. 2.5");
+                       "[timeout] empty value; give seconds, e.g. 2.5");
     assert_int_equal(cordon_policy_set_timeout_string(f->p, "31536001", &f->err), -1);
     assert_contains(f->err.message, "'31536001' is more than a year"); /* repeats the input */
     assert_int_equal(cordon_policy_set_timeout(f->p, -0.5, &f->err), -1);
@@ -288,8 +299,8 @@ static void test_set_network(void **state)
 {
     fixture *f = *state;
     assert_usage_error(cordon_policy_set_network(f->p, CORDON_NETWORK_PROXY, &f->err), &f->err,
-                       "--network proxy is not supported by this version of cordon; "
-                       "use --network none (loopback only) or --network host");
+                       "[network] the proxy network is not supported by this version of cordon; use "
+                       "none (loopback only) or host");
     assert_false(f->p->network_set); /* a refused flag must not pin the setting */
     assert_int_equal(f->p->network, CORDON_NETWORK_NONE);
     assert_usage_error(cordon_policy_set_network(f->p, (cordon_network)5, &f->err), &f->err,

@@ -876,7 +876,7 @@ static void test_protect_names_refused(void **state)
         if (cordon_policy_protect(f->p, bad[i], &f->err) == 0)
             fail_msg("--protect '%s' accepted", bad[i]);
         assert_int_equal(f->err.stage, CORDON_STAGE_USAGE);
-        assert_contains(f->err.message, "--protect");
+        assert_string_equal(f->err.option, "protect");
         char *quoted = xasprintf("'%s'", bad[i]);
         assert_contains(f->err.message, quoted);
         free(quoted);

@@ -674,7 +674,7 @@ static void test_workspace_explicit(void **state)
     assert_default_names_held(f, proj);
     free(proj);
     assert_path_rel(f, f->r.rules[0].path, "proj");
-    assert_string_equal(f->r.rules[0].source, "--workspace");
+    assert_string_equal(f->r.rules[0].source, "workspace");
     assert_int_equal(f->r.rules[0].origin, ORIGIN_WORKSPACE);
     assert_null(winner_at(f, f->ws));
 }
@@ -835,8 +835,9 @@ static void test_settings_expansion_errors(void **state)
     expect_settings_error(f, "~user/x", "~user");
     expect_settings_error(f, "~root", "~user");
     /* <data-root> without cordon_policy_set_data_root */
-    expect_settings_error(f, "<data-root>/x", "--data-root");
-    expect_settings_error(f, "<data-root>", "--data-root");
+    expect_settings_error(f, "<data-root>/x", "no data root");
+    assert_string_equal(f->err.option, "dataRoot");
+    expect_settings_error(f, "<data-root>", "no data root");
     expect_settings_error(f, "<bogus>/x", "<workspace>");
     expect_settings_error(f, "<workspace>x", "unknown placeholder");
     /* ~ needs HOME */
