@@ -47,6 +47,11 @@ static int opt_deny(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_NONE, "--deny", err);
 }
 
+static int opt_hide(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_hide(a->pol, v, err);
+}
+
 static int opt_deny_glob(run_args *a, const char *v, cordon_error *err)
 {
     return cordon_policy_add_deny_glob(a->pol, v, "--deny-glob", err);
@@ -174,6 +179,9 @@ const option_def run_options[] = {
     {"--allow-ro", "PATH", opt_allow_ro, "PATH visible, read-only"},
     {"--deny", "PATH", opt_deny,
      "PATH hidden: an empty, unwritable directory or file in its place, even inside an allowed path"},
+    {"--hide", "PATH", opt_hide,
+     "PATH hidden wherever the view shows it, as the credential stores of the home are; a rule "
+     "naming PATH exactly shows it again (unlike --deny), and a missing PATH is not held"},
     {"--deny-glob", "GLOB", opt_deny_glob,
      "every match of GLOB (an absolute pattern: * ? [...] **) hidden like --deny; expanded at "
      "launch under the pattern's static directory prefix, e.g. --deny-glob \"$PWD/**/*.env\""},

@@ -79,6 +79,10 @@ struct cordon_policy {
     int settings_enabled; /* -1: no settings file said; else 0/1 */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
 
+    policy_rule *hides;   /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them
+                           * exactly (as the credential stores are: policy/protect.c) */
+    size_t n_hides, cap_hides;
+
     policy_glob *globs;   /* deny globs, in the order given */
     size_t n_globs, cap_globs;
     int glob_depth;       /* --glob-depth: levels below a glob's static prefix; -1 = unlimited */
@@ -90,6 +94,10 @@ struct cordon_policy {
 /* Append a rule (copies strings). */
 void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
                      rule_origin origin, const char *source, int line, bool expand);
+
+/* Append a --hide path (copies strings). */
+void policy_add_hide(struct cordon_policy *p, const char *path, rule_origin origin, const char *source, int line,
+                     bool expand);
 
 /* Append a deny glob (copies strings; the pattern was checked by the caller). */
 void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin,
