@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "supervise/creation.h"
+#include "supervise/signals.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
 
@@ -60,6 +61,13 @@ void report_supervise(int report_fd, int sfd, pid_t cmd, void (*finish)(void), c
             continue;
         if (n != (ssize_t)sizeof si)
             _exit(CORDON_EXIT_SETUP);
+        if (si.ssi_signo == (uint32_t)SIGNAL_CORDON_GONE) {
+            /* --isolation landlock: cordon is gone, and no PID namespace takes the rest
+             * down with us: kill everything first (its parent-death signal). */
+            kill(cmd, SIGKILL);
+            finish();
+            _exit(CORDON_EXIT_SETUP);
+        }
         if (si.ssi_signo != SIGCHLD) {
             kill(cmd, (int)si.ssi_signo);
             continue;
