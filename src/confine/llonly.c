@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -177,6 +179,34 @@ static __attribute__((noreturn)) void janitor_main(int parent_fd, const char *na
     _exit(0);
 }
 
+/* Private directories of runs whose cordon and janitor were both killed (a kill of every
+ * process of the run at once, the OOM killer): "cordon-ll-PID-X" of ours whose PID (the
+ * cordon that made it) is gone.  A PID reused since only keeps a stale one a while. */
+static void reap_stale_dirs(int parent_fd)
+{
+    int fd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, n = 0;
+        if (strncmp(e->d_name, "cordon-ll-", 10) != 0 || sscanf(e->d_name + 10, "%d-%*x%n", &pid, &n) != 1 ||
+            n == 0 || e->d_name[10 + n] != '\0' || pid <= 0)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* its cordon runs (or a process of someone else's has the PID) */
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+            (void)remove_tree_at(dirfd(d), e->d_name);
+    }
+    closedir(d);
+}
+
 static int make_private_dir(llonly *l, cordon_error *err)
 {
     const char *base = getenv("TMPDIR");
@@ -189,8 +219,9 @@ static int make_private_dir(llonly *l, cordon_error *err)
     uint64_t r[2];
     if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "--isolation landlock: getrandom");
+    reap_stale_dirs(l->parent_fd);
     char name[64];
-    snprintf(name, sizeof name, "cordon-ll-%016llx", (unsigned long long)(r[0] ^ r[1] << 7));
+    snprintf(name, sizeof name, "cordon-ll-%d-%016llx", (int)getpid(), (unsigned long long)(r[0] ^ r[1] << 7));
     /* The janitor first: a cordon killed between the mkdir and a later fork would leave
      * the directory behind. */
     int p[2];

@@ -25,6 +25,9 @@ typedef struct launch {
     cc_state *cc;  /* the creation control (creation.h), or NULL (--isolation landlock,
                     * or a build without confinement) */
     int cc_sock[2]; /* PID 1 <- command's process: the listener, before the exec */
+    int cordon_pidfd; /* a pidfd of cordon's own process, or -1: the pipe alone cannot say
+                       * that cordon is gone while a process forked after the clone still
+                       * holds a copy of its write end */
     sigset_t orig_mask; /* the caller's signal mask, restored for the command */
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;

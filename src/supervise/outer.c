@@ -190,7 +190,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
               int ll_ruleset_fd, cordon_result *result, cordon_error *err)
 {
     *result = (cordon_result){.status_code = -1, .exit_code = CORDON_EXIT_SETUP};
-    launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid()};
+    launch l = {.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .cordon_pidfd = -1};
     root_scratch_init(&l.scratch, p);
     confine_prepare(&l.confine, p);
     /* --isolation landlock: no namespaces, a supervisor instead of PID 1 (reaper.c) */
@@ -225,6 +225,7 @@ int outer_run(const plan *p, char *const argv[], char **envp, double timeout, bo
         l.scratch.want_proc_fd = true;
     }
 #endif
+    l.cordon_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0); /* close-on-exec; -1: pipe only */
     /* Block the forwarded signals before the clone so that none is lost between the
      * clone and the signalfd; the command gets the caller's mask back. */
     if (sigprocmask(SIG_BLOCK, &all, &l.orig_mask) < 0) {
@@ -362,6 +363,8 @@ out_fds:
     }
     if (pidfd >= 0)
         close(pidfd);
+    if (l.cordon_pidfd >= 0)
+        close(l.cordon_pidfd);
     limits_finish(&l.limits, wait_teardown);
     root_scratch_free(&l.scratch);
     confine_prep_free(&l.confine);

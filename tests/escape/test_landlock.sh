@@ -80,6 +80,34 @@ t_kill9_grandchild_and_private_dir() {
   assert_absent "$dir" "the private HOME/TMPDIR directory after kill -9 of cordon"
 }
 
+# kill -9 of every process of the run at once (cordon, the janitor, the supervisor: as a
+# cgroup kill or the OOM killer does): the private directory is left, and the next run
+# in the same TMPDIR removes it.
+t_kill9_everything_then_next_run() {
+  need_landlock
+  local m pid i dir pids
+  m=$(new_mark)
+  mkdir "$CT/tmpdir"
+  TMPDIR=$CT/tmpdir "$CORDON" run --isolation landlock -- sleep "1000.$m" </dev/null >/dev/null 2>&1 &
+  pid=$!
+  track_pid "$pid" "$CORDON"
+  wait_for_sleepers "$m" 5 >/dev/null || die "the command did not start"
+  dir=$(find "$CT/tmpdir" -maxdepth 1 -name 'cordon-ll-*' -type d)
+  [ -n "$dir" ] || die "positive control: no private directory in TMPDIR while cordon runs"
+  pids=$(for p in /proc/[0-9]*; do
+    { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "1000\.$m" && echo "${p#/proc/}"
+  done; true)
+  # shellcheck disable=SC2086
+  kill -9 $pids 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  reap_sleepers "$m"
+  sleep 0.2
+  assert_exists "$dir" "positive control: with its janitor killed too, the private directory stays"
+  TMPDIR=$CT/tmpdir expect_ok run --isolation landlock -- true
+  assert_absent "$dir" "the next run did not remove the stale private directory"
+  [ -z "$(ls -A "$CT/tmpdir")" ] || die "left in TMPDIR: $(ls -A "$CT/tmpdir")"
+}
+
 t_proc_cmdline_known_limitation() {
   need_landlock
   local m pid
@@ -102,5 +130,6 @@ t_proc_cmdline_known_limitation() {
 
 run_case sysv_refused t_sysv_refused
 run_case kill9_grandchild_and_private_dir t_kill9_grandchild_and_private_dir
+run_case kill9_everything_then_next_run t_kill9_everything_then_next_run
 run_case proc_cmdline_known_limitation t_proc_cmdline_known_limitation
 finish
