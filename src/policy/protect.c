@@ -526,8 +526,9 @@ static int check_home_workspace(const resolved *r, cordon_error *err)
 }
 
 /* Wherever the home is writable, its start-up files (sensitive.c) stay read-only unless a
- * rule grants write on exactly that path; missing ones cannot be created (held like a
- * protected name, where their parent directory exists). */
+ * rule grants write on exactly that path; missing ones cannot be created (refused by the
+ * creation control like a protected name, where their parent directory exists: a rule
+ * on a missing parent would keep the whole parent, ~/.config say, from being made). */
 static int protect_startup_files(resolved *r, cordon_error *err)
 {
     if (!r->home || strcmp(r->home, "/") == 0)
@@ -536,11 +537,12 @@ static int protect_startup_files(resolved *r, cordon_error *err)
         char *p = path_join(r->home, startup_files[i].path);
         const rrule *eff = effective(r, p);
         int ret = 0;
-        if (eff && eff->access == CORDON_ACCESS_WRITE && user_origin(eff->origin)) {
+        /* writable: by a rule of the caller's, or by a pin an entry before this one added */
+        if (eff && eff->access == CORDON_ACCESS_WRITE) {
             char *parent = xstrdup(p);
             *strrchr(parent, '/') = '\0';
             struct stat st;
-            bool hold = startup_files[i].hold && stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+            bool hold = stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
             char *what = xasprintf("start-up file %s (%s)", startup_files[i].path, startup_files[i].what);
             ret = protect_path(r, p, what, r->home, hold, err);
             free(what);

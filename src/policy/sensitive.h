@@ -9,17 +9,14 @@
  * - start-up files: programs that run, or configure what runs, the next time the caller
  *   logs in, opens a shell or uses a tool outside the sandbox.  Read-only wherever the
  *   home is writable (a workspace that is the home, --allow ~), unless a rule grants
- *   write on exactly that path; where missing, those marked `hold` cannot be created. */
+ *   write on exactly that path; where missing (and their parent directory exists), they
+ *   cannot be created (the creation control refuses the name). */
 #pragma once
-#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct home_entry {
     const char *path; /* relative to the home, no leading or trailing '/' */
     const char *what; /* for explain and messages */
-    bool hold;        /* start-up files: where missing, kept from being created (a held
-                       * name costs a stub per run today: only the ones a shell or git
-                       * reads first hold theirs) */
 } home_entry;
 
 extern const home_entry credential_stores[];

@@ -112,7 +112,7 @@ t_home_workspace_refused() {
 
 t_home_workspace_allowed() {
   plant_stores
-  mkdir -p "$HOME/project" "$HOME/.ssh"
+  mkdir -p "$HOME/project" "$HOME/.ssh" "$HOME/.config" "$HOME/.local"
   echo "# rc" >"$HOME/.bashrc"
   echo "[user]" >"$HOME/.gitconfig"
   echo "ssh-ed25519 AAAA me" >"$HOME/.ssh/authorized_keys"
@@ -123,6 +123,7 @@ t_home_workspace_allowed() {
     '"$READ_ALL"'
     for f in .bashrc .gitconfig .ssh/authorized_keys; do (echo evil >>"$HOME_/$f") 2>/dev/null && echo "WROTE $f"; done
     for f in .bash_profile .zshrc .profile; do (echo evil >"$HOME_/$f") 2>/dev/null && echo "MADE $f"; done
+    for d in .config/systemd/user .config/autostart .config/nvim .local/bin; do mkdir -p "$HOME_/$d" 2>/dev/null && echo "MADE $d"; done
     echo work >"$HOME_/project/out" && echo project-ok' sh "${STORES[@]}"
   [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
   assert_not_contains "$OUT" "CREDENTIAL" "ESCAPE: a credential store readable in an allowed home workspace"

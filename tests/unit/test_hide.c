@@ -279,7 +279,7 @@ static void test_startup_files(void **state)
     mk(f, "home/.config");
     mk(f, "home/.ssh");
     touch(f, "home/.ssh/authorized_keys");
-    assert_true(startup(".bashrc")->hold);
+    assert_non_null(startup(".bashrc"));
     fresh_policy(f, CORDON_BASE_EMPTY);
     f->p->no_workspace = true;
     rule(f, "home", CORDON_ACCESS_WRITE);
@@ -290,13 +290,17 @@ static void test_startup_files(void **state)
     assert_int_equal(winner_rel(f, "home/.bashrc")->origin, ORIGIN_PROTECT);
     /* .ssh: a credential store first (hidden), so its authorized_keys is not writable */
     assert_true(hidden_by_cordon(f, "home/.ssh"));
-    /* missing ones marked `hold` cannot be created (a deny of the missing name) */
+    /* missing ones cannot be created (a deny of the missing name) */
     const rrule *zshrc = winner_rel(f, "home/.zshrc");
     assert_non_null(zshrc);
     assert_int_equal(zshrc->access, CORDON_ACCESS_NONE);
     assert_int_equal(zshrc->type, FT_MISSING);
     /* .config exists: .config/systemd is held; .local does not: .local/bin is not */
     assert_non_null(winner_rel(f, "home/.config/systemd"));
+    /* ... and every other entry below .config, although the first one's pin made .config
+     * a writable rule of cordon's own */
+    assert_non_null(winner_rel(f, "home/.config/nvim"));
+    assert_non_null(winner_rel(f, "home/.config/autostart"));
     assert_null(winner_rel(f, "home/.local/bin"));
     /* a rule granting write on exactly that path lifts it */
     fresh_policy(f, CORDON_BASE_EMPTY);
