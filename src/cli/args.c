@@ -211,7 +211,7 @@ const option_def run_options[] = {
      "at most N processes and threads at once for the command and all it starts"},
     {"--limit-memory", "SIZE", opt_limit_memory,
      "at most SIZE of memory (bytes, or K M G T: powers of 1024, e.g. 512M); the kernel kills "
-     "what goes over"},
+     "what goes over; the private /tmp, HOME, TMPDIR and /dev/shm hold at most SIZE together"},
     {"--limit-cpu", "SECONDS", opt_limit_cpu,
      "at most SECONDS of CPU time (whole seconds), then the command is killed (SIGXCPU, exit 152); "
      "all three through a cgroup of the run's own where one can be made, else rlimits "

@@ -97,6 +97,9 @@ t_kill9_everything_then_next_run() {
   pids=$(for p in /proc/[0-9]*; do
     { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "1000\.$m" && echo "${p#/proc/}"
   done; true)
+  # stopped first, so that none of them (a janitor woken by cordon's death) acts in between
+  # shellcheck disable=SC2086
+  kill -STOP $pids 2>/dev/null || true
   # shellcheck disable=SC2086
   kill -9 $pids 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
