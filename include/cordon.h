@@ -134,6 +134,13 @@ CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cor
  * path, like .git/hooks, .cordon, .codex and .agents. */
 CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);
 
+/* Hide PATH wherever the view would show it, as cordon hides the credential stores of the
+ * home (~/.ssh, ~/.aws, ...): an empty, unwritable directory or file in its place.  Unlike
+ * cordon_policy_add_path(CORDON_ACCESS_NONE) (--deny), a rule that names PATH exactly shows
+ * it after all, and a PATH that does not exist is not held (so a settings file can list
+ * tokens that one run then asks for by name). */
+CORDON_API int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err);
+
 /* Resource limits on the command and everything it starts.  Applied through a cgroup of
  * the run's own when the caller has a delegated cgroup (v2; or v1 where the caller can
  * write it, e.g. root on a hybrid host), otherwise through rlimits set in the command's

@@ -113,6 +113,11 @@ static int opt_deny(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_add_path(a->pol, v, CORDON_ACCESS_NONE, "--deny", err);
 }
 
+static int opt_hide(run_args *a, const char *v, cordon_error *err)
+{
+    return cordon_policy_hide(a->pol, v, err);
+}
+
 static int opt_deny_glob(run_args *a, const char *v, cordon_error *err)
 {
     return cordon_policy_add_deny_glob(a->pol, v, "--deny-glob", err);
@@ -239,6 +244,9 @@ const option_def run_options[] = {
     {"--allow-ro", "PATH", opt_allow_ro, "PATH visible, read-only"},
     {"--deny", "PATH", opt_deny,
      "PATH hidden: an empty, unwritable directory or file in its place, even inside an allowed path"},
+    {"--hide", "PATH", opt_hide,
+     "PATH hidden wherever the view shows it, as the credential stores of the home are; a rule "
+     "naming PATH exactly shows it again (unlike --deny), and a missing PATH is not held"},
     {"--deny-glob", "GLOB", opt_deny_glob,
      "every match of GLOB (an absolute pattern: * ? [...] **) hidden like --deny; expanded at "
      "launch under the pattern's static directory prefix, e.g. --deny-glob \"$PWD/**/*.env\""},
@@ -268,7 +276,7 @@ const option_def run_options[] = {
      "at most N processes and threads at once for the command and all it starts"},
     {"--limit-memory", "SIZE", opt_limit_memory,
      "at most SIZE of memory (bytes, or K M G T: powers of 1024, e.g. 512M); the kernel kills "
-     "what goes over"},
+     "what goes over; the private /tmp, HOME, TMPDIR and /dev/shm hold at most SIZE together"},
     {"--limit-cpu", "SECONDS", opt_limit_cpu,
      "at most SECONDS of CPU time (whole seconds), then the command is killed (SIGXCPU, exit 152); "
      "all three through a cgroup of the run's own where one can be made, else rlimits "

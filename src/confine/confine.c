@@ -13,9 +13,11 @@ void confine_prepare(confine_prep *c, const plan *p)
 #else
     c->enabled = true;
     if (p->isolation == CORDON_ISOLATION_LANDLOCK) {
-        /* No namespaces: nothing to nest into, and without a network namespace of its
-         * own, --network none allows TCP sockets only (Landlock refuses them). */
-        c->seccomp_mode = SC_MODE_NO_NESTED | (p->network == CORDON_NETWORK_NONE ? SC_MODE_TCP_ONLY : 0);
+        /* No namespaces: nothing to nest into, no IPC namespace (System V and POSIX
+         * queues would be the host's), and without a network namespace of its own,
+         * --network none allows TCP sockets only (Landlock refuses them). */
+        c->seccomp_mode = SC_MODE_NO_NESTED | SC_MODE_HOST_IPC |
+                          (p->network == CORDON_NETWORK_NONE ? SC_MODE_TCP_ONLY : 0);
         c->seccomp = seccomp_program(c->seccomp_mode);
         c->landlock = (landlock_prep){.ruleset_fd = -1, .abi = landlock_abi()};
         return;

@@ -6,10 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/proc.h"
+#include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
 
@@ -151,19 +158,94 @@ int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err)
     return 0;
 }
 
+#define JANITOR_TRIES 200 /* x 25 ms: what a killed run's stragglers get to die */
+
+/* The janitor of the private directory, forked before it is made: it waits for the end of
+ * its pipe (cordon done, or killed), then removes the directory, retrying while the dying
+ * sandbox still writes there.  Only system calls from here on (a copy of a possibly
+ * multi-threaded process). */
+static __attribute__((noreturn)) void janitor_main(int parent_fd, const char *name, int rfd)
+{
+    int keep[] = {parent_fd, rfd};
+    detach_janitor(keep, 2);
+    char c;
+    while (read(rfd, &c, 1) != 0 && errno == EINTR)
+        ;
+    struct stat st;
+    /* never a directory of someone else's (a name that was taken: cordon made nothing) */
+    if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        _exit(0);
+    for (int t = 0; t < JANITOR_TRIES && remove_tree_at(parent_fd, name) < 0; t++)
+        poll(NULL, 0, 25);
+    _exit(0);
+}
+
+/* Private directories of runs whose cordon and janitor were both killed (a kill of every
+ * process of the run at once, the OOM killer): "cordon-ll-PID-X" of ours whose PID (the
+ * cordon that made it) is gone.  A PID reused since only keeps a stale one a while. */
+static void reap_stale_dirs(int parent_fd)
+{
+    int fd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, n = 0;
+        if (strncmp(e->d_name, "cordon-ll-", 10) != 0 || sscanf(e->d_name + 10, "%d-%*x%n", &pid, &n) != 1 ||
+            n == 0 || e->d_name[10 + n] != '\0' || pid <= 0)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* its cordon runs (or a process of someone else's has the PID) */
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+            (void)remove_tree_at(dirfd(d), e->d_name);
+    }
+    closedir(d);
+}
+
 static int make_private_dir(llonly *l, cordon_error *err)
 {
     const char *base = getenv("TMPDIR");
     if (!base || base[0] != '/')
         base = "/tmp";
-    l->dir = path_join(base, "cordon-ll-XXXXXX");
-    if (!mkdtemp(l->dir)) {
-        int e = errno;
-        free(l->dir);
-        l->dir = NULL;
-        return err_set(err, CORDON_STAGE_CONFINE, e, "Landlock isolation: cannot make a private directory in %s",
+    l->parent_fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (l->parent_fd < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot open %s for a private directory",
                        base);
+    uint64_t r[2];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: getrandom");
+    reap_stale_dirs(l->parent_fd);
+    char name[64];
+    snprintf(name, sizeof name, "cordon-ll-%d-%016llx", (int)getpid(), (unsigned long long)(r[0] ^ r[1] << 7));
+    /* The janitor first: a cordon killed between the mkdir and a later fork would leave
+     * the directory behind. */
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "pipe");
+    pid_t pid = proc_fork(NULL);
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return err_set(err, CORDON_STAGE_CONFINE, e, "Landlock isolation: cannot start the private directory's janitor");
     }
+    if (pid == 0) {
+        close(p[1]);
+        janitor_main(l->parent_fd, name, p[0]);
+    }
+    close(p[0]);
+    l->janitor = pid;
+    l->janitor_wfd = p[1];
+    if (mkdirat(l->parent_fd, name, 0700) < 0)
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot make a private directory in %s",
+                       base);
+    l->dir = path_join(base, name);
     l->home = path_join(l->dir, "home");
     l->tmpdir = path_join(l->dir, "tmp");
     if (mkdir(l->home, 0700) < 0 || mkdir(l->tmpdir, 0700) < 0)
@@ -205,7 +287,7 @@ static int build_ruleset(llonly *l, cordon_error *err)
 
 int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out, cordon_error *err)
 {
-    *out = (llonly){.ruleset_fd = -1};
+    *out = (llonly){.ruleset_fd = -1, .prepared = true, .parent_fd = -1, .janitor = -1, .janitor_wfd = -1};
     errno = 0;
     out->abi = landlock_abi();
     if (out->abi == 0)
@@ -230,36 +312,24 @@ int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out
     return 0;
 }
 
-/* Remove `name` in `dirfd` and everything below it, never following a symlink: the
- * command may have planted any in its private HOME and TMPDIR. */
-static void remove_tree(int at, const char *name, int depth)
-{
-    if (unlinkat(at, name, 0) == 0 || errno == ENOENT || depth > 256)
-        return;
-    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            remove_tree(dirfd(d), e->d_name, depth + 1);
-    closedir(d);
-    (void)unlinkat(at, name, AT_REMOVEDIR);
-}
-
 void llonly_free(llonly *l)
 {
     if (l->ruleset_fd >= 0)
         close(l->ruleset_fd);
-    if (l->dir) {
-        remove_tree(AT_FDCWD, l->dir, 0);
-        free(l->dir);
+    /* Every process of the run is gone: remove the directory (the command may have
+     * planted symlinks in it: none is followed), then let the janitor go. */
+    if (l->prepared) {
+        if (l->dir && l->parent_fd >= 0)
+            (void)remove_tree_at(l->parent_fd, strrchr(l->dir, '/') + 1);
+        if (l->janitor_wfd >= 0)
+            close(l->janitor_wfd);
+        if (l->janitor > 0)
+            while (proc_reap_pid(l->janitor) < 0 && errno == EINTR)
+                ;
+        if (l->parent_fd >= 0)
+            close(l->parent_fd);
     }
+    free(l->dir);
     for (size_t i = 0; i < l->n_grants; i++)
         free(l->grants[i].path);
     free(l->grants);

@@ -37,6 +37,11 @@ typedef struct llonly {
     char *dir;        /* the private directory, removed by llonly_free(), or NULL */
     char *home;       /* dir/home: HOME inside */
     char *tmpdir;     /* dir/tmp: TMPDIR inside */
+    bool prepared;    /* llonly_prepare() set the three below (a caller may zero-fill
+                         the struct, with ruleset_fd = -1: then they mean nothing) */
+    int parent_fd;    /* the directory dir was made in, or -1 */
+    pid_t janitor;    /* removes dir when cordon is gone (also killed), or -1 */
+    int janitor_wfd;  /* cordon's end of its pipe: EOF means "go", or -1 */
 } llonly;
 
 /* The grants for a resolved policy (lists the directories it must split). */
@@ -44,7 +49,8 @@ int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err);
 /* Check what the kernel offers, make the private HOME and TMPDIR, compute the grants
  * and build the ruleset. */
 int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out, cordon_error *err);
-/* Close the ruleset and remove the private directory (never following a symlink). */
+/* Close the ruleset and remove the private directory (never following a symlink); its
+ * janitor, started before the directory was made, removes it when cordon is killed. */
 void llonly_free(llonly *l);
 /* `cordon explain --isolation landlock`. */
 void llonly_explain(FILE *out, const llonly *l);

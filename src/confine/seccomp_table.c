@@ -55,6 +55,12 @@
     "whose connect and bind Landlock refuses; UDP, raw and other families would reach the "   \
     "host's network, and a Unix socket any host service by its path (Landlock does not "      \
     "govern connecting to one); socketpair(2) stays allowed"
+#define WHY_SYSV                                                                           \
+    "--isolation landlock: no IPC namespace, so System V objects are the host's: the "      \
+    "caller's other programs' shared memory, queues and semaphores, found by key or id"
+#define WHY_MQUEUE                                                                         \
+    "--isolation landlock: no IPC namespace, so POSIX message queues are the host's, "       \
+    "found by name (mq_open does not go through the file system Landlock governs)"
 #define WHY_FASTOPEN                                                                       \
     "--isolation landlock, --network none: TCP Fast Open connects without connect(2)"
 
@@ -245,6 +251,28 @@ const sc_rule sc_rules[] = {
     {"landlock_add_rule", 0, ENOSYS, SC_ANY, 0, 0, "landlock_add_rule", WHY_LANDLOCK, SC_CMD, SC_OP_NONE, 0},
     {"landlock_restrict_self", 0, ENOSYS, SC_ANY, 0, 0, "landlock_restrict_self", WHY_LANDLOCK, SC_CMD,
      SC_OP_NONE, 0},
+
+    /* --- --isolation landlock: the host's IPC objects ------------------------------- */
+    {"shmget", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "shmget", WHY_SYSV},
+    {"shmat", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "shmat", WHY_SYSV},
+    {"shmctl", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "shmctl", WHY_SYSV},
+    {"msgget", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "msgget", WHY_SYSV},
+    {"msgsnd", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "msgsnd", WHY_SYSV},
+    {"msgrcv", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "msgrcv", WHY_SYSV},
+    {"msgctl", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "msgctl", WHY_SYSV},
+    {"semget", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "semget", WHY_SYSV},
+    {"semop", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "semop", WHY_SYSV},
+    {"semtimedop", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "semtimedop", WHY_SYSV},
+    {"semtimedop_time64", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "semtimedop_time64", WHY_SYSV},
+    {"semctl", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "semctl", WHY_SYSV},
+    {"ipc", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "ipc",
+     "--isolation landlock: 32-bit x86's System V multiplexer, as the calls above"},
+    {"mq_open", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_open", WHY_MQUEUE},
+    {"mq_unlink", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_unlink", WHY_MQUEUE},
+    {"mq_timedsend", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_timedsend", WHY_MQUEUE},
+    {"mq_timedreceive", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_timedreceive", WHY_MQUEUE},
+    {"mq_notify", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_notify", WHY_MQUEUE},
+    {"mq_getsetattr", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_getsetattr", WHY_MQUEUE},
 
     /* --- proxy network: the proxy is the only way out ------------------------------ */
     {"socket", SC_MODE_NO_UNIX, EPERM, SC_EQ32, 0, AF_UNIX, "socket(AF_UNIX)",

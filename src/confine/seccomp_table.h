@@ -19,8 +19,10 @@ typedef enum sc_mode {
                                     socket(AF_UNIX) refused, socketpair kept */
     SC_MODE_TCP_ONLY = 1u << 2,  /* --isolation landlock with --network none: TCP sockets
                                     only (Landlock refuses their connect and bind) */
+    SC_MODE_HOST_IPC = 1u << 3,  /* --isolation landlock: no IPC namespace, so System V IPC
+                                    and POSIX message queues (the host's) refused */
 } sc_mode;
-#define SC_MODE_BITS 3
+#define SC_MODE_BITS 4
 #define SC_PROGRAMS (1u << SC_MODE_BITS)
 
 /* How a row looks at the call's arguments. */

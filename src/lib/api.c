@@ -58,7 +58,8 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     if (!getcwd(cwd, sizeof cwd))
         return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
     const char *home = getenv("HOME");
-    host_info host = {.home = home && home[0] == '/' ? home : NULL, .cwd = cwd, .root = "/"};
+    host_info host = {.home = home && home[0] == '/' ? home : NULL, .cwd = cwd, .root = "/",
+                      .runtime_dir = getenv("XDG_RUNTIME_DIR")};
     if (resolve_policy(pol, &host, &x->r, err) < 0)
         return -1;
     if (plan_build(&x->r, &x->p, err) < 0) {

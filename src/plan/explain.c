@@ -75,8 +75,14 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
             fprintf(out, "  [empty read-only %s]", op->is_dir ? "directory" : "file");
         if (op->kind == PLAN_BIND && op->pin)
             fprintf(out, "  [pinned: cannot be renamed away]");
-        if (op->kind == PLAN_TMPFS)
+        if (op->kind == PLAN_TMPFS && p->limits.v[CORDON_LIMIT_MEMORY]) {
+            char sz[64];
+            limit_format(CORDON_LIMIT_MEMORY, p->limits.v[CORDON_LIMIT_MEMORY], sz, sizeof sz);
+            fprintf(out, "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
+                    op->mode, sz);
+        } else if (op->kind == PLAN_TMPFS) {
             fprintf(out, "  [mode %o]", op->mode);
+        }
         fputc('\n', out);
     }
 

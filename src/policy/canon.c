@@ -93,6 +93,10 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
         if (strcmp(comp, ".") == 0)
             continue;
         if (strcmp(comp, "..") == 0) {
+            /* Below a missing component (or a file) the kernel would stop with ENOENT
+             * (ENOTDIR); popping lexically only guesses what the path will mean. */
+            if (missing)
+                out->dotdot_after_missing = true;
             pop_component(resolved);
             continue;
         }

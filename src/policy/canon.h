@@ -1,7 +1,13 @@
 /* Resolving a rule's path on the host, the way the kernel would: component by
  * component, following symlinks (at most 40), applying ".." to what a symlink really
  * names.  A missing tail is kept lexically, so a rule may name a path that does not
- * exist yet. */
+ * exist yet.
+ *
+ * A ".." after a missing component (or after a file) has no kernel meaning: the kernel
+ * answers ENOENT (ENOTDIR), and once the component is created the path names whatever
+ * that component turns out to be (a directory, or a symlink to anywhere).  The result is
+ * then only a lexical guess, and dotdot_after_missing says so: a rule must not rest on
+ * it (resolve.c refuses such a path). */
 #pragma once
 #include <stdbool.h>
 #include <sys/types.h>
@@ -20,6 +26,7 @@ typedef struct canon {
     strv crossed;  /* every symlink crossed, in order */
     char *first_missing;     /* FT_MISSING: the path up to the first component that is missing */
     bool missing_under_file; /* FT_MISSING because a component is a file, not a directory */
+    bool dotdot_after_missing; /* a ".." follows first_missing: `path` is a lexical guess */
 } canon;
 
 /* `in` must be absolute. */

@@ -104,6 +104,11 @@ void cordon_policy_free(cordon_policy *p)
     free(p->cwd);
     free(p->orchestration_isolation);
     strv_free(&p->protect);
+    for (size_t i = 0; i < p->n_hides; i++) {
+        free(p->hides[i].path);
+        free(p->hides[i].source);
+    }
+    free(p->hides);
     for (size_t i = 0; i < p->n_globs; i++) {
         free(p->globs[i].pattern);
         free(p->globs[i].source);
@@ -397,6 +402,31 @@ int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
         return err_opt(err, CORDON_STAGE_USAGE, 0, "protect",
                        "'%s' is not a file name (a single path component such as .vscode)", name ? name : "");
     strv_push(&p->protect, xstrdup(name));
+    return 0;
+}
+
+void policy_add_hide(struct cordon_policy *p, const char *path, rule_origin origin, const char *source, int line,
+                     bool expand)
+{
+    grow(&p->hides, &p->cap_hides, p->n_hides + 1, sizeof *p->hides);
+    p->hides[p->n_hides++] = (policy_rule){
+        .path = xstrdup(path),
+        .access = CORDON_ACCESS_NONE,
+        .origin = origin,
+        .source = xstrdup(source ? source : ""),
+        .line = line,
+        .expand = expand,
+    };
+}
+
+int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    char *abs = absolute_arg(path, NULL, "hide", err);
+    if (!abs)
+        return -1;
+    policy_add_hide(p, abs, ORIGIN_FLAG, "--hide", 0, false);
+    free(abs);
     return 0;
 }
 

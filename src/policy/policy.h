@@ -81,6 +81,10 @@ struct cordon_policy {
     char *orchestration_isolation; /* orchestration.isolation as given, or NULL */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
 
+    policy_rule *hides;   /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them
+                           * exactly (as the credential stores are: policy/protect.c) */
+    size_t n_hides, cap_hides;
+
     policy_glob *globs;   /* deny globs, in the order given */
     size_t n_globs, cap_globs;
     int glob_depth;       /* --glob-depth: levels below a glob's static prefix; -1 = unlimited */
@@ -92,6 +96,10 @@ struct cordon_policy {
 /* Append a rule (copies strings). */
 void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
                      rule_origin origin, const char *source, int line, bool expand);
+
+/* Append a --hide path (copies strings). */
+void policy_add_hide(struct cordon_policy *p, const char *path, rule_origin origin, const char *source, int line,
+                     bool expand);
 
 /* Append a deny glob (copies strings; the pattern was checked by the caller). */
 void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin,

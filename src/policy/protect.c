@@ -10,6 +10,7 @@
 
 #include "policy/canon.h"
 #include "policy/gitconfig.h"
+#include "policy/sensitive.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -25,11 +26,6 @@ const size_t protect_n_default_names = sizeof protect_default_names / sizeof *pr
 /* Inside a git directory: what would run code, or configure code to run, outside; and
  * what points git at another directory to read those from. */
 static const char *const git_files[] = {"hooks", "config", "config.worktree", "commondir", "gitdir"};
-/* Under the caller's home, with --base host (CONTRACT). */
-static const char *const credential_stores[] = {
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
-    ".git-credentials", ".config/gh", ".pypirc", ".npmrc",
-};
 #define MODULES_MAX_DEPTH 8
 
 static bool user_origin(rule_origin o)
@@ -343,32 +339,65 @@ static int protect_writable_root(resolved *r, const char *root, cordon_error *er
     return 0;
 }
 
-static int hide(resolved *r, const char *path, const char *source, cordon_error *err)
+/* ---- hidden paths: credential stores, other users' homes, host sockets, --hide ------ */
+
+/* Hide `path` where the sandbox would show it: an empty, unwritable directory or file in
+ * its place.  exact: a rule that names the path exactly shows it after all (credential
+ * stores, --hide); otherwise any rule at or above it that is not the base does (/run).  A
+ * missing path is not held: nothing to read there, and what the command creates is its
+ * own. */
+static int hide(resolved *r, const char *path, const char *source, bool exact, cordon_error *err)
 {
-    struct stat st;
-    if (lstat(path, &st) < 0)
-        return errno == ENOENT || errno == ENOTDIR ? 0 : err_set(err, CORDON_STAGE_RESOLVE, errno, "%s", path);
-    if (user_rule_at(r, path))
-        return 0; /* a rule names it */
-    const rrule *eff = effective(r, path);
-    if (!eff || eff->access == CORDON_ACCESS_NONE)
-        return 0; /* not visible anyway */
-    return resolve_add_rule(r, path, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err);
+    canon c;
+    if (canon_resolve(path, &c, err) < 0)
+        return err_wrap(err, "%s", source);
+    int ret = 0;
+    if (c.dotdot_after_missing) {
+        ret = err_set(err, CORDON_STAGE_RESOLVE, 0,
+                      "%s: '..' follows %s, which does not exist, so the kernel cannot resolve the path; "
+                      "write it without '..'",
+                      source, c.first_missing);
+        goto out;
+    }
+    if (c.type == FT_MISSING)
+        goto out;
+    if (exact ? user_rule_at(r, c.path) != NULL : resolved_rule_covers(r, c.path))
+        goto out; /* a rule shows it */
+    if (!resolved_shows(r, c.path))
+        goto out; /* not visible anyway */
+    ret = resolve_add_rule(r, path, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err);
+out:
+    canon_free(&c);
+    return ret;
 }
 
-static int protect_host_homes(resolved *r, cordon_error *err)
+/* The credential stores of the caller's home (sensitive.c), wherever a rule shows them. */
+static int hide_credentials(resolved *r, cordon_error *err)
 {
-    /* The caller's home is replaced by a private one unless a rule shows it. */
-    if (r->home && resolved_rule_covers(r, r->home)) {
-        for (size_t i = 0; i < sizeof credential_stores / sizeof *credential_stores; i++) {
-            char *p = path_join(r->home, credential_stores[i]);
-            int ret = hide(r, p, "credential store (--base host)", err);
+    if (!r->home || strcmp(r->home, "/") == 0)
+        return 0;
+    for (size_t i = 0; i < n_credential_stores; i++) {
+        char *p = path_join(r->home, credential_stores[i].path);
+        /* Cheap first (every run passes here): where the view does not show the store as
+         * spelled (the private HOME in place of the real one, a base without the home),
+         * the home is not visible there, whatever symlinks it holds. */
+        if (!resolved_shows(r, p)) {
             free(p);
-            if (ret < 0)
-                return -1;
+            continue;
         }
+        char *source = xasprintf("credential store: %s", credential_stores[i].what);
+        int ret = hide(r, p, source, true, err);
+        free(source);
+        free(p);
+        if (ret < 0)
+            return -1;
     }
-    /* Every other user's home: /home/X and /root. */
+    return 0;
+}
+
+/* Every other user's home, /home/X and /root, unless a rule names it (or /home). */
+static int hide_other_homes(resolved *r, cordon_error *err)
+{
     strv homes = {0};
     DIR *d = opendir("/home");
     if (d) {
@@ -388,14 +417,181 @@ static int protect_host_homes(resolved *r, cordon_error *err)
             continue;
         struct stat st;
         if (lstat(h, &st) == 0 && S_ISDIR(st.st_mode))
-            ret = hide(r, h, "another user's home (--base host)", err);
+            ret = hide(r, h, "another user's home", true, err);
     }
     strv_free(&homes);
     return ret;
 }
 
+/* Files of /etc that are symlinks into /run on some systems (systemd-resolved's
+ * resolv.conf, a container's machine-id): shown again when /run is hidden. */
+static const char *const etc_links_into_run[] = {"/etc/resolv.conf", "/etc/machine-id", "/etc/hostname",
+                                                 "/etc/hosts", "/etc/localtime", "/etc/timezone"};
+
+/* --base host: the host's service sockets (docker.sock, D-Bus, ssh and gpg agents,
+ * systemd) live under /run and $XDG_RUNTIME_DIR; a read-only bind does not keep a
+ * command from connect()ing to a socket, so they are hidden unless a rule shows them. */
+static int hide_host_sockets(resolved *r, cordon_error *err)
+{
+    if (r->policy->base != CORDON_BASE_HOST)
+        return 0;
+    const char *dirs[] = {"/run", "/var/run", r->runtime_dir};
+    size_t before = r->n_rules;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        if (dirs[i] && hide(r, dirs[i], "host service sockets (--base host; a rule that shows them lifts this)",
+                            false, err) < 0)
+            return -1;
+    if (r->n_rules == before)
+        return 0;
+    for (size_t i = 0; i < sizeof etc_links_into_run / sizeof *etc_links_into_run; i++) {
+        const char *link = etc_links_into_run[i];
+        char target[4096];
+        ssize_t tl = readlink(link, target, sizeof target - 1);
+        if (tl <= 0)
+            continue; /* not a symlink (or not there) */
+        target[tl] = '\0';
+        if (!strstr(target, "run/"))
+            continue; /* /etc/localtime -> /usr/share/zoneinfo/...: not into /run */
+        canon c;
+        if (canon_resolve(link, &c, err) < 0) {
+            err_clear(err);
+            continue; /* an unreadable link: nothing to show */
+        }
+        const rrule *x = resolved_lookup(r, c.path);
+        bool show = c.type == FT_FILE && x && x->origin == ORIGIN_PROTECT && x->access == CORDON_ACCESS_NONE &&
+                    resolved_shows(r, link) == false && strcmp(x->path, c.path) != 0;
+        /* only a regular file the hiding covers, never a socket */
+        if (show) {
+            char *source = xasprintf("shown: %s points here (below the hidden %s)", link, x->path);
+            int ret = resolve_add_rule(r, c.path, CORDON_ACCESS_READ, ORIGIN_PROTECT, source, 0, err);
+            free(source);
+            if (ret < 0) {
+                canon_free(&c);
+                return -1;
+            }
+        }
+        canon_free(&c);
+    }
+    return 0;
+}
+
+/* --hide and hiddenPaths. */
+static int hide_requested(resolved *r, cordon_error *err)
+{
+    for (size_t i = 0; i < r->n_hides; i++)
+        if (hide(r, r->hides[i].path, r->hides[i].source, true, err) < 0)
+            return -1;
+    return 0;
+}
+
+/* ---- the home as a writable path ------------------------------------------------------ */
+
+/* A writable workspace that is the home, "/" or a directory above the home would let the
+ * command read every credential and rewrite what the caller's shell runs at its next
+ * start: refused, unless --allow names that directory (CONTRACT). */
+static int check_home_workspace(const resolved *r, cordon_error *err)
+{
+    const struct cordon_policy *p = r->policy;
+    const char *ws = r->workspace;
+    if (p->no_workspace || p->read_only || !ws)
+        return 0;
+    bool root = strcmp(ws, "/") == 0;
+    bool home = r->home && strcmp(ws, r->home) == 0;
+    bool above = r->home && !home && path_has_prefix(r->home, ws);
+    if (!root && !home && !above)
+        return 0;
+    /* --allow WORKSPACE: the caller means it.  (Looked up among the policy's rules: a rule
+     * on "/" is one rule per top-level entry by now.) */
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const policy_rule *pr = &p->rules[i];
+        if (pr->origin != ORIGIN_FLAG || pr->access != CORDON_ACCESS_WRITE)
+            continue;
+        canon c;
+        cordon_error ignored;
+        if (canon_resolve(pr->path, &c, &ignored) < 0)
+            continue;
+        bool same = strcmp(c.path, ws) == 0;
+        canon_free(&c);
+        if (same)
+            return 0;
+    }
+    const char *what = root ? "the root directory" : home ? "your home directory" : "a directory above your home";
+    return err_set(err, CORDON_STAGE_RESOLVE, 0,
+                   "the workspace %s%s is %s: writable, it would let the command read your credentials "
+                   "and change what your shell and tools run at start-up (.bashrc, .gitconfig, "
+                   ".ssh/authorized_keys ...); run cordon from a project directory, or pass --workspace DIR, "
+                   "--no-workspace or --read-only; to mean it, add --allow %s (credential stores stay "
+                   "hidden and start-up files read-only)",
+                   ws, p->workspace ? "" : " (the current directory)", what, ws);
+}
+
+/* Wherever the home is writable, its start-up files (sensitive.c) stay read-only unless a
+ * rule grants write on exactly that path; missing ones cannot be created (refused by the
+ * creation control like a protected name, where their parent directory exists: a rule
+ * on a missing parent would keep the whole parent, ~/.config say, from being made). */
+static int protect_startup_files(resolved *r, cordon_error *err)
+{
+    if (!r->home || strcmp(r->home, "/") == 0)
+        return 0;
+    for (size_t i = 0; i < n_startup_files; i++) {
+        char *p = path_join(r->home, startup_files[i].path);
+        const rrule *eff = effective(r, p);
+        int ret = 0;
+        /* writable: by a rule of the caller's, or by a pin an entry before this one added */
+        if (eff && eff->access == CORDON_ACCESS_WRITE) {
+            char *parent = xstrdup(p);
+            *strrchr(parent, '/') = '\0';
+            struct stat st;
+            bool hold = stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+            char *what = xasprintf("start-up file %s (%s)", startup_files[i].path, startup_files[i].what);
+            ret = protect_path(r, p, what, r->home, hold, err);
+            free(what);
+            free(parent);
+        }
+        free(p);
+        if (ret < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- pins for hidden and read-only paths -------------------------------------------- */
+
+int protect_pin(resolved *r, cordon_error *err)
+{
+    /* A hidden or read-only path below a writable directory is only as good as the names
+     * above it: `mv config c2` would carry config/secrets along, and the next run with the
+     * same --deny config/secrets would find nothing to hide while c2/secrets shows.  So
+     * every directory between the writable parent and the path is a mount point (rename(2)
+     * of one fails with EBUSY), as protected paths have (pin_between). */
+    size_t n = r->n_rules;
+    strv below = {0};
+    for (size_t i = 0; i < n; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed || x->access == CORDON_ACCESS_WRITE || x->type == FT_MISSING || x->pin)
+            continue;
+        const rrule *eff = NULL;
+        for (size_t j = 0; j < n; j++) {
+            const rrule *y = &r->rules[j];
+            if (y->shadowed || y->type == FT_MISSING || strcmp(y->path, x->path) == 0 || !path_has_prefix(x->path, y->path))
+                continue;
+            if (!eff || strlen(y->path) > strlen(eff->path))
+                eff = y;
+        }
+        if (eff && eff->access == CORDON_ACCESS_WRITE)
+            strv_push(&below, xstrdup(x->path));
+    }
+    int ret = 0;
+    for (size_t i = 0; ret == 0 && i < below.n; i++)
+        ret = pin_between(r, below.v[i], err);
+    strv_free(&below);
+    return ret;
+}
+
 int protect_expand(resolved *r, cordon_error *err)
 {
+    if (check_home_workspace(r, err) < 0)
+        return -1;
     /* The writable roots are fixed before anything is added. */
     strv roots = {0};
     for (size_t i = 0; i < r->n_rules; i++) {
@@ -423,7 +619,17 @@ int protect_expand(resolved *r, cordon_error *err)
         ret = pin_between(r, below, err);
         free(below);
     }
-    if (ret == 0 && r->policy->base == CORDON_BASE_HOST)
-        ret = protect_host_homes(r, err);
+    /* What must stay hidden wherever it would be shown, and the home's start-up files
+     * wherever it is writable. */
+    if (ret == 0)
+        ret = hide_credentials(r, err);
+    if (ret == 0)
+        ret = hide_other_homes(r, err);
+    if (ret == 0)
+        ret = hide_host_sockets(r, err);
+    if (ret == 0)
+        ret = hide_requested(r, err);
+    if (ret == 0)
+        ret = protect_startup_files(r, err);
     return ret;
 }

@@ -6,9 +6,17 @@
  *   git commit work but no hook or config can be planted to run outside the sandbox
  *   the next time a person uses git; .cordon, .codex, .agents and the --protect names
  *   are read-only; a rule granting write on exactly that path lifts the protection;
- * - under --base host, when the caller's real home is visible: the usual credential
- *   stores are hidden unless a rule names them exactly; every other user's home is
- *   hidden unless a rule names it (or /home).
+ * - wherever the view shows the caller's home (a rule on it or above it): the credential
+ *   stores of sensitive.c are hidden unless a rule names them exactly; wherever it is
+ *   writable, its start-up files (sensitive.c) stay read-only and cannot be created;
+ *   every other user's home is hidden unless a rule names it (or /home); --hide paths
+ *   are hidden like the credential stores;
+ * - under --base host: /run, /var/run and $XDG_RUNTIME_DIR (the host's service sockets)
+ *   are hidden unless a rule shows them;
+ * - a writable workspace that is the home, "/" or above the home is refused unless
+ *   --allow names it;
+ * - protect_pin: the directories between a writable path and a hidden or read-only one
+ *   below it are pinned, so that they cannot be renamed away.
  *
  * Adds rules of origin ORIGIN_PROTECT; called by resolve_policy() once the winning
  * rules are known. */
@@ -21,3 +29,6 @@ int protect_expand(resolved *r, cordon_error *err);
  * .agents .claude .mcp.json .vscode .idea .gitmodules. */
 extern const char *const protect_default_names[];
 extern const size_t protect_n_default_names;
+/* Once the rules are sorted again: pin every directory between a writable directory and a
+ * hidden or read-only path below it (so that it cannot be renamed away). */
+int protect_pin(resolved *r, cordon_error *err);

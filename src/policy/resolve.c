@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/strv.h"
@@ -57,6 +58,12 @@ void resolved_free(resolved *r)
     }
     free(r->notes);
     strv_free(&r->gitdirs);
+    for (size_t i = 0; i < r->n_hides; i++) {
+        free(r->hides[i].path);
+        free(r->hides[i].source);
+    }
+    free(r->hides);
+    free(r->runtime_dir);
     free(r->home);
     free(r->workspace);
     free(r->cwd);
@@ -72,6 +79,23 @@ static void add_link(resolved *r, const char *path, const char *target, const ch
     r->links[r->n_links++] = (rlink){xstrdup(path), xstrdup(target), xstrdup(source)};
 }
 
+/* A path with ".." after a component that does not exist means nothing to the kernel
+ * today and, once the component is made, whatever it becomes (canon.h): refuse it rather
+ * than let a rule rest on a lexical guess (--deny DIR/nope/../secret would hide nothing,
+ * --allow-ro DIR/nope/../sub would leave sub writable).  `what` names the input. */
+static int refuse_dotdot(canon *c, const char *what, cordon_error *err)
+{
+    if (!c->dotdot_after_missing)
+        return 0;
+    err_set(err, CORDON_STAGE_RESOLVE, 0,
+            "%s: '..' follows %s, which %s, so the kernel cannot resolve this path (and once it "
+            "exists the path may name something else); write the path without '..'%s%s%s",
+            what, c->first_missing, c->missing_under_file ? "is not a directory" : "does not exist",
+            c->path ? " (perhaps " : "", c->path ? c->path : "", c->path ? ")" : "");
+    canon_free(c);
+    return -1;
+}
+
 /* Resolve `given` and append it as a rule (ownership of nothing is taken). */
 static int add_resolved(resolved *r, const char *given, cordon_access access, rule_origin origin,
                         const char *source, int line, cordon_error *err)
@@ -81,6 +105,14 @@ static int add_resolved(resolved *r, const char *given, cordon_access access, ru
         if (line > 0)
             return err_wrap(err, "%s:%d: \"%s\"", source, line, given);
         return err_wrap(err, "%s %s", source, given);
+    }
+    if (c.dotdot_after_missing) {
+        char *what = line > 0 ? xasprintf("%s:%d: \"%s\"", source, line, given) : xasprintf("%s %s", source, given);
+        int ret = refuse_dotdot(&c, what, err);
+        if (line > 0)
+            err->stage = CORDON_STAGE_SETTINGS;
+        free(what);
+        return ret;
     }
     grow(&r->rules, &r->cap_rules, r->n_rules + 1, sizeof *r->rules);
     r->rules[r->n_rules++] = (rrule){
@@ -171,6 +203,21 @@ bool resolved_rule_covers(const resolved *r, const char *path)
             return true;
     }
     return false;
+}
+
+bool resolved_shows(const resolved *r, const char *path)
+{
+    if (path_has_prefix(path, "/proc") || path_has_prefix(path, "/dev"))
+        return false;
+    const rrule *x = resolved_lookup(r, path);
+    if (!x || x->access == CORDON_ACCESS_NONE)
+        return false;
+    /* the private /tmp and HOME are mounted over what a shallower rule shows there */
+    if (path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp") && !resolved_rule_covers(r, "/tmp"))
+        return false;
+    if (private_home_at(r) && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
+        return false;
+    return true;
 }
 
 bool private_home_at(const resolved *r)
@@ -591,6 +638,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             err_wrap(err, "HOME");
             goto fail;
         }
+        if (refuse_dotdot(&c, "HOME", err) < 0)
+            goto fail;
         out->home = c.path;
         out->home_type = c.type;
         c.path = NULL; /* kept */
@@ -605,6 +654,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             err_wrap(err, "workspace");
             goto fail;
         }
+        if (refuse_dotdot(&c, p->workspace ? "--workspace" : "the current directory", err) < 0)
+            goto fail;
         if (c.type != FT_DIR && !p->no_workspace) {
             err_opt(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR, "workspace",
                     "workspace '%s'%s", ws_given,
@@ -639,6 +690,32 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             goto fail;
     }
 
+    /* --hide and hiddenPaths: expanded here, hidden by protect.c where they are shown. */
+    if (p->n_hides)
+        out->hides = xcalloc(p->n_hides, sizeof *out->hides);
+    for (size_t i = 0; i < p->n_hides; i++) {
+        const policy_rule *pr = &p->hides[i];
+        char *given = pr->expand ? expand_settings_path(pr, out->home, out->workspace, p->data_root, err)
+                                 : xstrdup(pr->path);
+        if (!given)
+            goto fail;
+        out->hides[out->n_hides++] = (rhide){
+            .path = given,
+            .source = pr->line > 0 ? xasprintf("%s:%d (hiddenPaths \"%s\")", pr->source, pr->line, pr->path)
+                                   : xasprintf("%s %s", pr->source, pr->path),
+        };
+    }
+    if (host->runtime_dir && host->runtime_dir[0] == '/') {
+        canon c;
+        if (canon_resolve(host->runtime_dir, &c, err) < 0) {
+            err_wrap(err, "XDG_RUNTIME_DIR");
+            goto fail;
+        }
+        if (c.type == FT_DIR && !c.dotdot_after_missing)
+            out->runtime_dir = steal_pointer(&c.path);
+        canon_free(&c);
+    }
+
     /* A rule on "/" becomes one rule per top-level entry, like the host base. */
     for (size_t i = 0; i < out->n_rules; i++) {
         rrule *r = &out->rules[i];
@@ -671,6 +748,11 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         goto fail;
     if (out->n_rules != before)
         sort_rules(out);
+    before = out->n_rules;
+    if (protect_pin(out, err) < 0)
+        goto fail;
+    if (out->n_rules != before)
+        sort_rules(out);
 
     if (check_planted_symlinks(out, err) < 0)
         goto fail;
@@ -682,6 +764,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             err_wrap(err, "working directory");
             goto fail;
         }
+        if (refuse_dotdot(&c, p->cwd ? "--chdir" : "the current directory", err) < 0)
+            goto fail;
         out->cwd = c.path;
         out->cwd_type = c.type;
         c.path = NULL; /* kept */

@@ -53,7 +53,14 @@ typedef struct host_info {
     const char *home; /* $HOME, or NULL */
     const char *cwd;  /* the current directory (absolute) */
     const char *root; /* the host root to list for --base host; "/" except in tests */
+    const char *runtime_dir; /* $XDG_RUNTIME_DIR, or NULL: hidden under --base host */
 } host_info;
+
+/* A --hide path (or hiddenPaths entry), expanded; protect.c hides it where it is shown. */
+typedef struct rhide {
+    char *path;   /* absolute, as expanded (resolved by protect.c) */
+    char *source; /* "--hide PATH", or "FILE:LINE (hiddenPaths \"...\")" */
+} rhide;
 
 typedef struct resolved {
     rrule *rules; /* sorted by path (path_cmp), winner first among equals */
@@ -69,6 +76,9 @@ typedef struct resolved {
     strv gitdirs; /* git directories found at the top of writable paths (protect.c) */
     rnote *notes; /* deny globs: one "glob" line each, then "skip" lines */
     size_t n_notes, cap_notes;
+    rhide *hides; /* --hide, hiddenPaths */
+    size_t n_hides;
+    char *runtime_dir; /* canonical $XDG_RUNTIME_DIR, or NULL */
 } resolved;
 
 int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
@@ -81,6 +91,9 @@ int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_
                      const char *source, int line, cordon_error *err);
 /* Does a rule other than the base name `path` or a directory above it? */
 bool resolved_rule_covers(const resolved *r, const char *path);
+/* Would the sandbox show `path` (canonical): is its winning rule a read or write one, and
+ * is it not covered by the private /tmp or HOME mounted over that rule? */
+bool resolved_shows(const resolved *r, const char *path);
 /* Is the private HOME mounted at the caller's home path (else at /.cordon/home)? */
 bool private_home_at(const resolved *r);
 /* Precedence at equal path: deny 3 > write 2 > read 1. */

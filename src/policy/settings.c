@@ -26,7 +26,7 @@
 
 static const char sandbox_keys[] =
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
-    "isolation";
+    "isolation, hiddenPaths";
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -46,6 +46,7 @@ typedef struct settings_ctx {
 typedef struct settings {
     int enabled, network, read_only; /* -1 = not given, else 0/1 */
     json_t *allowed, *denied;        /* borrowed from the document, or NULL */
+    json_t *hidden;                  /* hiddenPaths (--hide), borrowed, or NULL */
     unsigned long long limit[LIMITS_N]; /* limitPids, limitMemory, limitCpu; 0 = not given */
     int isolation;                   /* -1 = not given, else a cordon_isolation */
     int sandboxed;                   /* orchestration.sandboxed: -1 = not given, else 0/1 */
@@ -305,6 +306,9 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
             r = get_limit(ctx, key, CORDON_LIMIT_CPU, v, s);
         } else if (strcmp(key, "isolation") == 0) {
             r = get_isolation(ctx, key, v, &s->isolation);
+        } else if (strcmp(key, "hiddenPaths") == 0) {
+            r = check_paths(ctx, key, v, false);
+            s->hidden = v;
         } else {
             jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
             r = unknown_key(ctx, at, 2, "sandbox.", key, sandbox_keys);
@@ -395,6 +399,19 @@ static void add_rules(const settings_ctx *ctx, struct cordon_policy *p, const ch
     }
 }
 
+/* hiddenPaths: like --hide, in settings syntax (~, <workspace>, relative). */
+static void add_hides(const settings_ctx *ctx, struct cordon_policy *p, const json_t *array)
+{
+    if (!array)
+        return;
+    size_t n = json_array_size(array);
+    _cleanup_free_ int *lines = xcalloc(n, sizeof *lines);
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY("hiddenPaths")};
+    jsonpos_array_lines(ctx->text, ctx->len, at, 2, lines, n);
+    for (size_t i = 0; i < n; i++)
+        policy_add_hide(p, json_string_value(json_array_get(array, i)), ORIGIN_SETTINGS, ctx->file, lines[i], true);
+}
+
 /* Cannot fail: everything was checked by parse_root(). */
 static void apply(const settings_ctx *ctx, const settings *s, struct cordon_policy *p)
 {
@@ -418,6 +435,7 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
         p->isolation = (cordon_isolation)s->isolation;
     add_rules(ctx, p, "allowedPaths", s->allowed, CORDON_ACCESS_WRITE);
     add_rules(ctx, p, "deniedPaths", s->denied, CORDON_ACCESS_NONE);
+    add_hides(ctx, p, s->hidden);
 }
 
 int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)

@@ -75,9 +75,13 @@ int dev_build(int root_fd, root_scratch *s, dev_sources *d, cordon_error *err)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount /dev/pts");
     }
     {
-        _cleanup_fd_ int m = root_new_tmpfs("1777", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+        _cleanup_fd_ int m = root_private_tmpfs(s, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
         if (m < 0 || mount_at(root_fd, s, m, "/dev/shm", DEST_DIR, err) < 0)
             return err_wrap(err, "/dev/shm");
+        /* private, as /tmp is (under --limit-memory the same tmpfs: the creation control
+         * tells the host's file systems by device, and must not count it as one) */
+        if (root_mark_ours(s, m, err) < 0)
+            return -1;
     }
     _cleanup_fd_ int dev = root_open_dest(root_fd, s, "/dev", DEST_EXISTING, err);
     if (dev < 0)

@@ -40,6 +40,7 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->later_ro = xcalloc(s->cap, sizeof *s->later_ro);
     s->ours = xcalloc(s->cap, sizeof *s->ours);
     s->proc_fd = -1;
+    s->private_fd = -1;
 }
 
 void root_scratch_free(root_scratch *s)
@@ -113,6 +114,47 @@ int root_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err)
     if (m < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
     return m;
+}
+
+/* The shared tmpfs of --limit-memory: `size` bytes of data in all, and one inode per KiB
+ * of it (at least 4096), since inodes take memory too. */
+static int new_capped_tmpfs(unsigned long long size, cordon_error *err)
+{
+    _cleanup_fd_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+    if (fs < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsopen)");
+    char sz[32], inodes[32];
+    snprintf(sz, sizeof sz, "%llu", size);
+    snprintf(inodes, sizeof inodes, "%llu", size / 1024 > 4096 ? size / 1024 : 4096);
+    if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+        fsconfig(fs, FSCONFIG_SET_STRING, "size", sz, 0) < 0 ||
+        fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
+        fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs of %s bytes for --limit-memory (fsconfig)", sz);
+    int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+    if (m < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
+    return m;
+}
+
+int root_private_tmpfs(root_scratch *s, unsigned mode, unsigned attrs, cordon_error *err)
+{
+    char m[16];
+    snprintf(m, sizeof m, "%o", mode);
+    if (s->private_fd < 0)
+        return root_new_tmpfs(m, attrs, err);
+    char name[16];
+    snprintf(name, sizeof name, "%u", s->n_private++);
+    if (mkdirat(s->private_fd, name, 0700) < 0 || fchmodat(s->private_fd, name, mode, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot make a private directory in the --limit-memory tmpfs");
+    int t = open_tree(s->private_fd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (t < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot bind a private directory of the --limit-memory tmpfs");
+    if (root_set_attr(t, NULL, attrs, false, err) < 0) {
+        close(t);
+        return -1;
+    }
+    return t;
 }
 
 int root_set_attr(int tree_fd, const char *path, unsigned set, bool recursive, cordon_error *err)
@@ -324,9 +366,7 @@ static int do_hide(build *b, size_t i)
 
 static int do_tmpfs(build *b, const plan_op *op)
 {
-    char mode[16];
-    snprintf(mode, sizeof mode, "%o", op->mode);
-    _cleanup_fd_ int m = root_new_tmpfs(mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
+    _cleanup_fd_ int m = root_private_tmpfs(b->s, op->mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
     if (m < 0)
         return -1;
     _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
@@ -461,6 +501,16 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create the empty file and directory to hide with");
         close(fd);
     }
+    /* --limit-memory: /tmp, HOME, TMPDIR and /dev/shm are directories of one tmpfs whose
+     * size is the limit.  Attached over the build place too (cloning from a detached
+     * mount needs a newer kernel); it goes with the old root, its clones stay. */
+    _cleanup_fd_ int priv = -1;
+    if (p->limits.v[CORDON_LIMIT_MEMORY]) {
+        priv = new_capped_tmpfs(p->limits.v[CORDON_LIMIT_MEMORY], err);
+        if (priv < 0 || root_attach(priv, at, "the --limit-memory tmpfs", err) < 0)
+            return -1;
+        s->private_fd = priv;
+    }
     _cleanup_fd_ int root = -1;
     if (p->root_is_host) {
         plan_op host = {.kind = PLAN_BIND, .dest = (char *)"/", .src = (char *)"/", .read_only = true,
@@ -497,6 +547,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
             return -1;
     }
 
+    s->private_fd = -1; /* closed with `priv` */
     TRACE("plan-applied");
     /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
     for (size_t i = 0; i < s->n_later_ro; i++) {

@@ -27,6 +27,9 @@ typedef struct root_scratch {
     int proc_fd;        /* --no-proc: a procfs attached nowhere, for PID 1's own use (the
                          * creation control), made while the host's /proc is still in view
                          * (the kernel mounts a procfs only where one is fully visible) */
+    int private_fd;     /* --limit-memory: the one size-capped tmpfs that /tmp, HOME, TMPDIR
+                         * and /dev/shm are directories of (root_private_tmpfs), or -1 */
+    unsigned n_private; /* directories made in it so far */
 } root_scratch;
 
 void root_scratch_init(root_scratch *s, const plan *p);
@@ -39,6 +42,11 @@ typedef enum dest_create { DEST_EXISTING, DEST_DIR, DEST_FILE } dest_create;
 int root_open_dest(int root_fd, const root_scratch *s, const char *path, dest_create create,
                    cordon_error *err);
 int root_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err);
+/* A private, empty, writable tmpfs mount of `mode` for /tmp, HOME, TMPDIR or /dev/shm,
+ * detached, ready to attach.  Under --limit-memory a directory of the one shared tmpfs
+ * whose size is the limit (so that files there cannot outgrow it together, whatever
+ * enforces the limit on processes); else a tmpfs of its own. */
+int root_private_tmpfs(root_scratch *s, unsigned mode, unsigned attrs, cordon_error *err);
 int root_set_attr(int tree_fd, const char *path, unsigned set, bool recursive, cordon_error *err);
 int root_attach(int tree_fd, int dest_fd, const char *dest, cordon_error *err);
 int root_mark_ours(root_scratch *s, int mnt_fd, cordon_error *err);

@@ -36,6 +36,9 @@ typedef struct launch {
                             * enforced inside so that a caller that never waits is held to
                             * it too); -1: none */
     int helper_fd; /* PID 1's end of the socket to the run's host-side helpers (outer.h), or -1 */
+    int cordon_pidfd; /* a pidfd of cordon's own process, or -1: the pipe alone cannot say
+                       * that cordon is gone while a process forked after the clone still
+                       * holds a copy of its write end */
     sigset_t orig_mask; /* the caller's signal mask, restored for the command */
     void *cmd_stack;    /* stack for the command's process until it execs */
     size_t cmd_stack_size;

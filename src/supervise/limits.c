@@ -1,10 +1,12 @@
 #include "supervise/limits.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,11 +470,41 @@ static int fail_setup(cordon_error *why, const char *what, const char *where)
     return err_set(why, CORDON_STAGE_LIMITS, errno, "%s %s", what, where);
 }
 
+/* The cgroups of runs whose cordon and janitor were both killed (a kill of every process
+ * of the run at once): "cordon-PID-X" whose PID, the cordon that made it, is gone, and
+ * that nothing runs in any more (rmdir of a populated cgroup fails: it stays). */
+static void reap_stale_cgroups(int parent)
+{
+    int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int pid = 0, n = 0;
+        if (strncmp(e->d_name, "cordon-", 7) != 0 || sscanf(e->d_name + 7, "%d-%*x%n", &pid, &n) != 1 || n == 0 ||
+            e->d_name[7 + n] != '\0' || pid <= 0)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char leaf[sizeof e->d_name + 16];
+        fmt(leaf, sizeof leaf, "%s/sandbox", e->d_name);
+        (void)unlinkat(dirfd(d), leaf, AT_REMOVEDIR); /* cgroup v2's leaf, where there is one */
+        (void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
 static int setup_v2(limits_run *l, const char *dir, cordon_error *why)
 {
     int parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (parent < 0)
         return fail_setup(why, "cannot open", dir);
+    reap_stale_cgroups(parent);
     char name[64];
     run_name(name, sizeof name);
     l->dirs[0].parent_fd = parent;
@@ -545,6 +577,7 @@ static int setup_v1(limits_run *l, const host_cgroups *h, cordon_error *why)
         int fd = open(dirs[j], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
             return fail_setup(why, "cannot open", dirs[j]);
+        reap_stale_cgroups(fd);
         l->dirs[j].parent_fd = fd;
         fmt(l->dirs[j].name, sizeof l->dirs[j].name, "%s", name);
         l->n_dirs = j + 1;

@@ -252,6 +252,8 @@ static size_t launch_child_fds(const launch *l, int *keep)
         keep[k++] = l->confine.landlock.ruleset_fd;
     if (l->helper_fd >= 0)
         keep[k++] = l->helper_fd;
+    if (l->cordon_pidfd >= 0)
+        keep[k++] = l->cordon_pidfd;
     return k;
 }
 
@@ -338,6 +340,7 @@ static void release_run(outer_run *r)
     close_fd(&r->l.report_fd);
     close_fd(&r->l.life_fd);
     close_fd(&r->l.helper_fd);
+    close_fd(&r->l.cordon_pidfd);
     close_fd(&r->pidfd);
     free_child_parts(&r->l);
 }
@@ -366,6 +369,10 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     launch *l = &r->l;
     *l = (launch){.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .report_fd = -1,
                   .life_fd = -1, .life_wfd = -1, .helper_fd = -1, .deadline_ms = -1};
+    /* PID 1 also watches cordon's own process through a pidfd: the life pipe alone cannot
+     * say that cordon is gone while a process forked after the clone still holds a copy of
+     * its write end (close-on-exec; -1: the pipe only) */
+    l->cordon_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
     root_scratch_init(&l->scratch, p);
     confine_prepare(&l->confine, p);
     bool ll_only = p->isolation == CORDON_ISOLATION_LANDLOCK;

@@ -143,9 +143,25 @@ void reaper_main(launch *l)
     sigset_t fwd;
     signals_forwarded(&fwd);
     sigaddset(&fwd, SIGCHLD);
-    /* The supervisor dies with cordon. */
+    sigaddset(&fwd, SIGNAL_CORDON_GONE);
+    /* The supervisor dies with cordon, but not at once: with no PID namespace, what the
+     * command started (a double fork, a daemon) would outlive a SIGKILL of the supervisor,
+     * reparented to the host's init.  So cordon's death is a signal it reads, kills every
+     * descendant on, and then exits (report_supervise).  SIGKILL until it is armed. */
     if (launch_tie_to_cordon(l, CORDON_STAGE_SUPERVISE, &err) < 0)
         fail(l, &err);
+    sigset_t gone;
+    sigemptyset(&gone);
+    sigaddset(&gone, SIGNAL_CORDON_GONE);
+    sigprocmask(SIG_BLOCK, &gone, NULL);
+    if (prctl(PR_SET_PDEATHSIG, SIGNAL_CORDON_GONE, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
+        fail(l, &err);
+    }
+    /* cordon gone between the two: the pipe only it holds says so (nothing started yet) */
+    struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
+    if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
+        _exit(CORDON_EXIT_SETUP);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
         fail(l, &err);

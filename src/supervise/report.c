@@ -12,6 +12,7 @@
 
 #include "supervise/creation.h"
 #include "supervise/launch.h"
+#include "supervise/signals.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
 
@@ -107,6 +108,13 @@ void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
             continue;
         if (r != (ssize_t)sizeof si)
             _exit(CORDON_EXIT_SETUP);
+        if (si.ssi_signo == (uint32_t)SIGNAL_CORDON_GONE) {
+            /* --isolation landlock: cordon is gone, and no PID namespace takes the rest
+             * down with us: kill everything first (its parent-death signal). */
+            kill(cmd, SIGKILL);
+            finish();
+            _exit(CORDON_EXIT_SETUP);
+        }
         if (si.ssi_signo != SIGCHLD) {
             kill(cmd, (int)si.ssi_signo);
             continue;

@@ -36,6 +36,14 @@ int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err)
     struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
     if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
         _exit(CORDON_EXIT_SETUP);
+    /* ... but a process forked after the clone (a janitor of cordon's, or a child the
+     * library's caller forked meanwhile, not yet scheduled on a busy machine) may still
+     * hold a copy of that write end: ask cordon's process itself (its pidfd is readable
+     * once it has exited).  Without this, a cordon killed in its first milliseconds left
+     * the whole sandbox running (seen with the stubs' janitor). */
+    struct pollfd cp = {.fd = l->cordon_pidfd, .events = POLLIN};
+    if (l->cordon_pidfd >= 0 && poll(&cp, 1, 0) > 0)
+        _exit(CORDON_EXIT_SETUP);
     return 0;
 }
 

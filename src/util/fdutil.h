@@ -11,6 +11,11 @@ int close_fds_except(const int *keep, size_t n);
  * a session of its own, so that a signal to cordon's process group does not reach it,
  * nothing open but keep[] (n <= 64), and /dev/null as 0, 1 and 2. */
 void detach_janitor(const int *keep, size_t n);
+/* Remove `name` in the directory `at` and everything below it, never following a
+ * symlink (directories the caller may not list are made listable first).  System calls
+ * and the stack only: usable in a forked copy of a threaded process.  0 when it is gone
+ * (or never was), -1 with errno (ENOTEMPTY while something still writes there). */
+int remove_tree_at(int at, const char *name);
 /* Mark every descriptor >= 3 close-on-exec. */
 int cloexec_all_fds(void);
 /* open(path, flags) of a canonical absolute path, failing with ELOOP where any component

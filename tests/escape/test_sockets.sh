@@ -6,7 +6,8 @@
 # no rule shows cannot be named; but connect(2) does not care about MS_RDONLY, so a socket
 # that the view shows read-only (everything under --base host) IS reachable: a known
 # limitation (doc/security.md), asserted here as it stands, and --deny of its directory
-# is the way to close it. Positive controls: the host's server answers on the host, and
+# is the way to close it. The host's service sockets live in /run, /var/run and
+# $XDG_RUNTIME_DIR: --base host hides those unless a rule shows them. Positive controls: the host's server answers on the host, and
 # the same connect works for a socket the view does show, or one of the command's own.
 . "$(dirname "$0")/lib.sh"
 esc_build tryops
@@ -87,6 +88,47 @@ t_path_socket_base_host_known_limitation() {
   want_refused denied ENOENT ECONNREFUSED
 }
 
+# --base host: /run, /var/run and $XDG_RUNTIME_DIR are hidden (docker.sock, D-Bus, agents).
+t_run_hidden_base_host() {
+  local d rundir=""
+  d=$(scratch_outside_tmp)
+  mkdir "$d/xdg"
+  chmod 0700 "$d/xdg"
+  start_unix_server "$d/xdg/bus"
+  if [ "$MY_UID" = 0 ]; then
+    rundir=/run/cordon-escape-$$-$RANDOM
+    mkdir "$rundir"
+    echo "$rundir" >>"$T/.rmdirs"
+    start_unix_server "$rundir/docker.sock"
+  fi
+  export XDG_RUNTIME_DIR=$d/xdg
+  esc_ok --base host -- tryops connect xdg "$d/xdg/bus" ${rundir:+connect run "$rundir/docker.sock" connect var_run "/var/run/${rundir#/run/}/docker.sock"}
+  want_refused xdg ENOENT
+  if [ -n "$rundir" ]; then
+    want_refused run ENOENT
+    want_refused var_run ENOENT
+  fi
+  # /run itself is an empty directory inside (the host's is not)
+  [ -n "$(ls -A /run)" ] || die "positive control: the host's /run is empty here"
+  expect_output "" run --base host -- sh -c 'ls -A /run; ls -A /var/run/'
+  # positive controls: a rule that shows them lifts the hiding
+  esc_ok --base host --allow-ro "$d/xdg" ${rundir:+--allow-ro /run} -- tryops connect xdg "$d/xdg/bus" ${rundir:+connect run "$rundir/docker.sock"}
+  assert_eq "$(detail xdg)" pong-from-host "a rule that shows \$XDG_RUNTIME_DIR"
+  [ -z "$rundir" ] || assert_eq "$(detail run)" pong-from-host "a rule that shows /run"
+}
+
+# Files of /etc that point into /run (systemd-resolved's resolv.conf) still read.
+t_etc_links_into_run() {
+  local f found=""
+  for f in /etc/resolv.conf /etc/machine-id /etc/hostname /etc/hosts /etc/localtime /etc/timezone; do
+    [ -L "$f" ] && case $(readlink -f "$f") in /run/* | /var/run/*) found=$f; break ;; esac
+  done
+  [ -n "$found" ] || skip_case "no file of /etc is a symlink into /run on this host (systemd-resolved's resolv.conf is one)"
+  expect_output "$(cat "$found")" run --base host -- cat "$found"
+}
+
+run_case run_hidden_base_host t_run_hidden_base_host
+run_case etc_links_into_run t_etc_links_into_run
 run_case abstract_network_none t_abstract_network_none
 run_case abstract_network_host t_abstract_network_host
 run_case path_socket_hidden t_path_socket_hidden

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Faults and load (run by tests/run-all.sh in the default pass, as root and unprivileged):
-#   - kill -9 of cordon at random moments of setup and run, 100 times: no process, mount,
-#     stub or temporary file is left;
+#   - kill -9 of cordon at every one of its own system calls (a deterministic sweep, with
+#     the plain sandbox, --base host, resource limits and --isolation landlock), and at
+#     random moments, three in four within the first 3 ms: no process (a double-forked
+#     grandchild included), cgroup, mount, stub or temporary file is left;
 #   - 1,000 sequential runs leave the host's open files, memory and mount table as they were;
 #   - 64 concurrent runs on one workspace all succeed;
 #   - a full file system under --status-json or the workspace gives a clear error, exit 125
@@ -9,6 +11,7 @@
 # Counts are environment variables, for a quick local run:
 #   CORDON_FAULT_TRIALS (100), CORDON_SEQ_RUNS (1000), CORDON_CONCURRENT (64)
 . "$(dirname "$0")/../e2e/lib.sh"
+STRESS_DIR=$(cd "$(dirname "$0")" && pwd)
 
 TRIALS=${CORDON_FAULT_TRIALS:-100}
 SEQ_RUNS=${CORDON_SEQ_RUNS:-1000}
@@ -91,9 +94,11 @@ before = after = 0
 problems = 0
 for i in range(trials):
     mark = "%s%03d" % (tag, i)
-    # every other trial within the first 3 ms: setup, where the windows are
-    delay = random.uniform(0, 0.003 if i % 2 else 0.020)
-    p = subprocess.Popen([cordon, "run"] + opts + ["--", "sleep", "5." + mark], cwd=ws, stdin=subprocess.DEVNULL,
+    # three trials in four within the first 3 ms: setup, where the windows are
+    delay = random.uniform(0.0002, 0.003) if i % 4 else random.uniform(0, 0.020)
+    # a grandchild in a session of its own, too: without a PID namespace (landlock) only
+    # the supervisor can take it down
+    p = subprocess.Popen([cordon, "run"] + opts + ["--", "sh", "-c", "setsid sleep 5.%s & exec sleep 5.%s" % (mark, mark)], cwd=ws, stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, TMPDIR=tmpdir))
     time.sleep(delay)
     started = sleeper_started(mark)
@@ -164,6 +169,187 @@ if new_tmp:
     print("LEFT in /tmp after the trials: %s" % sorted(new_tmp)[:10])
 print("TRIALS %d killed_before_command=%d killed_after=%d problems=%d" % (trials, before, after, problems))
 '
+
+# The sweep: cordon killed on entry to its first, second, third ... system call (killat.c,
+# a ptrace driver), until it runs to the end. The command is short (it exits after 0.1 s,
+# so that the kills during cordon's teardown cost little) but leaves a 30 s grandchild in
+# a session of its own that only the sandbox's end can take down. Same checks as above;
+# prints "SWEEP n" (the system calls cordon made) and a line per problem.
+KILL_SWEEP='
+import os, subprocess, sys, time
+killat, cordon, ws, tmpdir, grace, tag = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6]
+rest = sys.argv[7:]
+opts = rest[:rest.index("--")] if "--" in rest else rest
+cgdirs = rest[rest.index("--") + 1:] if "--" in rest else []
+
+def with_marker(mark):
+    found = []
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % p, "rb") as f:
+                if mark.encode() in f.read():
+                    found.append(int(p))
+        except OSError:
+            pass
+    return found
+
+def run_cgroups():
+    out = []
+    for d in cgdirs:
+        try:
+            out += [os.path.join(d, n) for n in os.listdir(d) if n.startswith("cordon-")]
+        except OSError:
+            pass
+    return out
+
+def mounts():
+    # only mount points where cordon works (the directories of this test): other tests on the
+    # same machine mount and unmount things of their own meanwhile
+    near = (os.path.dirname(ws), tmpdir)
+    with open("/proc/self/mountinfo") as f:
+        return sum(1 for line in f if line.split()[4].startswith(near))
+
+ws_before, tmp_before, mounts_before, cg_before = sorted(os.listdir(ws)), sorted(os.listdir(tmpdir)), mounts(), set(run_cgroups())
+n = 0
+while n < 5000:
+    n += 1
+    mark = "%s%04d" % (tag, n)
+    rc = subprocess.call([killat, str(n), cordon, "run"] + opts + ["--", "sh", "-c", "setsid sleep 30.%s & sleep 0.1" % mark],
+                         cwd=ws, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         env=dict(os.environ, TMPDIR=tmpdir))
+    if rc == 3:
+        break
+    if rc != 0:
+        print("LEFT nothing, but the driver failed at system call %d (status %d)" % (n, rc))
+        break
+    deadline = time.time() + grace
+    while True:
+        left, ws_now, t, cg = with_marker(mark), sorted(os.listdir(ws)), sorted(os.listdir(tmpdir)), set(run_cgroups()) - cg_before
+        if (not left and ws_now == ws_before and t == tmp_before and not cg) or time.time() > deadline:
+            break
+        time.sleep(0.005)
+    what = "killed at system call %d" % n
+    if left:
+        print("LEFT processes %s: %s" % (what, left))
+        for q in left:
+            try:
+                os.kill(q, 9)
+            except OSError:
+                pass
+    if ws_now != ws_before:
+        print("LEFT in the workspace %s: %s" % (what, sorted(set(ws_now) ^ set(ws_before))))
+        for x in set(ws_now) - set(ws_before):
+            try:
+                os.rmdir(os.path.join(ws, x))
+            except OSError:
+                pass
+    if t != tmp_before:
+        print("LEFT in TMPDIR %s: %s" % (what, sorted(set(t) ^ set(tmp_before))))
+        for x in set(t) - set(tmp_before):
+            subprocess.call(["rm", "-rf", os.path.join(tmpdir, x)])
+    if cg:
+        print("LEFT cgroups %s: %s" % (what, sorted(cg)))
+        cg_before |= cg
+    m = mounts()
+    if m != mounts_before:
+        print("LEFT mounts %s: %d lines in /proc/self/mountinfo, %d before" % (what, m, mounts_before))
+        mounts_before = m
+print("SWEEP %d" % (n - 1))
+'
+
+# kill9_sweep [RUN OPTION... [-- CGROUP DIR...]]
+kill9_sweep() {
+  command -v cc >/dev/null || skip_case "no C compiler for tests/stress/killat.c"
+  [ -x "$T/killat" ] || cc -O1 -o "$T/killat" "$STRESS_DIR/killat.c" || die "cannot compile tests/stress/killat.c"
+  "$T/killat" 1 true >/dev/null 2>&1 || skip_case "ptrace is not allowed here (killat cannot trace its own child)"
+  mkdir -p "$CT/tmpdir"
+  [ -e "$WS/file" ] || { echo data >"$WS/file"; mkdir "$WS/dir"; }
+  local out summary bad
+  out=$("$PY" -c "$KILL_SWEEP" "$T/killat" "$CORDON" "$WS" "$CT/tmpdir" "$GRACE" "$(new_mark)" "$@")
+  summary=$(printf '%s\n' "$out" | grep '^SWEEP ' || true)
+  [ -n "$summary" ] || die "the sweep printed no summary: $(printf '%s' "$out" | head -c 400)"
+  echo "# kill -9 sweep ($*): killed at each of cordon's $(echo "$summary" | cut -d' ' -f2) system calls"
+  [ "$(echo "$summary" | cut -d' ' -f2)" -ge 20 ] || die "the sweep saw only $summary system calls: is cordon traced at all?"
+  bad=$(printf '%s\n' "$out" | grep '^LEFT ' || true)
+  [ -z "$bad" ] || die "$(printf '%s\n' "$bad" | wc -l) problem(s) after kill -9 of cordon: $(printf '%s\n' "$bad" | head -n 3)"
+  assert_file_content "$WS/file" "data"
+}
+
+limits_opts() { echo "${CORDON_FAULT_LIMITS:---limit-pids 100 --limit-memory 512M --limit-cpu 60}"; }
+limits_dirs() {
+  # shellcheck disable=SC2046
+  "$CORDON" explain $(limits_opts) 2>/dev/null |
+    sed -n 's/^limits (cgroup v[12]: cgroups\{0,1\} of the run.s own under \(.*\))$/\1/p' | tr ' ' '\n'
+}
+
+landlock_ok() {
+  "$CORDON" run --isolation landlock -- true >/dev/null 2>&1
+}
+
+t_kill9_sweep() {
+  kill9_sweep
+  kill9_sweep --base host
+  local dirs=()
+  mapfile -t dirs < <(limits_dirs)
+  # shellcheck disable=SC2046
+  kill9_sweep $(limits_opts) -- "${dirs[@]}"
+  if landlock_ok; then
+    kill9_sweep --isolation landlock
+  else
+    echo "# kill -9 sweep: --isolation landlock does not run here ($("$CORDON" run --isolation landlock -- true 2>&1 | head -c 200))"
+  fi
+}
+
+# kill -9 of every process of a run at once (cordon, its janitors, PID 1: as a cgroup
+# kill or the OOM killer does): the sandbox dies with its PID 1; the run's cgroups, which
+# no janitor is left to remove, are removed by the next run with limits.
+t_kill9_everything() {
+  local dirs=() m pid pids i left before
+  mapfile -t dirs < <(limits_dirs)
+  echo data >"$WS/file"
+  before=$(snapshot "$WS")
+  m=$(new_mark)
+  # shellcheck disable=SC2046
+  "$CORDON" run $(limits_opts) -- sleep "1000.$m" </dev/null >/dev/null 2>&1 &
+  pid=$!
+  track_pid "$pid" "$CORDON"
+  wait_for_sleepers "$m" 10 >/dev/null || die "the command did not start"
+  pids=$(for p in /proc/[0-9]*; do
+    { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "1000\.$m" && echo "${p#/proc/}"
+  done; true)
+  # stopped first, so that none of them (a janitor woken by cordon's death) acts in between
+  # shellcheck disable=SC2086
+  kill -STOP $pids 2>/dev/null || true
+  # shellcheck disable=SC2086
+  kill -9 $pids 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  wait_no_sleepers "$m" "$GRACE" || { reap_sleepers "$m"; die "the sandbox outlived a kill of all its processes"; }
+  if [ "${#dirs[@]}" -gt 0 ] && [ -n "${dirs[0]}" ]; then
+    left=$(for d in "${dirs[@]}"; do ls -d "$d"/cordon-"$pid"-* 2>/dev/null; done; true)
+    [ -n "$left" ] || die "positive control: with its janitor killed too, the run's cgroup should be left (none under ${dirs[*]})"
+    # shellcheck disable=SC2046
+    expect_ok run $(limits_opts) -- true
+    for ((i = 0; i < GRACE * 20; i++)); do
+      left=$(for d in "${dirs[@]}"; do ls -d "$d"/cordon-"$pid"-* 2>/dev/null; done; true)
+      [ -z "$left" ] && break
+      sleep 0.05
+    done
+    [ -z "$left" ] || die "the next run did not remove the stale cgroups: $left"
+  else
+    echo "# limits by rlimits here: no cgroup to leave"
+    # shellcheck disable=SC2046
+    expect_ok run $(limits_opts) -- true
+  fi
+  # and whatever the killed run left in the workspace, the next one cleaned up
+  wait_unchanged "$before" "$WS" "$GRACE" "the workspace after a kill of every process and one more run"
+}
+
+t_kill9_random_landlock() {
+  landlock_ok || skip_case "--isolation landlock does not run here: $("$CORDON" run --isolation landlock -- true 2>&1 | head -c 200)"
+  kill9_trials $((TRIALS / 2)) --isolation landlock
+}
 
 # kill9_trials N [RUN OPTION... [-- CGROUP DIR...]]
 kill9_trials() {
@@ -385,8 +571,11 @@ cd "$d" && "$1" run -- sh -c "echo x >>fill" 2>"$2"; echo "rc=$?"' "$CT/full" "$
   if grep -q '^cordon: ' "$ERRF"; then die "cordon spoke for the command's failed write: $(head -c 200 "$ERRF")"; fi
 }
 
+run_case kill9_sweep t_kill9_sweep
 run_case kill9_random t_kill9_random
 run_case kill9_random_limits t_kill9_random_limits
+run_case kill9_random_landlock t_kill9_random_landlock
+run_case kill9_everything t_kill9_everything
 run_case sequential_runs t_sequential_runs
 run_case concurrent_runs t_concurrent_runs
 run_case full_disk_status_json t_full_disk_status_json

@@ -43,6 +43,7 @@
 #include "policy/policy.h"
 #include "policy/protect.h"
 #include "policy/resolve.h"
+#include "policy/sensitive.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/strv.h"
@@ -1000,12 +1001,39 @@ static void test_git_file_read_only(void **state)
     free(dotgit);
 }
 
-/* ---- --base host: credential stores ------------------------------------------------ */
+/* ---- credential stores -------------------------------------------------------------- */
 
+/* The contract's list: every one of them is in the table (sensitive.c). */
 static const char *const stores[] = {
     ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
-    ".git-credentials", ".config/gh", ".pypirc", ".npmrc",
+    ".git-credentials", ".config/gh", ".pypirc", ".npmrc", ".config/git/credentials", ".pgpass",
+    ".vault-token", ".claude/.credentials.json", ".codex/auth.json", ".cargo/credentials.toml",
+    ".config/containers/auth.json", ".terraform.d", ".local/share/keyrings", ".password-store",
+    ".mozilla", ".config/google-chrome", ".config/chromium", ".config/hub", ".gem/credentials",
+    ".m2/settings.xml", ".config/op", ".config/rclone", ".s3cfg", ".boto",
 };
+
+static void test_credential_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof stores / sizeof *stores; i++) {
+        bool found = false;
+        for (size_t k = 0; k < n_credential_stores; k++)
+            found |= strcmp(credential_stores[k].path, stores[i]) == 0;
+        if (!found)
+            fail_msg("~/%s (CONTRACT) is not in the credential store table", stores[i]);
+    }
+    /* the entries are relative and clean: no leading or trailing '/', no "." or ".." */
+    for (size_t k = 0; k < n_credential_stores + n_startup_files; k++) {
+        const home_entry *e = k < n_credential_stores ? &credential_stores[k] : &startup_files[k - n_credential_stores];
+        assert_true(e->path[0] && e->path[0] != '/' && e->path[strlen(e->path) - 1] != '/');
+        assert_null(strstr(e->path, "//"));
+        assert_null(strstr(e->path, "/../"));
+        assert_null(strstr(e->path, "/./"));
+        assert_true(strcmp(e->path, "..") != 0 && strncmp(e->path, "../", 3) != 0 && strncmp(e->path, "./", 2) != 0);
+        assert_non_null(e->what);
+    }
+}
 
 static const rrule *store_rule(const fixture *f, const char *store)
 {
@@ -1044,7 +1072,7 @@ static void test_credential_stores(void **state)
         char *p = path_join(f->home, hidden[i]);
         assert_ptr_equal(winner_at(f, p), x);
         assert_int_equal(x->access, CORDON_ACCESS_NONE);
-        assert_string_equal(x->source, "credential store (--base host)");
+        assert_true(strncmp(x->source, "credential store: ", 18) == 0);
         const plan_op *h = op_find(&f->pl, PLAN_HIDE, p);
         assert_non_null(h);
         assert_int_equal(h->is_dir, x->type == FT_DIR);
@@ -1077,8 +1105,8 @@ static void test_credential_stores(void **state)
         if (x->origin != ORIGIN_PROTECT || !path_has_prefix(x->path, f->home))
             continue;
         bool known = false;
-        for (size_t k = 0; k < sizeof stores / sizeof *stores; k++) {
-            char *p = path_join(f->home, stores[k]);
+        for (size_t k = 0; k < n_credential_stores; k++) {
+            char *p = path_join(f->home, credential_stores[k].path);
             known |= strcmp(p, x->path) == 0;
             free(p);
         }
@@ -1124,10 +1152,9 @@ static void test_credential_stores_not_shown(void **state)
     build_ok(f);
     for (size_t i = 0; i < sizeof stores / sizeof *stores; i++)
         assert_null(store_rule(f, stores[i]));
-    /* --base system and empty: the host is not shown, nothing to hide */
+    /* --base system and empty: nothing shows the home */
     for (int b = 0; b < 2; b++) {
         fresh_policy(f, b ? CORDON_BASE_SYSTEM : CORDON_BASE_EMPTY);
-        rule(f, "home", CORDON_ACCESS_READ);
         build_ok(f);
         for (size_t i = 0; i < sizeof stores / sizeof *stores; i++)
             assert_null(store_rule(f, stores[i]));
@@ -1177,7 +1204,7 @@ static void assert_home_hidden(const fixture *f, const char *h, bool hidden)
             fail_msg("%s is not hidden", h);
         assert_ptr_equal(winner_at(f, h), x);
         assert_int_equal(x->access, CORDON_ACCESS_NONE);
-        assert_string_equal(x->source, "another user's home (--base host)");
+        assert_string_equal(x->source, "another user's home");
         const plan_op *op = op_find(&f->pl, PLAN_HIDE, h);
         assert_non_null(op);
         assert_true(op->is_dir);
@@ -1257,6 +1284,7 @@ int main(void)
     T(test_protect_and_deny_below_share_a_stub);
     T(test_deny_on_missing_protected_name);
     T(test_git_file_read_only);
+    T(test_credential_table);
     T(test_credential_stores);
     T(test_credential_stores_writable_home);
     T(test_credential_stores_not_shown);

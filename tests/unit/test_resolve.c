@@ -620,22 +620,112 @@ static void test_missing_paths(void **state)
     touch(f, "file");
     f->p->no_workspace = true;
     rule(f, "nope", CORDON_ACCESS_READ);
-    rule(f, "nope/deeper/../still", CORDON_ACCESS_WRITE);
+    rule(f, "nope/deeper/still", CORDON_ACCESS_WRITE);
     rule(f, "file/below", CORDON_ACCESS_NONE);
     rule(f, "file", CORDON_ACCESS_READ);
     resolve_ok(f);
     const rrule *x = given_rel(f, "nope");
     assert_path_rel(f, x->path, "nope");
     assert_int_equal(x->type, FT_MISSING);
-    x = given_rel(f, "nope/deeper/../still");
-    assert_path_rel(f, x->path, "nope/still");
+    x = given_rel(f, "nope/deeper/still");
+    assert_path_rel(f, x->path, "nope/deeper/still");
     assert_int_equal(x->type, FT_MISSING);
+    assert_path_rel(f, x->first_missing, "nope");
     x = given_rel(f, "file/below");
     assert_path_rel(f, x->path, "file/below");
     assert_int_equal(x->type, FT_MISSING);
     x = given_rel(f, "file");
     assert_int_equal(x->type, FT_FILE);
-    assert_int_equal(lookup_rel(f, "nope/still/z"), CORDON_ACCESS_WRITE);
+    assert_int_equal(lookup_rel(f, "nope/deeper/still/z"), CORDON_ACCESS_WRITE);
+}
+
+/* ".." after a missing component, or after a file: the kernel answers ENOENT (ENOTDIR)
+ * today and, once the component exists, whatever it turns out to be.  canon.c says the
+ * result is only a guess, and every rule resting on one is refused. */
+static void test_dotdot_after_missing_canon(void **state)
+{
+    fixture *f = *state;
+    mk(f, "sub");
+    touch(f, "sub/s.txt");
+    touch(f, "file");
+    static const char *const guesses[] = {"nope/../sub/s.txt", "nope/..", "nope/deeper/../still",
+                                          "file/../sub", "sub/nope/x/../../s.txt"};
+    for (size_t i = 0; i < sizeof guesses / sizeof *guesses; i++) {
+        char *p = fx(f, guesses[i]);
+        canon c;
+        assert_int_equal(canon_resolve(p, &c, &f->err), 0);
+        if (!c.dotdot_after_missing)
+            fail_msg("%s: not flagged as a guess", guesses[i]);
+        assert_non_null(c.first_missing);
+        canon_free(&c);
+        free(p);
+    }
+    /* the same spellings with every component present are exact */
+    mk(f, "nope");
+    mk(f, "sub/nope");
+    mk(f, "sub/nope/x");
+    static const char *const exact[] = {"nope/../sub/s.txt", "nope/..", "sub/nope/x/../../s.txt",
+                                        "sub/../missing", "sub/missing"};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        char *p = fx(f, exact[i]);
+        canon c;
+        assert_int_equal(canon_resolve(p, &c, &f->err), 0);
+        if (c.dotdot_after_missing)
+            fail_msg("%s: flagged, but the kernel resolves it", exact[i]);
+        canon_free(&c);
+        free(p);
+    }
+    /* a symlink to nothing, then "..": the kernel stops at the link's missing target */
+    ln(f, "gone/away", "dangling");
+    char *p = fx(f, "dangling/../sub");
+    canon c;
+    assert_int_equal(canon_resolve(p, &c, &f->err), 0);
+    assert_true(c.dotdot_after_missing);
+    canon_free(&c);
+    free(p);
+}
+
+static void test_dotdot_after_missing_refused(void **state)
+{
+    fixture *f = *state;
+    mk(f, "sub");
+    touch(f, "sub/s.txt");
+    static const cordon_access acc[] = {CORDON_ACCESS_NONE, CORDON_ACCESS_READ, CORDON_ACCESS_WRITE};
+    for (size_t i = 0; i < 3; i++) {
+        fresh_policy(f, CORDON_BASE_EMPTY);
+        rule(f, "nope/../sub/s.txt", acc[i]);
+        resolve_fails(f, CORDON_STAGE_RESOLVE);
+        assert_contains(f->err.message, "'..' follows");
+        assert_contains(f->err.message, "/nope, which does not exist");
+        assert_contains(f->err.message, "/sub/s.txt)"); /* the likely meaning, suggested */
+    }
+    /* the workspace, the working directory and HOME are path inputs too */
+    fresh_policy(f, CORDON_BASE_EMPTY);
+    char *ws = fx(f, "ws/nope/../../sub");
+    assert_int_equal(cordon_policy_set_workspace(f->p, ws, &f->err), 0);
+    resolve_fails(f, CORDON_STAGE_RESOLVE);
+    assert_contains(f->err.message, "--workspace");
+    free(ws);
+    fresh_policy(f, CORDON_BASE_EMPTY);
+    char *cwd = fx(f, "nope/../sub");
+    assert_int_equal(cordon_policy_set_cwd(f->p, cwd, &f->err), 0);
+    resolve_fails(f, CORDON_STAGE_RESOLVE);
+    assert_contains(f->err.message, "--chdir");
+    free(cwd);
+    fresh_policy(f, CORDON_BASE_EMPTY);
+    char *home = fx(f, "nope/../home");
+    f->host.home = home;
+    resolve_fails(f, CORDON_STAGE_RESOLVE);
+    assert_contains(f->err.message, "HOME");
+    f->host.home = f->home;
+    free(home);
+    /* a settings file: named with its line, stage settings */
+    fresh_policy(f, CORDON_BASE_EMPTY);
+    char *doc = xasprintf("{\"sandbox\": {\n \"deniedPaths\": [\"%s/nope/../sub/s.txt\"]}}", f->dir);
+    assert_int_equal(settings_load_buffer(f->p, "s.json", doc, strlen(doc), &f->err), 0);
+    resolve_fails(f, CORDON_STAGE_SETTINGS);
+    assert_contains(f->err.message, "s.json:2:");
+    free(doc);
 }
 
 /* ---- workspace, read-only ---------------------------------------------------------- */
@@ -762,6 +852,7 @@ static void test_settings_expansion(void **state)
 {
     fixture *f = *state;
     mk(f, "data");
+    mk(f, "ws/sub"); /* "sub/.." below: only exact where sub exists */
     char *data = fx(f, "data");
     assert_int_equal(cordon_policy_set_data_root(f->p, data, &f->err), 0);
     policy_add_rule(f->p, "~/x", CORDON_ACCESS_WRITE, ORIGIN_SETTINGS, "s.json", 1, true);
@@ -1307,6 +1398,8 @@ int main(void)
         T(test_symlink_self_loop_inside_path),
         T(test_symlink_chain_limit),
         T(test_missing_paths),
+        T(test_dotdot_after_missing_canon),
+        T(test_dotdot_after_missing_refused),
         T(test_workspace_default_is_cwd),
         T(test_workspace_explicit),
         T(test_workspace_missing_is_an_error),

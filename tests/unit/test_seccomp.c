@@ -297,6 +297,44 @@ static void test_arm(void **state)
     }
 }
 
+/* --isolation landlock (SC_MODE_HOST_IPC): System V IPC and POSIX message queues are the
+ * host's, so refused; in every other mode they stay allowed (an IPC namespace). */
+typedef struct ipc_abi {
+    const abi *a;
+    int shmget, shmat, shmctl, msgget, msgsnd, semget, semop, mq_open, mq_timedsend, ipc;
+} ipc_abi;
+
+static void check_host_ipc(const sc_program progs[SC_PROGRAMS], const ipc_abi *x)
+{
+    for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
+        const sc_program *p = &progs[mode];
+        uint32_t want = mode & SC_MODE_HOST_IPC ? EPERM_ : ALLOW;
+        const int calls[] = {x->shmget, x->shmat, x->shmctl, x->msgget, x->msgsnd,
+                             x->semget, x->semop, x->mq_open, x->mq_timedsend, x->ipc};
+        for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+            if (calls[i] >= 0)
+                EXPECT(p, x->a, calls[i], 0, 0, want);
+        EXPECT(p, x->a, x->a->write, 1, 0, ALLOW);
+    }
+}
+
+static void test_host_ipc(void **state)
+{
+    (void)state;
+    const ipc_abi x86[] = {
+        {&abis_x86[0], 29, 30, 31, 68, 69, 64, 65, 240, 242, -1},
+        {&abis_x86[1], 395, 397, 396, 399, 400, 393, -1, 277, 279, 117},
+    };
+    const ipc_abi arm[] = {
+        {&abis_arm[0], 194, 196, 195, 186, 189, 190, 193, 180, 182, -1},
+        {&abis_arm[1], 307, 305, 308, 303, 301, 299, 298, 274, 276, -1},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        check_host_ipc(sc_x86_64_programs, &x86[i]);
+        check_host_ipc(sc_aarch64_programs, &arm[i]);
+    }
+}
+
 /* A system call of an ABI the programs do not cover is refused, not let through. */
 static void test_other_arch_refused(void **state)
 {
@@ -463,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_x86),
         cmocka_unit_test(test_arm),
         cmocka_unit_test(test_other_arch_refused),
+        cmocka_unit_test(test_host_ipc),
         cmocka_unit_test(test_linked_programs),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_setid),

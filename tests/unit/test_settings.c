@@ -22,7 +22,8 @@
 #include "util/strv.h"
 
 #define SANDBOX_KEYS \
-    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation"
+    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, " \
+    "hiddenPaths"
 
 typedef struct fixture {
     char dir[PATH_MAX];

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Rules that must never fail open: a rule path the kernel cannot resolve (".." after a
+# component that does not exist) is refused, not guessed at; the directories between a
+# writable path and a hidden one cannot be renamed away, so the next run with the same
+# policy hides the same files. Each attack next to a positive control.
+. "$(dirname "$0")/lib.sh"
+
+# A run that must be refused before anything starts: exit 125, a cordon: message naming
+# WHAT, the command never ran (it would have made $CT/ran), nothing new in the workspace.
+refused_before_start() {
+  local what=$1 before
+  shift
+  before=$(snapshot "$WS" strict)
+  rm -f "$CT/ran"
+  crun "$@" -- sh -c ': >"$1"' sh "$CT/ran"
+  [ "$RC" = 125 ] || die "cordon $(_argstr "$@"): expected exit 125, got $(last_run)"
+  assert_cordon_stderr
+  assert_contains "$ERR" "$what" "the message names the input"
+  assert_absent "$CT/ran" "the command ran although the run was refused"
+  assert_unchanged "$before" "$WS" "the workspace changed although the run was refused" strict
+}
+
+make_sub() {
+  mkdir -p "$WS/sub"
+  echo "sub secret" >"$WS/sub/s.txt"
+}
+
+# --deny DIR/nope/../sub/s.txt used to hide nothing (and to plant a stub named nope).
+t_dotdot_deny() {
+  make_sub
+  refused_before_start "'..' follows $WS/nope, which does not exist" run --deny "$WS/nope/../sub/s.txt"
+  assert_contains "$ERR" "perhaps $WS/sub/s.txt" "the message suggests the likely path"
+  # positive control: the same file named without '..' is hidden
+  expect_output "" run --deny "$WS/sub/s.txt" -- cat sub/s.txt
+  # and with every component present, '..' means what the kernel says it means
+  mkdir "$WS/nope"
+  expect_output "" run --deny "$WS/nope/../sub/s.txt" -- cat sub/s.txt
+}
+
+# --allow-ro DIR/nope/../sub used to leave sub writable.
+t_dotdot_allow_ro() {
+  make_sub
+  refused_before_start "--allow-ro $WS/nope/../sub" run --allow-ro "$WS/nope/../sub"
+  crun run --allow-ro "$WS/sub" -- sh -c 'echo x >sub/s.txt'
+  [ "$RC" != 0 ] || die "positive control: sub was writable under --allow-ro $WS/sub"
+  assert_file_content "$WS/sub/s.txt" "sub secret"
+}
+
+# After a file, '..' is ENOTDIR to the kernel: refused as well.
+t_dotdot_after_file() {
+  make_sub
+  refused_before_start "which is not a directory" run --deny "$WS/sub/s.txt/../s.txt"
+}
+
+# Every other path input: --workspace, --chdir, <data-root>, a settings file, HOME.
+t_dotdot_other_inputs() {
+  make_sub
+  refused_before_start "--workspace" run --workspace "$WS/nope/../sub"
+  refused_before_start "--chdir" run --chdir "$WS/nope/../sub"
+  printf '{"sandbox": {\n  "deniedPaths": ["<data-root>/s.txt"]\n}}\n' >"$CT/data.json"
+  refused_before_start "$CT/data.json:2" run --settings "$CT/data.json" --data-root "$WS/nope/../sub"
+  printf '{"sandbox": {\n  "deniedPaths": ["nope/../sub/s.txt"]\n}}\n' >"$CT/rel.json"
+  refused_before_start "$CT/rel.json:2" run --settings "$CT/rel.json"
+  HOME=$CT/nope/../home refused_before_start "HOME" run --base host
+  # positive controls: the same inputs spelled without the guess work
+  expect_ok run --workspace "$WS/sub" --chdir "$WS/sub" -- true
+  expect_output "" run --settings "$CT/data.json" --data-root "$WS/sub" -- cat sub/s.txt
+}
+
+# --deny DIR/config/secrets, then `mv config c2`: the next run with the same policy used to
+# read c2/secrets/key. Every directory between the writable workspace and a hidden (or
+# read-only) path is pinned: renaming it fails with EBUSY.
+rename_attempts() {
+  # the attack, then what the next run with the same policy can read
+  crun run "$@" -- sh -c 'mv config c2 2>&1; mv config/deep config/d2 2>&1; true'
+  [ "$RC" = 0 ] || die "cordon run $(_argstr "$@"): expected exit 0, got $(last_run)"
+  assert_exists "$WS/config/deep/secrets/key" "the hidden path moved on the host"
+  crun run "$@" -- sh -c 'cat c2/deep/secrets/key config/d2/secrets/key config/deep/secrets/key 2>/dev/null; true'
+  assert_not_contains "$OUT" "KEY" "ESCAPE: the next run with $(_argstr "$@") reads the key"
+}
+
+make_config() {
+  mkdir -p "$WS/config/deep/secrets"
+  echo "KEY" >"$WS/config/deep/secrets/key"
+}
+
+t_rename_parent_of_denied() {
+  make_config
+  rename_attempts --deny "$WS/config/deep/secrets"
+  rename_attempts --deny "$WS/config/deep/secrets/key"
+  rename_attempts --deny-glob "$WS/**/key"
+  rename_attempts --hide "$WS/config/deep/secrets"
+  # positive control: without a hidden path below, the same renames work
+  expect_ok run -- sh -c 'mv config c2 && mv c2 config'
+  assert_exists "$WS/config/deep/secrets/key"
+}
+
+t_rename_parent_of_read_only() {
+  make_config
+  crun run --allow-ro "$WS/config/deep/secrets" -- sh -c 'mv config c2 2>/dev/null || echo refused; echo x >config/deep/secrets/key 2>/dev/null || echo read-only'
+  assert_eq "$OUT" "$(printf 'refused\nread-only')" "a read-only path's parents under the writable workspace"
+  assert_file_content "$WS/config/deep/secrets/key" "KEY"
+}
+
+run_case rename_parent_of_denied t_rename_parent_of_denied
+run_case rename_parent_of_read_only t_rename_parent_of_read_only
+run_case dotdot_deny t_dotdot_deny
+run_case dotdot_allow_ro t_dotdot_allow_ro
+run_case dotdot_after_file t_dotdot_after_file
+run_case dotdot_other_inputs t_dotdot_other_inputs
+finish
