@@ -15,6 +15,7 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config
   libjansson-dev libseccomp-dev libcmocka-dev
   bubblewrap iproute2 python3 util-linux git valgrind
+  curl socat
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
 # libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).

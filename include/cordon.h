@@ -82,7 +82,8 @@ typedef enum cordon_base {
 typedef enum cordon_network {
     CORDON_NETWORK_NONE = 0, /* own namespace, loopback only */
     CORDON_NETWORK_HOST,
-    CORDON_NETWORK_PROXY, /* reserved: not yet supported */
+    CORDON_NETWORK_PROXY, /* own namespace; out only through proxies (cordon_policy_allow_domain,
+                             or the loopback proxies of the proxy variables, bridged in) */
 } cordon_network;
 
 typedef struct cordon_policy cordon_policy;
@@ -168,6 +169,33 @@ CORDON_API int cordon_policy_add_deny_glob(cordon_policy *p, const char *glob, c
  * unlimited (the default). */
 CORDON_API int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err);
 
+/* The network through proxies (README, "Network"; each setter validates at once).
+ * --allow-domain: the filtering proxy lets the command reach DOMAIN ("example.com"; "*.example.com"
+ * for its subdomains; or an IP address), and CORDON_NETWORK_PROXY becomes the default. */
+CORDON_API int cordon_policy_allow_domain(cordon_policy *p, const char *domain, cordon_error *err);
+/* --deny-domain: refused even where an allow matches (checked first). */
+CORDON_API int cordon_policy_deny_domain(cordon_policy *p, const char *domain, cordon_error *err);
+/* --add-host NAME=ADDRESS: the filtering proxy resolves NAME to ADDRESS (an IP literal)
+ * without asking DNS, as an /etc/hosts line would (internal names, tests). */
+CORDON_API int cordon_policy_add_host(cordon_policy *p, const char *name_eq_address, cordon_error *err);
+/* --dns-server ADDRESS[:PORT]: the filtering proxy asks this name server (up to three, in
+ * order; IPv6 as [ADDRESS]:PORT; default port 53) instead of those of /etc/resolv.conf. */
+CORDON_API int cordon_policy_add_dns_server(cordon_policy *p, const char *address, cordon_error *err);
+/* --allow-unix-sockets: with CORDON_NETWORK_PROXY, let the command create AF_UNIX sockets
+ * (by default only socket pairs, and only AF_INET/AF_INET6 sockets otherwise). */
+CORDON_API int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_error *err);
+/* --forward-port PORT: the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT. */
+CORDON_API int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *err);
+/* --publish-port PORT[:HOSTPORT]: what the command listens on at 127.0.0.1:PORT inside,
+ * reachable on the host's 127.0.0.1:HOSTPORT (host_port 0: the same port). */
+CORDON_API int cordon_policy_publish_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err);
+/* The same two from their command-line spelling ("5432", "3000:8000"). */
+CORDON_API int cordon_policy_forward_port_string(cordon_policy *p, const char *spec, cordon_error *err);
+CORDON_API int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon_error *err);
+/* --network-log FILE: every proxy decision and refused connection as a JSON line,
+ * appended to FILE (created 0600; a symlink there is refused). */
+CORDON_API int cordon_policy_set_network_log(cordon_policy *p, const char *file, cordon_error *err);
+
 /* Read a settings file (JSON, see CONTRACT).  Rules add to the policy; scalar values
  * apply unless a setter already chose them explicitly. */
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);
@@ -209,6 +237,12 @@ typedef struct cordon_result {
     unsigned n_refusals;
     char refusals[4096];
     double wall_seconds; /* from the start of the sandbox to the end of its last process */
+    /* With --network proxy, --forward-port or --publish-port: the connections and requests
+     * cordon let through, those it refused (a domain not allowed, a refused address, a bad
+     * request) and those that failed (the destination could not be resolved or reached), as
+     * --network-log records them; network_counted says that there was a network to count. */
+    bool network_counted;
+    unsigned network_allowed, network_refused, network_failed;
 } cordon_result;
 #define CORDON_RESULT_INIT {.size = sizeof(cordon_result)}
 

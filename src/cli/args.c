@@ -226,6 +226,48 @@ static int opt_isolation(run_args *a, const char *v, cordon_error *err)
     return named(cordon_policy_set_isolation(a->pol, i, err), err, "--isolation");
 }
 
+/* --network proxy and the filtering proxy (src/net) */
+static int opt_allow_domain(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_allow_domain(a->pol, v, err), err, "--allow-domain");
+}
+
+static int opt_deny_domain(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_deny_domain(a->pol, v, err), err, "--deny-domain");
+}
+
+static int opt_add_host(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_add_host(a->pol, v, err), err, "--add-host");
+}
+
+static int opt_dns_server(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_add_dns_server(a->pol, v, err), err, "--dns-server");
+}
+
+static int opt_allow_unix_sockets(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return named(cordon_policy_set_allow_unix_sockets(a->pol, true, err), err, "--allow-unix-sockets");
+}
+
+static int opt_forward_port(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_forward_port_string(a->pol, v, err), err, "--forward-port");
+}
+
+static int opt_publish_port(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_publish_port_string(a->pol, v, err), err, "--publish-port");
+}
+
+static int opt_network_log(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_set_network_log(a->pol, v, err), err, "--network-log");
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -258,8 +300,28 @@ const option_def run_options[] = {
      "every allowed path and the workspace read-only (HOME and TMPDIR stay writable)"},
     {"--settings", "FILE", opt_settings, "read rules from a JSON settings file; flags add to it"},
     {"--data-root", "DIR", opt_data_root, "the value of <data-root> in settings files"},
-    {"--network", "none|host", opt_network,
-     "none (default): own network namespace with loopback only; host: the host's network"},
+    {"--network", "none|host|proxy", opt_network,
+     "none (default): own network namespace with loopback only; host: the host's network; proxy: "
+     "own namespace, out only through the loopback proxies of the proxy variables (bridged in, the "
+     "variables rewritten) or cordon's filtering proxy (--allow-domain)"},
+    {"--allow-domain", "DOMAIN", opt_allow_domain,
+     "(implies --network proxy) cordon's HTTP/CONNECT/SOCKS5 proxy lets the command reach DOMAIN "
+     "('*.example.com': its subdomains; or an IP address); others get 403 naming the flag"},
+    {"--deny-domain", "DOMAIN", opt_deny_domain, "refused even where an --allow-domain matches"},
+    {"--add-host", "NAME=ADDRESS", opt_add_host,
+     "cordon's proxy resolves NAME to ADDRESS without DNS (a loopback or private ADDRESS then "
+     "needs NAME allowed exactly; from DNS it needs the address itself allowed)"},
+    {"--dns-server", "ADDRESS[:PORT]", opt_dns_server,
+     "cordon's proxy asks this name server (up to three) instead of those of /etc/resolv.conf"},
+    {"--allow-unix-sockets", NULL, opt_allow_unix_sockets,
+     "with --network proxy, allow creating AF_UNIX sockets (default: refused; socket pairs work)"},
+    {"--forward-port", "PORT", opt_forward_port,
+     "the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT (a database, a dev server)"},
+    {"--publish-port", "PORT[:HOSTPORT]", opt_publish_port,
+     "what the command listens on at 127.0.0.1:PORT inside, reachable at the host's "
+     "127.0.0.1:HOSTPORT (default PORT)"},
+    {"--network-log", "FILE", opt_network_log,
+     "append every proxy decision and refused connection to FILE as JSON lines"},
     {"--env", "NAME=VALUE", opt_env, "set a variable in the command's environment"},
     {"--keep-env", "NAME", opt_keep_env, "pass NAME through from cordon's environment"},
     {"--clear-env", NULL, opt_clear_env,

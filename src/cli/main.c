@@ -133,7 +133,7 @@ static int cmd_run(int argc, char **argv, bool explain)
 {
     run_args a = {.pol = cordon_policy_new()};
     cordon_error err = {0};
-    cordon_result res = {.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1}; /* all of it */
     int code;
     if (parse_run_args(argc, argv, &a, !explain, &err) < 0) {
         print_error(&err);

@@ -24,6 +24,8 @@ void confine_prepare(confine_prep *c, const plan *p)
     }
     if (p->no_nested)
         c->seccomp_mode |= SC_MODE_NO_NESTED;
+    if (p->net.proxy && !p->net.allow_unix) /* --network proxy (src/net) */
+        c->seccomp_mode |= SC_MODE_IP_ONLY;
     c->seccomp = seccomp_program(c->seccomp_mode);
     landlock_prepare(&c->landlock, p, p->no_nested);
 #endif

@@ -274,10 +274,12 @@ const sc_rule sc_rules[] = {
     {"mq_notify", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_notify", WHY_MQUEUE},
     {"mq_getsetattr", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_getsetattr", WHY_MQUEUE},
 
-    /* --- proxy network: the proxy is the only way out ------------------------------ */
-    {"socket", SC_MODE_NO_UNIX, EPERM, SC_EQ32, 0, AF_UNIX, "socket(AF_UNIX)",
-     "--network proxy: a Unix socket could reach a host service bound into the view; "
-     "socketpair(2) stays allowed (--allow-unix-sockets lifts this)"},
+    /* --- proxy network: the proxy is the only way out (src/net; issue 12) ---------- */
+    {"socket", SC_MODE_IP_ONLY, EPERM, SC_ONLY_SMALL, 0, BIT(AF_INET) | BIT(AF_INET6),
+     "socket(family not AF_INET, AF_INET6)",
+     "--network proxy: only IP sockets, inside the sandbox's own network namespace where the "
+     "proxies are the only way out; a Unix socket could reach a host service bound into the "
+     "view (socketpair(2) stays allowed; --allow-unix-sockets lifts the row)"},
 };
 
 const size_t sc_n_rules = sizeof sc_rules / sizeof sc_rules[0];

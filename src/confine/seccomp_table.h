@@ -15,8 +15,8 @@
  * program (SC_PROGRAMS of them), so choosing one at run time is an array index. */
 typedef enum sc_mode {
     SC_MODE_NO_NESTED = 1u << 0, /* --no-nested: no new user namespaces, no mount API */
-    SC_MODE_NO_UNIX = 1u << 1,   /* proxy network without --allow-unix-sockets:
-                                    socket(AF_UNIX) refused, socketpair kept */
+    SC_MODE_IP_ONLY = 1u << 1,   /* proxy network without --allow-unix-sockets: only
+                                    AF_INET/AF_INET6 sockets, socketpair kept (src/net) */
     SC_MODE_TCP_ONLY = 1u << 2,  /* --isolation landlock with --network none: TCP sockets
                                     only (Landlock refuses their connect and bind) */
     SC_MODE_HOST_IPC = 1u << 3,  /* --isolation landlock: no IPC namespace, so System V IPC

@@ -9,6 +9,7 @@
 
 #include "confine/confine.h"
 #include "confine/llonly.h"
+#include "net/netplan.h"
 #include "plan/explain.h"
 #include "lib/prepare.h"
 #include "plan/plan.h"
@@ -52,8 +53,6 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     *x = (prepared){0};
     if (!pol)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");
-    if (pol->network == CORDON_NETWORK_PROXY)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "network proxy mode is not supported by this version");
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd))
         return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
@@ -67,6 +66,10 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         return -1;
     }
     x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
+    if (net_plan_build(pol, &x->env, &x->p.net, err) < 0) { /* rewrites the proxy variables */
+        prepared_free(x);
+        return -1;
+    }
     x->p.isolation = choose_isolation(pol, &x->isolation_why);
     return 0;
 }
@@ -170,6 +173,16 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     for (unsigned i = 0; i < res->n_refusals; i++, r += strlen(r) + 1)
         json_array_append_new(refusals, json_string(r));
     json_object_set_new(o, "refusals", refusals);
+    /* --network proxy, --forward-port, --publish-port (src/net): what cordon let through,
+     * refused, or could not reach */
+    json_t *net = json_null();
+    if (res->network_counted) {
+        net = json_object();
+        json_object_set_new(net, "allowed", json_integer(res->network_allowed));
+        json_object_set_new(net, "refused", json_integer(res->network_refused));
+        json_object_set_new(net, "failed", json_integer(res->network_failed));
+    }
+    json_object_set_new(o, "network", net);
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)

@@ -9,6 +9,7 @@
 
 #include "confine/llonly.h"
 #include "lib/prepare.h"
+#include "net/host.h"
 #include "supervise/outer.h"
 #include "util/err.h"
 #include "util/trace.h"
@@ -24,6 +25,7 @@ struct cordon_proc {
     outer_run *run;
     int fd[3];        /* the caller's ends: stdin's write end, stdout's and stderr's read ends */
     llonly ll;        /* --isolation landlock: the private HOME and TMPDIR, removed at free */
+    net_host *net;    /* the network helper's side (src/net), or NULL */
     cordon_isolation isolation;
     const char *isolation_why;
 };
@@ -69,14 +71,26 @@ static int check_argv(char *const argv[], cordon_error *err)
     return 0;
 }
 
-/* The run's host-side helper, when its plan needs one (issue 12's proxy and bridges for
- * --network proxy are to be chosen here): h->start NULL means none.  Whatever h->ctx
- * holds is released by h->stop, which outer_start/outer_free call exactly once. */
-static int run_helper(const plan *p, outer_helper *h, cordon_error *err)
+/* The run's host-side helper, when its plan needs one: the network helper (src/net) for
+ * --network proxy, --forward-port and --publish-port; h->start NULL means none.  What
+ * h->ctx holds (descriptors, the helper process) is released by h->stop, which
+ * outer_start/outer_free call exactly once; the net_host itself (*net) is the proc's,
+ * freed with it, as its counts outlive the helper. */
+static int run_helper(const plan *p, outer_helper *h, net_host **net, cordon_error *err)
 {
-    (void)p;
-    (void)err;
     *h = (outer_helper){0};
+    *net = NULL;
+    if (!net_host_needed(p))
+        return 0;
+    net_host *n = malloc(sizeof *n);
+    if (!n)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+    if (net_host_prepare(n, p, err) < 0) {
+        free(n);
+        return -1;
+    }
+    *h = (outer_helper){.name = "the network helper", .start = net_host_start, .stop = net_host_stop, .ctx = n};
+    *net = n;
     return 0;
 }
 
@@ -98,7 +112,7 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     outer_opts o = {.timeout = pol->timeout, .ll_ruleset_fd = c->ll.ruleset_fd};
     memcpy(o.stdio, stdio, sizeof o.stdio);
     outer_helper helper;
-    if (run_helper(&x.p, &helper, err) < 0) {
+    if (run_helper(&x.p, &helper, &c->net, err) < 0) {
         prepared_free(&x);
         llonly_free(&c->ll);
         free(c);
@@ -108,6 +122,7 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     int r = outer_start(&x.p, argv, x.env.v, &o, &c->run, err);
     prepared_free(&x);
     if (r < 0) {
+        net_host_free(c->net); /* (outer_start has stopped it) */
         llonly_free(&c->ll);
         free(c);
         return -1;
@@ -243,6 +258,8 @@ static void ended(cordon_proc *c, cordon_result *res)
 {
     res->isolation = c->isolation;
     res->isolation_why = c->isolation_why;
+    if (c->net)
+        net_host_result(c->net, res); /* what the network helper let through and refused */
     llonly_free(&c->ll);
 }
 
@@ -279,7 +296,8 @@ void cordon_proc_free(cordon_proc *c)
     if (!valid(c))
         return;
     c->magic = PROC_FREED;
-    outer_free(c->run); /* kills what still runs and reaps it */
+    outer_free(c->run); /* kills what still runs and reaps it (and stops the network helper) */
+    net_host_free(c->net);
     for (int i = 0; i < 3; i++)
         if (c->fd[i] >= 0)
             close(c->fd[i]);

@@ -106,6 +106,8 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
     fprintf(out, "  %-8s %-40s %s\n", "refuse", "set-user-ID, set-group-ID",
             "chmod, open and mknod modes (seccomp), hard links to such files");
 
+    net_plan_explain(out, &p->net, pol->network);
+
     fprintf(out, "\nenvironment\n");
     for (size_t i = 0; i < env->n; i++)
         fprintf(out, "  %s\n", env->v[i]);

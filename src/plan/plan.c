@@ -34,6 +34,7 @@ void plan_free(plan *p)
         free(p->ops[i].why);
     }
     free(p->ops);
+    net_plan_free(&p->net);
     free(p->home);
     free(p->tmpdir);
     free(p->cwd);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "net/netplan.h"
 #include "policy/resolve.h"
 
 typedef enum plan_kind {
@@ -59,6 +60,7 @@ typedef struct plan {
     bool no_nested; /* --no-nested: confine/ refuses user namespaces and the mount API */
     cordon_isolation isolation; /* set by lib/api.c: namespaces, or landlock (no mounts:
                                    the plan is then only explained, not built) */
+    net_plan net; /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
 } plan;
 
 #define PLAN_PRIVATE_HOME "/.cordon/home"

@@ -114,6 +114,7 @@ void cordon_policy_free(cordon_policy *p)
         free(p->globs[i].source);
     }
     free(p->globs);
+    policy_net_free(&p->net);
     free(p);
 }
 
@@ -243,11 +244,7 @@ int cordon_policy_set_read_only(cordon_policy *p, bool ro, cordon_error *err)
 int cordon_policy_set_network(cordon_policy *p, cordon_network net, cordon_error *err)
 {
     NEED_POLICY(p, err);
-    if (net == CORDON_NETWORK_PROXY)
-        return err_opt(err, CORDON_STAGE_USAGE, 0, "network",
-                       "the proxy network is not supported by this version of cordon; use none "
-                       "(loopback only) or host");
-    if (net != CORDON_NETWORK_NONE && net != CORDON_NETWORK_HOST)
+    if (net != CORDON_NETWORK_NONE && net != CORDON_NETWORK_HOST && net != CORDON_NETWORK_PROXY)
         return err_set(err, CORDON_STAGE_USAGE, 0, "unknown network mode %d", (int)net);
     p->network = net;
     p->network_set = true;

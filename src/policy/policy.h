@@ -51,6 +51,25 @@ typedef struct limit_values {
     unsigned long long v[LIMITS_N]; /* pids: processes and threads; memory: bytes; cpu: seconds */
 } limit_values;
 
+/* The network beyond none and host (src/net/netpolicy.c sets it, src/net/netplan.c reads
+ * it): the filtering proxy's rules, port forwarding, the decision log. */
+typedef struct policy_port {
+    unsigned short inside, host;
+} policy_port;
+typedef struct policy_net {
+    strv allow, deny;          /* --allow-domain, --deny-domain: normalised patterns */
+    strv hosts;                /* --add-host: "name=address", normalised */
+    strv dns;                  /* --dns-server: "address port", normalised */
+    bool allow_unix;           /* --allow-unix-sockets */
+    bool allow_unix_set;       /* chosen by the setter: settings do not override */
+    unsigned short *forward;   /* --forward-port */
+    size_t n_forward;
+    policy_port *publish;      /* --publish-port */
+    size_t n_publish;
+    char *log;                 /* --network-log FILE */
+} policy_net;
+void policy_net_free(policy_net *n);
+
 struct cordon_policy {
     cordon_base base;
     policy_rule *rules;
@@ -91,6 +110,8 @@ struct cordon_policy {
 
     limit_values limits;
     unsigned limits_set; /* 1u << cordon_limit chosen by a setter: settings do not override */
+
+    policy_net net;
 };
 
 /* Append a rule (copies strings). */

@@ -26,7 +26,8 @@
 
 static const char sandbox_keys[] =
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
-    "isolation, hiddenPaths";
+    "isolation, hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, "
+    "forwardPorts, publishPorts, networkLog";
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -51,6 +52,10 @@ typedef struct settings {
     int isolation;                   /* -1 = not given, else a cordon_isolation */
     int sandboxed;                   /* orchestration.sandboxed: -1 = not given, else 0/1 */
     const char *orch_isolation;      /* orchestration.isolation (borrowed), or NULL */
+    /* the network (src/net) */
+    json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports;
+    int allow_unix;                  /* -1 = not given, else 0/1 */
+    const char *network_log;
 } settings;
 
 /* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
@@ -280,6 +285,136 @@ static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit whic
     return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\": %s", key, shown);
 }
 
+/* "network": true (host), false (none), or "none", "host", "proxy" as --network. */
+static int get_network(const settings_ctx *ctx, const char *key, const json_t *v, int *out)
+{
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v) ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
+        return 0;
+    }
+    cordon_network n;
+    if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v) &&
+        cordon_network_from_string(json_string_value(v), &n, NULL) == 0) {
+        *out = (int)n;
+        return 0;
+    }
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+    if (json_is_string(v)) {
+        _cleanup_free_ char *shown = printable(json_string_value(v), json_string_length(v), true);
+        return fail(ctx, line_of(ctx, at, 2),
+                    "key \"sandbox.%s\" is \"%s\": use true, false, \"none\", \"host\" or \"proxy\"", key, shown);
+    }
+    return fail(ctx, line_of(ctx, at, 2),
+                "key \"sandbox.%s\" must be true, false, \"none\", \"host\" or \"proxy\", not %s", key,
+                type_phrase(v));
+}
+
+/* ---- the network's keys (src/net), checked here with the setters' own rules on a
+ * scratch policy, applied by apply_net() ------------------------------------------------- */
+
+static bool is_net_key(const char *key)
+{
+    static const char *const keys[] = {"allowedDomains", "deniedDomains", "addHosts",  "dnsServers",
+                                       "allowUnixSockets", "forwardPorts", "publishPorts", "networkLog"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strcmp(key, keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* One entry through the setter the key stands for. */
+static int net_entry(cordon_policy *p, const char *key, const json_t *e, cordon_error *err)
+{
+    if (json_is_integer(e) && (strcmp(key, "forwardPorts") == 0 || strcmp(key, "publishPorts") == 0)) {
+        json_int_t port = json_integer_value(e);
+        unsigned u = port < 0 || port > 65535 ? 0 : (unsigned)port;
+        return key[0] == 'f' ? cordon_policy_forward_port(p, u, err) : cordon_policy_publish_port(p, u, 0, err);
+    }
+    if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "must be %s",
+                       key[0] == 'f' || key[0] == 'p' ? "a port number (or a \"PORT[:HOSTPORT]\" string)"
+                                                      : "a string without NUL bytes");
+    const char *v = json_string_value(e);
+    if (strcmp(key, "allowedDomains") == 0)
+        return cordon_policy_allow_domain(p, v, err);
+    if (strcmp(key, "deniedDomains") == 0)
+        return cordon_policy_deny_domain(p, v, err);
+    if (strcmp(key, "addHosts") == 0)
+        return cordon_policy_add_host(p, v, err);
+    if (strcmp(key, "dnsServers") == 0)
+        return cordon_policy_add_dns_server(p, v, err);
+    if (strcmp(key, "forwardPorts") == 0)
+        return cordon_policy_forward_port_string(p, v, err);
+    return cordon_policy_publish_port_string(p, v, err);
+}
+
+static int parse_net_key(const settings_ctx *ctx, const char *key, json_t *v, settings *s)
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key), JSONPOS_INDEX(0)};
+    if (strcmp(key, "allowUnixSockets") == 0)
+        return get_bool(ctx, key, v, &s->allow_unix);
+    if (strcmp(key, "networkLog") == 0) {
+        if (!json_is_string(v) || json_string_length(v) == 0 || strlen(json_string_value(v)) != json_string_length(v))
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be a file name, not %s", key,
+                        json_is_string(v) ? "that string" : type_phrase(v));
+        s->network_log = json_string_value(v);
+        return 0;
+    }
+    if (!json_is_array(v))
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be an array, not %s", key, type_phrase(v));
+    cordon_policy *scratch = cordon_policy_new();
+    size_t i;
+    json_t *e;
+    int r = 0;
+    json_array_foreach(v, i, e) {
+        cordon_error err = {0};
+        if (net_entry(scratch, key, e, &err) < 0) {
+            at[2] = (jsonpos_step)JSONPOS_INDEX(i);
+            _cleanup_free_ char *why = printable(err.message, strlen(err.message), false);
+            r = fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\": %s", key, i, why);
+            break;
+        }
+    }
+    cordon_policy_free(scratch);
+    if (r == 0) {
+        json_t **slot = strcmp(key, "allowedDomains") == 0 ? &s->allowed_domains
+                        : strcmp(key, "deniedDomains") == 0  ? &s->denied_domains
+                        : strcmp(key, "addHosts") == 0       ? &s->add_hosts
+                        : strcmp(key, "dnsServers") == 0     ? &s->dns_servers
+                        : strcmp(key, "forwardPorts") == 0   ? &s->forward_ports
+                                                             : &s->publish_ports;
+        *slot = v;
+    }
+    return r;
+}
+
+/* Cannot fail: checked above.  What a flag gave already (a port, a host) is not added
+ * twice; a flag's allowUnixSockets and networkLog win. */
+static void apply_net(const settings *s, cordon_policy *p)
+{
+    const struct {
+        const char *key;
+        json_t *v;
+    } lists[] = {{"allowedDomains", s->allowed_domains}, {"deniedDomains", s->denied_domains},
+                 {"addHosts", s->add_hosts},             {"dnsServers", s->dns_servers},
+                 {"forwardPorts", s->forward_ports},
+                 {"publishPorts", s->publish_ports}};
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
+        size_t i;
+        json_t *e;
+        if (!lists[k].v)
+            continue;
+        json_array_foreach(lists[k].v, i, e) {
+            cordon_error err;
+            (void)net_entry(p, lists[k].key, e, &err);
+        }
+    }
+    if (s->allow_unix >= 0 && !p->net.allow_unix_set)
+        p->net.allow_unix = s->allow_unix != 0;
+    if (s->network_log && !p->net.log)
+        p->net.log = xstrdup(s->network_log);
+}
+
 static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
 {
     const char *key;
@@ -289,7 +424,7 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
         if (strcmp(key, "enabled") == 0) {
             r = get_bool(ctx, key, v, &s->enabled);
         } else if (strcmp(key, "network") == 0) {
-            r = get_bool(ctx, key, v, &s->network);
+            r = get_network(ctx, key, v, &s->network);
         } else if (strcmp(key, "readOnly") == 0) {
             r = get_bool(ctx, key, v, &s->read_only);
         } else if (strcmp(key, "allowedPaths") == 0) {
@@ -309,6 +444,8 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
         } else if (strcmp(key, "hiddenPaths") == 0) {
             r = check_paths(ctx, key, v, false);
             s->hidden = v;
+        } else if (is_net_key(key)) {
+            r = parse_net_key(ctx, key, v, s);
         } else {
             jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
             r = unknown_key(ctx, at, 2, "sandbox.", key, sandbox_keys);
@@ -425,7 +562,7 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
     }
     /* An explicit setter (a command-line flag) wins over any settings file. */
     if (s->network >= 0 && !p->network_set)
-        p->network = s->network ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
+        p->network = (cordon_network)s->network;
     if (s->read_only >= 0 && !p->read_only_set)
         p->read_only = s->read_only != 0;
     for (int i = 0; i < LIMITS_N; i++)
@@ -436,6 +573,7 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
     add_rules(ctx, p, "allowedPaths", s->allowed, CORDON_ACCESS_WRITE);
     add_rules(ctx, p, "deniedPaths", s->denied, CORDON_ACCESS_NONE);
     add_hides(ctx, p, s->hidden);
+    apply_net(s, p);
 }
 
 int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)
@@ -464,7 +602,8 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
     if (!root)
         return malformed(file, &jerr, err);
     settings_ctx ctx = {.file = file, .text = text, .len = len, .err = err};
-    settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1, .sandboxed = -1};
+    settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1, .sandboxed = -1,
+                  .allow_unix = -1};
     if (parse_root(&ctx, root, &s) < 0)
         return -1;
     apply(&ctx, &s, p);

@@ -45,6 +45,7 @@ typedef struct launch {
     root_scratch scratch;
     limits_run limits;  /* the run's cgroups, or the rlimits for the command */
     confine_prep confine; /* Landlock and seccomp, ready to apply */
+
 } launch;
 
 /* First steps of the process cordon cloned (PID 1, or --isolation landlock's stand-in):

@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 
 #include "confine/caps.h"
+#include "net/inside.h"
 #include "sandbox/net.h"
 #include "sandbox/ns.h"
 #include "sandbox/root.h"
@@ -67,7 +68,9 @@ void pid1_main(launch *l)
         fail(l, &err);
     if (ns_write_id_maps(l->uid, l->gid, &err) < 0)
         fail(l, &err);
-    if (l->plan->network == CORDON_NETWORK_NONE && net_loopback_up(&err) < 0)
+    if (l->plan->network != CORDON_NETWORK_HOST && net_loopback_up(&err) < 0)
+        fail(l, &err);
+    if (net_inside_setup(&l->plan->net, l->helper_fd, &err) < 0) /* src/net: listeners for the helper */
         fail(l, &err);
     TRACE("maps+lo");
     if (root_build(l->plan, &l->scratch, &err) < 0)

@@ -172,7 +172,7 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
     for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
         const sc_program *p = &progs[mode];
         assert_true(p->len > 0 && p->len <= BPF_MAXINSNS);
-        bool nn = mode & SC_MODE_NO_NESTED, nu = mode & SC_MODE_NO_UNIX, tcp = mode & SC_MODE_TCP_ONLY;
+        bool nn = mode & SC_MODE_NO_NESTED, nu = mode & SC_MODE_IP_ONLY, tcp = mode & SC_MODE_TCP_ONLY;
         uint64_t hi = a->is64 ? UINT64_C(1) << 32 : 0;
 
         EXPECT(p, a, a->write, 1, 0, ALLOW);
@@ -190,7 +190,7 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
             {9, false}, {17, false}, {38, false}, {40, false}, {45, false}, {0xffffffff, false},
         };
         for (size_t i = 0; i < sizeof fam / sizeof *fam; i++) {
-            bool ok = fam[i].ok && !(nu && fam[i].family == 1) &&
+            bool ok = fam[i].ok && !(nu && fam[i].family != 2 && fam[i].family != 10) &&
                       !(tcp && fam[i].family != 2 && fam[i].family != 10);
             EXPECT(p, a, a->socket, fam[i].family, 1, ok ? ALLOW : EPERM_);
         }

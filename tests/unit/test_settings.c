@@ -23,7 +23,8 @@
 
 #define SANDBOX_KEYS \
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, " \
-    "hiddenPaths"
+    "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, " \
+    "publishPorts, networkLog"
 
 typedef struct fixture {
     char dir[PATH_MAX];
@@ -414,7 +415,7 @@ static void test_wrong_types(void **state)
                  "    \"network\": \"yes\"\n"
                  "  }\n"
                  "}\n",
-                 ":3: key \"sandbox.network\" must be true or false, not a string");
+                 ":3: key \"sandbox.network\" is \"yes\": use true, false, \"none\", \"host\" or \"proxy\"");
     expect_error(f, "t2.json", "{\"sandbox\": {\n\"enabled\": 1}}",
                  ":2: key \"sandbox.enabled\" must be true or false, not a number");
     expect_error(f, "t3.json", "{\"sandbox\": {\"readOnly\":\n null}}",

@@ -1,0 +1,16 @@
+/* The network helper's entry point and how it is started (net/host.c). */
+#pragma once
+#include <sys/types.h>
+
+#include "net/host.h"
+
+/* Like fork(), but the child sends no SIGCHLD when it ends (it is reaped through *pidfd,
+ * close-on-exec) and is a copy of a possibly multi-threaded process: only system calls
+ * and the helper's own heap there.  0 in the child, its pid in the parent, -1 with errno. */
+pid_t net_clone_child(int *pidfd);
+
+/* Run the helper (never returns): h is the run's network (its plan, log, published
+ * ports' listeners, the host's name servers); sock receives PID 1's listening sockets;
+ * ctl_fd says stop (a byte or EOF) and takes the counts back; the helper ends with the
+ * sandbox when pid1_pidfd becomes readable. */
+__attribute__((noreturn)) void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd);
