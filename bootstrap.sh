@@ -22,6 +22,15 @@ PACKAGES=(
 if [ "${CI:-}" = true ] || [ "${CORDON_FUZZ:-}" = 1 ]; then
   PACKAGES+=(clang libclang-rt-dev)
 fi
+# The real Codex helper (tests/e2e/test_codex_diff.sh compares cordon with it): npm, for
+# CI and on request (CORDON_CODEX=1); installed below, after the packages.
+CODEX_REF_VERSION=0.169.0
+CODEX_REF_PREFIX=${CORDON_CODEX_PREFIX:-/opt/cordon-test/codex}
+want_codex_ref=0
+if [ "${CI:-}" = true ] || [ "${CORDON_CODEX:-}" = 1 ]; then
+  want_codex_ref=1
+  command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+fi
 BUILD_DIR=${CORDON_BUILD_DIR:-build}
 
 log=$(mktemp "${TMPDIR:-/tmp}/cordon-bootstrap.XXXXXX")
@@ -67,6 +76,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   quietly "apt-get update" "${as_root[@]}" apt-get update
   quietly "installing ${missing[*]}" "${as_root[@]}" apt-get install -y --no-install-recommends \
     -o Dpkg::Use-Pty=0 "${missing[@]}"
+fi
+
+# --- the real Codex helper, for the differential test ---------------------------------------
+# Into a world-readable prefix, so that the unprivileged pass of the tests can run it too.
+# A failure here is loud but not fatal: the differential test then skips, saying why.
+if [ "$want_codex_ref" = 1 ]; then
+  have=$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$CODEX_REF_PREFIX/node_modules/@openai/codex/package.json" 2>/dev/null | head -n 1 || true)
+  if [ "$have" != "$CODEX_REF_VERSION" ]; then
+    if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else as_root=(false); fi
+    if ! { "${as_root[@]}" mkdir -p "$CODEX_REF_PREFIX" &&
+      "${as_root[@]}" npm install --prefix "$CODEX_REF_PREFIX" --no-audit --no-fund --loglevel=error \
+        "@openai/codex@$CODEX_REF_VERSION" >"$log" 2>&1 &&
+      "${as_root[@]}" chmod -R a+rX "$CODEX_REF_PREFIX"; }; then
+      echo "bootstrap: warning: could not install @openai/codex@$CODEX_REF_VERSION into $CODEX_REF_PREFIX" \
+        "(tests/e2e/test_codex_diff.sh will skip):" >&2
+      tail -n 20 "$log" >&2
+    fi
+  fi
 fi
 
 # --- build --------------------------------------------------------------------------------

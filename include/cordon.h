@@ -341,6 +341,27 @@ CORDON_API int cordon_write_status_json(const char *file, const cordon_result *r
 
 CORDON_API const char *cordon_version(void);
 
+/* ---- Codex compatibility (doc/codex.md) -----------------------------------------------
+ * cordon as Codex's Linux sandbox helper: the command line of `codex-linux-sandbox`
+ * (--sandbox-policy-cwd, --permission-profile, ...) mapped onto a cordon policy.  A
+ * program that embeds libcordon dispatches on its name as the cordon binary does:
+ *
+ *     int main(int argc, char **argv) {
+ *         if (cordon_codex_is_helper(argv[0]))
+ *             return cordon_codex_main(argc, argv);
+ *         ...
+ *     }
+ */
+/* Is argv0's base name "codex-linux-sandbox"? */
+CORDON_API bool cordon_codex_is_helper(const char *argv0);
+/* Unlike the rest of the library this is a main(): it parses argv as the helper does,
+ * runs the command, prints its diagnostics ("cordon: ...") on stderr and returns the exit
+ * status to exit with (the command's own; 2 for a malformed command line or profile, 1
+ * when the sandbox cannot be set up).  Where the profile asks for no sandbox at all (the
+ * whole disk writable and the network enabled) it execs the command in place, as the
+ * helper does.  Call it last: it leaves the sandbox's exited PID 1 to the process's exit. */
+CORDON_API int cordon_codex_main(int argc, char *const argv[]);
+
 #ifdef __cplusplus
 }
 #endif

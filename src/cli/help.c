@@ -15,7 +15,8 @@ void help_main(FILE *out)
           "  help [COMMAND]                        show help for a command\n"
           "  --version                             print the version\n"
           "\n"
-          "`cordon help run` lists every option; `man cordon` says more.\n",
+          "`cordon help run` lists every option; `man cordon` says more. Through a link named\n"
+          "codex-linux-sandbox, cordon speaks Codex's sandbox helper (codex-linux-sandbox --help).\n",
           out);
 }
 

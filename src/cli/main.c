@@ -173,6 +173,9 @@ static int cmd_run(int argc, char **argv, bool explain)
 int main(int argc, char **argv)
 {
     ensure_stdio();
+    /* Through a link named codex-linux-sandbox: Codex's sandbox helper (doc/codex.md). */
+    if (cordon_codex_is_helper(argv[0]))
+        return cordon_codex_main(argc, argv);
     if (argc < 2) {
         help_main(stderr);
         return CORDON_EXIT_SETUP;

@@ -108,8 +108,16 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
                         bool hold_missing, cordon_error *err)
 {
     canon c;
-    if (canon_resolve(path, &c, err) < 0)
+    if (canon_resolve(path, &c, err) < 0) {
+        /* Below a directory the caller may not search (--allow / as a user: /lost+found)
+         * the command, with the caller's uid and no capability, can create and change
+         * nothing either. */
+        if (err->errnum == EACCES) {
+            err_clear(err);
+            return 0;
+        }
         return err_wrap(err, "protecting %s", path);
+    }
     int ret = 0;
     bool missing = c.type == FT_MISSING;
     for (size_t i = 0; i < r->n_rules; i++)
