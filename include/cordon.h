@@ -126,6 +126,12 @@ CORDON_API int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_e
 CORDON_API int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *err);
 CORDON_API int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_error *err);
 CORDON_API int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err);
+/* Share the caller's PID namespace instead of giving the sandbox one of its own, and show
+ * the caller's /proc read-only instead of a fresh one (Codex's --inherit-pid-namespace,
+ * for trusted provisioning): process lookups work, and the command can see the caller's
+ * processes and signal those of its uid.  What the command leaves behind is still killed
+ * when it exits (cordon's supervisor is its child subreaper). */
+CORDON_API int cordon_policy_set_inherit_pid_namespace(cordon_policy *p, bool inherit, cordon_error *err);
 /* Refuse sandboxes inside the sandbox: no new user namespaces, no mount API (seccomp),
  * and Landlock filesystem rules on top of the namespaces (see doc/seccomp.md).  By
  * default the command may nest sandboxes, which can only ever be stricter. */

@@ -127,8 +127,14 @@ int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_
                                  "cordon");
         return -1;
     }
-    if (args->no_proc && cordon_policy_set_proc(p, false, err) < 0)
+    /* --inherit-pid-namespace shows the caller's /proc, whatever --no-proc says (as the
+     * helper: both keep the inherited /proc). */
+    if (args->inherit_pid_namespace) {
+        if (cordon_policy_set_inherit_pid_namespace(p, true, err) < 0)
+            return -1;
+    } else if (args->no_proc && cordon_policy_set_proc(p, false, err) < 0) {
         return -1;
+    }
     /* The helper passes its whole environment to the command (Codex chose it already). */
     for (char *const *e = env; e && *e; e++) {
         const char *eq = strchr(*e, '=');
@@ -321,10 +327,6 @@ int cordon_codex_main(int argc, char *const argv[])
               "pipeline cannot isolate app-server Unix sockets, so Codex refuses it (disable "
               "features.use_legacy_landlock); cordon builds the sandbox itself without it\n",
               stderr);
-        goto out;
-    }
-    if (a.inherit_pid_namespace) {
-        fputs("cordon: --inherit-pid-namespace is not supported by this build of cordon\n", stderr);
         goto out;
     }
     if (plan.mode == CX_RUN_DIRECT) {

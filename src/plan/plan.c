@@ -244,7 +244,14 @@ static void drop_redundant(plan *p)
 
 int plan_build(const resolved *r, plan *out, cordon_error *err)
 {
-    *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc, .no_nested = r->policy->no_nested};
+    *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc, .no_nested = r->policy->no_nested,
+                  .inherit_pid_ns = r->policy->inherit_pid_ns};
+    if (out->inherit_pid_ns && !out->proc) {
+        plan_free(out);
+        return err_set(err, CORDON_STAGE_PLAN, 0,
+                       "sharing the caller's PID namespace shows the caller's /proc: it cannot be combined "
+                       "with --no-proc");
+    }
     if (add_rule_ops(r, out, err) < 0) {
         plan_free(out);
         return -1;
@@ -282,7 +289,8 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     }
     add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
     if (out->proc)
-        add_op(out, PLAN_PROC, "/proc", NULL, xstrdup("fresh /proc"));
+        add_op(out, PLAN_PROC, "/proc", NULL,
+               xstrdup(out->inherit_pid_ns ? "the caller's /proc, read-only (the caller's PID namespace)" : "fresh /proc"));
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
     out->limits = r->policy->limits;

@@ -56,6 +56,7 @@ typedef struct plan {
     char *cwd;    /* working directory inside */
     cordon_network network;
     bool proc;
+    bool inherit_pid_ns; /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
     limit_values limits; /* --limit-*: applied by supervise/limits.c */
     bool no_nested; /* --no-nested: confine/ refuses user namespaces and the mount API */
     cordon_isolation isolation; /* set by lib/api.c: namespaces, or landlock (no mounts:

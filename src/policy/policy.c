@@ -350,6 +350,13 @@ int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
     return 0;
 }
 
+int cordon_policy_set_inherit_pid_namespace(cordon_policy *p, bool inherit, cordon_error *err)
+{
+    (void)err;
+    p->inherit_pid_ns = inherit;
+    return 0;
+}
+
 int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err)
 {
     NEED_POLICY(p, err);

@@ -91,6 +91,7 @@ struct cordon_policy {
     char *cwd;      /* absolute as given, or NULL = the current directory */
     double timeout; /* seconds; 0 = none */
     bool no_proc;
+    bool inherit_pid_ns; /* the caller's PID namespace and /proc (read-only) */
     bool no_nested; /* --no-nested */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */

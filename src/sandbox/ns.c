@@ -51,16 +51,16 @@ const char *ns_userns_hint(void)
            "allows clone/unshare with CLONE_NEWUSER); `cordon check` says more";
 }
 
-pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err)
+pid_t ns_clone(bool new_net, bool new_pid, int *pidfd, cordon_error *err)
 {
-    return ns_clone_into(new_net, -1, pidfd, err);
+    return ns_clone_into(new_net, new_pid, -1, pidfd, err);
 }
 
-pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err)
+pid_t ns_clone_into(bool new_net, bool new_pid, int cgroup_fd, int *pidfd, cordon_error *err)
 {
     struct clone_args args = {0};
-    args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-                 CLONE_NEWCGROUP | CLONE_PIDFD | (new_net ? CLONE_NEWNET : 0);
+    args.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_PIDFD |
+                 (new_pid ? CLONE_NEWPID : 0) | (new_net ? CLONE_NEWNET : 0);
     args.pidfd = (uint64_t)(uintptr_t)pidfd;
     args.exit_signal = 0; /* reaped through the pidfd: no SIGCHLD for the caller (util/proc.h) */
     if (cgroup_fd >= 0) {

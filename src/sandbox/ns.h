@@ -8,9 +8,9 @@
 
 /* Like fork(): returns the child's pid in the parent (with *pidfd set), 0 in the
  * child, -1 with err filled (naming the likely cause and fix) on failure. */
-pid_t ns_clone(bool new_net, int *pidfd, cordon_error *err);
+pid_t ns_clone(bool new_net, bool new_pid, int *pidfd, cordon_error *err);
 /* The same, started in the cgroup v2 directory cgroup_fd (CLONE_INTO_CGROUP) unless -1. */
-pid_t ns_clone_into(bool new_net, int cgroup_fd, int *pidfd, cordon_error *err);
+pid_t ns_clone_into(bool new_net, bool new_pid, int cgroup_fd, int *pidfd, cordon_error *err);
 /* In the child: map uid and gid to themselves (setgroups denied first). */
 int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err);
 /* Appended to the messages of a host that refuses user namespaces, which name the

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -386,8 +388,30 @@ static int do_bind(build *b, size_t i)
     return 0;
 }
 
+/* --inherit-pid-namespace: the caller's /proc (a fresh one would need CAP_SYS_ADMIN over
+ * the caller's PID namespace), with what is mounted below it, read-only. */
+static int do_caller_proc(build *b, const plan_op *op)
+{
+    _cleanup_fd_ int t = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (t < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot bind the caller's /proc (open_tree)");
+    struct statfs sf;
+    if (fstatfs(t, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno ? errno : EINVAL,
+                       "the caller's /proc is not a procfs: cannot share the caller's PID namespace");
+    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true,
+                      b->err) < 0)
+        return err_wrap(b->err, "the caller's /proc");
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || root_attach(t, d, op->dest, b->err) < 0)
+        return -1;
+    return 0;
+}
+
 static int do_proc(build *b, const plan_op *op)
 {
+    if (b->p->inherit_pid_ns)
+        return do_caller_proc(b, op);
     _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
     if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
         return err_opt(b->err, CORDON_STAGE_ROOT, errno, "noProc",
@@ -474,7 +498,12 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     if (want_dev && dev_open_sources(&devs, err) < 0)
         return -1;
 
-    if (!p->proc && s->want_proc_fd) {
+    if (!p->proc && s->want_proc_fd && p->inherit_pid_ns) {
+        /* the caller's PID namespace: its procfs names the command's processes */
+        s->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (s->proc_fd < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the caller's /proc for the supervisor");
+    } else if (!p->proc && s->want_proc_fd) {
         _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
         if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");

@@ -29,8 +29,9 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
 
-    /* --isolation landlock: no PID namespace to die with; die with the supervisor. */
-    if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK) {
+    /* --isolation landlock, --inherit-pid-namespace: no PID namespace to die with; die
+     * with the supervisor. */
+    if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK || l->plan->inherit_pid_ns) {
         pid_t parent = getppid();
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
             err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");

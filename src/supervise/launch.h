@@ -63,5 +63,8 @@ __attribute__((noreturn)) void pid1_main(launch *l);
  * command instead of PID 1.  Never returns. */
 __attribute__((noreturn)) void reaper_main(launch *l);
 pid_t reaper_clone(int cgroup_fd, int *pidfd, cordon_error *err);
+/* Kill every descendant of a child subreaper, as they are reparented to it (reaper.c):
+ * what PID 1's kill(-1) does where there is no PID namespace of the sandbox's own. */
+void reaper_kill_descendants(void);
 /* The command's process (PID 2): confine and exec.  Never returns. */
 __attribute__((noreturn)) void child_exec(launch *l, const sigset_t *orig_mask);

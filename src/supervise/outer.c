@@ -310,8 +310,8 @@ static pid_t clone_sandbox(outer_run *r, int cgroup_fd, cordon_error *err)
     if (p->isolation == CORDON_ISOLATION_LANDLOCK)
         return reaper_clone(cgroup_fd, &r->pidfd, err);
     if (cgroup_fd >= 0)
-        return ns_clone_into(p->network != CORDON_NETWORK_HOST, cgroup_fd, &r->pidfd, err);
-    return ns_clone(p->network != CORDON_NETWORK_HOST, &r->pidfd, err);
+        return ns_clone_into(p->network != CORDON_NETWORK_HOST, !p->inherit_pid_ns, cgroup_fd, &r->pidfd, err);
+    return ns_clone(p->network != CORDON_NETWORK_HOST, !p->inherit_pid_ns, &r->pidfd, err);
 }
 
 /* The parent's copy of what only the child uses (it has its own since the clone). */

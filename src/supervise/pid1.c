@@ -61,6 +61,14 @@ void pid1_main(launch *l)
     /* The sandbox dies with cordon. */
     if (launch_tie_to_cordon(l, CORDON_STAGE_NAMESPACES, &err) < 0)
         fail(l, &err);
+    /* In the caller's PID namespace (--inherit-pid-namespace) this is not PID 1: kill(-1)
+     * would reach every process of the caller's; what the command leaves behind is
+     * reparented here instead, and killed one by one. */
+    bool own_pid_ns = !l->plan->inherit_pid_ns;
+    if (!own_pid_ns && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
+        fail(l, &err);
+    }
 
     TRACE("pid1");
     /* Into the run's cgroups before anything else, so all it starts is counted. */
@@ -178,5 +186,5 @@ void pid1_main(launch *l)
     }
     umask(077);
 
-    report_supervise(l, sfd, cmd, kill_the_rest);
+    report_supervise(l, sfd, cmd, own_pid_ns ? kill_the_rest : reaper_kill_descendants);
 }

@@ -121,7 +121,7 @@ static int children(pid_t *out, int max)
 
 /* Kill everything below us: our children, and whatever is reparented to us (we are a
  * subreaper) as they die, until nothing is left. */
-static void kill_descendants(void)
+void reaper_kill_descendants(void)
 {
     for (;;) {
         pid_t kids[512];
@@ -193,5 +193,5 @@ void reaper_main(launch *l)
     keep[nk++] = sfd;
     close_fds_except(keep, nk);
 
-    report_supervise(l, sfd, cmd, kill_descendants);
+    report_supervise(l, sfd, cmd, reaper_kill_descendants);
 }

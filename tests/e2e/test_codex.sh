@@ -311,6 +311,29 @@ t_no_proc() {
     die "expected a fresh /proc of the sandbox's own PID namespace (the command is PID 2, a handful of processes), got '$(printf '%s' "$OUT" | _one_line)'"
 }
 
+t_inherit_pid_namespace() {
+  local m h pids
+  m=$(new_mark)
+  h=$(new_mark)
+  sleep "300.$h" &
+  local host_pid=$!
+  helper --inherit-pid-namespace --permission-profile "$(profile "$(sp root read),$(sp project_roots write)")" -- sh -c '
+    [ "$$" -gt 2 ] && echo host-pid
+    [ -d "/proc/$1" ] && echo sees-caller-process
+    (echo x >/proc/self/comm) 2>/dev/null || echo proc-read-only
+    sleep "301.$2" & echo left-behind' sh "$host_pid" "$m"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "host-pid
+sees-caller-process
+proc-read-only
+left-behind" "--inherit-pid-namespace: the caller's PID namespace and its /proc, read-only"
+  kill "$host_pid" 2>/dev/null || true
+  wait_no_sleepers "$m" 5 || die "the process the command left behind survived: $(find_sleepers "$m")"
+  # positive control: without the option, a PID namespace of the sandbox's own
+  helper --permission-profile "$(profile "$(sp root read)")" -- sh -c 'echo $$'
+  assert_eq "$OUT" 2 "the command's PID in a PID namespace of the sandbox's own"
+}
+
 t_environment_passed_whole() {
   CODEX_TEST_VAR=kept helper --permission-profile "$(profile "$(sp root read)")" -- sh -c 'echo "$CODEX_TEST_VAR $HOME"'
   assert_eq "$OUT" "kept $HOME" "the helper passes its environment to the command"
@@ -338,6 +361,7 @@ run_case legacy_sandbox_policy t_legacy_sandbox_policy
 run_case disabled_runs_unsandboxed t_disabled_runs_unsandboxed
 run_case legacy_landlock_refused t_legacy_landlock_refused
 run_case no_proc t_no_proc
+run_case inherit_pid_namespace t_inherit_pid_namespace
 run_case environment_passed_whole t_environment_passed_whole
 run_case help t_help
 finish

@@ -224,6 +224,28 @@ t_parent_repo() {
   assert_eq "$b" "$a" "git's repository from a project root without .git"
   assert_eq "$b" "$P" "the parent repository"
 }
+t_inherit_pid_namespace() {
+  [ -n "$REAL" ] || skip_case "$REAL_WHY"
+  mkfix
+  local h
+  h=$(new_mark)
+  sleep "300.$h" &
+  local host_pid=$! prof a b
+  prof=$(profile "$RR,$PW")
+  local probe='[ "$$" -gt 2 ] && echo host-pid; [ -d "/proc/$1" ] && echo sees-caller-process
+    (echo x >/proc/self/comm) 2>/dev/null || echo proc-read-only'
+  cd "$P"
+  a=$("$REAL_LINK" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c "$probe" sh "$host_pid" 2>&1)
+  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c "$probe" sh "$host_pid" 2>&1)
+  assert_eq "$b" "$a" "--inherit-pid-namespace through cordon, as through the real helper"
+  # deliberate: signals to the caller's processes (Landlock's signal scope, Linux 6.12)
+  a=$("$REAL_LINK" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c 'kill -0 "$1" 2>/dev/null && echo signalled || echo refused' sh "$host_pid" 2>&1)
+  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c 'kill -0 "$1" 2>/dev/null && echo signalled || echo refused' sh "$host_pid" 2>&1)
+  kill "$host_pid" 2>/dev/null || true
+  [ "$a" = signalled ] || die "positive control: the real helper could not signal the caller's process ($a)"
+  [ "$b" = "$a" ] || echo "# inherit_pid_namespace: signalling a caller's process: cordon $b, codex $a: deliberate: Landlock scopes signals to the sandbox where the kernel has it (ABI 6, Linux 6.12)" >>"$T/.notes"
+}
+
 t_exit_statuses() {
   [ -n "$REAL" ] || skip_case "$REAL_WHY"
   mkfix
@@ -262,6 +284,7 @@ run_case missing_paths t_missing_paths
 run_case unrestricted t_unrestricted
 run_case network t_network
 run_case parent_repo t_parent_repo
+run_case inherit_pid_namespace t_inherit_pid_namespace
 run_case exit_statuses t_exit_statuses
 [ -f "$T/.notes" ] && sort -u "$T/.notes"
 finish
