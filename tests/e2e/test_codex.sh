@@ -266,6 +266,23 @@ t_exit_status() {
   assert_eq "$RC" 127 "a command that does not exist"
 }
 
+t_signals_forwarded() {
+  # Codex (or a terminal) signals the helper to mean the command
+  local m
+  m=$(new_mark)
+  "$CODEX_CORDON" --sandbox-policy-cwd "$WS" --permission-profile "$(profile "$(sp root read)")" -- \
+    sh -c 'trap "echo got-term; exit 7" TERM; echo ready; sleep "30.$1" & wait' sh "$m" >"$OUTF" 2>"$ERRF" &
+  local pid=$!
+  wait_for_sleepers "$m" 10 >/dev/null || { kill -9 "$pid"; die "the command did not start: $(cat "$ERRF")"; }
+  kill -TERM "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  assert_eq "$rc" 7 "SIGTERM to the helper reaches the command, whose status is the helper's"
+  assert_eq "$(cat "$OUTF")" "ready
+got-term"
+  wait_no_sleepers "$m" 5 || die "the command's child survived"
+}
+
 t_legacy_sandbox_policy() {
   local extra=$CT/extra
   mkdir -p "$extra"
@@ -357,6 +374,7 @@ run_case proxy_mode t_proxy_mode
 run_case proxy_mode_needs_proxy t_proxy_mode_needs_proxy
 run_case malformed_input t_malformed_input
 run_case exit_status t_exit_status
+run_case signals_forwarded t_signals_forwarded
 run_case legacy_sandbox_policy t_legacy_sandbox_policy
 run_case disabled_runs_unsandboxed t_disabled_runs_unsandboxed
 run_case legacy_landlock_refused t_legacy_landlock_refused

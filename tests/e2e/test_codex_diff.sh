@@ -39,7 +39,10 @@ if [ -n "$REAL" ]; then
 fi
 
 # ---- the fixture -----------------------------------------------------------------------
-# Every file holds "marker"; every directory holds a file m that does.
+# Every file holds "marker"; every directory holds a file m that does. Readable means, for
+# a file, that its content shows, for a directory of the fixture, that it lists m, for any
+# other directory, that it lists something (cordon hides with an empty directory or file,
+# Codex with one that cannot be read).
 
 mkfix() {
   P=$CT/proj
@@ -47,8 +50,9 @@ mkfix() {
   TMPD=$CT/tmpd
   mkdir -p "$P/src" "$P/a/b" "$P/deep/x" "$P/.codex" "$P/.agents" "$P/sub" "$EXTRA" "$TMPD"
   local d
+  mkdir -p "$HOME/.ssh"
   for d in "$P" "$P/src" "$P/a" "$P/a/b" "$P/deep" "$P/deep/x" "$P/.codex" "$P/.agents" "$P/sub" "$EXTRA" \
-    "$TMPD" "$OUTSIDE" "$HOME"; do
+    "$TMPD" "$OUTSIDE" "$HOME" "$HOME/.ssh"; do
     echo marker >"$d/m"
   done
   local f
@@ -64,7 +68,11 @@ mkfix() {
 for p in "$@"; do
   e=0; { [ -e "$p" ] || [ -L "$p" ]; } && e=1
   r=0
-  if [ -d "$p" ]; then ls "$p" 2>/dev/null | grep -qx m && r=1
+  if [ -d "$p" ]; then
+    case $p in
+      "$PROBE_FIXTURE"/*) ls "$p" 2>/dev/null | grep -qx m && r=1 ;;
+      *) [ -n "$(ls -A "$p" 2>/dev/null)" ] && r=1 ;;
+    esac
   elif [ -e "$p" ]; then [ "$(head -c 6 "$p" 2>/dev/null)" = marker ] && r=1; fi
   w=0
   if [ -d "$p" ]; then
@@ -80,7 +88,7 @@ EOF
 
 # The paths every case probes.
 probe_paths() {
-  printf '%s\n' / /etc/passwd /tmp "$TMPD" "$HOME" "$OUTSIDE" "$OUTSIDE/secret" "$EXTRA" \
+  printf '%s\n' / /etc/passwd /tmp /run "$TMPD" "$HOME" "$HOME/.ssh" "$OUTSIDE" "$OUTSIDE/secret" "$EXTRA" \
     "$P" "$P/src" "$P/src/f" "$P/a" "$P/a/secret" "$P/a/b" "$P/a/b/keep" \
     "$P/.git" "$P/.git/config" "$P/.git/HEAD" "$P/.codex" "$P/.codex/config.toml" "$P/.agents" \
     "$P/.aws" "$P/.vscode" "$P/.env" "$P/src/.env" "$P/deep/x/.env" "$P/nope" "$P/gone" "$P/sub/.git"
@@ -99,14 +107,19 @@ DELIBERATE='
 *|$P/gone|r=0 w=0 e=0|r=0 w=0 e=1|a missing denied path stays absent and uncreatable (Codex mounts an empty directory or /dev/null there)
 *|$P/nope|r=0 w=0 e=0|r=0 w=0 e=1|a missing read-only path stays absent and uncreatable (Codex mounts an empty directory there)
 *|$P/sub/.git|r=0 w=0 e=0|r=0 w=1 e=0|no new git repository in a host directory (git init in $TMPDIR works): a host git would run its hooks and configuration
-unrestricted|/|r=0 w=0 e=1|r=0 w=1 e=1|the root directory is cordon'"'"'s own, read-only: no new top-level entries (every top-level directory is the host'"'"'s, writable)
+*|/run|r=0 w=0 e=1|r=1 w=0 e=1|the host'"'"'s service sockets (/run, /var/run: docker, D-Bus, agents) are hidden under a readable root unless an entry shows them
+*|$HOME/.ssh|r=0 w=0 e=1|r=1 w=0 e=1|the credential stores of the home (~/.ssh ~/.aws ~/.config/gh ...) are hidden wherever the home is visible, unless an entry names them
+workspace_write|$HOME/.ssh|r=0 w=0 e=1|r=1 w=1 e=1|as above (the test home lies under the writable /tmp)
+unrestricted|$HOME/.ssh|r=0 w=0 e=1|r=1 w=1 e=1|as above, whatever the profile
+unrestricted|/|r=1 w=0 e=1|r=1 w=1 e=1|the root directory is cordon'"'"'s own, read-only: no new top-level entries (every top-level directory is the host'"'"'s, writable)
 unrestricted|$P/.git/config|r=0 w=0 e=1|r=0 w=1 e=1|the configuration and hooks of every git directory stay as they were, whatever the profile
-minimal|/|r=0 w=0 e=1|r=0 w=1 e=1|directories that only hold mount points are read-only (Codex root is a writable tmpfs whose writes vanish)
+minimal|/|r=1 w=0 e=1|r=1 w=1 e=1|directories that only hold mount points are read-only (Codex root is a writable tmpfs whose writes vanish)
 minimal|$HOME|r=0 w=1 e=1|r=0 w=0 e=0|HOME is a private, empty, writable directory that vanishes (Codex: the home is absent)
 minimal|$TMPD|r=0 w=0 e=0|r=0 w=1 e=0|missing mount points cannot be created: the command cannot make directories at the top of the view (Codex: its tmpfs root takes them)
 minimal|$OUTSIDE|r=0 w=0 e=0|r=0 w=1 e=0|as above
 minimal|$OUTSIDE/secret|r=0 w=0 e=0|r=0 w=1 e=0|as above
 minimal|$EXTRA|r=0 w=0 e=0|r=0 w=1 e=0|as above
+minimal|/run|r=0 w=0 e=0|r=0 w=1 e=0|as above
 '
 
 # deliberate CASE PATHLINE_COR PATHLINE_REF: print the reason when the pair is listed.
@@ -133,6 +146,7 @@ diff_case() {
   local paths
   mapfile -t paths < <(probe_paths)
   cd "$P" # the command runs in the helper's own working directory
+  export PROBE_FIXTURE=$CT
   "$REAL_LINK" --sandbox-policy-cwd "$P" --command-cwd "$P" --permission-profile "$prof" "$@" -- \
     "$CT/probe.sh" "${paths[@]}" >"$CT/ref.out" 2>"$CT/ref.err" || die "the real helper failed ($?): $(head -c 300 "$CT/ref.err")"
   "$CODEX_CORDON" --sandbox-policy-cwd "$P" --command-cwd "$P" --permission-profile "$prof" "$@" -- \
