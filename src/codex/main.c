@@ -258,6 +258,11 @@ static int run(const cx_args *a, const cx_plan *plan)
             continue; /* as the helper: no fresh /proc here, so none */
         if (r < 0)
             print_error(&err);
+        if (r < 0 && attempt == 1)
+            fputs("cordon: this host refuses a fresh /proc (a container whose /proc is partly masked), and cordon's "
+                  "creation control needs a procfs of the sandbox's PID namespace; --inherit-pid-namespace (the "
+                  "caller's PID namespace and /proc) works here\n",
+                  stderr);
         print_refusals(&res);
         code = res.exit_code == CORDON_EXIT_SETUP || (r < 0 && res.exit_code == 0) ? CX_EXIT_SETUP : res.exit_code;
         break;

@@ -351,6 +351,25 @@ left-behind" "--inherit-pid-namespace: the caller's PID namespace and its /proc,
   assert_eq "$OUT" 2 "the command's PID in a PID namespace of the sandbox's own"
 }
 
+t_masked_proc_fallback() {
+  # a container whose /proc is partly masked (a file bound over /proc/keys, as Docker
+  # does): no new user namespace may mount a fresh /proc there
+  [ "$MY_UID" -eq 0 ] || skip_case "needs root to mask /proc in a mount namespace of its own (runs in the root pass)"
+  command -v unshare >/dev/null || skip_case "unshare not installed"
+  [ -e /proc/keys ] || skip_case "no /proc/keys to mask"
+  local prof
+  prof=$(profile "$(sp root read),$(sp project_roots write)")
+  unshare -m --propagation private sh -c 'mount --bind /dev/null /proc/keys && exec "$@"' sh \
+    "$CODEX_CORDON" --sandbox-policy-cwd "$WS" --permission-profile "$prof" -- touch "$WS/ran" >"$OUTF" 2>"$ERRF" && RC=0 || RC=$?
+  [ "$RC" = 1 ] || die "a masked /proc: expected exit 1, got $(last_run)"
+  assert_contains "$(cat "$ERRF")" "--inherit-pid-namespace" "the message says what works there"
+  assert_absent "$WS/ran"
+  unshare -m --propagation private sh -c 'mount --bind /dev/null /proc/keys && exec "$@"' sh \
+    "$CODEX_CORDON" --sandbox-policy-cwd "$WS" --inherit-pid-namespace --permission-profile "$prof" -- touch "$WS/ran" >"$OUTF" 2>"$ERRF" && RC=0 || RC=$?
+  [ "$RC" = 0 ] || die "a masked /proc with --inherit-pid-namespace: expected exit 0, got $(last_run)"
+  assert_exists "$WS/ran"
+}
+
 t_environment_passed_whole() {
   CODEX_TEST_VAR=kept helper --permission-profile "$(profile "$(sp root read)")" -- sh -c 'echo "$CODEX_TEST_VAR $HOME"'
   assert_eq "$OUT" "kept $HOME" "the helper passes its environment to the command"
@@ -380,6 +399,7 @@ run_case disabled_runs_unsandboxed t_disabled_runs_unsandboxed
 run_case legacy_landlock_refused t_legacy_landlock_refused
 run_case no_proc t_no_proc
 run_case inherit_pid_namespace t_inherit_pid_namespace
+run_case masked_proc_fallback t_masked_proc_fallback
 run_case environment_passed_whole t_environment_passed_whole
 run_case help t_help
 finish
