@@ -291,6 +291,9 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     if (out->proc)
         add_op(out, PLAN_PROC, "/proc", NULL,
                xstrdup(out->inherit_pid_ns ? "the caller's /proc, read-only (the caller's PID namespace)" : "fresh /proc"));
+    else if (out->root_is_host)
+        /* the host root bound whole brings the host's /proc along: --no-proc hides it */
+        add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
     out->limits = r->policy->limits;

@@ -520,6 +520,17 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         at = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (at < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot find a place to build the new root");
+    /* --base host: the host root, cloned before anything of cordon's own is attached over
+     * /tmp below (the staging area, the --limit-memory tmpfs), so that the new root shows
+     * the host's /tmp where no private one covers it. */
+    _cleanup_fd_ int host_root = -1;
+    if (p->root_is_host) {
+        plan_op host = {.kind = PLAN_BIND, .dest = (char *)"/", .src = (char *)"/", .read_only = true,
+                        .is_dir = true, .dev = p->root_dev, .ino = p->root_ino, .why = (char *)"base host"};
+        host_root = open_source(&host, err);
+        if (host_root < 0)
+            return -1;
+    }
     _cleanup_fd_ int stage = -1;
     if (plan_hides(p)) {
         stage = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
@@ -542,10 +553,9 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     }
     _cleanup_fd_ int root = -1;
     if (p->root_is_host) {
-        plan_op host = {.kind = PLAN_BIND, .dest = (char *)"/", .src = (char *)"/", .read_only = true,
-                        .is_dir = true, .dev = p->root_dev, .ino = p->root_ino, .why = (char *)"base host"};
-        root = open_source(&host, err);
-        if (root < 0 || root_attach(root, at, "the new root", err) < 0)
+        root = host_root;
+        host_root = -1;
+        if (root_attach(root, at, "the new root", err) < 0)
             return -1;
     } else {
         root = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);

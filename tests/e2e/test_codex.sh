@@ -320,8 +320,12 @@ t_legacy_landlock_refused() {
 }
 
 t_no_proc() {
-  helper --no-proc --permission-profile "$(profile "$(sp root read)")" -- sh -c 'ls /proc/self >/dev/null 2>&1 && echo proc || echo no-proc'
-  assert_eq "$OUT" no-proc "--no-proc"
+  helper --no-proc --permission-profile "$(profile "$(sp root read)")" -- sh -c 'ls /proc/self >/dev/null 2>&1 && echo proc || echo no-proc; ls -A /proc | wc -l'
+  assert_eq "$OUT" "no-proc
+0" "--no-proc: no /proc (nor the host's, which the host root bound whole would bring)"
+  # the same for cordon run --base host, whose root is the host's bound whole
+  crun run --base host --no-proc -- sh -c 'ls -A /proc | wc -l'
+  assert_eq "$OUT" 0 "cordon run --base host --no-proc shows nothing of the host's /proc"
   helper --permission-profile "$(profile "$(sp root read)")" -- sh -c 'echo $$; ls -d /proc/[0-9]* | wc -l'
   [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
   [ "${OUT%%$'\n'*}" = 2 ] && [ "${OUT##*$'\n'}" -le 4 ] ||
