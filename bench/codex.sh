@@ -48,10 +48,12 @@ fi
   die "the real Codex helper is not installed: CORDON_CODEX=1 ./bootstrap.sh, or --helper PATH (Codex's Linux binary)"
 if [ -n "$out" ]; then case $out in /*) ;; *) out=$PWD/$out ;; esac; fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-bench-codex.XXXXXX")
+# As a person runs Codex: the project in the home, the home outside /tmp (/var/tmp here,
+# so that nothing of the benchmark lands in the real home), no TMPDIR.
+tmp=$(mktemp -d /var/tmp/cordon-bench-codex.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
-mkdir "$tmp/ws" "$tmp/home" "$tmp/bin-cordon" "$tmp/bin-helper"
+mkdir -p "$tmp/home/proj" "$tmp/bin-cordon" "$tmp/bin-helper"
 cp "$cordon" "$tmp/cordon"
 ln -s "$tmp/cordon" "$tmp/bin-cordon/codex-linux-sandbox"
 ln -s "$helper" "$tmp/bin-helper/codex-linux-sandbox"
@@ -61,16 +63,17 @@ cc=${CC:-cc}
 
 drop=()
 if [ "$(id -u)" = 0 ]; then
-  chown 65534:65534 "$tmp/ws" "$tmp/home"
+  chown -R 65534:65534 "$tmp/home"
   chmod 700 "$tmp/home"
-  drop=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp/home" TMPDIR="$tmp/ws" USER=nobody LOGNAME=nobody)
+  drop=(setpriv --reuid=65534 --regid=65534 --clear-groups env -u TMPDIR HOME="$tmp/home" USER=nobody LOGNAME=nobody)
   [ -z "$out" ] || { touch "$out"; chown 65534 "$out"; }
   who="uid 65534 (dropped from root with setpriv)"
 else
+  drop=(env -u TMPDIR HOME="$tmp/home")
   who="uid $(id -u)"
 fi
 
-ws=$tmp/ws
+ws=$tmp/home/proj
 profile='{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"},{"path":{"type":"special","value":{"kind":"slash_tmp"}},"access":"write"},{"path":{"type":"special","value":{"kind":"tmpdir"}},"access":"write"}]},"network":"restricted"}'
 call=(--sandbox-policy-cwd "$ws" --command-cwd "$ws" --permission-profile "$profile" -- /bin/true)
 
@@ -85,6 +88,7 @@ echo "  cordon: $cordon"
 echo "  helper: $helper ($("$helper" --version 2>/dev/null || echo '?'))"
 echo "  bwrap on PATH (the helper prefers it): $(command -v bwrap || echo none)"
 echo "  profile: Codex's workspace-write (root read; project root, /tmp, \$TMPDIR write; network restricted)"
+echo "  project: \$HOME/proj, HOME outside /tmp, no TMPDIR"
 echo
 cd "$ws"
 "${drop[@]}" "$tmp/startup" "${args[@]}"

@@ -132,6 +132,13 @@ CORDON_API int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_
  * processes and signal those of its uid.  What the command leaves behind is still killed
  * when it exits (cordon's supervisor is its child subreaper). */
 CORDON_API int cordon_policy_set_inherit_pid_namespace(cordon_policy *p, bool inherit, cordon_error *err);
+/* false: no private HOME and TMPDIR directories.  The command's HOME and TMPDIR are what
+ * its environment says (cordon_policy_keep_env, cordon_policy_set_env), showing what the
+ * view shows there (under CORDON_BASE_HOST the caller's home read-only, its credential
+ * stores hidden); /tmp stays private unless a rule covers it.  Codex's helper mode uses
+ * it: Codex's commands see the home and temporary directory its profile describes, and
+ * --base host can then bind the host root whole.  Default: true. */
+CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dirs, cordon_error *err);
 /* Refuse sandboxes inside the sandbox: no new user namespaces, no mount API (seccomp),
  * and Landlock filesystem rules on top of the namespaces (see doc/seccomp.md).  By
  * default the command may nest sandboxes, which can only ever be stricter. */

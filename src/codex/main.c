@@ -104,7 +104,10 @@ static bool valid_env_name(const char *s, size_t n)
 
 int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_policy *p, cordon_error *err)
 {
-    if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0)
+    /* No workspace (the profile's write entries are the writable roots), and HOME and
+     * TMPDIR as Codex's environment has them, showing what the profile shows there. */
+    if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
+        cordon_policy_set_private_dirs(p, false, err) < 0)
         return -1;
     for (size_t i = 0; i < plan->n_rules; i++) {
         char source[96];

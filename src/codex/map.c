@@ -198,19 +198,11 @@ int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, c
             root = &v[i];
     if (root && root->access == CX_READ) {
         out->base = CORDON_BASE_HOST;
-        /* What --base host makes private, Codex shows as it is (read-only unless an entry
-         * says otherwise): /tmp, and the caller's home with its tools (~/.cargo, ~/.nvm). */
-        const char *keep[] = {"/tmp", h->home};
-        for (size_t k = 0; k < 2; k++) {
-            const char *p = keep[k];
-            if (!p || p[0] != '/' || strcmp(p, "/") == 0 || !h->is_dir(p, h->ctx))
-                continue;
-            if (covering(v, prof->n_entries, p, true))
-                continue; /* an entry decides */
-            char *sp = strip_slashes(p);
-            add_rule(out, sp, CORDON_ACCESS_READ, k == 0 ? "root (/tmp as it is)" : "root (the home as it is)");
-            free(sp);
-        }
+        /* What --base host makes private, Codex shows as it is: the host's /tmp, read-only
+         * unless an entry says otherwise.  (The home shows as it is too: cx_apply turns
+         * the private HOME and TMPDIR off.) */
+        if (h->is_dir("/tmp", h->ctx) && !covering(v, prof->n_entries, "/tmp", true))
+            add_rule(out, "/tmp", CORDON_ACCESS_READ, "root (/tmp as it is)");
     } else if (root && root->access == CX_WRITE) {
         add_rule(out, "/", CORDON_ACCESS_WRITE, "root");
         if (minimal)

@@ -16,8 +16,10 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
     fprintf(out, "  workspace   %s\n", pol->no_workspace ? "(none)" : r->workspace);
     fprintf(out, "  read-only   %s\n", pol->read_only ? "yes" : "no");
     fprintf(out, "  cwd         %s\n", p->cwd);
-    fprintf(out, "  HOME        %s (private)\n", p->home);
-    fprintf(out, "  TMPDIR      %s (private)\n", p->tmpdir);
+    fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
+            p->home ? " (private)" : "");
+    fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
+            p->tmpdir ? " (private)" : "");
     if (pol->timeout > 0)
         fprintf(out, "  timeout     %gs\n", pol->timeout);
     else

@@ -262,8 +262,8 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     if (tmp_private) {
         drop_base_bind_at(out, "/tmp", "/tmp");
         add_op(out, PLAN_TMPFS, "/tmp", NULL, xstrdup("private /tmp"))->mode = 01777;
-        out->tmpdir = xstrdup("/tmp");
-    } else {
+        out->tmpdir = r->policy->no_private_dirs ? NULL : xstrdup("/tmp");
+    } else if (!r->policy->no_private_dirs) {
         add_op(out, PLAN_TMPFS, PLAN_PRIVATE_TMP, NULL, xstrdup("private TMPDIR (a rule covers /tmp)"))->mode = 0700;
         out->tmpdir = xstrdup(PLAN_PRIVATE_TMP);
     }
@@ -272,7 +272,9 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
      * inside, unless a rule shows that path (then elsewhere), or the mount point would
      * have to be created inside a host directory. */
     bool home_here = private_home_at(r) && (r->home_type == FT_DIR || !base_covers(r, r->home));
-    if (home_here) {
+    if (r->policy->no_private_dirs) {
+        /* the command's HOME is its environment's, showing what the view shows there */
+    } else if (home_here) {
         drop_base_bind_at(out, r->home, "HOME");
         add_op(out, PLAN_TMPFS, r->home, NULL, xstrdup("private HOME"))->mode = 0700;
         out->home = xstrdup(r->home);
@@ -283,7 +285,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         out->home = xstrdup(PLAN_PRIVATE_HOME);
     }
 
-    if (out->root_is_host && (!home_here || !tmp_private)) {
+    if (out->root_is_host && !r->policy->no_private_dirs && (!home_here || !tmp_private)) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0, "internal error: the host root cannot be bound whole");
     }

@@ -357,6 +357,13 @@ int cordon_policy_set_inherit_pid_namespace(cordon_policy *p, bool inherit, cord
     return 0;
 }
 
+int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dirs, cordon_error *err)
+{
+    (void)err;
+    p->no_private_dirs = !private_dirs;
+    return 0;
+}
+
 int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err)
 {
     NEED_POLICY(p, err);

@@ -92,6 +92,7 @@ struct cordon_policy {
     double timeout; /* seconds; 0 = none */
     bool no_proc;
     bool inherit_pid_ns; /* the caller's PID namespace and /proc (read-only) */
+    bool no_private_dirs; /* no private HOME and TMPDIR (cordon_policy_set_private_dirs) */
     bool no_nested; /* --no-nested */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */

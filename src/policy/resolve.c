@@ -222,6 +222,8 @@ bool resolved_shows(const resolved *r, const char *path)
 
 bool private_home_at(const resolved *r)
 {
+    if (r->policy && r->policy->no_private_dirs)
+        return false; /* the home shows as the view shows it */
     return r->home && !resolved_rule_covers(r, r->home) && strcmp(r->home, "/") != 0 &&
            !path_has_prefix(r->home, "/tmp") && !path_has_prefix(r->home, "/proc") &&
            !path_has_prefix(r->home, "/dev");
@@ -242,6 +244,9 @@ static bool host_root_whole(const resolved *r, const char *root)
         if (!ok)
             return false;
     }
+    /* the private /tmp goes on /tmp, which exists; HOME and TMPDIR need places of their own */
+    if (r->policy->no_private_dirs)
+        return true;
     return !resolved_rule_covers(r, "/tmp") && private_home_at(r) && r->home_type == FT_DIR;
 }
 

@@ -393,7 +393,7 @@ static void map_workspace_write(void **state)
     assert_int_equal(rule_at(&plan, CWD), CORDON_ACCESS_WRITE);
     assert_int_equal(rule_at(&plan, "/tmp"), CORDON_ACCESS_WRITE);    /* slash_tmp: no extra read rule */
     assert_int_equal(rule_at(&plan, "/var/tmp"), CORDON_ACCESS_WRITE); /* TMPDIR, its trailing / gone */
-    assert_int_equal(rule_at(&plan, "/home/u"), CORDON_ACCESS_READ);   /* the home as it is, read-only */
+    assert_int_equal(rule_at(&plan, "/home/u"), -1);                   /* the base shows the home as it is */
     assert_int_equal(rule_at(&plan, CWD "/.git"), CORDON_ACCESS_READ);  /* wholly read-only */
     assert_int_equal(rule_at(&plan, "/"), -1);                           /* the base shows it */
     cx_plan_free(&plan);
@@ -544,6 +544,7 @@ static void map_applied(void **state)
     assert_true(p->no_workspace);
     assert_int_equal(p->base, CORDON_BASE_HOST);
     assert_true(p->no_proc);
+    assert_true(p->no_private_dirs); /* HOME and TMPDIR as Codex's environment has them */
     assert_true(strv_contains(&p->protect, ".aws"));
     assert_int_equal(p->n_globs, 1);
     /* the whole environment, as the helper passes it */
