@@ -9,6 +9,8 @@
 #   cordon  cordon through a link named codex-linux-sandbox
 #   helper  Codex 0.169's own helper (its Linux binary through a link of that name)
 #   run     cordon run --base host -- true (cordon's plain start-up, for reference)
+#   run_tmp cordon run --base host --allow /tmp -- true (the same with the host's /tmp
+#           writable, as Codex's workspace-write profile has it)
 # and prints medians and ratios to the helper's; the target is cordon at most 0.1 x the
 # helper. The helper comes from --helper, $CORDON_CODEX_HELPER, or bootstrap.sh's install
 # (CORDON_CODEX=1 ./bootstrap.sh); without it the benchmark says so and exits 2. Timing
@@ -82,6 +84,7 @@ args=(-n "$runs" -w "$warmup" --ref helper --target-ratio cordon=0.10)
 args+=(--cmd cordon "$tmp/bin-cordon/codex-linux-sandbox" "${call[@]}")
 args+=(--cmd helper "$tmp/bin-helper/codex-linux-sandbox" "${call[@]}")
 args+=(--cmd run "$tmp/cordon" run --base host -- /bin/true)
+args+=(--cmd run_tmp "$tmp/cordon" run --base host --allow /tmp -- /bin/true)
 
 echo "cordon as codex-linux-sandbox against Codex's helper: $(uname -sr), $(nproc) CPU, as $who"
 echo "  cordon: $cordon"
@@ -89,6 +92,7 @@ echo "  helper: $helper ($("$helper" --version 2>/dev/null || echo '?'))"
 echo "  bwrap on PATH (the helper prefers it): $(command -v bwrap || echo none)"
 echo "  profile: Codex's workspace-write (root read; project root, /tmp, \$TMPDIR write; network restricted)"
 echo "  project: \$HOME/proj, HOME outside /tmp, no TMPDIR"
+echo "  mounts below /tmp (a writable /tmp binds them too): $(awk '$5 ~ "^/tmp/" {n++} END {print n+0}' /proc/self/mountinfo)"
 echo
 cd "$ws"
 "${drop[@]}" "$tmp/startup" "${args[@]}"

@@ -124,6 +124,9 @@ int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_
      * cordon protects anyway). */
     if (cordon_policy_protect(p, ".aws", err) < 0)
         return -1;
+    /* Proxy mode: AF_UNIX sockets stay refused, as the helper refuses them, until
+     * --network proxy's cordon_policy_set_allow_unix_sockets (issue 12) is on this build
+     * for --managed-network's dangerouslyAllowAllUnixSockets. */
     if (cordon_policy_set_network(p, plan->network, err) < 0) {
         if (plan->network == CORDON_NETWORK_PROXY)
             return err_wrap(err, "proxy mode (--managed-network, --allow-network-for-proxy) is not on this build of "
