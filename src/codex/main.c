@@ -198,7 +198,11 @@ static int run_forwarding(const cordon_policy *pol, char *const command[], cordo
         close(sfd);
     sigprocmask(SIG_SETMASK, &old, NULL);
     /* the caller exits next: the kernel reaps PID 1 then, without waiting here for the
-     * namespaces' teardown (cordon_proc_free would) */
+     * namespaces' teardown (cordon_proc_free would, ~0.25 ms); a sanitizer build frees
+     * it, so that its leak check sees nothing left */
+#if defined(__SANITIZE_ADDRESS__)
+    cordon_proc_free(c);
+#endif
     if (w < 0)
         return -1;
     return res->started || res->timed_out ? 0 : -1;

@@ -170,7 +170,7 @@ reach_case() {
   start_tcp_server 30
   local cmd=("$PY" -c "$TCP_CLIENT" "$SERVER_PORT")
   a=$("$REAL_LINK" --sandbox-policy-cwd "$P" --permission-profile "$prof" -- "${cmd[@]}" 2>&1 | tail -n 1)
-  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --permission-profile "$prof" -- "${cmd[@]}" 2>&1 | tail -n 1)
+  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --permission-profile "$prof" -- "${cmd[@]}" 2>>"$CT/cor.err" | tail -n 1)
   [ "${a%% *}" = pong ] && a=reached || a="not reached"
   [ "${b%% *}" = pong ] && b=reached || b="not reached"
   assert_eq "$b" "$a" "$name: the host's loopback through cordon, as through the real helper"
@@ -229,7 +229,8 @@ t_parent_repo() {
   mkfix
   local a b
   a=$(cd "$P/sub" && "$REAL_LINK" --sandbox-policy-cwd "$P/sub" --permission-profile "$(profile "$RR,$PW")" -- git rev-parse --show-toplevel 2>&1)
-  b=$(cd "$P/sub" && "$CODEX_CORDON" --sandbox-policy-cwd "$P/sub" --permission-profile "$(profile "$RR,$PW")" -- git rev-parse --show-toplevel 2>&1)
+  b=$(cd "$P/sub" && "$CODEX_CORDON" --sandbox-policy-cwd "$P/sub" --permission-profile "$(profile "$RR,$PW")" -- git rev-parse --show-toplevel 2>>"$CT/cor.err")
+  check_sanitizer "$CT/cor.err" cordon
   assert_eq "$b" "$a" "git's repository from a project root without .git"
   assert_eq "$b" "$P" "the parent repository"
 }
@@ -245,11 +246,12 @@ t_inherit_pid_namespace() {
     (echo x >/proc/self/comm) 2>/dev/null || echo proc-read-only'
   cd "$P"
   a=$("$REAL_LINK" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c "$probe" sh "$host_pid" 2>&1)
-  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c "$probe" sh "$host_pid" 2>&1)
+  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c "$probe" sh "$host_pid" 2>>"$CT/cor.err")
   assert_eq "$b" "$a" "--inherit-pid-namespace through cordon, as through the real helper"
   # deliberate: signals to the caller's processes (Landlock's signal scope, Linux 6.12)
   a=$("$REAL_LINK" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c 'kill -0 "$1" 2>/dev/null && echo signalled || echo refused' sh "$host_pid" 2>&1)
-  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c 'kill -0 "$1" 2>/dev/null && echo signalled || echo refused' sh "$host_pid" 2>&1)
+  b=$("$CODEX_CORDON" --sandbox-policy-cwd "$P" --inherit-pid-namespace --permission-profile "$prof" -- sh -c 'kill -0 "$1" 2>/dev/null && echo signalled || echo refused' sh "$host_pid" 2>>"$CT/cor.err")
+  check_sanitizer "$CT/cor.err" cordon
   kill "$host_pid" 2>/dev/null || true
   [ "$a" = signalled ] || die "positive control: the real helper could not signal the caller's process ($a)"
   [ "$b" = "$a" ] || echo "# inherit_pid_namespace: signalling a caller's process: cordon $b, codex $a: Landlock scopes signals to the sandbox where the kernel has it (ABI 6, Linux 6.12)" >>"$T/.notes"
