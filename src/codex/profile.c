@@ -271,8 +271,10 @@ static int parse_depth(json_t *obj, const char *where, int *out, cordon_error *e
     return 0;
 }
 
-/* Refuse members other than `allowed` (serde's deny_unknown_fields). */
-static int deny_unknown(json_t *obj, const char *where, const char *const *allowed, cordon_error *err)
+/* Refuse members other than `allowed` (serde's deny_unknown_fields); `hint` ends the
+ * message. */
+static int deny_unknown(json_t *obj, const char *where, const char *const *allowed, const char *hint,
+                        cordon_error *err)
 {
     const char *key;
     json_t *v;
@@ -281,7 +283,7 @@ static int deny_unknown(json_t *obj, const char *where, const char *const *allow
         for (size_t i = 0; allowed[i]; i++)
             ok |= strcmp(key, allowed[i]) == 0;
         if (!ok)
-            return USAGE(err, "%s: unknown field \"%s\"", where, key);
+            return USAGE(err, "%s: unknown field \"%s\"%s", where, key, hint);
     }
     return 0;
 }
@@ -312,8 +314,11 @@ static int parse_path_list(json_t *obj, const char *key, const char *where, cx_a
 static int parse_untagged(json_t *root, cx_profile *p, cordon_error *err)
 {
     static const char *const top[] = {"network", "file_system", NULL};
-    if (deny_unknown(root, "--permission-profile", top, err) < 0)
-        return err_wrap(err, "not a {\"type\": \"managed\"|\"disabled\"|\"external\", ...} profile either");
+    if (deny_unknown(root, "--permission-profile", top,
+                     " (a profile is {\"type\": \"managed\"|\"disabled\"|\"external\", ...}, or the older "
+                     "{\"network\": ..., \"file_system\": ...})",
+                     err) < 0)
+        return -1;
     *p = (cx_profile){.kind = CX_MANAGED, .fs_restricted = true};
     json_t *net = json_object_get(root, "network");
     if (net && !json_is_null(net)) {
@@ -331,14 +336,14 @@ static int parse_untagged(json_t *root, cx_profile *p, cordon_error *err)
     static const char *const canonical[] = {"entries", "glob_scan_max_depth", NULL};
     static const char *const rw[] = {"read", "write", NULL};
     cordon_error ignored = {0};
-    if (deny_unknown(fs, w, canonical, &ignored) == 0) {
+    if (deny_unknown(fs, w, canonical, "", &ignored) == 0) {
         json_t *entries = json_object_get(fs, "entries");
         if (entries && parse_entries(entries, "--permission-profile.file_system.entries", p, err) < 0)
             return -1;
         return parse_depth(fs, w, &p->glob_depth, err);
     }
-    if (deny_unknown(fs, w, rw, err) < 0)
-        return err_wrap(err, "expected {\"entries\": [...]} or {\"read\": [...], \"write\": [...]}");
+    if (deny_unknown(fs, w, rw, " (expected {\"entries\": [...]} or {\"read\": [...], \"write\": [...]})", err) < 0)
+        return -1;
     if (parse_path_list(fs, "read", w, CX_READ, p, err) < 0)
         return -1;
     return parse_path_list(fs, "write", w, CX_WRITE, p, err);
