@@ -93,6 +93,10 @@ t_glob_denies() {
   helper --permission-profile "$(profile "$(sp root read),$(sp project_roots write),$(ge "$WS/**/*.env" deny)" restricted '"glob_scan_max_depth":2')" -- \
     sh -c "$show" "$WS" "$WS/.env" "$WS/src/.env" "$WS/src/deep/prod.env"
   assert_eq "$OUT" "readable src/deep/prod.env" "glob_scan_max_depth 2"
+  # a glob that does not parse fails closed (Codex runs without it): exit 1, nothing runs
+  helper --permission-profile "$(profile "$(sp root read),$(sp project_roots write),$(ge "$WS/[a" deny)")" -- touch "$WS/ran"
+  [ "$RC" = 1 ] || die "a malformed glob: expected exit 1, got $(last_run)"
+  assert_absent "$WS/ran"
   # a glob that names no directory prefix cannot be expanded safely: exit 1, nothing runs
   helper --permission-profile "$(profile "$(sp root read),$(ge '/**/*.env' deny)")" -- touch "$WS/ran"
   [ "$RC" = 1 ] || die "a glob without a static prefix: expected exit 1, got $(last_run)"
@@ -166,6 +170,16 @@ t_network_restricted() {
   helper --permission-profile "$(profile "$(sp root read)")" -- bash -c "$probe" bash "$SERVER_PORT" "$PY" "$TCP_CLIENT"
   [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
   assert_eq "$OUT" done "network restricted: /dev/tcp, python, curl and name lookups reach nothing"
+  # what does work with the network restricted (0.169's helper refuses both): a socket
+  # pair's send and setsockopt, and loopback inside the sandbox's own network namespace
+  helper --permission-profile "$(profile "$(sp root read)")" -- "$PY" -c '
+import socket
+a, b = socket.socketpair(); a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536); a.send(b"x")
+print("pair", b.recv(1).decode())
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname(), timeout=3); print("loopback-inside ok")'
+  assert_eq "$OUT" "pair x
+loopback-inside ok" "socket pairs and the sandbox's own loopback with the network restricted"
   # positive control: "enabled" reaches the host's loopback
   helper --permission-profile "$(profile "$(sp root read)" enabled)" -- bash -c "$probe" bash "$SERVER_PORT" "$PY" "$TCP_CLIENT"
   assert_contains "$OUT" python-connected "network enabled reaches the host"
