@@ -393,6 +393,26 @@ t_environment_passed_whole() {
   assert_eq "$OUT" "kept $HOME" "the helper passes its environment to the command"
 }
 
+t_library_entry_point() {
+  # a program that embeds libcordon.so (tests/lib/codex_embed.c) and dispatches with
+  # cordon_codex_is_helper() and cordon_codex_main(), as Codex's own binary would
+  local embed
+  embed=$(dirname "$CORDON")/tests/codex_embed
+  [ -x "$embed" ] || skip_case "$embed is not built (built with the tests, next to the cordon binary; a copied binary has none)"
+  mkdir -p "$CT/embed"
+  ln -s "$embed" "$CT/embed/codex-linux-sandbox"
+  local out rc=0
+  out=$("$CT/embed/codex-linux-sandbox" --sandbox-policy-cwd "$WS" --permission-profile "$(profile "$(sp root read),$(sp project_roots write)")" -- \
+    sh -c 'echo x >"$1/by-embedder" && (echo y >"$2/z") 2>/dev/null || echo confined' sh "$WS" "$OUTSIDE" 2>"$CT/embed.err") || rc=$?
+  check_sanitizer "$CT/embed.err" codex_embed
+  assert_eq "$rc/$out" "0/confined" "the embedder as codex-linux-sandbox runs the command in cordon's sandbox ($(head -c 300 "$CT/embed.err"))"
+  assert_file_content "$WS/by-embedder" x
+  assert_absent "$OUTSIDE/z"
+  rc=0
+  out=$("$embed" --sandbox-policy-cwd "$WS" -- true 2>&1) || rc=$?
+  assert_eq "$rc/$out" "3/embedder" "under its own name the embedder is its own program"
+}
+
 t_help() {
   cx_expect 0 --help
   assert_contains "$OUT" "--permission-profile"
@@ -419,5 +439,6 @@ run_case no_proc t_no_proc
 run_case inherit_pid_namespace t_inherit_pid_namespace
 run_case masked_proc_fallback t_masked_proc_fallback
 run_case environment_passed_whole t_environment_passed_whole
+run_case library_entry_point t_library_entry_point
 run_case help t_help
 finish
