@@ -148,6 +148,7 @@ typedef struct cx_plan {
     int glob_depth; /* 0: not set */
     cordon_network network;
     bool fs_restricted; /* some file system restriction remains (for --use-legacy-landlock) */
+    bool allow_unix_sockets; /* proxy mode: --managed-network's dangerouslyAllowAllUnixSockets */
 } cx_plan;
 
 int cx_map(const cx_profile *prof, const cx_host *host, bool proxy, cx_plan *out, cordon_error *err);

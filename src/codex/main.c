@@ -124,15 +124,17 @@ int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_
      * cordon protects anyway). */
     if (cordon_policy_protect(p, ".aws", err) < 0)
         return -1;
-    /* Proxy mode: AF_UNIX sockets stay refused, as the helper refuses them, until
-     * --network proxy's cordon_policy_set_allow_unix_sockets (issue 12) is on this build
-     * for --managed-network's dangerouslyAllowAllUnixSockets. */
     if (cordon_policy_set_network(p, plan->network, err) < 0) {
         if (plan->network == CORDON_NETWORK_PROXY)
             return err_wrap(err, "proxy mode (--managed-network, --allow-network-for-proxy) is not on this build of "
                                  "cordon");
         return -1;
     }
+    /* Proxy mode refuses new AF_UNIX sockets (socket pairs stay), as the helper does,
+     * unless --managed-network says dangerouslyAllowAllUnixSockets. */
+    if (plan->network == CORDON_NETWORK_PROXY && plan->allow_unix_sockets &&
+        cordon_policy_set_allow_unix_sockets(p, true, err) < 0)
+        return -1;
     /* --inherit-pid-namespace shows the caller's /proc, whatever --no-proc says (as the
      * helper: both keep the inherited /proc). */
     if (args->inherit_pid_namespace) {
@@ -337,6 +339,7 @@ int cordon_codex_main(int argc, char *const argv[])
         print_error(&err);
         goto out;
     }
+    plan.allow_unix_sockets = net.allow_all_unix_sockets;
     if (a.use_legacy_landlock && plan.fs_restricted) {
         fputs("cordon: --use-legacy-landlock cannot be used with a filesystem-restricted profile: the legacy Landlock "
               "pipeline cannot isolate app-server Unix sockets, so Codex refuses it (disable "

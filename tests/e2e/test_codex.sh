@@ -210,6 +210,25 @@ print(urllib.request.urlopen("http://example.invalid/x", timeout=5).read().decod
   case $ERR in *"not on this build"*) skip_case "proxy mode not on this build (--network proxy, issue 12): $(head -c 200 "$ERRF")" ;; esac
   [ "$RC" = 0 ] || die "proxy mode: expected exit 0, got $(last_run)"
   assert_eq "$OUT" "proxied http://example.invalid/x" "the request went through the loopback proxy"
+  # nothing else is reachable: the host's loopback test server
+  start_tcp_server 30
+  http_proxy=http://127.0.0.1:$port helper --permission-profile "$(profile "$(sp root read)")" \
+    --managed-network '{}' -- "$PY" -c "$TCP_CLIENT" "$SERVER_PORT"
+  assert_ne "$OUT" pong "proxy mode reached a host server that is not a proxy"
+  # AF_UNIX sockets: refused (socket pairs stay), unless dangerouslyAllowAllUnixSockets
+  local unix='import socket
+a, b = socket.socketpair(); a.send(b"x"); print("pair", b.recv(1).decode())
+try:
+    socket.socket(socket.AF_UNIX).close(); print("unix allowed")
+except PermissionError:
+    print("unix refused")'
+  http_proxy=http://127.0.0.1:$port helper --permission-profile "$(profile "$(sp root read)")" --managed-network '{}' -- "$PY" -c "$unix"
+  assert_eq "$OUT" "pair x
+unix refused" "proxy mode: AF_UNIX sockets refused, socket pairs kept"
+  http_proxy=http://127.0.0.1:$port helper --permission-profile "$(profile "$(sp root read)")" \
+    --managed-network '{"dangerouslyAllowAllUnixSockets":true}' -- "$PY" -c "$unix"
+  assert_eq "$OUT" "pair x
+unix allowed" "proxy mode with dangerouslyAllowAllUnixSockets"
 }
 
 t_proxy_mode_needs_proxy() {

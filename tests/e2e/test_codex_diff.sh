@@ -223,6 +223,49 @@ t_network() {
   r=$(reach_case enabled "$(profile "$RR" enabled)")
   assert_eq "$r" reached "enabled network (positive control)"
 }
+t_proxy_mode() {
+  [ -n "$REAL" ] || skip_case "$REAL_WHY"
+  mkfix
+  # a loopback HTTP proxy that answers itself, for both helpers' requests
+  local portfile=$CT/proxy.port i
+  "$PY" -c '
+import http.server, socketserver, sys, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"proxied " + self.path.encode())
+    def log_message(self, *a): pass
+s = socketserver.TCPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + ".t", "w").write(str(s.server_address[1])); os.rename(sys.argv[1] + ".t", sys.argv[1])
+s.timeout = 30
+for _ in range(4): s.handle_request()' "$portfile" &
+  track_pid $! "$portfile"
+  for ((i = 0; i < 100; i++)); do [ -s "$portfile" ] && break; sleep 0.05; done
+  local port a b fetch='import urllib.request
+print(urllib.request.urlopen("http://example.invalid/x", timeout=5).read().decode())'
+  port=$(cat "$portfile")
+  cd "$P"
+  a=$(http_proxy=http://127.0.0.1:$port "$REAL_LINK" --sandbox-policy-cwd "$P" --permission-profile "$(profile "$RR")" \
+    --managed-network '{"loopbackPorts":[]}' -- "$PY" -c "$fetch" 2>/dev/null)
+  b=$(http_proxy=http://127.0.0.1:$port "$CODEX_CORDON" --sandbox-policy-cwd "$P" --permission-profile "$(profile "$RR")" \
+    --managed-network '{"loopbackPorts":[]}' -- "$PY" -c "$fetch" 2>>"$CT/cor.err")
+  check_sanitizer "$CT/cor.err" cordon
+  assert_eq "$a" "proxied http://example.invalid/x" "positive control: the real helper's proxy mode reaches the loopback proxy"
+  assert_eq "$b" "$a" "proxy mode through cordon, as through the real helper"
+  # the helper's checks: no usable proxy variable, a port outside loopbackPorts: both refuse
+  a=0 b=0
+  env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY -u ALL_PROXY -u all_proxy \
+    "$REAL_LINK" --sandbox-policy-cwd "$P" --permission-profile "$(profile "$RR")" --managed-network '{}' -- true >/dev/null 2>&1 || a=$?
+  env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY -u ALL_PROXY -u all_proxy \
+    "$CODEX_CORDON" --sandbox-policy-cwd "$P" --permission-profile "$(profile "$RR")" --managed-network '{}' -- true >/dev/null 2>&1 || b=$?
+  [ "$a" != 0 ] && [ "$b" = 1 ] || die "proxy mode without proxy variables: cordon $b, codex $a (cordon 1 where the helper panics)"
+  a=0 b=0
+  http_proxy=http://127.0.0.1:$port "$REAL_LINK" --sandbox-policy-cwd "$P" --permission-profile "$(profile "$RR")" \
+    --managed-network '{"loopbackPorts":[1]}' -- true >/dev/null 2>&1 || a=$?
+  http_proxy=http://127.0.0.1:$port "$CODEX_CORDON" --sandbox-policy-cwd "$P" --permission-profile "$(profile "$RR")" \
+    --managed-network '{"loopbackPorts":[1]}' -- true >/dev/null 2>&1 || b=$?
+  [ "$a" != 0 ] && [ "$b" = 1 ] || die "a proxy port outside loopbackPorts: cordon $b, codex $a"
+}
+
 t_parent_repo() {
   command -v git >/dev/null || skip_case "git not installed"
   [ -n "$REAL" ] || skip_case "$REAL_WHY"
@@ -294,6 +337,7 @@ run_case extra_root t_extra_root
 run_case missing_paths t_missing_paths
 run_case unrestricted t_unrestricted
 run_case network t_network
+run_case proxy_mode t_proxy_mode
 run_case parent_repo t_parent_repo
 run_case inherit_pid_namespace t_inherit_pid_namespace
 run_case exit_statuses t_exit_statuses

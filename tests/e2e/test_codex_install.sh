@@ -89,22 +89,28 @@ PROBE='echo x >in-project && echo project-writable; (echo x >"$OUTSIDE/escaped")
 
 t_codex_inside_cordon() {
   [ -n "$CODEX" ] || skip_case "$CODEX_WHY"
-  start_mock "OUTSIDE=$OUTSIDE; $PROBE"
+  start_tcp_server 30 # a host server that is not Codex's model
+  local probe="OUTSIDE=$OUTSIDE; $PROBE; $PY -c '$TCP_CLIENT' $SERVER_PORT >/dev/null 2>&1 && echo reached-host-server"
+  start_mock "$probe"
   # positive control: the same Codex, its sandbox off, without cordon: the command is free
   timeout 60 "$CODEX" exec --skip-git-repo-check -s danger-full-access "probe" >"$CT/plain.out" 2>&1 ||
     die "codex exec failed: $(tail -c 300 "$CT/plain.out")"
   local plain
   plain=$(command_output)
   assert_contains "$plain" outside-writable "positive control: Codex with its sandbox off writes outside the project"
+  assert_contains "$plain" reached-host-server "positive control: Codex with its sandbox off reaches the host server"
   rm -f "$OUTSIDE/escaped" "$WS/in-project"
-  start_mock "OUTSIDE=$OUTSIDE; $PROBE"
-  crun run --base host --network host --allow "$CODEX_HOME" --keep-env CODEX_HOME --keep-env OPENAI_API_KEY -- \
-    "$CODEX" exec --skip-git-repo-check -s danger-full-access "probe"
+  # Codex reaches its model (here the mock, on the host's loopback) through --forward-port,
+  # and nothing else
+  start_mock "$probe"
+  crun run --base host --forward-port "$(cat "$CT/mock.port")" --allow "$CODEX_HOME" --keep-env CODEX_HOME \
+    --keep-env OPENAI_API_KEY -- "$CODEX" exec --skip-git-repo-check -s danger-full-access "probe"
   [ "$RC" = 0 ] || die "codex exec inside cordon: expected exit 0, got $(last_run)"
   local got
   got=$(command_output)
   assert_contains "$got" project-writable "the command Codex ran inside cordon writes in the project"
   assert_not_contains "$got" outside-writable "the command Codex ran inside cordon writes outside the project"
+  assert_not_contains "$got" reached-host-server "the command Codex ran inside cordon reached a host server"
   assert_contains "$got" "pid1=cordon" "the command runs in cordon's sandbox"
   assert_absent "$OUTSIDE/escaped"
   assert_file_content "$WS/in-project" x
