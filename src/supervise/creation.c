@@ -23,6 +23,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/trace.h"
 
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
@@ -182,19 +183,33 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     int proc = open_procfs(p, s, err);
     if (proc < 0)
         return -1;
+    TRACE("cc-procfs");
     if (pw_init(&cc->pw, proc) < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root for the creation control");
+    bool have_last = false;
+    size_t last_len = 0;
+    struct stat last;
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
         if (op->kind == PLAN_NOCREATE) {
-            char name[PW_NAME_MAX];
-            _cleanup_fd_ int d = open_parent(op->dest, name, err);
-            if (d < 0)
-                return err_wrap(err, "%s: holding %s", op->why, op->dest);
+            /* the plan is sorted: names of one directory come together (the top of a
+             * writable path holds a dozen), and its walk is done once */
+            const char *slash = strrchr(op->dest, '/');
+            size_t pl = slash ? (size_t)(slash - op->dest) : 0;
             struct stat st;
-            if (fstat(d, &st) < 0)
-                return err_set(err, CORDON_STAGE_ROOT, errno, "%s: %s", op->why, op->dest);
-            if (add_rule(cc, st.st_dev, st.st_ino, name, op->why) < 0)
+            if (!(have_last && pl == last_len && memcmp(op->dest, cc->path2, pl) == 0)) {
+                char name[PW_NAME_MAX];
+                _cleanup_fd_ int d = open_parent(op->dest, name, err);
+                if (d < 0)
+                    return err_wrap(err, "%s: holding %s", op->why, op->dest);
+                if (fstat(d, &last) < 0)
+                    return err_set(err, CORDON_STAGE_ROOT, errno, "%s: %s", op->why, op->dest);
+                memcpy(cc->path2, op->dest, pl);
+                last_len = pl;
+                have_last = true;
+            }
+            st = last;
+            if (add_rule(cc, st.st_dev, st.st_ino, slash + 1, op->why) < 0)
                 return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many protected names (at most %d)",
                                CC_MAX_RULES);
         } else if ((op->kind == PLAN_GITDIR && cc->n_gitdirs < CC_MAX_GITDIRS) ||
@@ -215,8 +230,10 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
             }
         }
     }
+    TRACE("cc-rules");
     if (read_host_devs(cc, proc, s, err) < 0)
         return -1;
+    TRACE("cc-devs");
     /* Under another cordon the kernel gives the command no listener of its own: ask. */
     long hello = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0);
     if (hello == (long)CC_PRCTL_HELLO_OK) {
