@@ -139,6 +139,7 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
         const plan_op *op = &p->ops[i];
         switch (op->kind) {
         case PLAN_BIND:
+        case PLAN_OVERLAY:
             if (!op->read_only)
                 add_rule(lp, &cap, op->dest, LL_WRITE);
             break;

@@ -77,6 +77,10 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
             fprintf(out, "  [empty read-only %s]", op->is_dir ? "directory" : "file");
         if (op->kind == PLAN_BIND && op->pin)
             fprintf(out, "  [pinned: cannot be renamed away]");
+        if (op->kind == PLAN_BIND && op->in_view)
+            fprintf(out, "  [from the workspace's view]");
+        if (op->kind == PLAN_OVERLAY)
+            fprintf(out, "  [%s; lower %s, upper %s]", op->read_only ? "read-only" : "writable", op->src, op->upper);
         if (op->kind == PLAN_TMPFS && p->limits.v[CORDON_LIMIT_MEMORY]) {
             char sz[64];
             limit_format(CORDON_LIMIT_MEMORY, p->limits.v[CORDON_LIMIT_MEMORY], sz, sizeof sz);

@@ -20,6 +20,7 @@ const char *plan_kind_name(plan_kind k)
     case PLAN_NOCREATE: return "nocreate";
     case PLAN_GITDIR: return "gitdir";
     case PLAN_LIFT: return "lift";
+    case PLAN_OVERLAY: return "overlay";
     }
     return "?";
 }
@@ -32,6 +33,8 @@ void plan_free(plan *p)
         free(p->ops[i].dest);
         free(p->ops[i].src);
         free(p->ops[i].why);
+        free(p->ops[i].upper);
+        free(p->ops[i].work);
     }
     free(p->ops);
     net_plan_free(&p->net);
@@ -69,6 +72,7 @@ static int kind_order(plan_kind k)
     case PLAN_BIND:
     case PLAN_HIDE:
     case PLAN_SYMLINK:
+    case PLAN_OVERLAY:
         return 0;
     case PLAN_TMPFS:
     case PLAN_DEV:
@@ -90,6 +94,11 @@ static int cmp_ops(const void *a, const void *b)
     if (c)
         return c;
     return kind_order(x->kind) - kind_order(y->kind);
+}
+
+void plan_sort(plan *p)
+{
+    qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_ops);
 }
 
 const plan_op *plan_covering(const plan *p, const char *path)
@@ -327,5 +336,9 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         return -1;
     }
     out->cwd = xstrdup(r->cwd);
+    if (r->policy->view && plan_apply_view(r, out, err) < 0) {
+        plan_free(out);
+        return -1;
+    }
     return 0;
 }

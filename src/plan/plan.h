@@ -27,6 +27,8 @@ typedef enum plan_kind {
                    * created (creation.h) */
     PLAN_LIFT,    /* not a mount: a path a rule grants write on exactly, which lifts the
                    * creation control's git rules there (creation.h) */
+    PLAN_OVERLAY, /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
+                   * (a copy-on-write workspace, plan/view.c) */
 } plan_kind;
 
 typedef struct plan_op {
@@ -40,6 +42,10 @@ typedef struct plan_op {
     ino_t ino;
     unsigned mode;  /* TMPFS */
     char *why;      /* where it came from, for explain and error messages */
+    char *upper;    /* OVERLAY: the upper and work layers (host paths) */
+    char *work;
+    bool in_view;   /* BIND below an OVERLAY: `dest` bound onto itself from inside the
+                     * overlay's view, not from the host */
 } plan_op;
 
 typedef struct plan {
@@ -77,5 +83,9 @@ static inline bool plan_op_mounts(const plan_op *op)
 int plan_build(const resolved *r, plan *out, cordon_error *err);
 void plan_free(plan *p);
 const char *plan_kind_name(plan_kind k);
+/* Sort the operations into plan order (parents first). */
+void plan_sort(plan *p);
+/* A workspace run (policy.view): show the view at the source's path (plan/view.c). */
+int plan_apply_view(const resolved *r, plan *p, cordon_error *err);
 /* The last operation (in plan order) whose dest is `path` or above it; NOTEs skipped. */
 const plan_op *plan_covering(const plan *p, const char *path);

@@ -70,6 +70,19 @@ typedef struct policy_net {
 } policy_net;
 void policy_net_free(policy_net *n);
 
+/* A copy-on-write workspace's view for one run (src/workspace/run.c, plan/view.c): set
+ * only on the private copy of a policy that cordon_workspace_run() makes; NULL otherwise.
+ * The view appears at `source` inside the sandbox. */
+typedef struct policy_view {
+    const char *name;     /* the workspace, for explain and messages */
+    const char *source;   /* canonical source directory: where the view is shown inside */
+    const char *host_dir; /* fuse, copy, worktree: the view as a host directory, which the
+                             policy's workspace names (plan/view.c moves it to `source`);
+                             NULL for the kernel overlay */
+    const char *upper;    /* kernel overlay: the layers, mounted inside the sandbox */
+    const char *work;
+} policy_view;
+
 struct cordon_policy {
     cordon_base base;
     policy_rule *rules;
@@ -114,6 +127,7 @@ struct cordon_policy {
     unsigned limits_set; /* 1u << cordon_limit chosen by a setter: settings do not override */
 
     policy_net net;
+    const policy_view *view; /* a workspace run's view (not owned), or NULL */
 };
 
 /* Append a rule (copies strings). */

@@ -14,6 +14,7 @@
 
 #include "sandbox/dev.h"
 #include "sandbox/ns.h"
+#include "sandbox/overlay.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -295,6 +296,75 @@ static int open_source(const plan_op *op, cordon_error *err)
     return tree;
 }
 
+/* A copy-on-write workspace (PLAN_OVERLAY): a kernel overlay of the host's `src` (lower)
+ * with the workspace's upper and work layers, created here, in the sandbox's own mount
+ * namespace (nothing is mounted on the host), by descriptor: each layer opened without
+ * following symlinks (the lower checked to be what the resolver saw), then handed to
+ * fsconfig.  userxattr: the whiteouts and opaque directories of a user namespace's
+ * overlay; no redirects or metadata-only copies, so that the upper layer holds every
+ * change as plain files (src/workspace/changes.c reads it). */
+static int open_layer(const char *path, const plan_op *op, bool check, cordon_error *err)
+{
+    struct open_how how = {
+        .flags = O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
+        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot open the layer %s", op->why, path);
+    struct stat st;
+    if (check && (fstat(fd, &st) < 0 || st.st_dev != op->dev || st.st_ino != op->ino)) {
+        close(fd);
+        return err_set(err, CORDON_STAGE_ROOT, 0, "%s: %s was replaced while the sandbox was being set up",
+                       op->why, path);
+    }
+    return fd;
+}
+
+static int open_overlay(const plan_op *op, cordon_error *err)
+{
+    _cleanup_fd_ int lower = open_layer(op->src, op, true, err);
+    if (lower < 0)
+        return -1;
+    _cleanup_fd_ int upper = open_layer(op->upper, op, false, err);
+    if (upper < 0)
+        return -1;
+    _cleanup_fd_ int work = open_layer(op->work, op, false, err);
+    if (work < 0)
+        return -1;
+    char why[512];
+    unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->read_only ? MOUNT_ATTR_RDONLY : 0);
+    int m = overlay_mount(&lower, 1, upper, work, attrs, why, sizeof why);
+    if (m < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot mount the kernel overlay of %s: %s", op->why,
+                       op->src, why);
+    return m;
+}
+
+/* A bind below an overlay: the path bound onto itself from inside the view (what the
+ * view holds there, not what the host's lower layer holds), reached without symlinks. */
+static int do_bind_in_view(build *b, const plan_op *op)
+{
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_EXISTING, b->err);
+    if (d < 0)
+        return err_wrap(b->err, "%s: in the workspace's view", op->why);
+    struct stat st;
+    if (fstat(d, &st) < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot look at %s", op->why, op->dest);
+    if (S_ISDIR(st.st_mode) != op->is_dir)
+        return err_set(b->err, CORDON_STAGE_ROOT, 0,
+                       "%s: %s is a %s in the workspace's view but a %s in its source; refusing to bind it",
+                       op->why, op->dest, S_ISDIR(st.st_mode) ? "directory" : "file",
+                       op->is_dir ? "directory" : "file");
+    _cleanup_fd_ int t = open_tree(d, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+    if (t < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->dest);
+    unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->read_only ? MOUNT_ATTR_RDONLY : 0);
+    if (root_set_attr(t, NULL, attrs, true, b->err) < 0 || root_attach(t, d, op->dest, b->err) < 0)
+        return err_wrap(b->err, "%s", op->why);
+    return 0;
+}
+
 static int do_symlink(build *b, const plan_op *op)
 {
     const char *slash = strrchr(op->dest, '/');
@@ -489,7 +559,10 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
 
     /* 1. Open every source while the host tree is still the root. */
     for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_BIND && (s->tree_fds[i] = open_source(&p->ops[i], err)) < 0)
+        if (p->ops[i].kind == PLAN_BIND && !p->ops[i].in_view && (s->tree_fds[i] = open_source(&p->ops[i], err)) < 0)
+            return -1;
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_OVERLAY && (s->tree_fds[i] = open_overlay(&p->ops[i], err)) < 0)
             return -1;
     dev_sources devs;
     bool want_dev = false;
@@ -571,7 +644,8 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         const plan_op *op = &p->ops[i];
         int r = 0;
         switch (op->kind) {
-        case PLAN_BIND: r = do_bind(&b, i); break;
+        case PLAN_BIND: r = op->in_view ? do_bind_in_view(&b, op) : do_bind(&b, i); break;
+        case PLAN_OVERLAY: r = do_bind(&b, i); break;
         case PLAN_HIDE: r = do_hide(&b, i); break;
         case PLAN_TMPFS: r = do_tmpfs(&b, op); break;
         case PLAN_SYMLINK: r = do_symlink(&b, op); break;
