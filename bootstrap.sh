@@ -16,6 +16,7 @@ PACKAGES=(
   libjansson-dev libseccomp-dev libcmocka-dev
   bubblewrap iproute2 python3 util-linux git valgrind
   curl socat
+  fuse-overlayfs
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
 # libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).

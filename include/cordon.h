@@ -40,6 +40,7 @@ typedef enum cordon_stage {
     CORDON_STAGE_EXEC,       /* executing the command */
     CORDON_STAGE_SUPERVISE,  /* waiting, signals, timeout */
     CORDON_STAGE_LIMITS,     /* resource limits: cgroups, rlimits */
+    CORDON_STAGE_WORKSPACE,  /* copy-on-write workspaces: state, backends, integration */
 } cordon_stage;
 
 /* The error every failing call fills.  It may grow (fields appended at the end): `size`
@@ -374,6 +375,111 @@ CORDON_API bool cordon_codex_is_helper(const char *argv0);
  * whole disk writable and the network enabled) it execs the command in place, as the
  * helper does.  Call it last: it leaves the sandbox's exited PID 1 to the process's exit. */
 CORDON_API int cordon_codex_main(int argc, char *const argv[]);
+
+/* ===================================================================================
+ * Copy-on-write workspaces (`cordon workspace`; doc/api.md, "Workspaces")
+ *
+ * A workspace is a writable view of a source directory whose changes land in a private
+ * layer; the source is never written until cordon_workspace_integrate().  Its state lives
+ * under a root directory (NULL: $XDG_STATE_HOME/cordon/workspaces), one directory per
+ * workspace.  Every call takes the workspace's lock as it needs; two workspaces (or two
+ * handles of one) may be used from different threads and processes at once.
+ * =================================================================================== */
+
+typedef enum cordon_ws_backend {
+    CORDON_WS_AUTO = 0, /* kernel, then fuse, then copy: the first that works is kept */
+    CORDON_WS_KERNEL,   /* kernel overlayfs, mounted inside each run's own sandbox */
+    CORDON_WS_FUSE,     /* fuse-overlayfs, mounted on the host under the state directory */
+    CORDON_WS_COPY,     /* a copy (reflink or copy_file_range where the file system can) */
+    CORDON_WS_WORKTREE, /* a git worktree on branch cordon/NAME (git sources only) */
+    CORDON_WS_NONE,     /* the source itself, no isolation */
+} cordon_ws_backend;
+
+/* "auto", "kernel", "fuse", "copy", "worktree", "none" */
+CORDON_API int cordon_ws_backend_from_string(const char *s, cordon_ws_backend *out, cordon_error *err);
+CORDON_API const char *cordon_ws_backend_name(cordon_ws_backend b);
+/* A settings file's "orchestration.isolation" ("overlayfs" -> AUTO, "worktree", "none"):
+ * 1 with *out set when the file says, 0 when it does not, -1 on error (file, line, key). */
+CORDON_API int cordon_settings_workspace_backend(const char *file, cordon_ws_backend *out, cordon_error *err);
+
+typedef struct cordon_workspace cordon_workspace;
+
+/* NAME: 1-64 of [A-Za-z0-9._-], starting with a letter or digit.  SOURCE: an existing
+ * directory.  AUTO tries the backends in order; the one that works is recorded and used by
+ * every later call (cordon_workspace_notes() says why others were not). */
+CORDON_API int cordon_workspace_create(const char *root, const char *name, const char *source,
+                                       cordon_ws_backend backend, cordon_workspace **out, cordon_error *err);
+CORDON_API int cordon_workspace_open(const char *root, const char *name, cordon_workspace **out,
+                                     cordon_error *err);
+CORDON_API void cordon_workspace_free(cordon_workspace *ws);
+CORDON_API const char *cordon_workspace_name(const cordon_workspace *ws);
+CORDON_API const char *cordon_workspace_source(const cordon_workspace *ws);
+CORDON_API cordon_ws_backend cordon_workspace_backend(const cordon_workspace *ws);
+/* The workspace's state directory. */
+CORDON_API const char *cordon_workspace_dir(const cordon_workspace *ws);
+/* Where the view is on the host: fuse's merged mount, the copy, the worktree, the source
+ * (none); NULL for the kernel backend, whose view exists only inside its runs. */
+CORDON_API const char *cordon_workspace_view(const cordon_workspace *ws);
+/* After create with AUTO: why the backends before the chosen one did not work; or NULL. */
+CORDON_API const char *cordon_workspace_notes(const cordon_workspace *ws);
+
+/* Run argv in the workspace: as cordon_run() with the policy p, except that the
+ * workspace is the view, shown at the source's path, and the working directory is the
+ * policy's, else the current directory when it lies in the source, else the source. */
+CORDON_API int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[],
+                                    cordon_result *result, cordon_error *err);
+
+/* The workspace's changes against the source as it is now (renames are D + A; `.git` is
+ * never part of them), sorted by path. */
+typedef struct cordon_ws_change {
+    char status; /* 'A' added, 'M' modified, 'D' deleted */
+    char *path;  /* relative to the source */
+} cordon_ws_change;
+typedef struct cordon_ws_changes {
+    cordon_ws_change *v;
+    size_t n;
+} cordon_ws_changes;
+CORDON_API int cordon_workspace_changes(cordon_workspace *ws, cordon_ws_changes *out, cordon_error *err);
+CORDON_API void cordon_ws_changes_free(cordon_ws_changes *c);
+#define CORDON_WS_DIFF_NAME_STATUS 0x1u /* "M\tpath" lines instead of a unified diff */
+/* A git-style unified diff (git apply takes it) of the changes. */
+CORDON_API int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordon_error *err);
+
+typedef struct cordon_ws_integrated {
+    size_t added, modified, deleted;
+    bool committed;     /* a git source: one commit was made */
+    char commit[65];    /* its id */
+    char branch[256];   /* the branch it is on */
+    bool recovered;     /* an integration that was interrupted was completed first */
+    cordon_ws_changes conflicts; /* worktree: the paths a merge could not take */
+    cordon_ws_changes skipped;   /* changes never integrated (protected names, special files) */
+} cordon_ws_integrated;
+/* Write the changes into the source (the workspace's version wins); for a git source also
+ * exactly one commit on its current branch (none for no change).  MESSAGE may be NULL.
+ * 0 done, 1 conflicts (worktree: nothing changed), -1 error.  Free with
+ * cordon_ws_integrated_free(). */
+CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message,
+                                          cordon_ws_integrated *res, cordon_error *err);
+CORDON_API void cordon_ws_integrated_free(cordon_ws_integrated *res);
+
+/* Re-establish the recorded backend (fuse: mount again after a reboot; all: finish an
+ * interrupted integration); never re-copies. */
+CORDON_API int cordon_workspace_restore(cordon_workspace *ws, cordon_error *err);
+
+typedef struct cordon_ws_status {
+    bool ready;        /* usable as it is */
+    bool mounted;      /* fuse: the merged view is mounted */
+    bool pending;      /* an integration was interrupted (the next call completes it) */
+    bool in_use;       /* a run is using it */
+    char detail[512];  /* what is wrong when not ready, and the fix */
+} cordon_ws_status;
+CORDON_API int cordon_workspace_status(cordon_workspace *ws, cordon_ws_status *st, cordon_error *err);
+
+/* Unmount, delete the layers and the state; a worktree is removed (its branch kept). */
+CORDON_API int cordon_workspace_remove(const char *root, const char *name, cordon_error *err);
+/* The names of the workspaces under root, sorted. */
+CORDON_API int cordon_workspace_list(const char *root, char ***names, size_t *n, cordon_error *err);
+CORDON_API void cordon_ws_names_free(char **names, size_t n);
 
 #ifdef __cplusplus
 }

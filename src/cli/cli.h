@@ -40,5 +40,8 @@ void help_run(FILE *out, const char *cmd);
 void help_check(FILE *out);
 /* `cordon check [--json]` (check.c); returns the exit status. */
 int cmd_check(int argc, char **argv);
+/* `cordon workspace SUBCOMMAND ...` (workspace.c); returns the exit status. */
+int cmd_workspace(int argc, char **argv);
+void help_workspace(FILE *out);
 /* `cordon help [COMMAND]`; returns the exit status. */
 int help_command(const char *topic, FILE *out);

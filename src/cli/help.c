@@ -12,6 +12,7 @@ void help_main(FILE *out)
           "  run [OPTIONS] [--] COMMAND [ARG...]   run COMMAND confined\n"
           "  explain [OPTIONS] [-- COMMAND...]     print the resolved rules and the mount plan; runs nothing\n"
           "  check [--json]                        say whether this host can run the default sandbox\n"
+          "  workspace SUBCOMMAND ...              copy-on-write workspaces (`cordon help workspace`)\n"
           "  help [COMMAND]                        show help for a command\n"
           "  --version                             print the version\n"
           "\n"
@@ -77,10 +78,14 @@ int help_command(const char *topic, FILE *out)
         help_check(out);
         return 0;
     }
+    if (strcmp(topic, "workspace") == 0) {
+        help_workspace(out);
+        return 0;
+    }
     if (strcmp(topic, "help") == 0) {
         help_main(out);
         return 0;
     }
-    fprintf(stderr, "cordon: no help for '%s'; commands are run, explain, check\n", topic);
+    fprintf(stderr, "cordon: no help for '%s'; commands are run, explain, check, workspace\n", topic);
     return CORDON_EXIT_SETUP;
 }

@@ -187,6 +187,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2, true);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "workspace") == 0)
+        return cmd_workspace(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0)
         return help_command(argc > 2 ? argv[2] : NULL, stdout);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
@@ -197,6 +199,6 @@ int main(int argc, char **argv)
         printf("cordon %s\n", cordon_version());
         return 0;
     }
-    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, help\n", cmd);
+    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, workspace, help\n", cmd);
     return CORDON_EXIT_SETUP;
 }

@@ -140,6 +140,7 @@ const char *cordon_stage_name(cordon_stage stage)
     case CORDON_STAGE_EXEC: return "exec";
     case CORDON_STAGE_SUPERVISE: return "supervise";
     case CORDON_STAGE_LIMITS: return "limits";
+    case CORDON_STAGE_WORKSPACE: return "workspace";
     }
     return "unknown";
 }
