@@ -173,7 +173,7 @@ int cordon_workspace_create(const char *root_given, const char *name, const char
     ws->st.git = ws_git_is_top(real);
     ws->st.created = (long long)time(NULL);
     int lock = ws_lock(ws, WS_LOCK_STATE, true, 0, err);
-    if (lock < 0 || ws_backend_create(ws, backend, err) < 0 || ws_state_write(ws, err) < 0) {
+    if (lock < 0 || ws_backend_create(ws, backend, err) < 0 || ws_state_write(ws, true, err) < 0) {
         cordon_error e2;
         ws_backend_remove(ws, &e2);
         ws_rmtree_path(ws->dir, &e2);

@@ -334,7 +334,7 @@ static void probe_remember(const cordon_workspace *ws, const char *key)
     char *text = ws_read_file(path, 65536, &len);
     char *all = xasprintf("%s%s", text && len < 60000 ? text : "", key);
     cordon_error e;
-    ws_write_atomic(ws->root, ".probes", all, strlen(all), &e);
+    ws_write_atomic_flags(ws->root, ".probes", all, strlen(all), false, &e); /* a cache */
     free(all);
     free(text);
     free(path);

@@ -40,10 +40,15 @@ struct ws_mfile {
     int64_t written_s, written_ns;
 };
 
-int ws_copy_data(int in, int out)
+static int copy_data(int in, int out, bool *no_reflink)
 {
-    if (ioctl(out, FICLONE, in) == 0)
-        return 0;
+    if (!*no_reflink) {
+        if (ioctl(out, FICLONE, in) == 0)
+            return 0;
+        /* a file system that does not share extents does not start to: stop asking */
+        if (errno == EOPNOTSUPP || errno == ENOTTY || errno == EINVAL || errno == EXDEV)
+            *no_reflink = true;
+    }
     for (;;) {
         ssize_t n = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
         if (n == 0)
@@ -71,6 +76,12 @@ int ws_copy_data(int in, int out)
     }
 }
 
+int ws_copy_data(int in, int out)
+{
+    bool no = false;
+    return copy_data(in, out, &no);
+}
+
 static void add_rec(ws_mfile *m, const char *rel, const struct stat *st)
 {
     grow(&m->v, &m->cap, m->n + 1, sizeof *m->v);
@@ -88,6 +99,10 @@ static void add_rec(ws_mfile *m, const char *rel, const struct stat *st)
 
 typedef struct copier {
     bool as_root;
+    bool no_reflink;  /* FICLONE failed: the file system cannot */
+    int umask;        /* the process's, or -1 when unknown */
+    uid_t uid;
+    gid_t gid;
     ws_mfile *m;
     size_t skipped;
     cordon_error *err;
@@ -120,7 +135,7 @@ static int copy_entry(copier *c, int sfd, int dfd, const char *name, const char 
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy %s/%s", c->src, rel);
         if (copy_dir(c, s2, d2, rel, depth + 1) < 0)
             return -1;
-        if (c->as_root && fchown(d2, st.st_uid, st.st_gid) < 0)
+        if (c->as_root && (st.st_uid != c->uid || st.st_gid != c->gid) && fchown(d2, st.st_uid, st.st_gid) < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy the owner of %s/%s", c->src, rel);
         fchmod(d2, st.st_mode & 07777);
         keep_times(d2, "", &st, AT_EMPTY_PATH);
@@ -134,15 +149,20 @@ static int copy_entry(copier *c, int sfd, int dfd, const char *name, const char 
         if (in < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno,
                            "cannot copy %s/%s (a copy workspace needs to read all of the source)", c->src, rel);
-        _cleanup_fd_ int out = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        /* made with its mode when the umask lets it through whole (no fchmod then) */
+        mode_t perm = st.st_mode & 0777;
+        bool exact = c->umask >= 0 && (perm & (mode_t)c->umask) == 0 && !(st.st_mode & 07000);
+        _cleanup_fd_ int out =
+            openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, exact ? perm : 0600);
         if (out < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy %s/%s", c->src, rel);
-        if (ws_copy_data(in, out) < 0)
+        if (st.st_size > 0 && copy_data(in, out, &c->no_reflink) < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy %s/%s%s", c->src, rel,
                            errno == ENOSPC || errno == EDQUOT ? " (the disk is full)" : "");
-        if (c->as_root && fchown(out, st.st_uid, st.st_gid) < 0)
+        if (c->as_root && (st.st_uid != c->uid || st.st_gid != c->gid) && fchown(out, st.st_uid, st.st_gid) < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy the owner of %s/%s", c->src, rel);
-        fchmod(out, st.st_mode & 07777);
+        if (!exact)
+            fchmod(out, st.st_mode & 07777);
         keep_times(out, "", &st, AT_EMPTY_PATH);
         struct stat now;
         if (fstat(out, &now) == 0)
@@ -157,7 +177,8 @@ static int copy_entry(copier *c, int sfd, int dfd, const char *name, const char 
         target[n] = '\0';
         if (symlinkat(target, dfd, name) < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy %s/%s", c->src, rel);
-        if (c->as_root && fchownat(dfd, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+        if (c->as_root && (st.st_uid != c->uid || st.st_gid != c->gid) &&
+            fchownat(dfd, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy the owner of %s/%s", c->src, rel);
         keep_times(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
         struct stat now;
@@ -288,6 +309,21 @@ static int manifest_write(ws_mfile *m, const char *path, cordon_error *err)
     return ret;
 }
 
+/* The process's umask, read without changing it (umask(2) would: global state), or -1. */
+static int read_umask(void)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    if (!f)
+        return -1;
+    char line[256];
+    int u = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", (unsigned *)&u) == 1)
+            break;
+    fclose(f);
+    return u;
+}
+
 int ws_copy_tree(const char *src, const char *dst, const char *manifest, cordon_error *err)
 {
     _cleanup_fd_ int sfd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -299,7 +335,8 @@ int ws_copy_tree(const char *src, const char *dst, const char *manifest, cordon_
     if (dfd < 0)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot open %s", dst);
     ws_mfile m = {0};
-    copier c = {.as_root = geteuid() == 0, .m = &m, .err = err, .src = src};
+    copier c = {.as_root = geteuid() == 0, .umask = read_umask(), .uid = geteuid(), .gid = getegid(), .m = &m,
+                .err = err, .src = src};
     int ret = copy_dir(&c, sfd, dfd, "", 0);
     if (ret == 0) {
         struct stat st;

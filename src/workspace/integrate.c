@@ -1512,7 +1512,7 @@ static int integrate_worktree(cordon_workspace *ws, const char *message, cordon_
     }
     /* the next diff starts from what is integrated now */
     setstr(&ws->st.base, ws_tip);
-    if (ws_state_write(ws, err) < 0)
+    if (ws_state_write(ws, false, err) < 0)
         goto out;
     ret = 0;
 out:

@@ -167,11 +167,18 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
 
     long long deadline = c->timeout_ms >= 0 ? ws_now_ns() + (long long)c->timeout_ms * 1000000LL : -1;
     size_t in_off = 0, err_len = 0;
-    bool exited = false;
+    bool exited = false, lost = false;
     int status = 0;
     for (;;) {
-        if (!exited && waitpid(pid, &status, WNOHANG) == pid)
-            exited = true;
+        if (!exited) {
+            pid_t w = waitpid(pid, &status, WNOHANG);
+            if (w == pid) {
+                exited = true;
+            } else if (w < 0 && errno == ECHILD) {
+                /* reaped by someone else (a caller that ignores SIGCHLD): no status */
+                exited = lost = true;
+            }
+        }
         if (exited && so[0] < 0 && se[0] < 0)
             break;
         struct pollfd fds[4];
@@ -248,11 +255,18 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
         }
     }
     if (!exited) {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        pid_t w;
+        while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
             ;
+        lost = w < 0;
     }
     pid = -1;
     out->status = status;
+    if (lost) {
+        err_set(err, CORDON_STAGE_WORKSPACE, ECHILD,
+                "%s: cannot learn how it ended (is SIGCHLD ignored in this process?)", c->argv[0]);
+        goto out;
+    }
     if (out->out || c->capture) {
         grow(&out->out, &cap, out->out_len + 1, 1);
         out->out[out->out_len] = '\0';

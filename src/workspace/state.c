@@ -142,6 +142,12 @@ char *ws_read_file(const char *path, size_t max, size_t *len)
 
 int ws_write_atomic(const char *dir, const char *leaf, const void *data, size_t len, cordon_error *err)
 {
+    return ws_write_atomic_flags(dir, leaf, data, len, true, err);
+}
+
+int ws_write_atomic_flags(const char *dir, const char *leaf, const void *data, size_t len, bool sync_dir,
+                          cordon_error *err)
+{
     _cleanup_fd_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot open %s", dir);
@@ -165,9 +171,11 @@ int ws_write_atomic(const char *dir, const char *leaf, const void *data, size_t 
         unlinkat(dfd, tmp, 0);
         return err_set(err, CORDON_STAGE_WORKSPACE, e, "cannot replace %s/%s", dir, leaf);
     }
-    _cleanup_fd_ int sync_fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (sync_fd >= 0)
-        fsync(sync_fd);
+    if (sync_dir) {
+        _cleanup_fd_ int sync_fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (sync_fd >= 0)
+            fsync(sync_fd);
+    }
     return 0;
 }
 
@@ -180,7 +188,7 @@ void ws_state_free(ws_state *st)
     *st = (ws_state){0};
 }
 
-int ws_state_write(const cordon_workspace *ws, cordon_error *err)
+int ws_state_write(const cordon_workspace *ws, bool fresh, cordon_error *err)
 {
     const ws_state *st = &ws->st;
     json_t *o = json_object();
@@ -203,7 +211,9 @@ int ws_state_write(const cordon_workspace *ws, cordon_error *err)
     size_t len = strlen(text);
     char *doc = xasprintf("%s\n", text);
     free(text);
-    int r = ws_write_atomic(ws->dir, STATE_FILE, doc, len + 1, err);
+    /* a new workspace's state: no need to make its name durable in the directory (were
+     * it lost, the workspace would be "not created completely", with nothing lost) */
+    int r = ws_write_atomic_flags(ws->dir, STATE_FILE, doc, len + 1, !fresh, err);
     free(doc);
     return r;
 }

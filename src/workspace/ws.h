@@ -62,11 +62,15 @@ struct cordon_workspace {
 int ws_root(const char *given, char **out, bool create, cordon_error *err);
 int ws_check_name(const char *name, cordon_error *err);
 char *ws_path(const cordon_workspace *ws, const char *leaf);
-int ws_state_write(const cordon_workspace *ws, cordon_error *err);
+/* fresh: the workspace is being created (its state's name need not be made durable) */
+int ws_state_write(const cordon_workspace *ws, bool fresh, cordon_error *err);
 int ws_state_read(cordon_workspace *ws, cordon_error *err);
 void ws_state_free(ws_state *st);
 /* Write `len` bytes to dir/leaf atomically: leaf.tmp, fsync, rename, fsync dir. */
 int ws_write_atomic(const char *dir, const char *leaf, const void *data, size_t len, cordon_error *err);
+/* The same; sync_dir false: the rename is not made durable (no fsync of the directory). */
+int ws_write_atomic_flags(const char *dir, const char *leaf, const void *data, size_t len, bool sync_dir,
+                          cordon_error *err);
 /* Read a whole small file (at most max bytes); NULL with errno set when it cannot. */
 char *ws_read_file(const char *path, size_t max, size_t *len);
 
