@@ -47,10 +47,19 @@ int cordon_ws_backend_from_string(const char *s, cordon_ws_backend *out, cordon_
 
 int cordon_settings_workspace_backend(const char *file, cordon_ws_backend *out, cordon_error *err)
 {
-    size_t len = 0;
-    char *text = ws_read_file(file, (size_t)1 << 20, &len);
-    if (!text)
+    /* the user's own file, by the path given (symlinks followed, as for --settings) */
+    FILE *f = fopen(file, "re");
+    if (!f)
         return err_set(err, CORDON_STAGE_SETTINGS, errno, "%s: cannot read the settings file", file);
+    char *text = xmalloc(((size_t)1 << 20) + 1);
+    size_t len = fread(text, 1, (size_t)1 << 20, f);
+    bool big = !feof(f);
+    fclose(f);
+    text[len] = '\0';
+    if (big) {
+        free(text);
+        return err_set(err, CORDON_STAGE_SETTINGS, EFBIG, "%s: not a settings file (over 1 MiB)", file);
+    }
     json_error_t je;
     json_t *doc = json_loadb(text, len, 0, &je);
     int ret = 0;
@@ -289,7 +298,7 @@ static char *slurp_at(const char *path, size_t *len, mode_t mode)
 {
     if (S_ISLNK(mode)) {
         char buf[4096];
-        ssize_t n = readlink(path, buf, sizeof buf);
+        ssize_t n = ws_readlink_nofollow(path, buf, sizeof buf);
         if (n < 0)
             return NULL;
         *len = (size_t)n;

@@ -43,6 +43,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,7 +288,7 @@ static int write_content(const jrec *r, int dirfd, const char *name, int owner_d
     unlinkat(dirfd, name, 0);
     if (S_ISLNK(r->mode)) {
         char target[4096];
-        ssize_t n = readlink(r->from, target, sizeof target - 1);
+        ssize_t n = ws_readlink_nofollow(r->from, target, sizeof target - 1);
         if (n < 0)
             return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot read the workspace's %s", r->path);
         target[n] = '\0';
@@ -296,7 +297,7 @@ static int write_content(const jrec *r, int dirfd, const char *name, int owner_d
                            errno == ENOSPC || errno == EDQUOT ? " (the disk is full)" : "");
         return 0;
     }
-    _cleanup_fd_ int in = open(r->from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    _cleanup_fd_ int in = ws_open_nofollow(r->from, O_RDONLY);
     if (in < 0)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot read the workspace's %s", r->path);
     _cleanup_fd_ int out = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -431,6 +432,7 @@ static int build_commit(const cordon_workspace *ws, const ws_git *g, journal *j,
     bool have_out = false;
     if (idents(g, &author, &committer, err) < 0)
         goto out;
+    TRACE("ws-fi-stream");
     fd = open(fi, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     f = fd >= 0 ? fdopen(fd, "w+") : NULL;
     if (!f) {
@@ -444,7 +446,7 @@ static int build_commit(const cordon_workspace *ws, const ws_git *g, journal *j,
             continue;
         if (S_ISLNK(r->mode)) {
             char target[4096];
-            ssize_t n = readlink(r->from, target, sizeof target);
+            ssize_t n = ws_readlink_nofollow(r->from, target, sizeof target);
             if (n < 0) {
                 err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot read the workspace's %s", r->path);
                 goto out;
@@ -454,7 +456,7 @@ static int build_commit(const cordon_workspace *ws, const ws_git *g, journal *j,
             fputc('\n', f);
             continue;
         }
-        _cleanup_fd_ int in = open(r->from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        _cleanup_fd_ int in = ws_open_nofollow(r->from, O_RDONLY);
         struct stat st;
         if (in < 0 || fstat(in, &st) < 0) {
             err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot read the workspace's %s", r->path);
@@ -507,9 +509,12 @@ static int build_commit(const cordon_workspace *ws, const ws_git *g, journal *j,
                 errno == ENOSPC || errno == EDQUOT ? " (the disk is full)" : "");
         goto out;
     }
+    TRACE("ws-fi-run");
     {
         char *em = xasprintf("--export-marks=%s", marks);
-        const char *args[] = {"fast-import", "--quiet", "--done", em, NULL};
+        /* --force: a scratch ref an interrupted run left is replaced, not refused; the
+         * pack compressed lightly, as git compresses loose objects */
+        const char *args[] = {"-c", "pack.compression=1", "fast-import", "--quiet", "--done", "--force", em, NULL};
         int r = ws_git_run_fd(g, args, fileno(f), &o, err);
         free(em);
         if (r < 0)
@@ -526,6 +531,7 @@ static int build_commit(const cordon_workspace *ws, const ws_git *g, journal *j,
             goto out;
         }
     }
+    TRACE("ws-fi-ran");
     /* the marks: blob ids for the records, the commit's id */
     size_t mlen = 0;
     marks_text = ws_read_file(marks, (size_t)1 << 28, &mlen);
@@ -753,6 +759,39 @@ static int unstage(const journal *j, cordon_error *err)
     return ws_rmtree_path(j->stage, err);
 }
 
+/* The kernel backend's upper layer is emptied once the source has everything, and no run
+ * can touch it meanwhile (integrate holds the run lock): its file is staged by a hard link
+ * instead of a copy, the overlay's own marks (user.overlay.*) taken off first.  False
+ * when that cannot be done (another mount, another backend): then it is copied. */
+static bool link_content(const cordon_workspace *ws, const jrec *r, int sfd, const char *name, int owner_dirfd,
+                         const char *owner_name)
+{
+    if (ws->st.backend != CORDON_WS_KERNEL)
+        return false;
+    if (!S_ISLNK(r->mode)) {
+        char names[4096];
+        ssize_t n = llistxattr(r->from, names, sizeof names);
+        if (n < 0 && errno != ENOTSUP)
+            return false;
+        for (ssize_t k = 0; k < n; k += (ssize_t)strlen(names + k) + 1)
+            if (strncmp(names + k, "user.overlay.", 13) == 0 && lremovexattr(r->from, names + k) < 0)
+                return false;
+    }
+    unlinkat(sfd, name, 0);
+    if (linkat(AT_FDCWD, r->from, sfd, name, 0) < 0)
+        return false;
+    struct stat st, own;
+    if (geteuid() == 0 && owner_dirfd >= 0 && fstatat(sfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (fstatat(owner_dirfd, owner_name, &own, AT_SYMLINK_NOFOLLOW) == 0 ||
+         fstatat(owner_dirfd, "", &own, AT_EMPTY_PATH) == 0) &&
+        (st.st_uid != own.st_uid || st.st_gid != own.st_gid) &&
+        fchownat(sfd, name, own.st_uid, own.st_gid, AT_SYMLINK_NOFOLLOW) < 0) {
+        unlinkat(sfd, name, 0);
+        return false;
+    }
+    return true;
+}
+
 static int stage_files(const cordon_workspace *ws, journal *j, cordon_error *err)
 {
     if (mkdir(j->stage, 0700) < 0 && errno != EEXIST)
@@ -771,7 +810,7 @@ static int stage_files(const cordon_workspace *ws, journal *j, cordon_error *err
         _cleanup_fd_ int od = root >= 0 ? open_beneath(root, dir, O_PATH | O_DIRECTORY) : -1;
         free(dir);
         char *name = stage_name(i);
-        int rr = write_content(r, sfd, name, od, leaf, err);
+        int rr = link_content(ws, r, sfd, name, od, leaf) ? 0 : write_content(r, sfd, name, od, leaf, err);
         free(name);
         if (rr < 0)
             return -1;

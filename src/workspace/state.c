@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <linux/openat2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,9 +116,26 @@ char *ws_path(const cordon_workspace *ws, const char *leaf)
     return path_join(ws->dir, leaf);
 }
 
+int ws_open_nofollow(const char *path, int flags)
+{
+    /* (O_PATH takes no other flags than these: openat2 refuses them) */
+    int extra = (flags & O_PATH) ? 0 : O_NOCTTY;
+    struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC | extra),
+                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+}
+
+ssize_t ws_readlink_nofollow(const char *path, char *buf, size_t n)
+{
+    _cleanup_fd_ int fd = ws_open_nofollow(path, O_PATH);
+    if (fd < 0)
+        return -1;
+    return readlinkat(fd, "", buf, n);
+}
+
 char *ws_read_file(const char *path, size_t max, size_t *len)
 {
-    _cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    _cleanup_fd_ int fd = ws_open_nofollow(path, O_RDONLY);
     if (fd < 0)
         return NULL;
     struct stat st;

@@ -71,7 +71,12 @@ int ws_write_atomic(const char *dir, const char *leaf, const void *data, size_t 
 /* The same; sync_dir false: the rename is not made durable (no fsync of the directory). */
 int ws_write_atomic_flags(const char *dir, const char *leaf, const void *data, size_t len, bool sync_dir,
                           cordon_error *err);
-/* Read a whole small file (at most max bytes); NULL with errno set when it cannot. */
+/* Open / read the link of a path of cordon's own (a layer, the state) without following
+ * any symlink on the way, wherever a command may have planted one. */
+int ws_open_nofollow(const char *path, int flags);
+ssize_t ws_readlink_nofollow(const char *path, char *buf, size_t n);
+/* Read a whole small file (at most max bytes, no symlink followed); NULL with errno set
+ * when it cannot. */
 char *ws_read_file(const char *path, size_t max, size_t *len);
 
 enum { WS_LOCK_STATE, WS_LOCK_RUN };
