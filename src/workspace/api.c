@@ -144,20 +144,20 @@ int cordon_workspace_create(const char *root_given, const char *name, const char
     if (ws_check_name(name, err) < 0)
         return -1;
     if (!source || !*source)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "a workspace needs a source: --source DIR");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "source", "a workspace needs a source directory");
     char real[PATH_MAX];
     if (!realpath(source, real))
-        return err_set(err, CORDON_STAGE_USAGE, errno, "--source %s", source);
+        return err_opt(err, CORDON_STAGE_USAGE, errno, "source", "the source %s", source);
     struct stat st;
     if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
-        return err_set(err, CORDON_STAGE_USAGE, ENOTDIR, "--source %s", source);
+        return err_opt(err, CORDON_STAGE_USAGE, ENOTDIR, "source", "the source %s", source);
     char *root = NULL;
     if (ws_root(root_given, &root, true, err) < 0)
         return -1;
     if (backend != CORDON_WS_NONE && (path_has_prefix(root, real) || path_has_prefix(real, root))) {
-        err_set(err, CORDON_STAGE_USAGE, 0,
-                "the workspaces' state directory %s and the source %s must not lie inside each other; pass "
-                "--root DIR elsewhere",
+        err_opt(err, CORDON_STAGE_USAGE, 0, "root",
+                "the workspaces' state directory %s and the source %s must not lie inside each other: "
+                "keep the state elsewhere",
                 root, real);
         free(root);
         return -1;

@@ -534,13 +534,13 @@ static int probe_fuse(cordon_workspace *ws, cordon_error *err)
 static int create_worktree(cordon_workspace *ws, cordon_error *err)
 {
     if (!ws_git_is_top(ws->st.source))
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--backend worktree needs a git repository: %s is not the top of one", ws->st.source);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "backend",
+                       "the worktree backend needs a git repository: %s is not the top of one", ws->st.source);
     ws_git g = {.work_tree = ws->st.source};
     char *head = NULL;
     const char *rp[] = {"rev-parse", "-q", "--verify", "HEAD^{commit}", NULL};
     if (ws_git_ok(&g, rp, NULL, 0, &head, err) < 0)
-        return err_wrap(err, "--backend worktree needs a commit to start from");
+        return err_wrap(err, "the worktree backend needs a commit to start from");
     char *tree = ws_path(ws, "tree");
     char *branch = xasprintf("cordon/%s", ws->st.name);
     const char *args[] = {"worktree", "add", "-q", "-b", branch, tree, head, NULL};
@@ -641,8 +641,11 @@ static int create_one(cordon_workspace *ws, cordon_ws_backend b, cordon_error *e
 int ws_backend_create(cordon_workspace *ws, cordon_ws_backend want, cordon_error *err)
 {
     if (want != CORDON_WS_AUTO) {
-        if (create_one(ws, want, err) < 0)
-            return err_wrap(err, "--backend %s does not work here", cordon_ws_backend_name(want));
+        if (create_one(ws, want, err) < 0) {
+            err_wrap(err, "the %s backend does not work here", cordon_ws_backend_name(want));
+            snprintf(err->option, sizeof err->option, "backend");
+            return -1;
+        }
         return 0;
     }
     static const cordon_ws_backend order[] = {CORDON_WS_KERNEL, CORDON_WS_FUSE, CORDON_WS_COPY};

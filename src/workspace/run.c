@@ -32,13 +32,14 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
 {
     *res = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     if (p->workspace || p->no_workspace)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "%s cannot be given to a workspace run: its workspace is the view of %s, shown at %s",
-                       p->no_workspace ? "--no-workspace" : "--workspace", ws->st.name, ws->st.source);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "workspace",
+                       "a workspace run: its workspace is the view of %s, shown at %s; the policy cannot set another "
+                       "(or none)",
+                       ws->st.name, ws->st.source);
     if (p->isolation == CORDON_ISOLATION_LANDLOCK)
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "--isolation landlock cannot show a workspace's view (it has no mount namespace); a "
-                       "workspace run needs namespaces");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "isolation",
+                       "Landlock isolation cannot show a workspace's view (it has no mount namespace): a workspace "
+                       "run needs namespaces");
     struct cordon_policy c = *p; /* shares p's data, which outlives the run; never freed */
     policy_view view = {.name = ws->st.name, .source = ws->st.source};
     char *host = ws->st.backend == CORDON_WS_KERNEL ? NULL : ws_view_path(ws);

@@ -71,9 +71,9 @@ int ws_root(const char *given, char **out, bool create, cordon_error *err)
         else if (home && home[0] == '/')
             root = xasprintf("%s/.local/state/cordon/workspaces", home);
         else
-            return err_set(err, CORDON_STAGE_USAGE, 0,
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "root",
                            "where do workspaces live? neither XDG_STATE_HOME nor HOME is an absolute "
-                           "path: set one, or pass --root DIR");
+                           "path: set one, or name the state directory");
     }
     if (create && ws_mkdir_p(root, 0700, err) < 0) {
         free(root);
@@ -256,9 +256,9 @@ int ws_state_read(cordon_workspace *ws, cordon_error *err)
         struct stat st;
         if (stat(ws->dir, &st) < 0)
             return err_set(err, CORDON_STAGE_USAGE, 0,
-                           "no workspace %s under %s (`cordon workspace list` shows them; create one with "
-                           "`cordon workspace create %s --source DIR`)",
-                           ws->st.name, ws->root, ws->st.name);
+                           "no workspace %s under %s (`cordon workspace list` shows them, `cordon workspace "
+                           "create` makes one)",
+                           ws->st.name, ws->root);
         if (e == ENOENT)
             return err_set(err, CORDON_STAGE_WORKSPACE, 0,
                            "workspace %s has no state file (%s/%s): it was not created completely; "

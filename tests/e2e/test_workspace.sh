@@ -508,7 +508,7 @@ case_usage() {
   assert_contains "$ERR" "exists already"
   wsrun w1 --workspace /tmp -- true
   assert_eq "$RC" 125
-  assert_contains "$ERR" "--workspace cannot be given"
+  assert_contains "$ERR" "its workspace is the view" && assert_contains "$ERR" "(--workspace DIR or --no-workspace)"
   crun workspace frobnicate
   assert_eq "$RC" 125
   assert_cordon_stderr
