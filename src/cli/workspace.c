@@ -48,7 +48,7 @@ void help_workspace(FILE *out)
           "  create NAME --source DIR [--backend B] [--settings FILE]\n"
           "        make a workspace; B is auto (default: kernel, then fuse, then copy: the\n"
           "        first that works is kept and printed), kernel, fuse, copy, worktree (a git\n"
-          "        worktree on branch cordon/NAME), none (DIR itself); the settings' \n"
+          "        worktree on branch cordon/NAME), none (DIR itself); the settings'\n"
           "        orchestration.isolation (\"overlayfs\", \"worktree\", \"none\") is the default\n"
           "  run NAME [RUN OPTIONS] [--] COMMAND [ARG...]\n"
           "        run COMMAND as `cordon run` does, with the view shown at DIR's own path\n"
