@@ -3,7 +3,7 @@
  *
  * The copy is the caller's policy struct copied whole (every option, whatever is added to
  * it later) with a few fields pointing at data of this run: the workspace, the working
- * directory, rules and globs that name the source moved onto the view (fuse, copy,
+ * directory, rules, hidden paths and globs that name the source moved onto the view (fuse, copy,
  * worktree: the view is a host directory), a deny of the workspace's state directory (the
  * raw layers are not the command's to touch), and namespaces isolation (without a mount
  * namespace there is no view: the command would write the source). */
@@ -46,6 +46,7 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
     char *upper = NULL, *work = NULL, *cwd_alloc = NULL;
     policy_rule *rules = NULL;
     policy_glob *globs = NULL;
+    policy_rule *hides = NULL;
     strv owned = {0};
     int ret = -1;
 
@@ -92,6 +93,17 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
         }
         c.globs = globs;
         c.cap_globs = p->n_globs + 1;
+        hides = xcalloc(p->n_hides + 1, sizeof *hides);
+        for (size_t i = 0; i < p->n_hides; i++) {
+            hides[i] = p->hides[i];
+            char *m = moved(p->hides[i].path, ws->st.source, shown);
+            if (m) {
+                strv_push(&owned, m);
+                hides[i].path = m;
+            }
+        }
+        c.hides = hides;
+        c.cap_hides = p->n_hides + 1;
     } else {
         rules = xcalloc(p->n_rules + 2, sizeof *rules);
         for (size_t i = 0; i < p->n_rules; i++)
@@ -120,6 +132,7 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
         err_set(err, CORDON_STAGE_WORKSPACE, 0, "the run failed");
     free(rules);
     free(globs);
+    free(hides);
     strv_free(&owned);
     free(cwd_alloc);
     free(upper);

@@ -662,6 +662,26 @@ case_unmapped_owner() {
   "${as[@]}" "$CORDON" workspace remove w1 --root "$d/state" >/dev/null 2>&1
 }
 
+# Rules, hidden paths and globs that name the source's paths apply to the view there.
+case_rules() {
+  local b=$1
+  setup_src
+  backend_or_skip "$b"
+  wsrun w1 -- sh -c 'echo viewy > dir/sub/y'
+  wsrun w1 --deny "$SRC/keep" --deny-glob "$SRC/**/x" --hide "$SRC/mv" --allow-ro "$SRC/dir" -- sh -c \
+    'echo "keep:$(ls -A keep | tr -d "\n")"; echo "x:$(cat dir/x 2>/dev/null)"; echo "mv:$(ls -A mv 2>/dev/null | tr -d "\n")"
+     echo "y:$(cat dir/sub/y)"
+     if (echo w > dir/new) 2>/dev/null; then echo DIR-WRITABLE; fi; echo ok > top'
+  [ "$RC" = 0 ] || die "run with rules: $(last_run)"
+  assert_contains "$OUT" "keep:" && assert_not_contains "$OUT" "keep:k" "--deny of a source path hides it in the view"
+  assert_contains "$OUT" "x:" && assert_not_contains "$OUT" "x:x" "a deny glob on the source's paths hides the view's match"
+  assert_not_contains "$OUT" "mv:m" "--hide of a source path hides it in the view"
+  assert_not_contains "$OUT" "DIR-WRITABLE" "--allow-ro of a source path is read-only in the view"
+  assert_contains "$OUT" "y:viewy" "--allow-ro of a source path shows the view's content, not the source's"
+  ws diff w1 --name-status
+  assert_eq "$OUT" "$(printf 'M\tdir/sub/y\nA\ttop')" "only the writable part changed"
+}
+
 # ---------------------------------------------------------------------------------------
 
 for b in kernel fuse copy; do
@@ -671,6 +691,7 @@ for b in kernel fuse copy; do
   run_case "${b}_two_at_once" case_two "$b"
   run_case "${b}_kill9_integrate" case_kill9 "$b"
   run_case "${b}_git_inside" case_git_inside "$b"
+  run_case "${b}_rules" case_rules "$b"
 done
 run_case auto case_auto
 run_case worktree case_worktree
