@@ -372,6 +372,7 @@ os.remove(\"b.txt\")'"
     crun workspace remove k$i --root "$CT/state"
     [ "$RC" = 0 ] || die "remove k$i: $(last_run)"
   done
+  crun workspace remove wr --root "$CT/refstate"
   echo "# kill -9 during integrate ($b, over ${span} ms): $n_none left untouched, $n_full fully updated, $n_rec finished or undone by the next command"
   [ $((n_none + n_full)) = "$ROUNDS" ] || die "not every round was checked"
 }
@@ -584,6 +585,7 @@ case_git_inside() {
   assert_absent "$SRC/.git/hooks/post-commit"
   assert_eq "$("${GIT[@]}" -C "$SRC" log --format=%s -1)" "Integrate workspace w1" "the workspace's own commit is not the source's"
   ! grep -q hooksPath "$SRC/.git/config" || die "the workspace changed the source's git config"
+  ws remove w1
 }
 
 # A full disk: in the workspace (the command sees it, the workspace stays usable) and in
@@ -680,6 +682,7 @@ case_rules() {
   assert_contains "$OUT" "y:viewy" "--allow-ro of a source path shows the view's content, not the source's"
   ws diff w1 --name-status
   assert_eq "$OUT" "$(printf 'M\tdir/sub/y\nA\ttop')" "only the writable part changed"
+  ws remove w1
 }
 
 # ---------------------------------------------------------------------------------------
