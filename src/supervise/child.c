@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "confine/seccomp.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
+#include "supervise/signals.h"
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
@@ -24,9 +26,14 @@ static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
 void child_exec(launch *l, const sigset_t *orig_mask)
 {
     cordon_error err = {0};
-    /* Signals back to their defaults; PID 1 installed handlers and blocked them. */
+    /* Signals back to their defaults: PID 1 (or the stand-in) put every disposition back
+     * to the default right after the clone (outer.c) and then installed handlers for the
+     * forwarded ones only (and blocked them): those, not all NSIG (a system call each). */
+    sigset_t fwd;
+    signals_forwarded(&fwd);
     for (int sig = 1; sig < NSIG; sig++)
-        signal(sig, SIG_DFL);
+        if (sigismember(&fwd, sig) == 1)
+            signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
 
     /* --isolation landlock, --inherit-pid-namespace: no PID namespace to die with; die
@@ -45,8 +52,13 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
         fail(l, &err);
     }
-    if (chdir(l->plan->cwd) < 0) {
-        err_set(&err, CORDON_STAGE_EXEC, errno, "cannot enter the working directory %s", l->plan->cwd);
+    if (l->ctty && ioctl(0, TIOCSCTTY, 0) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot make the terminal the command's controlling terminal");
+        fail(l, &err);
+    }
+    const char *cwd = l->cwd ? l->cwd : l->plan->cwd;
+    if (chdir(cwd) < 0) {
+        err_set(&err, CORDON_STAGE_EXEC, errno, "cannot enter the working directory %s", cwd);
         fail(l, &err);
     }
     if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0)

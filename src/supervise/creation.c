@@ -589,6 +589,7 @@ static bool add_worker(cc_state *cc, pid_t pid, uint64_t id)
         return false;
     cc->workers[cc->n_workers].pid = pid;
     cc->workers[cc->n_workers].id = id;
+    cc->workers[cc->n_workers].listener = cc->listener;
     cc->n_workers++;
     return true;
 }
@@ -599,8 +600,12 @@ void cc_reaped(cc_state *cc, pid_t pid, int status)
         if (cc->workers[i].pid != pid)
             continue;
         /* harmless when the worker answered: the id is no longer valid then */
-        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+            int listener = cc->listener;
+            cc->listener = cc->workers[i].listener;
             respond(cc, cc->workers[i].id, 0, EINTR);
+            cc->listener = listener;
+        }
         cc->workers[i] = cc->workers[--cc->n_workers];
         return;
     }

@@ -86,7 +86,9 @@ typedef struct cc_state {
     size_t n_gitdirs;
     struct { dev_t dev; ino_t ino; } lifted[CC_MAX_GITDIRS]; /* PLAN_LIFT paths */
     size_t n_lifted;
-    struct { pid_t pid; uint64_t id; } workers[64]; /* forked to answer a notification */
+    struct { pid_t pid; uint64_t id; int listener; } workers[64]; /* forked to answer a
+                                     * notification (on that listener: a session has one
+                                     * per command, set in `listener` before each call) */
     size_t n_workers;
     cc_refusal refusals[CC_MAX_REFUSALS];
     size_t n_refusals;   /* kept */

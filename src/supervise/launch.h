@@ -45,7 +45,12 @@ typedef struct launch {
     root_scratch scratch;
     limits_run limits;  /* the run's cgroups, or the rlimits for the command */
     confine_prep confine; /* Landlock and seccomp, ready to apply */
-
+    /* Sessions (src/session): PID 1 starts commands on request instead of one command. */
+    struct sess_mem *session; /* PID 1's memory for them, or NULL for a run */
+    int session_fd;           /* PID 1's end of the session's control socket, or -1 */
+    const char *cwd;          /* the command's working directory; NULL: the plan's */
+    bool ctty;                /* make stdin the command's controlling terminal (a session's
+                               * --tty: a pseudo-terminal of the sandbox's own) */
 } launch;
 
 /* First steps of the process cordon cloned (PID 1, or --isolation landlock's stand-in):
@@ -59,6 +64,13 @@ size_t launch_supervise_fds(const launch *l, int *keep);
 
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
 __attribute__((noreturn)) void pid1_main(launch *l);
+/* PID 1's last steps before it supervises: non-dumpable, no capabilities (but
+ * CAP_SYS_PTRACE in the permitted set for the creation control), no_new_privs, no
+ * descriptor but launch_supervise_fds() and keep[], umask 077. */
+int pid1_lock_down(launch *l, const int *keep, size_t n, cordon_error *err);
+/* A command's creation-control listener, as PID 1 gets it: fail closed on a kernel that
+ * cannot hand descriptors back (SECCOMP_ADDFD_FLAG_SEND), ask for synchronous wake-ups. */
+int pid1_check_listener(int listener, cordon_error *err);
 /* --isolation landlock (reaper.c): no namespaces; a child subreaper supervises the
  * command instead of PID 1.  Never returns. */
 __attribute__((noreturn)) void reaper_main(launch *l);

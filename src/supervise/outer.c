@@ -41,22 +41,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* What the sandbox reported. */
-typedef struct outcome {
-    bool have_exit;
-    int wait_status;
-    bool setup_failed;
-    bool exec_failed;
-    int exec_errnum;
-    bool timed_out; /* PID 1 (or we) ended the run at the deadline */
-    bool cpu_limit; /* PID 1 ended the run: the cgroup's CPU time was used up */
-    report_msg setup;
-    char exec_what[256];
-    unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
-    unsigned n_refusals;
-    size_t refusals_len;
-    char refusals[sizeof ((cordon_result *)0)->refusals];
-} outcome;
 
 struct outer_run {
     launch l;          /* as the child got it; the parent keeps the limits and frees the rest */
@@ -71,7 +55,7 @@ struct outer_run {
     long long deadline_ms;
     double started_s;
     cordon_isolation isolation;
-    outcome o;
+    outer_outcome o;
     outer_helper helper; /* .stop NULL: none */
     char *out_buf;       /* outer_wait's output buffer (OUT_BUF_SIZE), once needed */
     cordon_result res;
@@ -81,7 +65,7 @@ struct outer_run {
 /* ------------------------------------------------------------------------------------ */
 /* the report pipe */
 
-static void take_message(outcome *o, const report_msg *m)
+void outer_take_message(outer_outcome *o, const report_msg *m)
 {
     switch ((report_kind)m->kind) {
     case REPORT_SETUP_ERROR:
@@ -125,13 +109,13 @@ static void take_message(outcome *o, const report_msg *m)
 }
 
 /* Every report after which PID 1 only exits. */
-static bool final_report(const outcome *o)
+bool outer_final_report(const outer_outcome *o)
 {
     return o->have_exit || o->timed_out || o->cpu_limit;
 }
 
 /* Read whole messages until EAGAIN or EOF; returns 1 on EOF. */
-static int drain_reports(int fd, outcome *o)
+static int drain_reports(int fd, outer_outcome *o)
 {
     for (;;) {
         report_msg m;
@@ -143,14 +127,14 @@ static int drain_reports(int fd, outcome *o)
         if (n == 0)
             return 1;
         if (n == (ssize_t)sizeof m)
-            take_message(o, &m);
+            outer_take_message(o, &m);
     }
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* the result */
 
-static void fill_result(const outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err)
+void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err)
 {
     unsigned size = r->size;
     *r = (cordon_result){.size = size, .status_code = -1};
@@ -202,7 +186,7 @@ static void fill_result(const outcome *o, const siginfo_t *pid1, cordon_result *
 
 /* What the limits add to the result: how they were applied, which were hit, and how the
  * command ended when the sandbox was killed for its CPU time. */
-static void limits_outcome(limits_run *lim, const outcome *o, cordon_result *r, cordon_error *err)
+static void limits_outcome(limits_run *lim, const outer_outcome *o, cordon_result *r, cordon_error *err)
 {
     if (o->cpu_limit) {
         lim->cpu_exceeded = true;
@@ -254,6 +238,8 @@ static size_t launch_child_fds(const launch *l, int *keep)
         keep[k++] = l->helper_fd;
     if (l->cordon_pidfd >= 0)
         keep[k++] = l->cordon_pidfd;
+    if (l->session_fd >= 0)
+        keep[k++] = l->session_fd;
     return k;
 }
 
@@ -368,7 +354,8 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     r->isolation = p->isolation;
     launch *l = &r->l;
     *l = (launch){.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .report_fd = -1,
-                  .life_fd = -1, .life_wfd = -1, .helper_fd = -1, .deadline_ms = -1};
+                  .life_fd = -1, .life_wfd = -1, .helper_fd = -1, .deadline_ms = -1,
+                  .session = o->session, .session_fd = o->session ? o->session_fd : -1};
     /* PID 1 also watches cordon's own process through a pidfd: the life pipe alone cannot
      * say that cordon is gone while a process forked after the clone still holds a copy of
      * its write end (close-on-exec; -1: the pipe only) */
@@ -424,6 +411,8 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
         l->scratch.want_proc_fd = true;
     }
 #endif
+    if (o->session)
+        l->scratch.want_proc_fd = true; /* the session's PID 1 reads its children there */
     l->pdeathsig = syscall(SYS_gettid) == getpid();
     if (o->timeout > 0)
         l->deadline_ms = now_ms() + (long long)(o->timeout * 1000.0 + 0.999);
@@ -549,7 +538,7 @@ static void conclude(outer_run *r, const siginfo_t *pid1)
         drain_reports(r->report_fd, &r->o);
     err_clear(&r->err);
     r->res.size = sizeof r->res;
-    fill_result(&r->o, pid1, &r->res, &r->err);
+    outer_fill_result(&r->o, pid1, &r->res, &r->err);
     limits_outcome(&r->l.limits, &r->o, &r->res, &r->err);
     r->res.wall_seconds = now_s() - r->started_s;
     r->res.isolation = r->isolation;
@@ -607,7 +596,7 @@ int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, voi
             conclude(r, &info);
             break;
         }
-        if (final_report(&r->o)) {
+        if (outer_final_report(&r->o)) {
             /* Everything but PID 1 is dead (it kills and reaps the rest before it
              * reports): what is in the output pipe is all there will be, PID 1 writes
              * nothing there.  PID 1 itself is reaped by outer_free, so that the caller
@@ -624,6 +613,52 @@ int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, voi
     result_export(res, &r->res);
     err_export(err, &r->err);
     return 0;
+}
+
+int outer_wait_ready(outer_run *r, int timeout_ms, cordon_error *err)
+{
+    long long until = timeout_ms >= 0 ? now_ms() + timeout_ms : -1;
+    for (;;) {
+        for (;;) {
+            report_msg m;
+            ssize_t n = read(r->report_fd, &m, sizeof m);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n == (ssize_t)sizeof m && m.kind == REPORT_STARTED)
+                return 0;
+            if (n == (ssize_t)sizeof m) {
+                outer_take_message(&r->o, &m);
+                continue;
+            }
+            if (n == 0)
+                r->report_eof = true;
+            break;
+        }
+        if (r->report_eof || r->o.setup_failed) {
+            /* PID 1 said why it stopped, or ended without a word (killed) */
+            siginfo_t info;
+            memset(&info, 0, sizeof info);
+            if (!r->reaped && proc_reap(r->pidfd, &info) == 0)
+                r->reaped = true;
+            conclude(r, r->reaped ? &info : NULL);
+            if (r->err.stage == CORDON_STAGE_NONE)
+                err_set(&r->err, CORDON_STAGE_SUPERVISE, 0, "the sandbox ended before it was ready");
+            err_export(err, &r->err);
+            return -1;
+        }
+        int wait_ms = -1;
+        if (until >= 0) {
+            long long left = until - now_ms();
+            if (left <= 0)
+                return err_set(err, CORDON_STAGE_SUPERVISE, ETIMEDOUT, "the sandbox was not ready in time");
+            wait_ms = (int)left;
+        }
+        struct pollfd fds[2] = {{.fd = r->report_fd, .events = POLLIN}, {.fd = r->pidfd, .events = POLLIN}};
+        if (poll(fds, 2, wait_ms) < 0 && errno != EINTR)
+            return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot wait for the sandbox (poll)");
+        if ((fds[1].revents & POLLIN) && !(fds[0].revents & POLLIN))
+            r->report_eof = true; /* PID 1 is gone: read what it said, then conclude */
+    }
 }
 
 void outer_free(outer_run *r)

@@ -15,7 +15,10 @@
 #pragma once
 #include <stdbool.h>
 
+#include <signal.h>
+
 #include "plan/plan.h"
+#include "supervise/report.h"
 
 /* A host-side helper for one run (issue 12's proxy and bridges, say): a process or
  * thread of the caller's side that serves the sandbox while it runs.  Started once PID 1
@@ -42,6 +45,9 @@ typedef struct outer_opts {
     int ll_ruleset_fd; /* --isolation landlock: the ruleset confine/llonly.c built */
     const outer_helper *helper; /* the run's host-side helper, or NULL (one process may
                                    serve several purposes: the proxy and the bridges) */
+    struct sess_mem *session; /* a session (src/session): PID 1 starts no command but
+                                 serves session_fd (its end of the control socket) */
+    int session_fd;
 } outer_opts;
 
 typedef struct outer_run outer_run;
@@ -63,6 +69,10 @@ typedef int (*outer_output_fn)(const char *data, size_t len, void *ctx);
  * result every time. */
 int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, void *ctx, cordon_result *res,
                cordon_error *err);
+/* A session's PID 1 (outer_opts.session) reports when it is ready to start commands:
+ * wait up to timeout_ms for that.  0: ready; -1: it failed (err, with the stage) or
+ * ended.  */
+int outer_wait_ready(outer_run *r, int timeout_ms, cordon_error *err);
 /* The pidfd of PID 1: readable once the whole sandbox is gone. */
 int outer_pidfd(const outer_run *r);
 /* Signal the run: SIGKILL ends the whole sandbox at once; the signals PID 1 forwards
@@ -72,3 +82,25 @@ int outer_kill(const outer_run *r, int sig);
 /* Kill what still runs, reap PID 1, remove the run's cgroups and stubs, stop the
  * helpers, close and free.  NULL is fine. */
 void outer_free(outer_run *r);
+
+/* What the sandbox reported (for a session: what PID 1 reported on one command). */
+typedef struct outer_outcome {
+    bool have_exit;
+    int wait_status;
+    bool setup_failed;
+    bool exec_failed;
+    int exec_errnum;
+    bool timed_out; /* PID 1 (or we) ended the run at the deadline */
+    bool cpu_limit; /* PID 1 ended the run: the cgroup's CPU time was used up */
+    report_msg setup;
+    char exec_what[256];
+    unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
+    unsigned n_refusals;
+    size_t refusals_len;
+    char refusals[sizeof ((cordon_result *)0)->refusals];
+} outer_outcome;
+/* One report into the outcome; whether it is the last (after which PID 1 only exits);
+ * the result the outcome makes (pid1: how PID 1 ended, or NULL). */
+void outer_take_message(outer_outcome *o, const report_msg *m);
+bool outer_final_report(const outer_outcome *o);
+void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err);

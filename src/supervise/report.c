@@ -19,6 +19,14 @@
 void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text)
 {
     report_msg m;
+    report_fill(&m, kind, e, value, text);
+    /* Nothing useful can be done if cordon is gone; the exit status still tells. */
+    (void)write_all(fd, &m, sizeof m);
+}
+
+void report_fill(report_msg *mp, report_kind kind, const cordon_error *e, int value, const char *text)
+{
+    report_msg m;
     memset(&m, 0, sizeof m);
     m.kind = kind;
     m.value = value;
@@ -36,8 +44,7 @@ void report_send(int fd, report_kind kind, const cordon_error *e, int value, con
     } else if (text) {
         memcpy(m.text, text, strlen(text) + 1);
     }
-    /* Nothing useful can be done if cordon is gone; the exit status still tells. */
-    (void)write_all(fd, &m, sizeof m);
+    *mp = m;
 }
 
 void report_fail(int fd, const cordon_error *e)

@@ -29,6 +29,8 @@ typedef struct report_msg {
 } report_msg;
 
 void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text);
+/* The message report_send writes (for a writer that must not block: a session's PID 1). */
+void report_fill(report_msg *m, report_kind kind, const cordon_error *e, int value, const char *text);
 /* Report a setup failure and end the calling (sandbox-side) process with exit 125. */
 __attribute__((noreturn)) void report_fail(int fd, const cordon_error *e);
 

@@ -57,5 +57,7 @@ size_t launch_supervise_fds(const launch *l, int *keep)
         keep[k++] = l->limits.cpu_fd;
     if (l->helper_fd >= 0)
         keep[k++] = l->helper_fd;
+    if (l->session_fd >= 0)
+        keep[k++] = l->session_fd;
     return k;
 }
