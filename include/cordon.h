@@ -338,6 +338,92 @@ CORDON_API int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *r
 /* Kill what still runs, reap it, close the descriptors, free c.  NULL is fine. */
 CORDON_API void cordon_proc_free(cordon_proc *c);
 
+/* ---- sessions (doc/api.md, "Sessions") -------------------------------------------
+ *
+ * A session is one sandbox (one view, one network namespace, one set of limits) built
+ * once, that commands are started in, each in a few hundred microseconds.  Each command
+ * behaves as a cordon_spawn of its own: its exit status, its output, its timeout, and
+ * what it leaves running is killed when it exits -- unless `keep`: then it stays in the
+ * session until the session ends.  Commands of one session see each other's processes
+ * and files (that is the point); they cannot see or reach another session.
+ *
+ * What these calls do to the calling process: cordon_session_new starts one child (the
+ * session's PID 1), as cordon_spawn does (no SIGCHLD, reaped through a pidfd by
+ * cordon_session_free); a published session (cordon_session_listen) also has a small
+ * janitor child that removes its socket should the process die.  The session dies with
+ * the calling process. */
+typedef struct cordon_session cordon_session;
+
+/* Build the sandbox for `p` and return once it can start commands.  The policy's
+ * timeout is each command's (cordon_session_cmd.timeout overrides it); its limits are
+ * the session's as a whole (cgroups) or each process's (rlimits); HOME, TMPDIR and /tmp
+ * are private to the session and shared by its commands.  Sessions need namespaces
+ * (not CORDON_ISOLATION_LANDLOCK).  -1 with err filled: nothing is left. */
+CORDON_API int cordon_session_new(const cordon_policy *p, cordon_session **out, cordon_error *err);
+
+/* What one command of a session may choose for itself.  Growable like cordon_error:
+ * `size` is sizeof(cordon_session_cmd) of the caller (CORDON_SESSION_CMD_INIT), 0 for
+ * this first layout. */
+typedef struct cordon_session_cmd {
+    unsigned size;
+    const char *cwd;   /* the working directory inside; NULL: the session's */
+    char *const *env;  /* NAME=VALUE entries set over the session's environment
+                        * (NULL-terminated), or NULL */
+    double timeout;    /* seconds; 0: the session policy's; < 0: none */
+    bool keep;         /* what the command leaves running stays in the session */
+    bool tty;          /* a pseudo-terminal of the sandbox's own as the command's 0, 1, 2
+                        * and controlling terminal: cordon_proc_stdin() and _stdout() are
+                        * its master (the spawn flags must be 0); set its size with
+                        * TIOCSWINSZ on it */
+} cordon_session_cmd;
+#define CORDON_SESSION_CMD_INIT {.size = sizeof(cordon_session_cmd)}
+
+/* Start argv in the session, as cordon_spawn does (the same flags and cordon_proc;
+ * cordon_proc_exit_fd is readable once the command and what it left have ended, and
+ * cordon_proc_kill's SIGKILL takes the command's whole process tree, nothing else of the
+ * session).  A command whose session has ended or whose policy can no longer be met
+ * (its workspace deleted on the host, say) fails to start: cordon_proc_wait then says
+ * so (exit code 125, stage and message), or this call does. */
+CORDON_API int cordon_session_spawn(cordon_session *s, char *const argv[], unsigned flags, cordon_proc **out,
+                                    cordon_error *err);
+/* The same with a command's own settings (cmd may be NULL). */
+CORDON_API int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags,
+                                        const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err);
+/* A session made here: end everything in it (every process, mount and namespace; a
+ * published socket) and wait until it is gone.  One from cordon_session_open: close it
+ * (the session goes on).  NULL is fine. */
+CORDON_API void cordon_session_free(cordon_session *s);
+
+/* Publishing a session to this user's other processes (`cordon session`): sessions
+ * live in a directory of the user's own, $XDG_RUNTIME_DIR/cordon/sessions, else
+ * /run/user/UID/cordon/sessions, else for root /run/cordon/sessions, else
+ * /tmp/cordon-UID/sessions (made 0700, and refused unless it is the user's own).
+ * cordon_session_dir() writes that directory into buf (-1 with err when it cannot be
+ * made or is not safe). */
+CORDON_API int cordon_session_dir(char *buf, size_t n, cordon_error *err);
+/* Publish s under `name` ([A-Za-z0-9._-], 1 to 64 characters, not starting with '.'):
+ * a socket in the directory above (mode 0600), that only this user's processes outside
+ * any sandbox can use (SO_PEERCRED, and proofs sent with each request).  The name is
+ * refused while a live session holds it. */
+CORDON_API int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err);
+/* Serve the published session: hand each command that arrives to it, answer
+ * cordon_session_list and cordon_session_stop, until one of: a stop request (returns 0),
+ * watch_fd becomes readable (a pidfd of the process whose life the session follows;
+ * -1: none; returns 1), the session ends by itself (2).  -1 with err on failure.  The
+ * caller then calls cordon_session_free. */
+CORDON_API int cordon_session_serve(cordon_session *s, int watch_fd, cordon_error *err);
+/* A published session of this user, by name (or by the path of its socket, when the
+ * name holds a '/'), to start commands in with cordon_session_spawn*.  -1 with err when
+ * there is none; one whose holder died is found out (and its socket removed) by the
+ * first spawn, which then fails (exit code 125, "not running any more"). */
+CORDON_API int cordon_session_open(const char *name, cordon_session **out, cordon_error *err);
+/* Stop the published session `name` and return once everything in it is gone. */
+CORDON_API int cordon_session_stop(const char *name, cordon_error *err);
+/* This user's published sessions as JSON, {"dir": D, "sessions": [{"name", "pid",
+ * "started"}]} (the holder's pid, the start time in seconds since the epoch), into
+ * *json (free it with cordon_free).  Stale sockets are removed. */
+CORDON_API int cordon_session_list(char **json, cordon_error *err);
+
 /* What this host supports and what the default sandbox needs (`cordon check`): a JSON
  * document, {"default_sandbox": bool, "error": why not or null, "checks": {NAME: {"ok",
  * "required", "detail", "fix", "title"}}} (README, "Where the kernel refuses"), into

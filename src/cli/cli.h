@@ -43,5 +43,12 @@ int cmd_check(int argc, char **argv);
 /* `cordon workspace SUBCOMMAND ...` (workspace.c); returns the exit status. */
 int cmd_workspace(int argc, char **argv);
 void help_workspace(FILE *out);
+/* `cordon session ...` (session.c); returns the exit status. */
+int cmd_session(int argc, char **argv);
+void help_session(FILE *out);
+/* The library's error as the command line prints it ("cordon: message (--flag)"), into
+ * buf; and printed on stderr. */
+void cli_error_text(const cordon_error *err, char *buf, size_t n);
+void cli_print_error(const cordon_error *err);
 /* `cordon help [COMMAND]`; returns the exit status. */
 int help_command(const char *topic, FILE *out);

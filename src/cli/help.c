@@ -13,6 +13,7 @@ void help_main(FILE *out)
           "  explain [OPTIONS] [-- COMMAND...]     print the resolved rules and the mount plan; runs nothing\n"
           "  check [--json]                        say whether this host can run the default sandbox\n"
           "  workspace SUBCOMMAND ...              copy-on-write workspaces (`cordon help workspace`)\n"
+          "  session start|exec|list|stop ...      one sandbox for many commands (`cordon help session`)\n"
           "  help [COMMAND]                        show help for a command\n"
           "  --version                             print the version\n"
           "\n"
@@ -82,10 +83,14 @@ int help_command(const char *topic, FILE *out)
         help_workspace(out);
         return 0;
     }
+    if (strcmp(topic, "session") == 0) {
+        help_session(out);
+        return 0;
+    }
     if (strcmp(topic, "help") == 0) {
         help_main(out);
         return 0;
     }
-    fprintf(stderr, "cordon: no help for '%s'; commands are run, explain, check, workspace\n", topic);
+    fprintf(stderr, "cordon: no help for '%s'; commands are run, explain, check, workspace, session\n", topic);
     return CORDON_EXIT_SETUP;
 }

@@ -12,17 +12,29 @@
 
 /* The library's message (its errno spelled out), with the flags for the setting it is
  * about: the library names settings as its API does, the command line by its flags. */
-static void print_error(const cordon_error *err)
+void cli_error_text(const cordon_error *err, char *buf, size_t n)
 {
     char text[2048];
     cordon_error_text(err, text, sizeof text);
     if (err->option[0]) {
         char flags[96];
         cli_option_flags(err->option, flags, sizeof flags);
-        fprintf(stderr, "cordon: %s (%s)\n", text, flags);
+        snprintf(buf, n, "cordon: %s (%s)", text, flags);
     } else {
-        fprintf(stderr, "cordon: %s\n", text);
+        snprintf(buf, n, "cordon: %s", text);
     }
+}
+
+void cli_print_error(const cordon_error *err)
+{
+    char text[2200];
+    cli_error_text(err, text, sizeof text);
+    fprintf(stderr, "%s\n", text);
+}
+
+static void print_error(const cordon_error *err)
+{
+    cli_print_error(err);
 }
 
 /* Signals to cordon go to the command, as a terminal or a supervisor means them: the
@@ -189,6 +201,8 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "workspace") == 0)
         return cmd_workspace(argc - 2, argv + 2);
+    if (strcmp(cmd, "session") == 0)
+        return cmd_session(argc - 2, argv + 2);
     if (strcmp(cmd, "help") == 0)
         return help_command(argc > 2 ? argv[2] : NULL, stdout);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
@@ -199,6 +213,7 @@ int main(int argc, char **argv)
         printf("cordon %s\n", cordon_version());
         return 0;
     }
-    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, workspace, help\n", cmd);
+    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, workspace, session, help\n",
+            cmd);
     return CORDON_EXIT_SETUP;
 }

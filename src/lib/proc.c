@@ -9,7 +9,9 @@
 
 #include "confine/llonly.h"
 #include "lib/prepare.h"
+#include "lib/proc.h"
 #include "net/host.h"
+#include "session/session.h"
 #include "supervise/outer.h"
 #include "util/err.h"
 #include "util/trace.h"
@@ -23,6 +25,7 @@
 struct cordon_proc {
     uint64_t magic;
     outer_run *run;
+    sess_cmd *sc;     /* a session's command (src/session) instead of a run of its own */
     int fd[3];        /* the caller's ends: stdin's write end, stdout's and stderr's read ends */
     llonly ll;        /* --isolation landlock: the private HOME and TMPDIR, removed at free */
     net_host *net;    /* the network helper's side (src/net), or NULL */
@@ -132,23 +135,110 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     return 0;
 }
 
+/* What starts the process behind a cordon_proc with the given standard streams. */
+typedef int (*start_fn)(void *ctx, const int stdio[3], cordon_proc **c, cordon_error *err);
+
+static int spawn_common(const char *call, unsigned flags, start_fn start, void *ctx, cordon_proc **out,
+                        cordon_error *err);
+
+typedef struct policy_start {
+    const cordon_policy *pol;
+    char *const *argv;
+} policy_start;
+
+static int start_policy(void *ctx, const int stdio[3], cordon_proc **c, cordon_error *err)
+{
+    policy_start *ps = ctx;
+    if (!ps->pol)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: no policy given (NULL)");
+    return spawn_with(ps->pol, ps->argv, stdio, c, err);
+}
+
 int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, cordon_proc **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    if (out)
+        *out = NULL;
+    if (out && check_argv(argv, &e) < 0) {
+        err_export(err, &e);
+        return -1;
+    }
+    policy_start ps = {pol, argv};
+    return spawn_common("cordon_spawn", flags, start_policy, &ps, out, err);
+}
+
+typedef struct session_start {
+    int via;
+    const char *path;
+    char *const *argv;
+    const cordon_session_cmd *cmd;
+} session_start;
+
+static int start_session(void *ctx, const int stdio[3], cordon_proc **out, cordon_error *err)
+{
+    session_start *ss = ctx;
+    cordon_proc *c = calloc(1, sizeof *c);
+    if (!c)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+    c->fd[0] = c->fd[1] = c->fd[2] = -1;
+    c->ll.ruleset_fd = -1;
+    c->isolation = CORDON_ISOLATION_NAMESPACES;
+    if (sess_cmd_start(ss->via, ss->path, ss->argv, stdio, ss->cmd, &c->sc, err) < 0) {
+        free(c);
+        return -1;
+    }
+    c->magic = PROC_MAGIC;
+    *out = c;
+    return 0;
+}
+
+int proc_spawn_session(int via, const char *path, char *const argv[], unsigned flags,
+                       const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    if (out)
+        *out = NULL;
+    if (out && check_argv(argv, &e) < 0) {
+        err_export(err, &e);
+        return -1;
+    }
+    bool tty = cmd && cmd->tty;
+    if (tty && flags) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL,
+                "cordon_session_spawn: a command with a terminal takes no spawn flags (the terminal's master "
+                "is its stdin and stdout)");
+        err_export(err, &e);
+        return -1;
+    }
+    session_start ss = {via, path, argv, cmd};
+    /* with a terminal, the command's 0, 1 and 2 are the terminal's: nothing of ours */
+    int r = spawn_common("cordon_session_spawn", tty ? CORDON_SPAWN_STDIN_INHERIT : flags, start_session, &ss, out,
+                         err);
+    if (r == 0 && tty) {
+        cordon_proc *c = *out;
+        int master = sess_cmd_tty(c->sc);
+        if (master >= 0) {
+            c->fd[1] = master;
+            c->fd[0] = fcntl(master, F_DUPFD_CLOEXEC, 3);
+        }
+    }
+    return r;
+}
+
+static int spawn_common(const char *call, unsigned flags, start_fn start, void *ctx, cordon_proc **out,
+                        cordon_error *err)
 {
     cordon_error e = {.size = sizeof e};
     int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
     int devnull = -1;
     int ret = -1;
     if (!out) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: nowhere to put the process (out is NULL)");
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "%s: nowhere to put the process (out is NULL)", call);
         goto done;
     }
     *out = NULL;
-    if (check_argv(argv, &e) < 0 || check_flags(flags, &e) < 0)
+    if (check_flags(flags, &e) < 0)
         goto done;
-    if (!pol) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: no policy given (NULL)");
-        goto done;
-    }
     int stdio[3] = {-1, -1, -1};
     if (flags & CORDON_SPAWN_STDIN_PIPE) {
         if (pipe2(pipes[0], O_CLOEXEC) < 0)
@@ -173,8 +263,8 @@ int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, c
             goto pipe_failed;
         stdio[2] = pipes[2][1];
     }
-    cordon_proc *c;
-    if (spawn_with(pol, argv, stdio, &c, &e) < 0)
+    cordon_proc *c = NULL;
+    if (start(ctx, stdio, &c, &e) < 0 || !c)
         goto done;
     /* The command's ends are the sandbox's now; the caller keeps the others. */
     c->fd[0] = pipes[0][1];
@@ -238,7 +328,9 @@ int cordon_proc_close_stdin(cordon_proc *c)
 
 int cordon_proc_exit_fd(const cordon_proc *c)
 {
-    return valid(c) ? outer_pidfd(c->run) : -1;
+    if (!valid(c))
+        return -1;
+    return c->sc ? sess_cmd_fd(c->sc) : outer_pidfd(c->run);
 }
 
 int cordon_proc_kill(cordon_proc *c, int sig)
@@ -247,7 +339,7 @@ int cordon_proc_kill(cordon_proc *c, int sig)
         errno = EINVAL;
         return -1;
     }
-    return outer_kill(c->run, sig);
+    return c->sc ? sess_cmd_kill(c->sc, sig) : outer_kill(c->run, sig);
 }
 
 /* The run has ended: add what this layer knows (the isolation chosen), and remove the
@@ -280,7 +372,7 @@ int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *res, cordon_
     }
     cordon_result r = {.size = sizeof r};
     cordon_error e = {.size = sizeof e};
-    int w = outer_wait(c->run, timeout_ms, -1, NULL, NULL, &r, &e);
+    int w = c->sc ? sess_cmd_wait(c->sc, timeout_ms, &r, &e) : outer_wait(c->run, timeout_ms, -1, NULL, NULL, &r, &e);
     if (w == 0) {
         ended(c, &r);
         result_export(res, &r);
@@ -296,7 +388,10 @@ void cordon_proc_free(cordon_proc *c)
     if (!valid(c))
         return;
     c->magic = PROC_FREED;
-    outer_free(c->run); /* kills what still runs and reaps it (and stops the network helper) */
+    if (c->sc)
+        sess_cmd_free(c->sc); /* kills what still runs, waits until PID 1 says it is gone */
+    else
+        outer_free(c->run); /* kills what still runs and reaps it (and stops the network helper) */
     net_host_free(c->net);
     for (int i = 0; i < 3; i++)
         if (c->fd[i] >= 0)

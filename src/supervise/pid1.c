@@ -19,6 +19,7 @@
 #include "sandbox/net.h"
 #include "sandbox/ns.h"
 #include "sandbox/root.h"
+#include "session/session.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
@@ -117,6 +118,9 @@ void pid1_main(launch *l)
      * creations, and must do so within the same domain. */
     if (confine_command(&l->confine, &err) < 0)
         fail(l, &err);
+    /* A session: no command yet; PID 1 starts each on request (src/session). */
+    if (l->session)
+        sess_pid1_main(l, sfd);
 
     /* As posix_spawn does: share the address space until the exec instead of copying
      * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The library's own C tests (tests/lib/test_lib_*: every public call, 1,000 sequential and
+# The library's own C tests (tests/lib/test_lib_*: every public call, sessions, 1,000 sequential and
 # 64 concurrent runs, the caller's signals and descriptors, abort latency), run as the
 # identity this file runs as: each TAP test case becomes one PASS/FAIL line here, and the
 # measured figures are passed on. The binaries are found next to $CORDON (build*/tests/);
@@ -24,4 +24,5 @@ run_tap() {
 require_cordon
 run_tap api
 run_tap load
+run_tap session
 finish

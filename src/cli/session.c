@@ -1,0 +1,473 @@
+/* `cordon session start | exec | list | stop`: the command line over the library's
+ * session calls (include/cordon.h, "sessions"). */
+#include <errno.h>
+#include <jansson.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void help_session(FILE *out)
+{
+    fputs("usage: cordon session start NAME [RUN OPTIONS]\n"
+          "       cordon session exec NAME [--chdir DIR] [--env NAME=VALUE] [--timeout SECONDS]\n"
+          "                                [--tty|--no-tty] [--keep] [--] COMMAND [ARG...]\n"
+          "       cordon session list [--json]\n"
+          "       cordon session stop NAME\n"
+          "\n"
+          "A session is one sandbox, built once by `start` with the options of `cordon run`, that\n"
+          "commands are started in, each in a few hundred microseconds. `start` exits 0 once the\n"
+          "session is ready; the session lives until `stop`, or until the process that ran `start`\n"
+          "(its parent: your shell, your script) dies.\n"
+          "\n"
+          "`exec` runs COMMAND in the session as `cordon run` would run it (its output, exit status,\n"
+          "timeout; what it leaves running is killed when it exits), with cordon's own stdin, stdout\n"
+          "and stderr:\n"
+          "  --chdir DIR          the working directory inside (default: the current directory)\n"
+          "  --env NAME=VALUE     set a variable over the session's environment (repeatable)\n"
+          "  --timeout SECONDS    kill the command's whole process tree after SECONDS; exit 124\n"
+          "                       (default: the session's --timeout, if any)\n"
+          "  --tty, --no-tty      a terminal of the sandbox's own (default: when stdin and stdout\n"
+          "                       are terminals)\n"
+          "  --keep               what the command leaves running stays in the session until `stop`\n"
+          "                       (a server a later command talks to)\n"
+          "\n"
+          "Commands of one session share its view, /tmp, HOME and TMPDIR, and see each other's\n"
+          "processes; only your own user, outside any sandbox, can exec into a session. Sessions\n"
+          "live in $XDG_RUNTIME_DIR/cordon/sessions (else /run/user/UID/cordon/sessions, for root\n"
+          "/run/cordon/sessions, else /tmp/cordon-UID/sessions).\n"
+          "\n"
+          "exit status of exec: as `cordon run`; 125 also when there is no such session, or when\n"
+          "its policy can no longer be met (its workspace was deleted, say).\n",
+          out);
+}
+
+static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cordon: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("; see `cordon help session`\n", stderr);
+    va_end(ap);
+    return CORDON_EXIT_SETUP;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* start */
+
+static int session_start(int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-') {
+        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+            help_session(stdout);
+            return 0;
+        }
+        return usage("%s", "cordon session start needs a NAME");
+    }
+    const char *name = argv[0];
+    run_args a = {.pol = cordon_policy_new()};
+    cordon_error err = {0};
+    if (parse_run_args(argc - 1, argv + 1, &a, false, &err) < 0) {
+        cli_print_error(&err);
+        cordon_policy_free(a.pol);
+        return CORDON_EXIT_SETUP;
+    }
+    if (a.help) {
+        help_session(stdout);
+        cordon_policy_free(a.pol);
+        return 0;
+    }
+    if (a.command || a.status_json) {
+        cordon_policy_free(a.pol);
+        return usage("%s", a.command ? "cordon session start takes no command (start commands with "
+                                       "`cordon session exec NAME -- COMMAND`)"
+                                     : "--status-json is for a command: cordon session start takes none");
+    }
+    /* The session follows the life of the process that started us. */
+    pid_t parent = getppid();
+    int watch = (int)syscall(SYS_pidfd_open, parent, 0);
+    if (watch >= 0)
+        fcntl(watch, F_SETFD, FD_CLOEXEC);
+    if (watch < 0 || getppid() != parent) {
+        cordon_policy_free(a.pol);
+        fprintf(stderr, "cordon: cannot follow the life of the process that started cordon (pidfd_open: %s)\n",
+                strerror(errno));
+        return CORDON_EXIT_SETUP;
+    }
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) < 0) {
+        cordon_policy_free(a.pol);
+        fprintf(stderr, "cordon: cannot make a pipe: %s\n", strerror(errno));
+        return CORDON_EXIT_SETUP;
+    }
+    fflush(NULL);
+    pid_t holder = fork();
+    if (holder < 0) {
+        fprintf(stderr, "cordon: cannot start the session's holder (fork): %s\n", strerror(errno));
+        return CORDON_EXIT_SETUP;
+    }
+    if (holder == 0) {
+        /* the holder: a session of its own (no terminal's signals reach it), nothing of
+         * the caller's open once the session is ready */
+        close(ready[0]);
+        setsid();
+        cordon_session *s = NULL;
+        if (cordon_session_new(a.pol, &s, &err) < 0 || cordon_session_listen(s, name, &err) < 0) {
+            char text[2200];
+            cli_error_text(&err, text, sizeof text);
+            (void)!write(ready[1], text, strlen(text));
+            cordon_session_free(s);
+            _exit(CORDON_EXIT_SETUP);
+        }
+        cordon_policy_free(a.pol);
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+            if (devnull > 2)
+                close(devnull);
+        }
+        (void)!write(ready[1], "", 1); /* ready */
+        close(ready[1]);
+        cordon_session_serve(s, watch, &err);
+        cordon_session_free(s);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(watch);
+    cordon_policy_free(a.pol);
+    char buf[2300];
+    size_t have = 0;
+    for (;;) {
+        ssize_t n = read(ready[0], buf + have, sizeof buf - 1 - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || (have += (size_t)n) >= sizeof buf - 1)
+            break;
+    }
+    close(ready[0]);
+    if (have == 1 && buf[0] == '\0')
+        return 0;
+    buf[have] = '\0';
+    waitpid(holder, NULL, 0);
+    if (have)
+        fprintf(stderr, "%s\n", buf);
+    else
+        fprintf(stderr, "cordon: the session's holder died before the session was ready\n");
+    return CORDON_EXIT_SETUP;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* exec */
+
+static cordon_proc *volatile forward_to;
+
+static void forward_signal(int sig)
+{
+    int saved = errno;
+    cordon_proc *c = forward_to;
+    if (c)
+        cordon_proc_kill(c, sig);
+    errno = saved;
+}
+
+static volatile sig_atomic_t winch;
+
+static void on_winch(int sig)
+{
+    (void)sig;
+    winch = 1;
+}
+
+/* Relay between our terminal and the command's (its master): until the command ends. */
+static void relay_tty(cordon_proc *c)
+{
+    int master = cordon_proc_stdout(c), exit_fd = cordon_proc_exit_fd(c);
+    struct termios saved;
+    bool raw = tcgetattr(0, &saved) == 0;
+    if (raw) {
+        struct termios t = saved;
+        cfmakeraw(&t);
+        tcsetattr(0, TCSANOW, &t);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, NULL);
+    bool in_open = true;
+    char buf[16384];
+    for (;;) {
+        if (winch) {
+            winch = 0;
+            struct winsize ws;
+            if (ioctl(0, TIOCGWINSZ, &ws) == 0)
+                ioctl(master, TIOCSWINSZ, &ws);
+        }
+        struct pollfd fds[3] = {{.fd = master, .events = POLLIN}, {.fd = in_open ? 0 : -1, .events = POLLIN},
+                                {.fd = exit_fd, .events = POLLIN}};
+        if (poll(fds, 3, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        if (fds[0].revents & POLLIN) {
+            ssize_t n = read(master, buf, sizeof buf);
+            if (n > 0) {
+                (void)!write(1, buf, (size_t)n);
+                continue;
+            }
+        }
+        if (fds[0].revents & (POLLHUP | POLLERR))
+            break; /* every process of the command closed the terminal */
+        if (fds[1].revents & (POLLIN | POLLHUP)) {
+            ssize_t n = read(0, buf, sizeof buf);
+            if (n > 0)
+                (void)!write(master, buf, (size_t)n);
+            else
+                in_open = false;
+        }
+        if (fds[2].revents & POLLIN)
+            break;
+    }
+    if (raw)
+        tcsetattr(0, TCSANOW, &saved);
+}
+
+static void print_refusals(const cordon_result *res)
+{
+    const char *r = res->refusals;
+    for (unsigned i = 0; i < res->n_refusals; i++) {
+        fprintf(stderr, "cordon: refused %s\n", r);
+        r += strlen(r) + 1;
+    }
+    if (res->refused > res->n_refusals)
+        fprintf(stderr, "cordon: ... and %lu more refused calls\n", res->refused - res->n_refusals);
+}
+
+static void free_strings(char ***v)
+{
+    free(*v);
+}
+
+static int session_exec(int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-') {
+        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+            help_session(stdout);
+            return 0;
+        }
+        return usage("%s", "cordon session exec needs a NAME: cordon session exec NAME [OPTIONS] -- COMMAND");
+    }
+    const char *name = argv[0];
+    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
+    __attribute__((cleanup(free_strings))) char **env = calloc((size_t)argc + 1, sizeof *env);
+    if (!env)
+        return usage("%s", "out of memory");
+    size_t n_env = 0;
+    int tty = -1; /* auto */
+    const char *timeout = NULL;
+    char cwd[4096];
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-')
+            break;
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+#define IS(opt) (len == strlen(opt) && strncmp(arg, opt, len) == 0)
+        const char *value = NULL;
+        if (IS("--chdir") || IS("--env") || IS("--timeout")) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return usage("%s needs a value", arg);
+        } else if (eq) {
+            return usage("%s takes no value", arg);
+        }
+        if (IS("--chdir")) {
+            if (value[0] != '/')
+                return usage("--chdir: '%s' is not an absolute path", value);
+            cmd.cwd = value;
+        } else if (IS("--env")) {
+            if (!strchr(value, '=') || value[0] == '=')
+                return usage("--env: '%s' is not NAME=VALUE", value);
+            env[n_env++] = (char *)value;
+        } else if (IS("--timeout")) {
+            char *end;
+            errno = 0;
+            double t = strtod(value, &end);
+            if (!*value || *end || errno || !(t > 0) || t > 1e9)
+                return usage("--timeout: '%s' is not a number of seconds above 0", value);
+            cmd.timeout = t;
+            timeout = value;
+        } else if (IS("--tty")) {
+            tty = 1;
+        } else if (IS("--no-tty")) {
+            tty = 0;
+        } else if (IS("--keep")) {
+            cmd.keep = true;
+        } else if (IS("--help") || IS("-h")) {
+            help_session(stdout);
+            return 0;
+        } else {
+            return usage("unknown option '%s' for cordon session exec", arg);
+        }
+#undef IS
+    }
+    if (i >= argc)
+        return usage("%s", "no command given: cordon session exec NAME [OPTIONS] -- COMMAND [ARG...]");
+    char **command = &argv[i];
+    if (!cmd.cwd) {
+        if (!getcwd(cwd, sizeof cwd)) {
+            fprintf(stderr, "cordon: cannot tell the current directory: %s (use --chdir DIR)\n", strerror(errno));
+            return CORDON_EXIT_SETUP;
+        }
+        cmd.cwd = cwd;
+    }
+    if (n_env)
+        cmd.env = env;
+    if (tty < 0)
+        tty = isatty(0) && isatty(1);
+    cmd.tty = tty;
+
+    cordon_error err = {0};
+    cordon_result res = {.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    cordon_session *s;
+    if (cordon_session_open(name, &s, &err) < 0) {
+        cli_print_error(&err);
+        return CORDON_EXIT_SETUP;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sa.sa_flags = SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
+    for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
+        sigaction(forwarded[k], &sa, NULL);
+    cordon_proc *c;
+    if (cordon_session_spawn_cmd(s, command, tty ? 0 : CORDON_SPAWN_STDIN_INHERIT, &cmd, &c, &err) < 0) {
+        cli_print_error(&err);
+        cordon_session_free(s);
+        return CORDON_EXIT_SETUP;
+    }
+    forward_to = c;
+    if (tty && cordon_proc_stdout(c) >= 0)
+        relay_tty(c);
+    int code = CORDON_EXIT_SETUP;
+    if (cordon_proc_wait(c, -1, &res, &err) < 0 || (!res.started && !res.timed_out)) {
+        if (err.message[0])
+            cli_print_error(&err);
+    }
+    if (res.timed_out)
+        fprintf(stderr, "cordon: timed out after %s seconds; the command's processes were killed\n",
+                timeout ? timeout : "the session's");
+    print_refusals(&res);
+    code = res.exit_code;
+    forward_to = NULL;
+    cordon_proc_free(c); /* the command and all it left are gone already: nothing to wait for */
+    cordon_session_free(s);
+    return code;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* list, stop */
+
+static int session_list(int argc, char **argv)
+{
+    bool as_json = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            as_json = true;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            help_session(stdout);
+            return 0;
+        } else
+            return usage("unknown argument '%s' for cordon session list", argv[i]);
+    }
+    cordon_error err = {0};
+    char *json;
+    if (cordon_session_list(&json, &err) < 0) {
+        cli_print_error(&err);
+        return CORDON_EXIT_SETUP;
+    }
+    if (as_json) {
+        printf("%s\n", json);
+    } else {
+        /* NAME, the holder's pid, since when: one line each */
+        json_error_t jerr;
+        json_t *doc = json_loads(json, 0, &jerr);
+        size_t k;
+        json_t *e;
+        json_array_foreach(json_object_get(doc, "sessions"), k, e) {
+            char when[64] = "?";
+            time_t t = (time_t)json_integer_value(json_object_get(e, "started"));
+            struct tm tm;
+            if (localtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+            const char *name = json_string_value(json_object_get(e, "name"));
+            printf("%-24s pid %-8lld since %s\n", name ? name : "?",
+                   (long long)json_integer_value(json_object_get(e, "pid")), when);
+        }
+        json_decref(doc);
+    }
+    cordon_free(json);
+    return 0;
+}
+
+static int session_stop(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-') {
+        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+            help_session(stdout);
+            return 0;
+        }
+        return usage("%s", "cordon session stop takes one NAME");
+    }
+    cordon_error err = {0};
+    if (cordon_session_stop(argv[0], &err) < 0) {
+        cli_print_error(&err);
+        return CORDON_EXIT_SETUP;
+    }
+    return 0;
+}
+
+int cmd_session(int argc, char **argv)
+{
+    if (argc < 1)
+        return usage("%s", "cordon session needs a subcommand: start, exec, list or stop");
+    const char *sub = argv[0];
+    if (strcmp(sub, "start") == 0)
+        return session_start(argc - 1, argv + 1);
+    if (strcmp(sub, "exec") == 0)
+        return session_exec(argc - 1, argv + 1);
+    if (strcmp(sub, "list") == 0)
+        return session_list(argc - 1, argv + 1);
+    if (strcmp(sub, "stop") == 0)
+        return session_stop(argc - 1, argv + 1);
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
+        help_session(stdout);
+        return 0;
+    }
+    return usage("unknown session subcommand '%s' (start, exec, list, stop)", sub);
+}

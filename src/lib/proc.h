@@ -1,0 +1,9 @@
+/* The cordon_proc of a session's command (src/session/owner.c): the same object as
+ * cordon_spawn's, behind a connection to the session's PID 1 instead of a run. */
+#pragma once
+#include "cordon.h"
+
+/* As cordon_spawn, in the session reached through `via` (its control socket) or, when
+ * via is -1, through its published socket `path`. */
+int proc_spawn_session(int via, const char *path, char *const argv[], unsigned flags,
+                       const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err);

@@ -1,0 +1,727 @@
+/* The public session calls: the owner's side (the sandbox, its control socket, and the
+ * published socket with its holder's loop) and the opened sessions of clients. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <dirent.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/prepare.h"
+#include "lib/proc.h"
+#include "policy/policy.h"
+#include "session/session.h"
+#include "supervise/outer.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/fdutil.h"
+#include "util/proc.h"
+
+#define SESSION_MAGIC 0x636f72646f6e5353ULL /* "cordonSS" */
+#define SESSION_FREED 0x46524545442d5353ULL
+#define SESS_PENDING 64 /* clients whose hello has not arrived yet */
+
+struct cordon_session {
+    uint64_t magic;
+    bool owned;        /* made here (else opened: a client of a published one) */
+    outer_run *run;    /* owned: the sandbox */
+    int ctl;           /* owned: our end of PID 1's control socket */
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path]; /* published or opened socket */
+    char name[72];
+    int listen_fd;     /* published: the listening socket, else -1 */
+    dev_t sock_dev, dir_dev, ns_dev;
+    ino_t sock_ino, dir_ino, ns_ino;
+    int jan_w, jan_pidfd; /* published: the janitor (closing jan_w lets it go) */
+    int stop_conn;     /* a stop request, answered once everything is gone */
+    time_t started;
+};
+
+static bool valid(const cordon_session *s)
+{
+    return s && s->magic == SESSION_MAGIC;
+}
+
+static int bad_session(const cordon_session *s, const char *call, cordon_error *err)
+{
+    return err_set(err, CORDON_STAGE_USAGE, EINVAL, "%s: %s", call,
+                   !s ? "no session given (NULL)" : "not a session (or one already freed with cordon_session_free)");
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* PID 1's memory */
+
+static size_t page_up(size_t n)
+{
+    return (n + 4095) & ~(size_t)4095;
+}
+
+sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout)
+{
+    size_t head = page_up(sizeof(sess_mem));
+    size_t checks = page_up((n_ops + 1) * sizeof(sess_check));
+    size_t n_ptrs = SESS_REQ_MAX / 2 + envc + 8;
+    size_t ptrs = page_up(n_ptrs * sizeof(char *));
+    size_t req = page_up(SESS_REQ_MAX + 16);
+    size_t cstack = SESS_GUARD + SESS_C_STACK;
+    size_t sstacks = (size_t)SESS_SLOTS * (SESS_GUARD + SESS_S_STACK);
+    size_t total = head + checks + ptrs + req + cstack + sstacks;
+    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    sess_mem *m = (sess_mem *)base;
+    m->map_size = total;
+    m->default_timeout_ms = timeout > 0 ? (long long)(timeout * 1000.0 + 0.999) : -1;
+    size_t off = head;
+    m->checks = (sess_check *)(base + off);
+    off += checks;
+    m->ptrs = (char **)(base + off);
+    m->n_ptrs = n_ptrs;
+    off += ptrs;
+    m->req = base + off;
+    off += req;
+    /* guard pages below each stack */
+    if (mprotect(base + off, SESS_GUARD, PROT_NONE) < 0)
+        goto fail;
+    m->c_stack = base + off + SESS_GUARD;
+    off += cstack;
+    m->s_stacks = base + off;
+    for (size_t i = 0; i < SESS_SLOTS; i++)
+        if (mprotect(base + off + i * (SESS_GUARD + SESS_S_STACK), SESS_GUARD, PROT_NONE) < 0)
+            goto fail;
+    m->epfd = m->proc_fd = m->shep_r = m->shep_w = m->ll_r = m->ll_w = m->ctl_fd = m->sfd = -1;
+    return m;
+fail:;
+    int e = errno;
+    munmap(base, total);
+    errno = e;
+    return NULL;
+}
+
+void sess_mem_free(sess_mem *m)
+{
+    if (m)
+        munmap(m, m->map_size);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* making one */
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    int ctl[2] = {-1, -1}, devnull = -1;
+    sess_mem *m = NULL;
+    cordon_session *s = NULL;
+    prepared x;
+    llonly ll = {.ruleset_fd = -1};
+    bool have_x = false;
+    if (!out) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: nowhere to put the session (out is NULL)");
+        goto fail;
+    }
+    *out = NULL;
+    if (!pol) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: no policy given (NULL)");
+        goto fail;
+    }
+    if (pol->isolation == CORDON_ISOLATION_LANDLOCK) {
+        err_opt(&e, CORDON_STAGE_USAGE, EINVAL, "isolation",
+                "a session needs namespaces (its PID namespace keeps its commands apart and its starter out of "
+                "their reach): Landlock isolation cannot hold one");
+        goto fail;
+    }
+    if (prepare_run(pol, &x, &ll, &e) < 0)
+        goto fail;
+    have_x = true;
+    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        err_opt(&e, CORDON_STAGE_NAMESPACES, 0, "isolation",
+                "a session needs namespaces, and this host cannot make them (%s)",
+                x.isolation_why ? x.isolation_why : "user namespaces are refused");
+        goto fail;
+    }
+    s = calloc(1, sizeof *s);
+    m = sess_mem_new(x.p.n_ops, x.env.n, pol->timeout);
+    if (!s || !m) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
+        goto fail;
+    }
+    s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's control socket");
+        goto fail;
+    }
+    if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
+        goto fail;
+    }
+    static char *const no_argv[] = {NULL};
+    outer_opts o = {.timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m,
+                    .session_fd = ctl[1]};
+    if (outer_start(&x.p, no_argv, x.env.v, &o, &s->run, &e) < 0)
+        goto fail;
+    close_fd(&ctl[1]);
+    close_fd(&devnull);
+    sess_mem_free(m); /* PID 1 has its own copy */
+    m = NULL;
+    prepared_free(&x);
+    have_x = false;
+    llonly_free(&ll);
+    if (outer_wait_ready(s->run, 60000, &e) < 0)
+        goto fail;
+    s->ctl = ctl[0];
+    ctl[0] = -1;
+    s->owned = true;
+    s->started = time(NULL);
+    s->magic = SESSION_MAGIC;
+    *out = s;
+    if (err)
+        err_clear(err);
+    return 0;
+fail:
+    if (s && s->run)
+        outer_free(s->run);
+    free(s);
+    sess_mem_free(m);
+    if (have_x)
+        prepared_free(&x);
+    llonly_free(&ll);
+    close_fd(&ctl[0]);
+    close_fd(&ctl[1]);
+    close_fd(&devnull);
+    err_export(err, &e);
+    return -1;
+}
+
+int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags, const cordon_session_cmd *cmd,
+                             cordon_proc **out, cordon_error *err)
+{
+    if (!valid(s)) {
+        cordon_error e = {.size = sizeof e};
+        bad_session(s, "cordon_session_spawn", &e);
+        err_export(err, &e);
+        if (out)
+            *out = NULL;
+        return -1;
+    }
+    /* a caller compiled against an older, smaller cordon_session_cmd */
+    cordon_session_cmd c = CORDON_SESSION_CMD_INIT;
+    if (cmd) {
+        size_t n = cmd->size && cmd->size < sizeof c ? cmd->size : sizeof c;
+        memcpy(&c, cmd, n);
+        c.size = sizeof c;
+    }
+    return proc_spawn_session(s->owned ? s->ctl : -1, s->path, argv, flags, cmd ? &c : NULL, out, err);
+}
+
+int cordon_session_spawn(cordon_session *s, char *const argv[], unsigned flags, cordon_proc **out, cordon_error *err)
+{
+    return cordon_session_spawn_cmd(s, argv, flags, NULL, out, err);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* publishing */
+
+int cordon_session_dir(char *buf, size_t n, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    int r = sess_state_dir(buf, n, true, &e);
+    err_export(err, &e);
+    return r;
+}
+
+/* The janitor: removes the socket once the session's holder is gone, however it went
+ * (its parent may be killed with SIGKILL); a process of the host's, out of the sandbox's
+ * reach. */
+static int start_janitor(cordon_session *s, int dir_fd, const char *name, cordon_error *err)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's janitor pipe");
+    pid_t pid = proc_fork(&s->jan_pidfd);
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        return err_set(err, CORDON_STAGE_SUPERVISE, e, "cannot start the session's janitor");
+    }
+    if (pid == 0) {
+        int keep[2] = {p[0], dir_fd};
+        detach_janitor(keep, 2);
+        char b;
+        while (read(p[0], &b, 1) != 0 && errno == EINTR)
+            ;
+        struct stat st;
+        if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) &&
+            st.st_dev == s->sock_dev && st.st_ino == s->sock_ino)
+            unlinkat(dir_fd, name, 0);
+        _exit(0);
+    }
+    close(p[0]);
+    s->jan_w = p[1];
+    return 0;
+}
+
+int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    char path[sizeof s->path], dir[sizeof s->path];
+    _cleanup_fd_ int dir_fd = -1;
+    _cleanup_fd_ int fd = -1;
+    struct stat st;
+    if (!valid(s) || !s->owned || s->listen_fd >= 0) {
+        if (valid(s))
+            err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_listen: %s",
+                    s->owned ? "the session is published already" : "only the session's owner can publish it");
+        else
+            bad_session(s, "cordon_session_listen", &e);
+        goto fail;
+    }
+    if (!name) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_listen: no name given (NULL)");
+        goto fail;
+    }
+    if (sess_check_name(name, &e) < 0 || sess_state_dir(dir, sizeof dir, true, &e) < 0 ||
+        sess_socket_path(name, path, sizeof path, true, &e) < 0)
+        goto fail;
+    if ((dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0 || fstat(dir_fd, &st) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open the sessions directory %s", dir);
+        goto fail;
+    }
+    s->dir_dev = st.st_dev;
+    s->dir_ino = st.st_ino;
+    if (stat("/proc/self/ns/user", &st) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot look at /proc/self/ns/user");
+        goto fail;
+    }
+    s->ns_dev = st.st_dev;
+    s->ns_ino = st.st_ino;
+    /* a live session of that name keeps it; a stale socket goes */
+    if (lstat(path, &st) == 0) {
+        cordon_error probe = {.size = sizeof probe};
+        int c = sess_connect(path, SESS_HELLO_INFO, &probe);
+        if (c >= 0 || probe.errnum != ECONNREFUSED) {
+            if (c >= 0)
+                close(c);
+            err_set(&e, CORDON_STAGE_USAGE, EEXIST, "a session named '%s' is running already (stop it first: "
+                    "cordon_session_stop)", name);
+            goto fail;
+        }
+    }
+    if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's socket");
+        goto fail;
+    }
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        err_set(&e, CORDON_STAGE_USAGE, errno,
+                errno == EADDRINUSE ? "a session named '%s' is running already" : "cannot publish session '%s'",
+                name);
+        goto fail;
+    }
+    if (fchmodat(dir_fd, name, 0600, 0) < 0 || fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+        listen(fd, 128) < 0) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot publish session '%s'", name);
+        unlinkat(dir_fd, name, 0);
+        goto fail;
+    }
+    s->sock_dev = st.st_dev;
+    s->sock_ino = st.st_ino;
+    if (start_janitor(s, dir_fd, name, &e) < 0) {
+        unlinkat(dir_fd, name, 0);
+        goto fail;
+    }
+    snprintf(s->path, sizeof s->path, "%s", path);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->listen_fd = steal_fd(&fd);
+    err_export(err, &e);
+    return 0;
+fail:
+    err_export(err, &e);
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the holder's loop */
+
+typedef struct pending {
+    int fd;
+    long long since_ms;
+} pending;
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void reply(int fd, const cordon_session *s, uint32_t status, const char *text)
+{
+    sess_reply r;
+    memset(&r, 0, sizeof r);
+    r.magic = SESS_MAGIC;
+    r.status = status;
+    r.holder_pid = (int32_t)getpid();
+    r.started = (int64_t)s->started;
+    snprintf(r.name, sizeof r.name, "%s", s->name);
+    if (text)
+        snprintf(r.text, sizeof r.text, "%s", text);
+    (void)send(fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/* A client's hello: 1 when fd was handed on or answered (and is no longer ours), 0 when
+ * nothing came yet, 2 for a stop request (fd kept in s->stop_conn). */
+static int take_hello(cordon_session *s, int fd)
+{
+    sess_hello h;
+    char ctl[CMSG_SPACE(4 * sizeof(int))];
+    struct iovec iov = {&h, sizeof h};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    ssize_t n;
+    do
+        n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    int fds[4] = {-1, -1, -1, -1}, nfds = 0;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int j = 0; j < k; j++) {
+                int f;
+                memcpy(&f, CMSG_DATA(cm) + (size_t)j * sizeof(int), sizeof f);
+                if (nfds < 4)
+                    fds[nfds++] = f;
+                else
+                    close(f);
+            }
+        }
+    const char *why = NULL;
+    struct stat st;
+    if (n != (ssize_t)sizeof h || h.magic != SESS_MAGIC || h.version != SESS_VERSION || nfds != 2)
+        why = "it does not speak this version of the session protocol";
+    else if (fstat(fds[0], &st) < 0 || st.st_dev != s->ns_dev || st.st_ino != s->ns_ino)
+        why = "it runs in another user namespace (inside a sandbox): a sandboxed process cannot use a session";
+    else if ((fcntl(fds[1], F_GETFL) & O_PATH) || fstat(fds[1], &st) < 0 || st.st_dev != s->dir_dev ||
+             st.st_ino != s->dir_ino)
+        why = "it cannot open the sessions directory (inside a sandbox): a sandboxed process cannot use a session";
+    for (int k = 0; k < nfds; k++)
+        close(fds[k]);
+    if (why) {
+        reply(fd, s, SESS_REPLY_REFUSED, why);
+        close(fd);
+        return 1;
+    }
+    switch (h.kind) {
+    case SESS_HELLO_EXEC: {
+        /* PID 1 reads the request from it */
+        sess_ctl msg = {.magic = SESS_MAGIC, .kind = SESS_CTL_CONN};
+        char c2[CMSG_SPACE(sizeof(int))];
+        memset(c2, 0, sizeof c2);
+        struct iovec iv = {&msg, sizeof msg};
+        struct msghdr m2 = {.msg_iov = &iv, .msg_iovlen = 1, .msg_control = c2, .msg_controllen = sizeof c2};
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&m2);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+        while (sendmsg(s->ctl, &m2, MSG_NOSIGNAL) < 0 && errno == EINTR)
+            ;
+        close(fd);
+        return 1;
+    }
+    case SESS_HELLO_INFO:
+        reply(fd, s, SESS_REPLY_OK, NULL);
+        close(fd);
+        return 1;
+    case SESS_HELLO_STOP:
+        if (s->stop_conn < 0) {
+            s->stop_conn = fd;
+            return 2;
+        }
+        reply(fd, s, SESS_REPLY_OK, NULL);
+        close(fd);
+        return 1;
+    default:
+        reply(fd, s, SESS_REPLY_REFUSED, "unknown request");
+        close(fd);
+        return 1;
+    }
+}
+
+static bool peer_is_us(int fd)
+{
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 && cred.uid == geteuid();
+}
+
+int cordon_session_serve(cordon_session *s, int watch_fd, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    if (!valid(s) || !s->owned || s->listen_fd < 0) {
+        if (valid(s))
+            err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_serve: the session is not published "
+                    "(cordon_session_listen)");
+        else
+            bad_session(s, "cordon_session_serve", &e);
+        err_export(err, &e);
+        return -1;
+    }
+    pending pend[SESS_PENDING];
+    size_t np = 0;
+    int ret;
+    for (;;) {
+        struct pollfd fds[3 + SESS_PENDING];
+        fds[0] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
+        fds[1] = (struct pollfd){.fd = outer_pidfd(s->run), .events = POLLIN};
+        fds[2] = (struct pollfd){.fd = watch_fd, .events = POLLIN};
+        for (size_t i = 0; i < np; i++)
+            fds[3 + i] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
+        int wait_ms = np ? 1000 : -1;
+        if (poll(fds, 3 + np, wait_ms) < 0 && errno != EINTR) {
+            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot wait for the session's clients (poll)");
+            ret = -1;
+            break;
+        }
+        if (fds[1].revents) {
+            ret = 2;
+            break;
+        }
+        if (watch_fd >= 0 && fds[2].revents) {
+            ret = 1;
+            break;
+        }
+        bool stop = false;
+        long long now = mono_ms();
+        for (size_t i = np; i-- > 0;) {
+            int r = fds[3 + i].revents ? take_hello(s, pend[i].fd) : 0;
+            if (r == 0 && now - pend[i].since_ms > 5000) {
+                close(pend[i].fd); /* a client that says nothing */
+                r = 1;
+            }
+            if (r) {
+                pend[i] = pend[--np];
+                stop |= r == 2;
+            }
+        }
+        if (stop) {
+            ret = 0;
+            break;
+        }
+        if (fds[0].revents & POLLIN) {
+            for (;;) {
+                int c = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                if (c < 0)
+                    break;
+                if (!peer_is_us(c)) {
+                    reply(c, s, SESS_REPLY_REFUSED, "the session belongs to another user");
+                    close(c);
+                    continue;
+                }
+                int r = take_hello(s, c);
+                if (r == 2) {
+                    stop = true;
+                    break;
+                }
+                if (r == 0 && np < SESS_PENDING)
+                    pend[np++] = (pending){.fd = c, .since_ms = now};
+                else if (r == 0)
+                    close(c);
+            }
+            if (stop) {
+                ret = 0;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        close(pend[i].fd);
+    err_export(err, &e);
+    return ret;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* ending */
+
+void cordon_session_free(cordon_session *s)
+{
+    if (!valid(s))
+        return;
+    s->magic = SESSION_FREED;
+    if (s->owned) {
+        if (s->listen_fd >= 0) {
+            /* no new client finds it */
+            struct stat st;
+            if (lstat(s->path, &st) == 0 && st.st_dev == s->sock_dev && st.st_ino == s->sock_ino)
+                unlink(s->path);
+            close_fd(&s->listen_fd);
+        }
+        close_fd(&s->ctl);
+        outer_free(s->run); /* PID 1 killed and reaped: every process of the session with it */
+        if (s->jan_w >= 0) {
+            close_fd(&s->jan_w);
+            proc_reap(s->jan_pidfd, NULL);
+            close_fd(&s->jan_pidfd);
+        }
+        if (s->stop_conn >= 0) {
+            reply(s->stop_conn, s, SESS_REPLY_OK, NULL);
+            close_fd(&s->stop_conn);
+        }
+    }
+    free(s);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* clients of published sessions */
+
+/* Ask a published session something (INFO, STOP) and read the answer. */
+static int ask(const char *path, uint32_t kind, int timeout_ms, sess_reply *r, cordon_error *err)
+{
+    int fd = sess_connect(path, kind, err);
+    if (fd < 0)
+        return -1;
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int p;
+    do
+        p = poll(&pfd, 1, timeout_ms);
+    while (p < 0 && errno == EINTR);
+    ssize_t n = p > 0 ? recv(fd, r, sizeof *r, 0) : -1;
+    close(fd);
+    if (p == 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ETIMEDOUT, "the session did not answer");
+    if (n == 0 && kind == SESS_HELLO_STOP) {
+        /* it closed without a word: the holder ended anyway */
+        memset(r, 0, sizeof *r);
+        return 0;
+    }
+    if (n != (ssize_t)sizeof *r || r->magic != SESS_MAGIC)
+        return err_set(err, CORDON_STAGE_SUPERVISE, EPROTO, "the session gave no answer");
+    r->text[sizeof r->text - 1] = '\0';
+    r->name[sizeof r->name - 1] = '\0';
+    if (r->status != SESS_REPLY_OK)
+        return err_set(err, CORDON_STAGE_USAGE, EPERM, "the session refused: %s", r->text);
+    return 0;
+}
+
+int cordon_session_open(const char *name, cordon_session **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    if (!out) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_open: nowhere to put the session (out is NULL)");
+        goto fail;
+    }
+    *out = NULL;
+    struct stat st;
+    if (sess_socket_path(name, path, sizeof path, false, &e) < 0)
+        goto fail;
+    /* no round trip: a stale socket is found out (and removed) by the first spawn */
+    errno = 0;
+    if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+        const char *base = strrchr(path, '/');
+        int e2 = errno ? errno : ENOENT;
+        if (e2 == EACCES || e2 == EPERM)
+            err_set(&e, CORDON_STAGE_USAGE, e2, "session '%s' is not yours: only its own user can use it",
+                    base ? base + 1 : path);
+        else
+            err_set(&e, CORDON_STAGE_USAGE, e2, "there is no session '%s' (see `cordon session list`)",
+                    base ? base + 1 : path);
+        goto fail;
+    }
+    cordon_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+        goto fail;
+    }
+    s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
+    snprintf(s->path, sizeof s->path, "%s", path);
+    const char *base = strrchr(path, '/');
+    snprintf(s->name, sizeof s->name, "%.71s", base ? base + 1 : path);
+    s->magic = SESSION_MAGIC;
+    *out = s;
+    err_export(err, &e);
+    return 0;
+fail:
+    err_export(err, &e);
+    return -1;
+}
+
+int cordon_session_stop(const char *name, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    sess_reply r;
+    int ret = -1;
+    if (sess_socket_path(name, path, sizeof path, false, &e) == 0 && ask(path, SESS_HELLO_STOP, 60000, &r, &e) == 0)
+        ret = 0;
+    err_export(err, &e);
+    return ret;
+}
+
+int cordon_session_list(char **json, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    char dir[4096];
+    if (!json) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_list: nowhere to put the list (json is NULL)");
+        err_export(err, &e);
+        return -1;
+    }
+    *json = NULL;
+    if (sess_state_dir(dir, sizeof dir, true, &e) < 0) {
+        err_export(err, &e);
+        return -1;
+    }
+    json_t *arr = json_array();
+    DIR *d = opendir(dir);
+    if (!d) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot read the sessions directory %s", dir);
+        json_decref(arr);
+        err_export(err, &e);
+        return -1;
+    }
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+        struct stat st;
+        if (de->d_name[0] == '.' || snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path ||
+            lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+            continue;
+        sess_reply r;
+        cordon_error ignored = {.size = sizeof ignored};
+        if (ask(path, SESS_HELLO_INFO, 2000, &r, &ignored) < 0)
+            continue; /* stale (and removed now), or not answering */
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:I}", "name", de->d_name, "pid", (int)r.holder_pid,
+                                             "started", (json_int_t)r.started));
+    }
+    closedir(d);
+    json_t *doc = json_pack("{s:s, s:o}", "dir", dir, "sessions", arr);
+    char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+    json_decref(doc);
+    if (!text) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+        err_export(err, &e);
+        return -1;
+    }
+    *json = text;
+    err_export(err, &e);
+    return 0;
+}

@@ -1,0 +1,177 @@
+/* Sessions (issue 14): one sandbox, built once, that commands are started in.
+ *
+ * The sandbox is a cordon run without a command: outer_start() clones PID 1 with the
+ * session's memory (sess_mem, below), PID 1 builds the root, loads the deny filter and
+ * Landlock, hardens itself as for a run, reports ready, and then serves (sess_pid1_main):
+ *
+ *   - commands: each arrives as a connection (a SOCK_SEQPACKET socket) carrying one
+ *     request and the command's stdin, stdout and stderr (session/wire.h).  PID 1 is the
+ *     starter: it cannot be signalled or traced from inside (it is the init of the PID
+ *     namespace, non-dumpable, without capabilities) and allocates nothing;
+ *   - a shepherd per command (shepherd.c): a child subreaper cloned by PID 1 into its own
+ *     address space (CLONE_VM, its own stack; raw system calls only once PID 1 runs
+ *     again), which starts the command (the same child_exec as a run: setsid, chdir,
+ *     capabilities, no_new_privs, rlimits, the command's seccomp filter with its own
+ *     listener for the creation control, exec) and reaps everything below it.  What the
+ *     command leaves behind, daemons and double forks included, is reparented to its
+ *     shepherd, never to PID 1: its whole tree is the shepherd's subtree;
+ *   - the kill: PID 1 SIGKILLs the shepherd, whose subtree is then reparented to PID 1;
+ *     PID 1 kills every child of its own that is neither a shepherd nor a creation-control
+ *     worker (the sweep), generation by generation, until none is left.  A command that
+ *     kills its own shepherd (it can: same uid) gets exactly that;
+ *   - the creation control: one listener per command (a filter allows one), all served
+ *     by PID 1 with one cc_state;
+ *   - the session's policy is checked before every command: every mount still where the
+ *     root put it, no bind source deleted, no protected or denied name created on the
+ *     host meanwhile; else the command fails with 125 (and so does every later one).
+ *
+ * The owner's side (owner.c: cordon_session_new/_spawn/_free, and publishing for the
+ * command line: _listen/_serve) and the clients' (client.c: the commands' connections,
+ * cordon_session_open) are ordinary library code. */
+#pragma once
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cordon.h"
+#include "session/wire.h"
+#include "supervise/creation.h"
+#include "supervise/launch.h"
+#include "supervise/report.h"
+
+#define SESS_SLOTS 256        /* commands at once (running or kept) */
+#define SESS_REFUSALS 8       /* creation-control refusals kept per command */
+#define SESS_S_STACK (64u * 1024u)
+#define SESS_C_STACK (2u * 1024u * 1024u) /* until exec: execvp may need much */
+#define SESS_GUARD 4096u
+#define SESS_SETUP_TIMEOUT_MS 10000 /* a shepherd that does not start its command */
+
+typedef enum sess_slot_state {
+    SLOT_FREE = 0,
+    SLOT_PENDING, /* a connection, its request not read yet */
+    SLOT_RUNNING, /* the command runs; its client waits */
+    SLOT_KEPT,    /* --keep: the command exited and was reported; what it left runs on */
+} sess_slot_state;
+
+typedef struct sess_slot {
+    int state;
+    uint32_t gen;    /* taken this many times: events carry it (pid1.c) */
+    int conn;        /* the client's connection, or -1 */
+    int listener;    /* the creation control's listener of this command, or -1 */
+    pid_t shep;      /* the shepherd while it lives, else 0 */
+    pid_t leader;    /* the command's own process */
+    uint32_t flags;  /* SESS_REQ_* */
+    long long deadline_ms; /* CLOCK_MONOTONIC; -1: none */
+    bool timed_out, killed, have_status, abandoned;
+    int status;      /* the leader's wait status */
+    unsigned long refused;
+    unsigned n_refusals;
+    cc_refusal refusals[SESS_REFUSALS];
+} sess_slot;
+
+/* What the policy check compares (sess_pid1_main records it once the root is built). */
+typedef struct sess_check {
+    const char *dest;
+    dev_t dev;
+    ino_t ino;
+    uint8_t kind; /* SESS_CHECK_* */
+} sess_check;
+#define SESS_CHECK_MOUNT 1u  /* the same file at dest */
+#define SESS_CHECK_BIND 2u   /* and its source not deleted on the host */
+#define SESS_CHECK_ABSENT 3u /* nothing at dest */
+
+/* One start, handed from PID 1 to the shepherd and the command's process (which share
+ * PID 1's memory until the exec; PID 1 waits until then). */
+typedef struct sess_start {
+    int slot;
+    int conn;
+    int stdio[3];
+    uint32_t flags;
+    mode_t umask;
+    sigset_t mask;
+    int shep_w, ll_w;
+    void *c_stack_top;
+    volatile pid_t c_pid; /* written by the command's process itself */
+    launch cl;            /* the command's: PID 1's, with its argv, envp, cwd, report_fd */
+} sess_start;
+
+/* PID 1's memory, mapped by the owner before the clone (PID 1 allocates nothing). */
+typedef struct sess_mem {
+    size_t map_size;
+    long long default_timeout_ms; /* the policy's timeout, for each command; -1: none */
+    sess_slot slots[SESS_SLOTS];
+    size_t n_checks;
+    sess_check *checks;
+    size_t n_ptrs;
+    char **ptrs;       /* argv and envp of the command being started */
+    char *req;         /* SESS_REQ_MAX + 1 */
+    char *c_stack;     /* SESS_C_STACK */
+    char *s_stacks;    /* SESS_SLOTS * (SESS_GUARD + SESS_S_STACK) */
+    sess_start start;
+    /* PID 1's state */
+    int epfd, proc_fd, shep_r, shep_w, ll_r, ll_w, ctl_fd, sfd;
+    bool probed;       /* the first listener was checked (SECCOMP_ADDFD_FLAG_SEND) */
+    bool reap_pending;
+    bool broken;       /* the policy can no longer be met: every command fails */
+    char broken_why[768];
+    pid_t kids[1024];  /* the sweep's scratch */
+    char scratch[16384];
+} sess_mem;
+
+/* The owner, before outer_start: map PID 1's memory for a plan of n_ops operations with
+ * an environment of envc entries.  NULL (errno) on failure. */
+sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout);
+void sess_mem_free(sess_mem *m);
+
+/* PID 1 of a session, once the root is built and confined (supervise/pid1.c): serve
+ * commands until the owner is gone.  Never returns. */
+__attribute__((noreturn)) void sess_pid1_main(launch *l, int sfd);
+
+/* shepherd -> PID 1, on the shepherd pipe (one write each, atomic) */
+typedef struct sess_shep_msg {
+    int32_t slot;
+    int32_t kind;  /* SESS_SHEP_* */
+    int32_t value; /* STARTED: the command's pid or -errno; EXITED: its wait status */
+    int32_t pad;
+} sess_shep_msg;
+#define SESS_SHEP_STARTED 1
+#define SESS_SHEP_EXITED 2
+/* the shepherd's exit codes */
+#define SESS_SHEP_CLEAN 0     /* nothing was left below it */
+#define SESS_SHEP_LEFTOVERS 1 /* something was: sweep */
+#define SESS_SHEP_FAILED 2    /* it could not start the command */
+
+/* shepherd.c: the shepherd's entry (clone(2)'s fn), and the flags to clone it with. */
+int sess_shepherd_main(void *arg);
+int sess_shepherd_clone_flags(void);
+
+/* ------------------------------------------------------------------------------------ */
+/* the caller's side (client.c): one command in a session, behind a cordon_proc */
+
+typedef struct sess_cmd sess_cmd;
+
+/* Open a command's connection and send the request; `via` is the session's control
+ * socket (an owned session: the connection's other end is handed to PID 1 there) or -1,
+ * then `path` is the published socket to connect to.  stdio: the command's 0, 1, 2. */
+int sess_cmd_start(int via, const char *path, char *const argv[], const int stdio[3], const cordon_session_cmd *opts,
+                   sess_cmd **out, cordon_error *err);
+int sess_cmd_fd(const sess_cmd *c);     /* readable when reports arrive (the end) */
+int sess_cmd_tty(const sess_cmd *c);    /* the terminal's master, or -1 */
+int sess_cmd_kill(sess_cmd *c, int sig); /* async-signal-safe */
+/* As cordon_proc_wait: 0 ended (res, err), 1 still running, -1 error. */
+int sess_cmd_wait(sess_cmd *c, int timeout_ms, cordon_result *res, cordon_error *err);
+/* Kill what still runs, wait for the end, close, free. */
+void sess_cmd_free(sess_cmd *c);
+
+/* state.c */
+/* The directory of this user's published sessions (created 0700 when `create`), or the
+ * socket of session `name` in it; a name with a '/' is a path already. */
+int sess_state_dir(char *buf, size_t n, bool create, cordon_error *err);
+int sess_socket_path(const char *name, char *buf, size_t n, bool create, cordon_error *err);
+int sess_check_name(const char *name, cordon_error *err);
+/* Connect to a published session and say hello (kind SESS_HELLO_*), with the proofs
+ * (session.h): the connected socket, or -1 with err (ENOENT/ECONNREFUSED: not running,
+ * the stale socket removed). */
+int sess_connect(const char *path, uint32_t kind, cordon_error *err);

@@ -1,0 +1,459 @@
+/* The session calls (issue 14) through include/cordon.h alone, for real (as root and as
+ * uid 65534, through tests/e2e/test_library.sh): cordon_session_new, _spawn, _spawn_cmd
+ * and _free with the same flags and cordon_proc calls as cordon_spawn; bad input; one
+ * command's kill and timeout taking its tree only; --keep; 64 threads spawning into one
+ * session at once; nothing left (descriptors, children, processes) once freed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cordon.h"
+#include "libtest.h"
+
+#define assert_contains(hay, needle)                                                       \
+    do {                                                                                   \
+        if (!strstr((hay), (needle)))                                                      \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+    } while (0)
+
+#define SH(script) ((char *[]){(char *)"sh", (char *)"-c", (char *)(script), NULL})
+
+static cordon_session *new_session(cordon_policy *p)
+{
+    cordon_session *s = NULL;
+    cordon_error e = CORDON_ERROR_INIT;
+    if (cordon_session_new(p, &s, &e) < 0)
+        fail_msg("cordon_session_new: %s (stage %s)", e.message, cordon_stage_name(e.stage));
+    return s;
+}
+
+/* Run argv in s with stdout piped; its output in *out (freed by the caller). */
+static cordon_result run_in(cordon_session *s, char *const argv[], const cordon_session_cmd *cmd, char **out)
+{
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    cordon_proc *c = NULL;
+    if (cordon_session_spawn_cmd(s, argv, CORDON_SPAWN_STDOUT_PIPE, cmd, &c, &e) < 0)
+        fail_msg("cordon_session_spawn_cmd: %s", e.message);
+    char *o = read_all_fd(cordon_proc_stdout(c));
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    cordon_proc_free(c);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    return r;
+}
+
+/* ---- bad input ------------------------------------------------------------------------ */
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_session *s = (cordon_session *)0x1;
+    assert_int_equal(cordon_session_new(NULL, &s, &e), -1);
+    assert_null(s);
+    assert_int_equal(e.stage, CORDON_STAGE_USAGE);
+    assert_contains(e.message, "no policy");
+    cordon_policy *p = test_policy(30);
+    assert_int_equal(cordon_session_new(p, NULL, &e), -1);
+    assert_contains(e.message, "out is NULL");
+    /* Landlock isolation cannot hold a session */
+    cordon_policy *ll = test_policy(30);
+    assert_int_equal(cordon_policy_set_isolation(ll, CORDON_ISOLATION_LANDLOCK, &e), 0);
+    assert_int_equal(cordon_session_new(ll, &s, &e), -1);
+    assert_contains(e.message, "namespaces");
+    assert_string_equal(e.option, "isolation");
+    cordon_policy_free(ll);
+
+    int fds = count_fds(), children = count_children();
+    cordon_proc *c = (cordon_proc *)0x1;
+    assert_int_equal(cordon_session_spawn(NULL, (char *[]){(char *)"true", NULL}, 0, &c, &e), -1);
+    assert_null(c);
+    assert_contains(e.message, "no session");
+    s = new_session(p);
+    assert_int_equal(cordon_session_spawn(s, NULL, 0, &c, &e), -1);
+    assert_contains(e.message, "no command");
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"", NULL}, 0, &c, &e), -1);
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"true", NULL}, 0x100, &c, &e), -1);
+    assert_contains(e.message, "unknown flags");
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"true", NULL}, CORDON_SPAWN_MERGE_STDERR, &c, &e), -1);
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"true", NULL}, 0, NULL, &e), -1);
+    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
+    cmd.tty = true;
+    assert_int_equal(cordon_session_spawn_cmd(s, (char *[]){(char *)"true", NULL}, CORDON_SPAWN_STDOUT_PIPE, &cmd, &c, &e),
+                     -1);
+    assert_contains(e.message, "terminal");
+    cmd = (cordon_session_cmd)CORDON_SESSION_CMD_INIT;
+    cmd.cwd = "relative";
+    assert_int_equal(cordon_session_spawn_cmd(s, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), -1);
+    assert_string_equal(e.option, "chdir");
+    cmd.cwd = NULL;
+    cmd.env = (char *[]){(char *)"NOEQUALS", NULL};
+    assert_int_equal(cordon_session_spawn_cmd(s, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), -1);
+    assert_string_equal(e.option, "env");
+    /* a name that is not one; a session that is not published; a session that is not */
+    assert_int_equal(cordon_session_listen(s, "../x", &e), -1);
+    assert_contains(e.message, "bad session name");
+    assert_int_equal(cordon_session_serve(s, -1, &e), -1);
+    assert_contains(e.message, "not published");
+    assert_int_equal(cordon_session_listen((cordon_session *)p, "x", &e), -1);
+    cordon_session *other = (cordon_session *)0x1;
+    assert_int_equal(cordon_session_open("no-such-session-here", &other, &e), -1);
+    assert_null(other);
+    assert_contains(e.message, "no session");
+    /* still usable after all that */
+    cordon_result r = run_in(s, (char *[]){(char *)"true", NULL}, NULL, NULL);
+    assert_int_equal(r.exit_code, 0);
+    cordon_session_free(s);
+    cordon_session_free(NULL);
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(), children);
+    cordon_policy_free(p);
+}
+
+/* ---- commands ------------------------------------------------------------------------- */
+
+static void test_spawn_like_cordon_spawn(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(30);
+    int fds = count_fds(), children = count_children();
+    cordon_session *s = new_session(p);
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    char *out;
+
+    r = run_in(s, SH("echo out; echo err >&2; exit 3"), NULL, &out);
+    assert_string_equal(out, "out\n");
+    assert_int_equal(r.exit_code, 3);
+    assert_int_equal(r.status_code, 3);
+    assert_true(r.started);
+    free(out);
+
+    /* stdin pipe and EOF, merged stderr */
+    cordon_proc *c;
+    assert_int_equal(cordon_session_spawn(s, SH("cat; echo to-stderr >&2"),
+                                          CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE |
+                                              CORDON_SPAWN_MERGE_STDERR,
+                                          &c, &e),
+                     0);
+    assert_true(write_str(cordon_proc_stdin(c), "through the pipe\n"));
+    assert_int_equal(cordon_proc_close_stdin(c), 0);
+    out = read_all_fd(cordon_proc_stdout(c));
+    assert_string_equal(out, "through the pipe\nto-stderr\n");
+    free(out);
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    assert_int_equal(r.exit_code, 0);
+    /* once ended, the exit descriptor is readable and the same result comes back */
+    struct pollfd pfd = {.fd = cordon_proc_exit_fd(c), .events = POLLIN};
+    assert_int_equal(poll(&pfd, 1, 1000), 1);
+    assert_int_equal(cordon_proc_wait(c, 0, &r, &e), 0);
+    assert_int_equal(cordon_proc_kill(c, SIGKILL), -1);
+    assert_int_equal(errno, ESRCH);
+    cordon_proc_free(c);
+
+    /* its own working directory and variables; the session's environment under them */
+    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
+    cmd.cwd = "/usr";
+    cmd.env = (char *[]){(char *)"ONE=1", (char *)"PATH=/usr/bin:/bin", NULL};
+    r = run_in(s, SH("echo \"$(pwd) $ONE $PATH\"; test -n \"$HOME\""), &cmd, &out);
+    assert_string_equal(out, "/usr 1 /usr/bin:/bin\n");
+    assert_int_equal(r.exit_code, 0);
+    free(out);
+
+    /* signals, not found, not executable */
+    r = run_in(s, SH("kill -TERM $$"), NULL, NULL);
+    assert_int_equal(r.exit_code, 143);
+    assert_int_equal(r.signal, SIGTERM);
+    r = run_in(s, (char *[]){(char *)"no-such-command-anywhere", NULL}, NULL, NULL);
+    assert_int_equal(r.exit_code, 127);
+    assert_false(r.started);
+    r = run_in(s, (char *[]){(char *)"/usr", NULL}, NULL, NULL);
+    assert_int_equal(r.exit_code, 126);
+    /* a missing working directory fails the command (125) and only it */
+    cmd = (cordon_session_cmd)CORDON_SESSION_CMD_INIT;
+    cmd.cwd = "/no/such/directory";
+    assert_int_equal(cordon_session_spawn_cmd(s, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), 0);
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    assert_int_equal(r.exit_code, 125);
+    assert_int_equal(e.stage, CORDON_STAGE_EXEC);
+    assert_contains(e.message, "/no/such/directory");
+    cordon_proc_free(c);
+    r = run_in(s, (char *[]){(char *)"true", NULL}, NULL, NULL);
+    assert_int_equal(r.exit_code, 0);
+
+    /* a wait with a timeout: still running */
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"sleep", (char *)"5", NULL}, 0, &c, &e), 0);
+    long long t0 = mono_ms();
+    assert_int_equal(cordon_proc_wait(c, 50, &r, &e), 1);
+    assert_true(mono_ms() - t0 >= 45);
+    assert_int_equal(cordon_proc_kill(c, 0), 0);
+    assert_int_equal(cordon_proc_kill(c, SIGSEGV), -1);
+    assert_int_equal(errno, EINVAL);
+    cordon_proc_free(c); /* kills it, and waits until it is gone */
+
+    cordon_session_free(s);
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(), children);
+    cordon_policy_free(p);
+}
+
+/* The policy's timeout is each command's; a command's own timeout wins; both take its
+ * tree only. */
+static void test_timeout(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(0.4);
+    cordon_session *s = new_session(p);
+    char mark[64], cmdline[160];
+    snprintf(mark, sizeof mark, "sleep 100.%d31", (int)getpid());
+    snprintf(cmdline, sizeof cmdline, "%s & %s", mark, mark);
+    long long t0 = mono_ms();
+    cordon_result r = run_in(s, SH(cmdline), NULL, NULL);
+    assert_true(r.timed_out);
+    assert_int_equal(r.exit_code, 124);
+    assert_true(mono_ms() - t0 < 5000);
+    assert_int_equal(count_marked(mark), 0);
+    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
+    cmd.timeout = -1; /* none */
+    r = run_in(s, SH("sleep 0.6; echo done"), &cmd, NULL);
+    assert_false(r.timed_out);
+    assert_int_equal(r.exit_code, 0);
+    cmd.timeout = 0.1;
+    r = run_in(s, SH("sleep 5"), &cmd, NULL);
+    assert_true(r.timed_out);
+    cordon_session_free(s);
+    cordon_policy_free(p);
+}
+
+/* cordon_proc_kill(SIGKILL) takes the command's whole tree (daemons too), nothing kept by
+ * another; keep leaves what the command left; free ends it all. */
+static void test_kill_and_keep(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(60);
+    int fds = count_fds(), children = count_children();
+    cordon_session *s = new_session(p);
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    char kept[64], killed[64], script[400];
+    snprintf(kept, sizeof kept, "sleep 100.%d41", (int)getpid());
+    snprintf(killed, sizeof killed, "sleep 100.%d42", (int)getpid());
+
+    cordon_session_cmd keep = CORDON_SESSION_CMD_INIT;
+    keep.keep = true;
+    /* (what is kept must not hold the stdout pipe: run_in reads it to the end) */
+    /* (the marks are built in the shell, so that only the sleeps' command lines hold them) */
+    snprintf(script, sizeof script, "exec >/dev/null; m=100.%d; m=${m}41; sleep $m & (setsid sleep $m &)",
+             (int)getpid());
+    r = run_in(s, SH(script), &keep, NULL);
+    assert_int_equal(r.exit_code, 0);
+    for (int i = 0; i < 100 && count_marked(kept) < 2; i++)
+        usleep(10000);
+    assert_int_equal(count_marked(kept), 2);
+
+    cordon_proc *c;
+    snprintf(script, sizeof script, "m=100.%d; m=${m}42; sleep $m & (setsid sleep $m &); sleep $m", (int)getpid());
+    assert_int_equal(cordon_session_spawn(s, SH(script), 0, &c, &e), 0);
+    for (int i = 0; i < 200 && count_marked(killed) < 3; i++)
+        usleep(10000);
+    assert_int_equal(count_marked(killed), 3);
+    long long t0 = mono_ms();
+    assert_int_equal(cordon_proc_kill(c, SIGKILL), 0);
+    assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
+    printf("# a session command's kill (SIGKILL, its tree of 4) to the wait's return: %lld ms\n", mono_ms() - t0);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_int_equal(r.exit_code, 137);
+    assert_int_equal(count_marked(killed), 0); /* all of it, when the wait returns */
+    assert_int_equal(count_marked(kept), 2);   /* and nothing else */
+    cordon_proc_free(c);
+
+    /* SIGTERM goes to the command's own process */
+    assert_int_equal(cordon_session_spawn(s, SH("trap 'echo got-term; exit 9' TERM; sleep 5 & wait"),
+                                          CORDON_SPAWN_STDOUT_PIPE, &c, &e),
+                     0);
+    usleep(200000);
+    assert_int_equal(cordon_proc_kill(c, SIGTERM), 0);
+    char *out = read_all_fd(cordon_proc_stdout(c));
+    assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
+    assert_string_equal(out, "got-term\n");
+    assert_int_equal(r.exit_code, 9);
+    free(out);
+    cordon_proc_free(c);
+
+    /* free of a running one: killed, gone when free returns */
+    assert_int_equal(cordon_session_spawn(s, SH(script), 0, &c, &e), 0);
+    for (int i = 0; i < 200 && count_marked(killed) < 3; i++)
+        usleep(10000);
+    cordon_proc_free(c);
+    assert_int_equal(count_marked(killed), 0);
+
+    /* a command still running when its session ends: its wait says so */
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"sleep", (char *)"30", NULL}, 0, &c, &e), 0);
+    usleep(100000);
+    cordon_session_free(s);
+    assert_int_equal(count_marked(kept), 0); /* the session's end takes everything */
+    assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
+    assert_int_equal(r.exit_code, 125);
+    assert_contains(e.message, "session ended");
+    /* and a spawn into an ended session: a clear error */
+    cordon_proc_free(c);
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(), children);
+    cordon_policy_free(p);
+}
+
+/* ---- many at once --------------------------------------------------------------------- */
+
+typedef struct job {
+    cordon_session *s; /* shared: one session, many threads */
+    int index;
+    int ok;
+} job;
+
+static void *spawn_one(void *arg)
+{
+    job *j = arg;
+    char script[64], want[32];
+    snprintf(script, sizeof script, "echo thread%d", j->index);
+    snprintf(want, sizeof want, "thread%d\n", j->index);
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    cordon_proc *c;
+    if (cordon_session_spawn(j->s, SH(script), CORDON_SPAWN_STDOUT_PIPE, &c, &e) < 0)
+        return NULL;
+    char *out = read_all_fd(cordon_proc_stdout(c));
+    j->ok = cordon_proc_wait(c, 30000, &r, &e) == 0 && r.exit_code == 0 && out && strcmp(out, want) == 0;
+    if (!j->ok)
+        printf("# thread %d: exit %d, output '%s': %s\n", j->index, r.exit_code, out ? out : "(none)", e.message);
+    free(out);
+    cordon_proc_free(c);
+    return NULL;
+}
+
+static void test_concurrent_64(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(60);
+    int fds = count_fds(), children = count_children();
+    cordon_session *s = new_session(p);
+    pthread_t t[64];
+    job jobs[64];
+    long long t0 = mono_ms();
+    for (int i = 0; i < 64; i++) {
+        jobs[i] = (job){.s = s, .index = i};
+        assert_int_equal(pthread_create(&t[i], NULL, spawn_one, &jobs[i]), 0);
+    }
+    int ok = 0;
+    for (int i = 0; i < 64; i++) {
+        pthread_join(t[i], NULL);
+        ok += jobs[i].ok;
+    }
+    printf("# 64 concurrent commands in one session from 64 threads in %lld ms, %d succeeded\n", mono_ms() - t0, ok);
+    assert_int_equal(ok, 64);
+    cordon_session_free(s);
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(), children);
+    cordon_policy_free(p);
+}
+
+static int cmp_ll(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+/* 500 in a row: nothing leaks, and how long one takes. */
+static void test_sequential_500(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(30);
+    cordon_session *s = new_session(p);
+    int fds = count_fds(), children = count_children();
+    static long long us[500];
+    int failed = 0;
+    for (int i = 0; i < 500; i++) {
+        double t0 = mono_s();
+        cordon_error e = CORDON_ERROR_INIT;
+        cordon_result r = CORDON_RESULT_INIT;
+        cordon_proc *c;
+        if (cordon_session_spawn(s, (char *[]){(char *)"true", NULL}, 0, &c, &e) < 0 ||
+            cordon_proc_wait(c, -1, &r, &e) < 0 || r.exit_code != 0)
+            failed++;
+        else
+            cordon_proc_free(c);
+        us[i] = (long long)((mono_s() - t0) * 1e6);
+    }
+    qsort(us, 500, sizeof us[0], cmp_ll);
+    printf("# 500 sequential cordon_session_spawn+wait of true: median %lld us, p90 %lld us, %d failed\n", us[250],
+           us[450], failed);
+    assert_int_equal(failed, 0);
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(), children);
+    cordon_session_free(s);
+    cordon_policy_free(p);
+}
+
+/* The session dies with the caller's process: nothing of it is left. */
+static void test_dies_with_process(void **state)
+{
+    (void)state;
+    char mark[64], script[160];
+    snprintf(mark, sizeof mark, "sleep 100.%d51", (int)getpid());
+    snprintf(script, sizeof script, "%s & (setsid %s &)", mark, mark);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cordon_policy *p = test_policy(60);
+        cordon_session *s = NULL;
+        cordon_error e = CORDON_ERROR_INIT;
+        if (cordon_session_new(p, &s, &e) < 0)
+            _exit(2);
+        cordon_session_cmd keep = CORDON_SESSION_CMD_INIT;
+        keep.keep = true;
+        cordon_proc *c;
+        cordon_result r = CORDON_RESULT_INIT;
+        if (cordon_session_spawn_cmd(s, SH(script), 0, &keep, &c, &e) < 0 || cordon_proc_wait(c, -1, &r, &e) < 0)
+            _exit(3);
+        for (int i = 0; i < 200 && count_marked(mark) < 2; i++)
+            usleep(10000);
+        _exit(count_marked(mark) == 2 ? 0 : 4); /* without freeing anything */
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    int left = 1;
+    for (int i = 0; i < 300 && (left = count_marked(mark)) > 0; i++)
+        usleep(10000);
+    assert_int_equal(left, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_spawn_like_cordon_spawn),
+        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_kill_and_keep),
+        cmocka_unit_test(test_concurrent_64),
+        cmocka_unit_test(test_sequential_500),
+        cmocka_unit_test(test_dies_with_process),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
