@@ -72,7 +72,7 @@ sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout)
     size_t ptrs = page_up(n_ptrs * sizeof(char *));
     size_t req = page_up(SESS_REQ_MAX + 16);
     size_t cstack = SESS_GUARD + SESS_C_STACK;
-    size_t sstacks = (size_t)SESS_SLOTS * (SESS_GUARD + SESS_S_STACK);
+    size_t sstacks = (size_t)SESS_STACKS * (SESS_GUARD + SESS_S_STACK);
     size_t total = head + checks + ptrs + req + cstack + sstacks;
     char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
@@ -94,7 +94,7 @@ sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout)
     m->c_stack = base + off + SESS_GUARD;
     off += cstack;
     m->s_stacks = base + off;
-    for (size_t i = 0; i < SESS_SLOTS; i++)
+    for (size_t i = 0; i < SESS_STACKS; i++)
         if (mprotect(base + off + i * (SESS_GUARD + SESS_S_STACK), SESS_GUARD, PROT_NONE) < 0)
             goto fail;
     m->epfd = m->proc_fd = m->shep_r = m->shep_w = m->ll_r = m->ll_w = m->ctl_fd = m->sfd = -1;

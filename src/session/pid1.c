@@ -21,11 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session/raw.h"
 #include "session/session.h"
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #endif
+#include "confine/seccomp.h"
 #include "supervise/limits.h"
+#include "supervise/pathwalk.h"
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
@@ -88,8 +91,11 @@ static void ep_del_close(sess_mem *m, int *fd)
  * the owner is gone, or the session can no longer be run safely. */
 static __attribute__((noreturn)) void end_session(launch *l, report_kind why)
 {
-    kill(-1, SIGKILL);
-    while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+    /* raw first: this may be called while a command's process uses the C library in
+     * PID 1's memory (the sweep gave up); once everything is dead, nothing is shared */
+    RAW(SYS_kill, -1, SIGKILL);
+    long w;
+    while ((w = RAW(SYS_wait4, -1, 0, __WALL, 0)) > 0 || w == -EINTR)
         ;
     if (why)
         report_send(l->report_fd, why, NULL, 0, NULL);
@@ -155,35 +161,54 @@ static bool policy_holds(sess_mem *m)
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* the sweep: PID 1's children that are not its own */
+/* the sweep: PID 1's children that are not its own.  Raw system calls only (raw.h): it
+ * also runs while a command's process may be using the C library in PID 1's memory. */
+
+/* The decimal numbers in buf[0..len). */
+static int parse_pids(const char *buf, size_t len, pid_t *out, int max)
+{
+    int k = 0;
+    long v = -1;
+    for (size_t i = 0; i <= len && k < max; i++) {
+        char c = i < len ? buf[i] : ' ';
+        if (c >= '0' && c <= '9') {
+            v = (v < 0 ? 0 : v * 10) + (c - '0');
+        } else if (v >= 0) {
+            out[k++] = (pid_t)v;
+            v = -1;
+        }
+    }
+    return k;
+}
+
+static long read_file_raw(int dir, const char *name, char *buf, size_t size)
+{
+    long fd = RAW(SYS_openat, dir, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fd;
+    size_t have = 0;
+    long n;
+    while (have < size && ((n = RAW(SYS_read, fd, buf + have, size - have)) > 0 || n == -EINTR))
+        if (n > 0)
+            have += (size_t)n;
+    RAW(SYS_close, fd);
+    return (long)have;
+}
 
 static int read_children(sess_mem *m)
 {
-    int fd = openat(m->proc_fd, "1/task/1/children", O_RDONLY | O_CLOEXEC);
-    int k = 0, max = (int)(sizeof m->kids / sizeof m->kids[0]);
-    if (fd >= 0) {
-        ssize_t n = read(fd, m->scratch, sizeof m->scratch - 1);
-        close(fd);
-        if (n >= 0) {
-            m->scratch[n] = '\0';
-            for (char *p = m->scratch; *p && k < max;) {
-                char *end;
-                long v = strtol(p, &end, 10);
-                if (end == p)
-                    break;
-                m->kids[k++] = (pid_t)v;
-                p = end;
-            }
-            return k;
-        }
-    }
+    int max = (int)(sizeof m->kids / sizeof m->kids[0]);
+    long n = read_file_raw(m->proc_fd, "1/task/1/children", m->scratch, sizeof m->scratch);
+    if (n >= 0)
+        return parse_pids(m->scratch, (size_t)n, m->kids, max);
     /* without CONFIG_PROC_CHILDREN: every process whose parent is 1 */
-    int dfd = openat(m->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    long dfd = RAW(SYS_openat, m->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return -1;
-    _Alignas(8) char dents[8192];
+    int k = 0;
+    _Alignas(8) char dents[4096];
     long nread;
-    while (k < max && (nread = syscall(SYS_getdents64, dfd, dents, sizeof dents)) > 0) {
+    while (k < max && (nread = RAW(SYS_getdents64, dfd, dents, sizeof dents)) > 0) {
         for (long off = 0; off < nread && k < max;) {
             struct raw_dirent {
                 uint64_t d_ino;
@@ -195,29 +220,36 @@ static int read_children(sess_mem *m)
             off += d->d_reclen;
             if (d->d_name[0] < '1' || d->d_name[0] > '9')
                 continue;
-            char path[64];
-            snprintf(path, sizeof path, "%s/stat", d->d_name);
-            int sf = openat(m->proc_fd, path, O_RDONLY | O_CLOEXEC);
-            if (sf < 0)
+            char path[32];
+            size_t l = 0;
+            for (; d->d_name[l] && l < 20; l++)
+                path[l] = d->d_name[l];
+            for (const char *t = "/stat"; *t; t++)
+                path[l++] = *t;
+            path[l] = '\0';
+            long r = read_file_raw(m->proc_fd, path, m->scratch, sizeof m->scratch);
+            if (r <= 0)
                 continue;
-            ssize_t n = read(sf, m->scratch, sizeof m->scratch - 1);
-            close(sf);
-            if (n <= 0)
+            /* "pid (comm) S ppid ...": comm may hold anything, the last ')' ends it */
+            long rp = -1;
+            for (long i = 0; i < r; i++)
+                if (m->scratch[i] == ')')
+                    rp = i;
+            pid_t v[2];
+            if (rp < 0 || rp + 4 >= r || parse_pids(m->scratch + rp + 4, (size_t)(r - rp - 4), &v[1], 1) != 1 ||
+                v[1] != 1 || parse_pids(m->scratch, (size_t)rp, &v[0], 1) != 1)
                 continue;
-            m->scratch[n] = '\0';
-            char *rp = strrchr(m->scratch, ')'); /* "pid (comm) S ppid ...": comm may hold anything */
-            if (!rp || rp[1] != ' ' || !rp[2] || rp[3] != ' ')
-                continue;
-            if (strtol(rp + 4, NULL, 10) == 1)
-                m->kids[k++] = (pid_t)strtol(m->scratch, NULL, 10);
+            m->kids[k++] = v[0];
         }
     }
-    close(dfd);
+    RAW(SYS_close, dfd);
     return k;
 }
 
 static bool known_child(const launch *l, const sess_mem *m, pid_t pid)
 {
+    if (m->spare.shep > 0 && m->spare.shep == pid)
+        return true;
     for (int i = 0; i < SESS_SLOTS; i++)
         if (m->slots[i].state != SLOT_FREE && m->slots[i].shep == pid)
             return true;
@@ -254,27 +286,23 @@ static void sweep(launch *l, sess_mem *m)
         for (int i = 0; i < n; i++) {
             if (known_child(l, m, m->kids[i]))
                 continue;
-            kill(m->kids[i], SIGKILL);
+            RAW(SYS_kill, m->kids[i], SIGKILL);
             m->kids[k++] = m->kids[i];
         }
         if (k == 0)
             return;
         for (int i = 0; i < k; i++) {
-            int status;
-            pid_t w;
+            int status = 0;
+            long w;
             do
-                w = waitpid(m->kids[i], &status, __WALL);
-            while (w < 0 && errno == EINTR);
-            if (w > 0) {
-                note_leader(m, w, status);
-                if (l->cc)
-                    cc_reaped(l->cc, w, status);
-            }
+                w = RAW(SYS_wait4, m->kids[i], &status, __WALL, 0);
+            while (w == -EINTR);
+            if (w > 0)
+                note_leader(m, (pid_t)w, status);
         }
     }
     end_session(l, 0);
 }
-
 /* ------------------------------------------------------------------------------------ */
 /* slots */
 
@@ -282,6 +310,9 @@ static void release_slot(sess_mem *m, sess_slot *s)
 {
     ep_del_close(m, &s->conn);
     ep_del_close(m, &s->listener);
+    if (s->stack >= 0)
+        m->stack_used[s->stack] = false; /* (its shepherd is reaped: nothing runs on it) */
+    s->stack = -1;
     s->state = SLOT_FREE;
 }
 
@@ -324,6 +355,14 @@ static void shep_msg(sess_mem *m, const sess_shep_msg *msg)
     }
 }
 
+/* What came while PID 1 waited in raw system calls (park_wait). */
+static void flush_queue(sess_mem *m)
+{
+    for (size_t i = 0; i < m->n_queue; i++)
+        shep_msg(m, &m->queue[i]);
+    m->n_queue = 0;
+}
+
 static void drain_shep(sess_mem *m)
 {
     sess_shep_msg msgs[32];
@@ -361,6 +400,25 @@ static void reap(launch *l, sess_mem *m)
             return;
         /* what a shepherd said before it exited is in the pipe now (it writes first) */
         drain_shep(m);
+        if (m->spare.shep > 0 && w == m->spare.shep) {
+            /* the spare died (a command of the session may kill it): a new one later;
+             * its command process, if it is still there, is PID 1's now */
+            ep_del_close(m, &m->spare.go);
+            ep_del_close(m, &m->spare.listener);
+            m->stack_used[m->spare.stack] = false;
+            m->spare.shep = 0;
+            sweep(l, m);
+            continue;
+        }
+        bool retired = false;
+        for (size_t i = 0; i < m->n_retired && !retired; i++)
+            if (m->retired[i].pid == w) {
+                m->stack_used[m->retired[i].stack] = false;
+                m->retired[i] = m->retired[--m->n_retired];
+                retired = true;
+            }
+        if (retired)
+            continue;
         sess_slot *s = NULL;
         for (int i = 0; i < SESS_SLOTS && !s; i++)
             if (m->slots[i].state != SLOT_FREE && m->slots[i].shep == w)
@@ -394,42 +452,99 @@ static void drain_signals(sess_mem *m)
 /* ------------------------------------------------------------------------------------ */
 /* starting a command */
 
-/* Wait (PID 1 shares its memory with the shepherd and the command's process until the
- * exec) for the shepherd to say it started the command: its pid, or -errno. */
-static int wait_started(launch *l, sess_mem *m, int slot)
+/* Wait, in raw system calls only, for the spare's command process to be ready (want
+ * SESS_SHEP_READY) or for the shepherd of slot `slot` to say its command exec'd (want
+ * SESS_SHEP_STARTED, *value: its pid or -errno).  0, or -errno: the shepherd died
+ * (-ESRCH; what it had started is swept) or did not answer in time (-ETIMEDOUT, killed).
+ * Everything else that comes meanwhile is queued (flush_queue). */
+/* The one call of the command's process that its filter reports while PID 1 waits for
+ * its exec, served in raw calls: umask(2) (the creation control remembers each thread's
+ * umask), let through and remembered.  It comes before anything else could (child_start
+ * makes no other reported call before the exec); anything else is refused. */
+static void serve_parked(launch *l, int listener)
 {
-    sess_slot *s = &m->slots[slot];
+    _Alignas(8) unsigned char req[512];
+    struct seccomp_notif *n = (struct seccomp_notif *)req;
+    for (size_t i = 0; i < sizeof req; i++)
+        req[i] = 0;
+    if (RAW(SYS_ioctl, listener, SECCOMP_IOCTL_NOTIF_RECV, n) < 0)
+        return;
+    struct seccomp_notif_resp resp = {.id = n->id};
+    if (seccomp_notify_op(n->data.arch, n->data.nr) == SC_OP_UMASK) {
+        if (l->cc)
+            pw_thread_changed(&l->cc->pw, (pid_t)n->pid, (int)(n->data.args[0] & 0777));
+        resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    } else {
+        resp.error = -EPERM;
+    }
+    RAW(SYS_ioctl, listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static int park_wait(launch *l, sess_mem *m, pid_t shep, int want, int slot, int *value, int listener)
+{
     long long until = now_ms() + SESS_SETUP_TIMEOUT_MS;
+    bool killed = false, dead = false;
     for (;;) {
-        sess_shep_msg msg;
-        ssize_t n;
-        while ((n = read(m->shep_r, &msg, sizeof msg)) == (ssize_t)sizeof msg) {
-            if (msg.kind == SESS_SHEP_STARTED && msg.slot == slot)
-                return msg.value;
-            shep_msg(m, &msg);
+        sess_shep_msg msgs[16];
+        long n;
+        int found = 0, result = 0;
+        while (!found && (n = RAW(SYS_read, m->shep_r, msgs, sizeof msgs)) > 0) {
+            for (size_t i = 0; i < (size_t)n / sizeof msgs[0]; i++) {
+                const sess_shep_msg *r = &msgs[i];
+                if (!found && want == SESS_SHEP_READY && r->kind == SESS_SHEP_READY) {
+                    found = 1;
+                } else if (!found && want == SESS_SHEP_READY && r->kind == SESS_SHEP_STARTED && r->slot == -1) {
+                    found = 1; /* the spare's command process died before it was ready */
+                    result = r->value < 0 ? r->value : -ECHILD;
+                } else if (!found && want == SESS_SHEP_STARTED && r->kind == SESS_SHEP_STARTED && r->slot == slot) {
+                    found = 1;
+                    *value = r->value;
+                } else if (m->n_queue < sizeof m->queue / sizeof m->queue[0]) {
+                    m->queue[m->n_queue++] = *r;
+                }
+            }
+        }
+        if (found)
+            return result;
+        if (dead) {
+            /* it died before it told: its command process, if there is one, is PID 1's
+             * now and may be using the C library in this memory: the sweep kills it */
+            sweep(l, m);
+            return killed ? -ETIMEDOUT : -ESRCH;
         }
         siginfo_t si;
-        memset(&si, 0, sizeof si);
-        if (waitid(P_PID, (id_t)s->shep, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->shep) {
-            /* the shepherd died before it told (a command of the session killed it);
-             * the command's process, if it exists, is PID 1's now: the sweep takes it
-             * before PID 1 goes on in memory it may still be using */
-            sweep(l, m);
-            return -ESRCH;
+        si.si_pid = 0;
+        if (RAW(SYS_waitid, P_PID, shep, &si, WEXITED | WNOHANG | WNOWAIT, 0) == 0 && si.si_pid == shep) {
+            dead = true; /* what it wrote before it exited is in the pipe: read it first */
+            continue;
         }
         long long left = until - now_ms();
         if (left <= 0) {
-            kill(s->shep, SIGKILL); /* stopped, say: the next round sees it dead */
-            until = now_ms() + 1000;
+            RAW(SYS_kill, shep, SIGKILL); /* stopped, say: the next round sees it dead */
+            killed = true;
+            until = now_ms() + 2000;
             continue;
         }
-        struct pollfd fds[2] = {{.fd = m->shep_r, .events = POLLIN}, {.fd = m->sfd, .events = POLLIN}};
-        (void)poll(fds, 2, left > 100 ? 100 : (int)left);
-        if (fds[1].revents & POLLIN)
-            drain_signals(m);
+        struct pollfd fds[3] = {{.fd = m->shep_r, .events = POLLIN}, {.fd = m->sfd, .events = POLLIN},
+                                {.fd = listener, .events = POLLIN}};
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000000L};
+        RAW(SYS_ppoll, fds, 3, &ts, 0, 8);
+        if (listener >= 0 && (fds[2].revents & POLLIN)) {
+            /* the one call before the exec (its umask); what comes after the exec waits
+             * for PID 1's loop */
+            serve_parked(l, listener);
+            listener = -1;
+        }
+        if (fds[1].revents & POLLIN) {
+            struct signalfd_siginfo ssi[4];
+            long r;
+            while ((r = RAW(SYS_read, m->sfd, ssi, sizeof ssi)) > 0)
+                for (size_t i = 0; i < (size_t)r / sizeof ssi[0]; i++)
+                    if (ssi[i].ssi_signo == SIGCHLD)
+                        m->reap_pending = true;
+        }
     }
 }
-
 /* The next NUL-terminated string of the request, or NULL. */
 static const char *next_str(const char **p, const char *end)
 {
@@ -494,24 +609,131 @@ static void send_master(int conn, int master)
         ;
 }
 
-/* The listener the command's process sent (child_exec), if any. */
+/* What a spare's command process sent on the listener socket: its creation-control
+ * listener (child_confine), or why it could not get ready (a report, kept to tell the
+ * command that would have been its).  The last listener, or -1. */
 static int take_listener(sess_mem *m)
 {
     int got = -1;
     for (;;) {
-        char byte;
-        char ctl[CMSG_SPACE(sizeof(int))];
-        struct iovec iov = {&byte, 1};
+        report_msg msg;
+        _Alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {&msg, sizeof msg};
         struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-        if (recvmsg(m->ll_r, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+        ssize_t n = recvmsg(m->ll_r, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (n <= 0)
             return got;
         struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
         if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(cm), sizeof fd);
             if (got >= 0)
-                close(got); /* a stale one: only the last is this command's */
-            memcpy(&got, CMSG_DATA(cm), sizeof(int));
+                close(got); /* a stale one: only the last is this spare's */
+            got = fd;
+        } else if (n == (ssize_t)sizeof msg && msg.kind == REPORT_SETUP_ERROR) {
+            m->spare.error = msg;
+            m->spare.have_error = true;
         }
     }
+}
+
+static void tell_msg(int fd, const report_msg *msg)
+{
+    while (send(fd, msg, sizeof *msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ;
+}
+
+/* A shepherd that failed: killed, and its stack kept until it is reaped. */
+static void retire(sess_mem *m, pid_t shep, int stack)
+{
+    RAW(SYS_kill, shep, SIGKILL);
+    if (m->n_retired < sizeof m->retired / sizeof m->retired[0]) {
+        m->retired[m->n_retired].pid = shep;
+        m->retired[m->n_retired].stack = stack;
+        m->n_retired++;
+    }
+}
+
+/* Make the next command's shepherd and process (shepherd.c), confined and waiting for a
+ * command: ahead of it when PID 1 is idle, or when the command comes and there is none. */
+static int make_spare(launch *l, sess_mem *m)
+{
+    if (m->spare.shep > 0)
+        return 0;
+    int k = 0;
+    while (k < SESS_STACKS && m->stack_used[k])
+        k++;
+    int go[2];
+    if (k == SESS_STACKS)
+        return -EAGAIN;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, go) < 0)
+        return -errno;
+    m->spare.have_error = false;
+    sess_start *st = &m->start;
+    st->go_c = go[1];
+    st->shep_w = m->shep_w;
+    st->ll_w = m->ll_w;
+    st->c_stack_top = m->c_stack + SESS_C_STACK;
+    st->bound = false;
+    st->slot = -1;
+    st->flags = 0;
+    st->cl = *l;
+    st->cl.argv = NULL;
+    st->cl.envp = NULL;
+    st->cl.cwd = NULL;
+    st->cl.ctty = false;
+    st->cl.report_fd = m->ll_w; /* until it has a command: why it could not get ready */
+    st->cl.cc_sock[1] = m->ll_w;
+    char *top = m->s_stacks + (size_t)(k + 1) * (SESS_GUARD + SESS_S_STACK);
+#ifdef __SANITIZE_ADDRESS__
+    /* These stacks are used again and again, by processes whose frames never return
+     * (they exec or exit): AddressSanitizer's marks of their last users are still there. */
+    ASAN_UNPOISON_MEMORY_REGION(m->c_stack, SESS_C_STACK);
+    ASAN_UNPOISON_MEMORY_REGION(top - SESS_S_STACK, SESS_S_STACK);
+#endif
+    TRACE("session-clone");
+    pid_t shep = clone(sess_shepherd_main, top, sess_shepherd_clone_flags(), st);
+    if (shep < 0) {
+        int e = errno;
+        close(go[0]);
+        close(go[1]);
+        return -e;
+    }
+    m->stack_used[k] = true;
+    m->spare.shep = shep; /* (known to the sweep from now on) */
+    int ignored = 0;
+    int r = park_wait(l, m, shep, SESS_SHEP_READY, -1, &ignored, -1);
+    /* PID 1 alone in its memory again */
+    close(go[1]);
+    int lfd = take_listener(m);
+    if (r == 0 && lfd >= 0 && !m->probed) {
+        cordon_error e = {0};
+        if (pid1_check_listener(lfd, &e) < 0) {
+            snprintf(m->broken_why, sizeof m->broken_why, "%.700s", e.message);
+            m->broken = true;
+            r = -EINVAL;
+        }
+        m->probed = true;
+    } else if (r == 0 && lfd >= 0) {
+        (void)ioctl(lfd, SECCOMP_IOW(4, __u64) /* SECCOMP_IOCTL_NOTIF_SET_FLAGS */,
+                    1ULL /* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */);
+    }
+    if (r < 0) {
+        m->spare.shep = 0;
+        retire(m, shep, k);
+        close(go[0]);
+        if (lfd >= 0)
+            close(lfd);
+        m->spare.retry_ms = now_ms() + 200;
+        flush_queue(m);
+        return r;
+    }
+    m->spare.go = go[0];
+    m->spare.listener = lfd;
+    m->spare.stack = k;
+    flush_queue(m);
+    TRACE("session-spare");
+    return 0;
 }
 
 /* Start the command of slot i, whose request (len bytes) is in m->req, with stdio. */
@@ -586,29 +808,21 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         }
     }
 
-    sess_start *st = &m->start;
-    st->slot = i;
-    st->conn = conn;
-    for (int k = 0; k < 3; k++)
-        st->stdio[k] = slave >= 0 ? slave : stdio[k];
-    st->flags = rq->flags;
-    st->umask = (mode_t)(rq->umask & 0777);
-    sigemptyset(&st->mask);
-    for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
-        if ((rq->sigmask >> (sig - 1)) & 1)
-            sigaddset(&st->mask, sig);
-    st->shep_w = m->shep_w;
-    st->ll_w = m->ll_w;
-    st->c_stack_top = m->c_stack + SESS_C_STACK;
-    st->c_pid = 0;
-    st->cl = *l;
-    st->cl.argv = argv;
-    st->cl.envp = envp;
-    st->cl.cwd = cwd[0] ? cwd : NULL;
-    st->cl.report_fd = conn;
-    st->cl.cc_sock[1] = m->ll_w;
-    st->cl.ctty = slave >= 0;
-    st->cl.orig_mask = st->mask;
+    /* the spare (made now if there is none) takes the command */
+    if (m->spare.shep <= 0 && make_spare(l, m) < 0) {
+        if (m->broken)
+            tell_error(conn, CORDON_STAGE_CONFINE, 0, "%s", m->broken_why);
+        else if (m->spare.have_error)
+            tell_msg(conn, &m->spare.error);
+        else
+            tell_error(conn, CORDON_STAGE_SUPERVISE, EAGAIN, "cannot prepare a process for the command");
+        if (master >= 0)
+            close(master), close(slave);
+        release_slot(m, s);
+        return;
+    }
+    sess_spare sp = m->spare;
+    m->spare = (sess_spare){.go = -1, .listener = -1, .stack = -1};
 
     long long tmo = rq->timeout_ms == 0 ? m->default_timeout_ms : rq->timeout_ms;
     s->flags = rq->flags;
@@ -619,36 +833,55 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     s->n_refusals = 0;
     s->leader = 0;
     s->listener = -1;
-
-    char *stack_top = m->s_stacks + (size_t)(i + 1) * (SESS_GUARD + SESS_S_STACK);
-#ifdef __SANITIZE_ADDRESS__
-    /* These stacks are used again and again, by processes whose frames never return
-     * (they exec or exit): AddressSanitizer's marks of their last users are still there. */
-    ASAN_UNPOISON_MEMORY_REGION(m->c_stack, SESS_C_STACK);
-    ASAN_UNPOISON_MEMORY_REGION(stack_top - SESS_S_STACK, SESS_S_STACK);
-#endif
-    TRACE("session-clone");
-    pid_t shep = clone(sess_shepherd_main, stack_top, sess_shepherd_clone_flags(), st);
-    if (shep < 0) {
-        int e = errno;
-        if (master >= 0)
-            close(master), close(slave);
-        tell_error(conn, CORDON_STAGE_SUPERVISE, e, "cannot start the command's shepherd (clone)");
-        release_slot(m, s);
-        return;
-    }
-    s->shep = shep;
+    s->shep = sp.shep;
+    s->stack = sp.stack;
     s->state = SLOT_RUNNING;
-    int leader = wait_started(l, m, i);
+
+    sess_start *st = &m->start;
+    st->bound = true;
+    st->slot = i;
+    st->flags = rq->flags;
+    st->umask = (mode_t)(rq->umask & 0777);
+    sigemptyset(&st->mask);
+    for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
+        if ((rq->sigmask >> (sig - 1)) & 1)
+            sigaddset(&st->mask, sig);
+    st->cl.argv = argv;
+    st->cl.envp = envp;
+    st->cl.cwd = cwd[0] ? cwd : NULL;
+    st->cl.ctty = slave >= 0;
+    st->cl.orig_mask = st->mask;
+    /* its descriptors: the connection (for its own errors), stdin, stdout, stderr */
+    int fds[4] = {conn, slave >= 0 ? slave : stdio[0], slave >= 0 ? slave : stdio[1], slave >= 0 ? slave : stdio[2]};
+    char byte = 'C';
+    _Alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof fds)];
+    memset(ctl, 0, sizeof ctl);
+    struct iovec iov = {&byte, 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(cm), fds, sizeof fds);
+    TRACE("session-bind");
+    /* From the moment it has them the command's process uses the C library in PID 1's
+     * memory: raw calls only until it has exec'd (park_wait). */
+    long sent = RAW(SYS_sendmsg, sp.go, &mh, MSG_NOSIGNAL);
+    int leader = -EPIPE;
+    int r = sent == 1 ? park_wait(l, m, sp.shep, SESS_SHEP_STARTED, i, &leader, sp.listener) : (int)sent;
     TRACE("session-started");
+    close(sp.go);
+    flush_queue(m);
     if (slave >= 0)
         close(slave);
-    if (leader < 0) {
-        tell_error(conn, CORDON_STAGE_SUPERVISE, -leader, "the command's shepherd could not start it");
+    if (r < 0 || leader < 0) {
+        tell_error(conn, CORDON_STAGE_SUPERVISE, r < 0 ? -r : -leader, "the command's process could not be started");
         s->abandoned = true; /* reaped later: no other report */
         kill_command(s);
         if (master >= 0)
             close(master);
+        if (sp.listener >= 0)
+            close(sp.listener);
         return;
     }
     s->leader = leader;
@@ -656,26 +889,9 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         send_master(conn, master);
         close(master);
     }
-    int lfd = l->cc && !l->cc->nested ? take_listener(m) : -1;
-    if (lfd >= 0 && !m->probed) {
-        cordon_error e = {0};
-        if (pid1_check_listener(lfd, &e) < 0) {
-            tell(conn, REPORT_SETUP_ERROR, &e, 0, NULL);
-            snprintf(m->broken_why, sizeof m->broken_why, "%.700s", e.message);
-            m->broken = true;
-            s->abandoned = true;
-            kill_command(s);
-            close(lfd);
-            return;
-        }
-        m->probed = true;
-    } else if (lfd >= 0) {
-        (void)ioctl(lfd, SECCOMP_IOW(4, __u64) /* SECCOMP_IOCTL_NOTIF_SET_FLAGS */,
-                    1ULL /* SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP */);
-    }
-    if (lfd >= 0) {
-        s->listener = lfd;
-        ep_add(m, lfd, EPOLLIN, TAG(T_LISTENER, i, s->gen));
+    if (sp.listener >= 0) {
+        s->listener = sp.listener;
+        ep_add(m, sp.listener, EPOLLIN, TAG(T_LISTENER, i, s->gen));
     }
 }
 
@@ -778,6 +994,7 @@ static void new_connection(sess_mem *m, int fd, launch *l)
     s->state = SLOT_PENDING;
     s->conn = fd;
     s->listener = -1;
+    s->stack = -1;
     s->deadline_ms = -1;
     ep_add(m, fd, EPOLLIN, TAG(T_CONN, i, gen));
     read_request(l, m, i); /* most often already there */
@@ -860,7 +1077,8 @@ void sess_pid1_main(launch *l, int sfd)
     m->ll_r = ll[0];
     m->ll_w = ll[1];
     for (int i = 0; i < SESS_SLOTS; i++)
-        m->slots[i] = (sess_slot){.state = SLOT_FREE, .conn = -1, .listener = -1, .gen = 0};
+        m->slots[i] = (sess_slot){.state = SLOT_FREE, .conn = -1, .listener = -1, .stack = -1, .gen = 0};
+    m->spare = (sess_spare){.go = -1, .listener = -1, .stack = -1};
     int keep[] = {sfd, m->epfd, m->proc_fd, m->shep_r, m->shep_w, m->ll_r, m->ll_w,
                   l->cc ? l->cc->pw.proc_fd : -1, l->cc ? l->cc->pw.root_fd : -1};
     if (pid1_lock_down(l, keep, sizeof keep / sizeof keep[0], &err) < 0)
@@ -869,6 +1087,7 @@ void sess_pid1_main(launch *l, int sfd)
     ep_add(m, l->life_fd, EPOLLIN, TAG(T_LIFE, 0, 0));
     ep_add(m, m->ctl_fd, EPOLLIN, TAG(T_CTL, 0, 0));
     ep_add(m, m->shep_r, EPOLLIN, TAG(T_SHEP, 0, 0));
+    (void)make_spare(l, m); /* the first command's, ahead of it (a failure is tried again) */
     report_send(l->report_fd, REPORT_STARTED, NULL, 0, NULL);
     TRACE("session-ready");
 
@@ -892,9 +1111,13 @@ void sess_pid1_main(launch *l, int sfd)
         int cpu_ms = limits_next_check_ms(&l->limits);
         if (cpu_ms >= 0 && (wait_ms < 0 || cpu_ms < wait_ms))
             wait_ms = cpu_ms;
-        int n = epoll_wait(m->epfd, evs, 64, wait_ms);
+        /* the next command's process is made when nothing else is to be done */
+        bool want_spare = m->spare.shep <= 0 && !m->broken && now >= m->spare.retry_ms;
+        int n = epoll_wait(m->epfd, evs, 64, want_spare ? 0 : wait_ms);
         if (n < 0 && errno != EINTR)
             end_session(l, 0);
+        if (n == 0 && want_spare && make_spare(l, m) < 0)
+            m->spare.retry_ms = now_ms() + 200;
         if (limits_cpu_used_up(&l->limits))
             end_session(l, REPORT_CPU_LIMIT);
         for (int k = 0; k < n; k++) {

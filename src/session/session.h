@@ -9,12 +9,17 @@
  *     starter: it cannot be signalled or traced from inside (it is the init of the PID
  *     namespace, non-dumpable, without capabilities) and allocates nothing;
  *   - a shepherd per command (shepherd.c): a child subreaper cloned by PID 1 into its own
- *     address space (CLONE_VM, its own stack; raw system calls only once PID 1 runs
- *     again), which starts the command (the same child_exec as a run: setsid, chdir,
- *     capabilities, no_new_privs, rlimits, the command's seccomp filter with its own
- *     listener for the creation control, exec) and reaps everything below it.  What the
- *     command leaves behind, daemons and double forks included, is reparented to its
- *     shepherd, never to PID 1: its whole tree is the shepherd's subtree;
+ *     address space (CLONE_VM, its own stack), which starts the command's process and
+ *     reaps everything below it.  What the command leaves behind, daemons and double
+ *     forks included, is reparented to its shepherd, never to PID 1: its whole tree is
+ *     the shepherd's subtree.  The next command's shepherd and process are made ahead of
+ *     it, when PID 1 has nothing else to do (the spare): the process has done what does
+ *     not depend on the command (child_confine: a new session, capabilities,
+ *     no_new_privs, rlimits, the command's own seccomp filter, whose listener it handed
+ *     to PID 1) and waits; a command then only hands it its descriptors and arguments
+ *     (child_start: terminal, signal mask, working directory, exec).  Processes sharing
+ *     PID 1's memory take turns: while one uses the C library, the others make raw
+ *     system calls only (raw.h);
  *   - the kill: PID 1 SIGKILLs the shepherd, whose subtree is then reparented to PID 1;
  *     PID 1 kills every child of its own that is neither a shepherd nor a creation-control
  *     worker (the sweep), generation by generation, until none is left.  A command that
@@ -46,6 +51,7 @@
 #define SESS_S_STACK (64u * 1024u)
 #define SESS_C_STACK (2u * 1024u * 1024u) /* until exec: execvp may need much */
 #define SESS_GUARD 4096u
+#define SESS_STACKS (SESS_SLOTS + 1) /* every slot's shepherd, and the spare's */
 #define SESS_SETUP_TIMEOUT_MS 10000 /* a shepherd that does not start its command */
 
 typedef enum sess_slot_state {
@@ -58,6 +64,7 @@ typedef enum sess_slot_state {
 typedef struct sess_slot {
     int state;
     uint32_t gen;    /* taken this many times: events carry it (pid1.c) */
+    int stack;       /* the shepherd's stack (sess_mem.stack_used), or -1 */
     int conn;        /* the client's connection, or -1 */
     int listener;    /* the creation control's listener of this command, or -1 */
     pid_t shep;      /* the shepherd while it lives, else 0 */
@@ -71,6 +78,21 @@ typedef struct sess_slot {
     cc_refusal refusals[SESS_REFUSALS];
 } sess_slot;
 
+/* shepherd -> PID 1, on the shepherd pipe (one write each, atomic) */
+typedef struct sess_shep_msg {
+    int32_t slot;
+    int32_t kind;  /* SESS_SHEP_* */
+    int32_t value; /* STARTED: the command's pid or -errno; EXITED: its wait status */
+    int32_t pad;
+} sess_shep_msg;
+#define SESS_SHEP_STARTED 1 /* the shepherd: its command's process exec'd (or died) */
+#define SESS_SHEP_EXITED 2  /* the shepherd: its command's own process ended */
+#define SESS_SHEP_READY 3   /* a spare's command process: confined, waiting for a command */
+/* the shepherd's exit codes */
+#define SESS_SHEP_CLEAN 0     /* nothing was left below it */
+#define SESS_SHEP_LEFTOVERS 1 /* something was: sweep */
+#define SESS_SHEP_FAILED 2    /* it could not start the command */
+
 /* What the policy check compares (sess_pid1_main records it once the root is built). */
 typedef struct sess_check {
     const char *dest;
@@ -82,20 +104,32 @@ typedef struct sess_check {
 #define SESS_CHECK_BIND 2u   /* and its source not deleted on the host */
 #define SESS_CHECK_ABSENT 3u /* nothing at dest */
 
-/* One start, handed from PID 1 to the shepherd and the command's process (which share
- * PID 1's memory until the exec; PID 1 waits until then). */
+/* The spare's start, shared by PID 1, the shepherd and the command's process (which run
+ * in PID 1's memory until the exec): set up when the spare is made, and the command's
+ * part (bound, slot, flags, umask, mask, cl's argv, envp, cwd and ctty) written by PID 1
+ * before it sends the command's descriptors on `go`. */
 typedef struct sess_start {
+    int go_c;        /* the command's process's end of the spare's socket */
+    int shep_w, ll_w;
+    void *c_stack_top;
+    bool bound;      /* a command was handed to it */
     int slot;
-    int conn;
-    int stdio[3];
     uint32_t flags;
     mode_t umask;
     sigset_t mask;
-    int shep_w, ll_w;
-    void *c_stack_top;
-    volatile pid_t c_pid; /* written by the command's process itself */
-    launch cl;            /* the command's: PID 1's, with its argv, envp, cwd, report_fd */
+    launch cl;       /* PID 1's, with the command's argv, envp, cwd, report_fd, ctty */
 } sess_start;
+
+/* The next command's shepherd and process, made ahead of it (shepherd.c). */
+typedef struct sess_spare {
+    pid_t shep;      /* 0: none */
+    int go;          /* PID 1's end of its socket */
+    int listener;    /* its creation-control listener, or -1 */
+    int stack;
+    long long retry_ms; /* after a failure: not again before then */
+    bool have_error;
+    report_msg error;   /* why the last one could not be made */
+} sess_spare;
 
 /* PID 1's memory, mapped by the owner before the clone (PID 1 allocates nothing). */
 typedef struct sess_mem {
@@ -108,8 +142,14 @@ typedef struct sess_mem {
     char **ptrs;       /* argv and envp of the command being started */
     char *req;         /* SESS_REQ_MAX + 1 */
     char *c_stack;     /* SESS_C_STACK */
-    char *s_stacks;    /* SESS_SLOTS * (SESS_GUARD + SESS_S_STACK) */
+    char *s_stacks;    /* SESS_STACKS * (SESS_GUARD + SESS_S_STACK) */
+    bool stack_used[SESS_STACKS];
     sess_start start;
+    sess_spare spare;
+    sess_shep_msg queue[4 * SESS_SLOTS]; /* what came while PID 1 waited for a spare */
+    size_t n_queue;
+    struct { pid_t pid; int stack; } retired[16]; /* failed spares, until reaped */
+    size_t n_retired;
     /* PID 1's state */
     int epfd, proc_fd, shep_r, shep_w, ll_r, ll_w, ctl_fd, sfd;
     bool probed;       /* the first listener was checked (SECCOMP_ADDFD_FLAG_SEND) */
@@ -128,20 +168,6 @@ void sess_mem_free(sess_mem *m);
 /* PID 1 of a session, once the root is built and confined (supervise/pid1.c): serve
  * commands until the owner is gone.  Never returns. */
 __attribute__((noreturn)) void sess_pid1_main(launch *l, int sfd);
-
-/* shepherd -> PID 1, on the shepherd pipe (one write each, atomic) */
-typedef struct sess_shep_msg {
-    int32_t slot;
-    int32_t kind;  /* SESS_SHEP_* */
-    int32_t value; /* STARTED: the command's pid or -errno; EXITED: its wait status */
-    int32_t pad;
-} sess_shep_msg;
-#define SESS_SHEP_STARTED 1
-#define SESS_SHEP_EXITED 2
-/* the shepherd's exit codes */
-#define SESS_SHEP_CLEAN 0     /* nothing was left below it */
-#define SESS_SHEP_LEFTOVERS 1 /* something was: sweep */
-#define SESS_SHEP_FAILED 2    /* it could not start the command */
 
 /* shepherd.c: the shepherd's entry (clone(2)'s fn), and the flags to clone it with. */
 int sess_shepherd_main(void *arg);

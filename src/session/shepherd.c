@@ -1,19 +1,26 @@
-/* A command's shepherd, and the command's process.
+/* A command's shepherd, and the command's process (session.h).
  *
  * PID 1 clones the shepherd into its own address space (CLONE_VM: no page tables to
- * copy, whatever the size of the process the session was cloned from) on a stack of the
- * slot's own, and waits.  The shepherd becomes a child subreaper, keeps only what the
- * command needs, and starts it with CLONE_VM | CLONE_VFORK: the command's process runs
- * child_exec (supervise/child.c) as the command of a run does, and the shepherd resumes
- * when it has exec'd.  Until then PID 1 and the shepherd are stopped and the command's
- * process may use the C library.  Then the shepherd tells PID 1 (the shepherd pipe) and
- * from that moment it runs beside PID 1 in the same memory: it makes raw system calls
- * only (no errno, nothing of the C library's state touched), on its own stack.
+ * copy, whatever the size of the process the session was cloned from) on a stack of its
+ * own, ahead of the command: a spare.  The shepherd becomes a child subreaper, keeps
+ * only its three descriptors, and clones the command's process with CLONE_VM |
+ * CLONE_VFORK, so that it resumes only once that process has exec'd (or died).  The
+ * command's process does, through child_confine (supervise/child.c), everything that does
+ * not depend on the command -- a new session, no capabilities, no_new_privs, the rlimits,
+ * the command's own seccomp filter with its listener for the creation control, handed to
+ * PID 1 -- says so, and waits in recvmsg for its command: the descriptors come on its
+ * `go` socket (the client's connection, stdin, stdout, stderr), the rest (argv, envp,
+ * working directory, umask, signal mask) in the shared sess_start.  It then runs
+ * child_start (terminal, signal mask, working directory, exec).
  *
- * It reaps whatever is reparented to it: when the command's own process ends, it tells
- * PID 1 the status and, unless the command keeps what it left (--keep), exits at once,
- * with 0 when nothing is left below it and 1 when something is (PID 1 then sweeps it,
- * session.h).  With --keep it reaps on until nothing is left. */
+ * Whenever one of them uses the C library, PID 1 waits in raw system calls (raw.h), and
+ * the other way round: the shepherd, once the command runs, and the command's process
+ * while it waits, make raw system calls only.
+ *
+ * The shepherd reaps whatever is reparented to it.  When the command's own process ends,
+ * it tells PID 1 the status and, unless the command keeps what it left (--keep), exits at
+ * once, with 0 when nothing is left below it and 1 when something is (PID 1 then sweeps
+ * it).  With --keep it reaps on until nothing is left. */
 #include <errno.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -21,83 +28,37 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "session/raw.h"
 #include "session/session.h"
 #include "util/err.h"
 #include "util/fdutil.h"
-
-/* ------------------------------------------------------------------------------------ */
-/* raw system calls: no errno, no C library state (the shepherd shares PID 1's memory) */
-
-#if defined(__x86_64__)
-#define SESS_SHARED_VM 1
-static inline long raw4(long n, long a, long b, long c, long d)
-{
-    register long r10 __asm__("r10") = d;
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
-    return ret;
-}
-#elif defined(__aarch64__)
-#define SESS_SHARED_VM 1
-static inline long raw4(long n, long a, long b, long c, long d)
-{
-    register long x8 __asm__("x8") = n;
-    register long x0 __asm__("x0") = a;
-    register long x1 __asm__("x1") = b;
-    register long x2 __asm__("x2") = c;
-    register long x3 __asm__("x3") = d;
-    __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory", "cc");
-    return x0;
-}
-#else
-/* Elsewhere the shepherd gets an address space of its own (a copy, as fork makes), where
- * the C library's syscall() is safe. */
-#define SESS_SHARED_VM 0
-static inline long raw4(long n, long a, long b, long c, long d)
-{
-    long r = syscall(n, a, b, c, d);
-    return r < 0 ? -errno : r;
-}
-#endif
+#include "util/trace.h"
 
 int sess_shepherd_clone_flags(void)
 {
     return SESS_SHARED_VM ? CLONE_VM | SIGCHLD : SIGCHLD;
 }
 
-static void raw_exit(int code)
-{
-    for (;;)
-        raw4(SYS_exit_group, code, 0, 0, 0);
-}
-
 static void tell(int fd, const sess_shep_msg *m)
 {
     long r;
     do
-        r = raw4(SYS_write, fd, (long)m, sizeof *m, 0);
+        r = RAW(SYS_write, fd, m, sizeof *m);
     while (r == -EINTR);
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* the command's process: PID 1 and the shepherd are stopped until it execs */
+/* the command's process: PID 1 and the shepherd wait while it uses the C library */
 
 static int cmd_main(void *arg)
 {
     sess_start *st = arg;
-    st->c_pid = getpid();
-    for (int i = 0; i < 3; i++)
-        if (st->stdio[i] != i && dup2(st->stdio[i], i) < 0) {
-            cordon_error e = {0};
-            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot give the command its standard streams");
-            report_fail(st->conn, &e);
-        }
-    umask(st->umask);
     /* PID 1 keeps CAP_SYS_PTRACE in its permitted set (the creation control): not the
      * command.  Everything else (the bounding set, the securebits, no_new_privs) PID 1
      * already gave up for both. */
@@ -107,9 +68,45 @@ static int cmd_main(void *arg)
     if (syscall(SYS_capset, &hdr, none) < 0) {
         cordon_error e = {0};
         err_set(&e, CORDON_STAGE_CONFINE, errno, "cannot drop capabilities");
-        report_fail(st->conn, &e);
+        report_fail(st->cl.report_fd, &e);
     }
-    child_exec(&st->cl, &st->mask);
+    child_confine(&st->cl);
+    int go = st->go_c, shep_w = st->shep_w;
+
+    /* Ready.  From here until the descriptors come, PID 1 runs: raw calls only. */
+    sess_shep_msg ready = {.slot = -1, .kind = SESS_SHEP_READY};
+    tell(shep_w, &ready);
+    int fds[4] = {-1, -1, -1, -1};
+    char byte;
+    _Alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof fds)];
+    struct iovec iov = {&byte, 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    long n;
+    do
+        n = RAW(SYS_recvmsg, go, &mh, MSG_CMSG_CLOEXEC);
+    while (n == -EINTR);
+    struct cmsghdr *cm = n == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
+    if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof fds))
+        raw_exit(0); /* retired (PID 1 closed its end), or garbled: never a command */
+    for (size_t i = 0; i < 4; i++) {
+        const unsigned char *p = CMSG_DATA(cm) + i * sizeof(int);
+        fds[i] = p[0] | p[1] << 8 | p[2] << 16 | p[3] << 24; /* (no memcpy yet: raw only) */
+    }
+
+    /* PID 1 waits now, until the exec */
+    st->cl.report_fd = fds[0];
+    for (int i = 0; i < 3; i++)
+        if (dup2(fds[1 + i], i) < 0) {
+            cordon_error e = {0};
+            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot give the command its standard streams");
+            report_fail(fds[0], &e);
+        }
+    for (int i = 1; i < 4; i++)
+        if (fds[i] > 2)
+            close(fds[i]);
+    umask(st->umask);
+    TRACE("cmd-process");
+    child_start(&st->cl, &st->mask);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -118,36 +115,40 @@ static int cmd_main(void *arg)
 int sess_shepherd_main(void *arg)
 {
     sess_start *st = arg;
-    /* what the long part needs, before PID 1 reuses *st for the next command */
-    int slot = st->slot, shep_w = st->shep_w;
-    bool keep = st->flags & SESS_REQ_KEEP;
-    sess_shep_msg m = {.slot = slot, .kind = SESS_SHEP_STARTED};
+    int shep_w = st->shep_w;
+    sess_shep_msg m = {.slot = -1, .kind = SESS_SHEP_STARTED};
 
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
+    prctl(PR_SET_NAME, "cordon-shepherd", 0, 0, 0);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
         m.value = -errno;
         tell(shep_w, &m);
         raw_exit(SESS_SHEP_FAILED);
     }
-    int keep_fds[] = {st->stdio[0], st->stdio[1], st->stdio[2], st->conn, st->ll_w, shep_w};
+    int keep_fds[] = {st->go_c, st->ll_w, shep_w};
     if (close_fds_except(keep_fds, sizeof keep_fds / sizeof keep_fds[0]) < 0) {
         m.value = -errno;
         tell(shep_w, &m);
         raw_exit(SESS_SHEP_FAILED);
     }
     pid_t c = clone(cmd_main, st->c_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, st);
+    /* The command's process exec'd, or died.  Which command it is, PID 1 wrote before it
+     * sent the descriptors (nothing, when it died before: a spare that failed). */
     m.value = c < 0 ? -errno : c;
+    m.slot = st->bound ? st->slot : -1;
+    bool keep = st->bound && (st->flags & SESS_REQ_KEEP);
+    int slot = m.slot;
     /* From here on PID 1 runs again, in the same memory: raw system calls only. */
     tell(shep_w, &m);
-    raw4(SYS_close_range, 3, shep_w - 1, 0, 0);
-    raw4(SYS_close_range, shep_w + 1, ~0U, 0, 0);
+    RAW(SYS_close_range, 3, shep_w - 1, 0);
+    RAW(SYS_close_range, shep_w + 1, ~0U, 0);
     if (c < 0)
         raw_exit(SESS_SHEP_FAILED);
     for (;;) {
         int status = 0;
-        long w = raw4(SYS_wait4, -1, (long)&status, __WALL, 0);
+        long w = RAW(SYS_wait4, -1, &status, __WALL, 0);
         if (w == -EINTR)
             continue;
         if (w < 0)
@@ -158,7 +159,7 @@ int sess_shepherd_main(void *arg)
         tell(shep_w, &e);
         if (!keep) {
             int more = 0;
-            long r = raw4(SYS_wait4, -1, (long)&more, __WALL | WNOHANG, 0);
+            long r = RAW(SYS_wait4, -1, &more, __WALL | WNOHANG, 0);
             raw_exit(r == -ECHILD ? SESS_SHEP_CLEAN : SESS_SHEP_LEFTOVERS);
         }
     }

@@ -23,44 +23,52 @@ static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
     report_fail(l->report_fd, err);
 }
 
-void child_exec(launch *l, const sigset_t *orig_mask)
+/* Signals back to their defaults: PID 1 (or the stand-in) put every disposition back to
+ * the default right after the clone (outer.c) and then installed handlers for the
+ * forwarded ones only (and blocked them): those, not all NSIG (a system call each). */
+static void default_signals(void)
 {
-    cordon_error err = {0};
-    /* Signals back to their defaults: PID 1 (or the stand-in) put every disposition back
-     * to the default right after the clone (outer.c) and then installed handlers for the
-     * forwarded ones only (and blocked them): those, not all NSIG (a system call each). */
     sigset_t fwd;
     signals_forwarded(&fwd);
     for (int sig = 1; sig < NSIG; sig++)
         if (sigismember(&fwd, sig) == 1)
             signal(sig, SIG_DFL);
-    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+}
 
-    /* --isolation landlock, --inherit-pid-namespace: no PID namespace to die with; die
-     * with the supervisor. */
-    if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK || l->plan->inherit_pid_ns) {
-        pid_t parent = getppid();
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
-            err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
-            fail(l, &err);
-        }
-        if (getppid() != parent)
-            _exit(CORDON_EXIT_SETUP); /* it died before that: so must we */
-    }
-    /* A new session: no controlling terminal, so no TIOCSTI into the caller's. */
+/* A new session: no controlling terminal, so no TIOCSTI into the caller's. */
+static void new_session(launch *l)
+{
+    cordon_error err = {0};
     if (setsid() < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
         fail(l, &err);
     }
+}
+
+static void take_terminal(launch *l)
+{
+    cordon_error err = {0};
     if (l->ctty && ioctl(0, TIOCSCTTY, 0) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot make the terminal the command's controlling terminal");
         fail(l, &err);
     }
+}
+
+static void enter_cwd(launch *l)
+{
+    cordon_error err = {0};
     const char *cwd = l->cwd ? l->cwd : l->plan->cwd;
     if (chdir(cwd) < 0) {
         err_set(&err, CORDON_STAGE_EXEC, errno, "cannot enter the working directory %s", cwd);
         fail(l, &err);
     }
+}
+
+/* Capabilities, no_new_privs, descriptors, rlimits, Landlock (--isolation landlock) and
+ * the command's own filter, whose listener goes to PID 1. */
+static void confine_steps(launch *l)
+{
+    cordon_error err = {0};
     if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0)
         fail(l, &err);
     /* Only 0, 1 and 2 reach the command (the report pipe is close-on-exec). */
@@ -100,10 +108,53 @@ void child_exec(launch *l, const sigset_t *orig_mask)
             close(l->cc_sock[1]);
         }
     }
+}
+
+static __attribute__((noreturn)) void run_command(launch *l)
+{
     TRACE("exec");
     environ = l->envp;
     execvp(l->argv[0], l->argv);
     int e = errno;
     report_send(l->report_fd, REPORT_EXEC_ERROR, NULL, e, l->argv[0]);
     _exit(e == ENOENT || e == ENOTDIR ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC);
+}
+
+void child_exec(launch *l, const sigset_t *orig_mask)
+{
+    cordon_error err = {0};
+    default_signals();
+    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+
+    /* --isolation landlock, --inherit-pid-namespace: no PID namespace to die with; die
+     * with the supervisor. */
+    if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK || l->plan->inherit_pid_ns) {
+        pid_t parent = getppid();
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
+            err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
+            fail(l, &err);
+        }
+        if (getppid() != parent)
+            _exit(CORDON_EXIT_SETUP); /* it died before that: so must we */
+    }
+    new_session(l);
+    take_terminal(l);
+    enter_cwd(l);
+    confine_steps(l);
+    run_command(l);
+}
+
+void child_confine(launch *l)
+{
+    default_signals(); /* (every signal stays blocked until child_start) */
+    new_session(l);
+    confine_steps(l);
+}
+
+void child_start(launch *l, const sigset_t *mask)
+{
+    take_terminal(l);
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    enter_cwd(l);
+    run_command(l);
 }

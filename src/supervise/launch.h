@@ -80,3 +80,10 @@ pid_t reaper_clone(int cgroup_fd, int *pidfd, cordon_error *err);
 void reaper_kill_descendants(void);
 /* The command's process (PID 2): confine and exec.  Never returns. */
 __attribute__((noreturn)) void child_exec(launch *l, const sigset_t *orig_mask);
+/* The same in two halves, for a session's command process made before its command is
+ * known (src/session): what does not depend on the command (signals, a new session, the
+ * confinement and the command's own filter), then what does (its terminal, signal mask,
+ * working directory and exec; never returns).  The working directory is entered with no
+ * capability left, where child_exec enters it just before dropping them. */
+void child_confine(launch *l);
+__attribute__((noreturn)) void child_start(launch *l, const sigset_t *mask);
