@@ -341,7 +341,7 @@ static void *spawn_one(void *arg)
     char *out = read_all_fd(cordon_proc_stdout(c));
     j->ok = cordon_proc_wait(c, 30000, &r, &e) == 0 && r.exit_code == 0 && out && strcmp(out, want) == 0;
     if (!j->ok)
-        printf("# thread %d: exit %d, output '%s': %s\n", j->index, r.exit_code, out ? out : "(none)", e.message);
+        printf("# thread %d: exit %d, output '%s': %s (errno %d)\n", j->index, r.exit_code, out ? out : "(none)", e.message, e.errnum);
     free(out);
     cordon_proc_free(c);
     return NULL;
