@@ -357,8 +357,9 @@ typedef struct cordon_session cordon_session;
 /* Build the sandbox for `p` and return once it can start commands.  The policy's
  * timeout is each command's (cordon_session_cmd.timeout overrides it); its limits are
  * the session's as a whole (cgroups) or each process's (rlimits); HOME, TMPDIR and /tmp
- * are private to the session and shared by its commands.  Sessions need namespaces
- * (not CORDON_ISOLATION_LANDLOCK).  -1 with err filled: nothing is left. */
+ * are private to the session and shared by its commands, and so is its network (its
+ * proxy, forwarded and published ports).  Sessions need namespaces and a PID namespace
+ * of their own (not CORDON_ISOLATION_LANDLOCK).  -1 with err filled: nothing is left. */
 CORDON_API int cordon_session_new(const cordon_policy *p, cordon_session **out, cordon_error *err);
 
 /* What one command of a session may choose for itself.  Growable like cordon_error:

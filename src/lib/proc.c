@@ -79,7 +79,7 @@ static int check_argv(char *const argv[], cordon_error *err)
  * h->ctx holds (descriptors, the helper process) is released by h->stop, which
  * outer_start/outer_free call exactly once; the net_host itself (*net) is the proc's,
  * freed with it, as its counts outlive the helper. */
-static int run_helper(const plan *p, outer_helper *h, net_host **net, cordon_error *err)
+int proc_run_helper(const plan *p, outer_helper *h, net_host **net, cordon_error *err)
 {
     *h = (outer_helper){0};
     *net = NULL;
@@ -115,7 +115,7 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     outer_opts o = {.timeout = pol->timeout, .ll_ruleset_fd = c->ll.ruleset_fd};
     memcpy(o.stdio, stdio, sizeof o.stdio);
     outer_helper helper;
-    if (run_helper(&x.p, &helper, &c->net, err) < 0) {
+    if (proc_run_helper(&x.p, &helper, &c->net, err) < 0) {
         prepared_free(&x);
         llonly_free(&c->ll);
         free(c);

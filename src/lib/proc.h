@@ -2,6 +2,13 @@
  * cordon_spawn's, behind a connection to the session's PID 1 instead of a run. */
 #pragma once
 #include "cordon.h"
+#include "net/host.h"
+#include "supervise/outer.h"
+
+/* The host-side helper a plan needs (src/net: --network proxy, --forward-port,
+ * --publish-port), ready for outer_start (h->start NULL and *net NULL: none); *net is
+ * released with net_host_free once the sandbox is gone. */
+int proc_run_helper(const plan *p, outer_helper *h, net_host **net, cordon_error *err);
 
 /* As cordon_spawn, in the session reached through `via` (its control socket) or, when
  * via is -1, through its published socket `path`. */

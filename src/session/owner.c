@@ -41,6 +41,7 @@ struct cordon_session {
     dev_t sock_dev, dir_dev, ns_dev;
     ino_t sock_ino, dir_ino, ns_ino;
     int jan_w, jan_pidfd; /* published: the janitor (closing jan_w lets it go) */
+    net_host *net;     /* owned: the network helper's side (src/net), or NULL */
     int stop_conn;     /* a stop request, answered once everything is gone */
     time_t started;
 };
@@ -141,7 +142,7 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         goto fail;
     }
     if (pol->isolation == CORDON_ISOLATION_LANDLOCK) {
-        err_opt(&e, CORDON_STAGE_USAGE, EINVAL, "isolation",
+        err_opt(&e, CORDON_STAGE_USAGE, 0, "isolation",
                 "a session needs namespaces (its PID namespace keeps its commands apart and its starter out of "
                 "their reach): Landlock isolation cannot hold one");
         goto fail;
@@ -153,6 +154,12 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         err_opt(&e, CORDON_STAGE_NAMESPACES, 0, "isolation",
                 "a session needs namespaces, and this host cannot make them (%s)",
                 x.isolation_why ? x.isolation_why : "user namespaces are refused");
+        goto fail;
+    }
+    if (x.p.inherit_pid_ns) {
+        err_set(&e, CORDON_STAGE_USAGE, 0,
+                "a session needs a PID namespace of its own (its PID 1 is what keeps its commands apart): "
+                "the caller's cannot be shared");
         goto fail;
     }
     s = calloc(1, sizeof *s);
@@ -173,6 +180,11 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
     static char *const no_argv[] = {NULL};
     outer_opts o = {.timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m,
                     .session_fd = ctl[1]};
+    /* the session's network, as a run's: the helper lives as long as the session */
+    outer_helper helper;
+    if (proc_run_helper(&x.p, &helper, &s->net, &e) < 0)
+        goto fail;
+    o.helper = helper.start ? &helper : NULL;
     if (outer_start(&x.p, no_argv, x.env.v, &o, &s->run, &e) < 0)
         goto fail;
     close_fd(&ctl[1]);
@@ -196,6 +208,8 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
 fail:
     if (s && s->run)
         outer_free(s->run);
+    if (s)
+        net_host_free(s->net); /* (outer_start or outer_free stopped it) */
     free(s);
     sess_mem_free(m);
     if (have_x)
@@ -576,6 +590,7 @@ void cordon_session_free(cordon_session *s)
         }
         close_fd(&s->ctl);
         outer_free(s->run); /* PID 1 killed and reaped: every process of the session with it */
+        net_host_free(s->net);
         if (s->jan_w >= 0) {
             close_fd(&s->jan_w);
             proc_reap(s->jan_pidfd, NULL);

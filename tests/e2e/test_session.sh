@@ -133,6 +133,33 @@ sys.exit(3)"
   sstop "$s"
 }
 
+# A session's network is a run's: a kept server on a --publish-port is reachable from the
+# host's loopback until the session stops; --isolation landlock cannot hold a session.
+case_publish_port() {
+  local s=${SP}pub port
+  port=$(host_py 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  echo "published-$s" >"$WS/hello.txt"
+  sstart "$s" --publish-port "$port"
+  expect_ok session exec "$s" --keep -- sh -c "$PY -m http.server --bind 127.0.0.1 $port >/dev/null 2>&1 &"
+  local get="import sys, time, urllib.request
+for i in range(60):
+    try:
+        print(urllib.request.urlopen('http://127.0.0.1:$port/hello.txt', timeout=2).read().decode().strip())
+        sys.exit(0)
+    except Exception as e:
+        err = e
+        time.sleep(0.05)
+print('error:', err)
+sys.exit(3)"
+  local got
+  got=$(host_py "$get") || die "the kept server was not reachable from the host: $got"
+  assert_eq "$got" "published-$s"
+  sstop "$s"
+  got=$(host_py "${get/range(60)/range(2)}") && die "the server outlived its session: $got"
+  expect_exit 125 session start "${s}ll" --isolation landlock
+  assert_contains "$ERR" "needs namespaces"
+}
+
 # Without --keep, everything the command left is killed when it exits: background jobs,
 # daemons that double-forked into a session of their own; with --keep they stay.
 case_leftovers_die() {
@@ -454,6 +481,7 @@ run_case basic_exec case_basic_exec
 run_case exit_statuses case_exit_statuses
 run_case missing_session case_missing_session
 run_case keep_http_server case_keep_http_server
+run_case publish_port case_publish_port
 run_case leftovers_die case_leftovers_die
 run_case timeout_and_kill_one_tree case_timeout_and_kill_one_tree
 run_case kill_own_shepherd case_kill_own_shepherd
