@@ -654,9 +654,36 @@ static void retire(sess_mem *m, pid_t shep, int stack)
     }
 }
 
+/* The command's part of the spare's start (sess_start). */
+typedef struct cmd_fields {
+    int slot;
+    uint32_t flags;
+    mode_t umask;
+    sigset_t mask;
+    char **argv, **envp;
+    const char *cwd;
+    bool ctty;
+} cmd_fields;
+
+static void apply_fields(sess_start *st, const cmd_fields *f)
+{
+    st->bound = true;
+    st->slot = f->slot;
+    st->flags = f->flags;
+    st->umask = f->umask;
+    st->mask = f->mask;
+    st->cl.argv = f->argv;
+    st->cl.envp = f->envp;
+    st->cl.cwd = f->cwd;
+    st->cl.ctty = f->ctty;
+    st->cl.orig_mask = f->mask;
+}
+
 /* Make the next command's shepherd and process (shepherd.c), confined and waiting for a
- * command: ahead of it when PID 1 is idle, or when the command comes and there is none. */
-static int make_spare(launch *l, sess_mem *m)
+ * command: ahead of it when PID 1 is idle, or when the command comes and there is none.
+ * Where the shepherd gets a copy of PID 1's memory instead of sharing it (raw.h), it is
+ * made for a known command only, whose fields f it then copies. */
+static int make_spare(launch *l, sess_mem *m, const cmd_fields *f)
 {
     if (m->spare.shep > 0)
         return 0;
@@ -684,6 +711,8 @@ static int make_spare(launch *l, sess_mem *m)
     st->cl.ctty = false;
     st->cl.report_fd = m->ll_w; /* until it has a command: why it could not get ready */
     st->cl.cc_sock[1] = m->ll_w;
+    if (f)
+        apply_fields(st, f);
     char *top = m->s_stacks + (size_t)(k + 1) * (SESS_GUARD + SESS_S_STACK);
 #ifdef __SANITIZE_ADDRESS__
     /* These stacks are used again and again, by processes whose frames never return
@@ -808,8 +837,14 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         }
     }
 
+    cmd_fields f = {.slot = i, .flags = rq->flags, .umask = (mode_t)(rq->umask & 0777), .argv = argv, .envp = envp,
+                    .cwd = cwd[0] ? cwd : NULL, .ctty = slave >= 0};
+    sigemptyset(&f.mask);
+    for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
+        if ((rq->sigmask >> (sig - 1)) & 1)
+            sigaddset(&f.mask, sig);
     /* the spare (made now if there is none) takes the command */
-    if (m->spare.shep <= 0 && make_spare(l, m) < 0) {
+    if (m->spare.shep <= 0 && make_spare(l, m, &f) < 0) {
         if (m->broken)
             tell_error(conn, CORDON_STAGE_CONFINE, 0, "%s", m->broken_why);
         else if (m->spare.have_error)
@@ -837,20 +872,7 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     s->stack = sp.stack;
     s->state = SLOT_RUNNING;
 
-    sess_start *st = &m->start;
-    st->bound = true;
-    st->slot = i;
-    st->flags = rq->flags;
-    st->umask = (mode_t)(rq->umask & 0777);
-    sigemptyset(&st->mask);
-    for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
-        if ((rq->sigmask >> (sig - 1)) & 1)
-            sigaddset(&st->mask, sig);
-    st->cl.argv = argv;
-    st->cl.envp = envp;
-    st->cl.cwd = cwd[0] ? cwd : NULL;
-    st->cl.ctty = slave >= 0;
-    st->cl.orig_mask = st->mask;
+    apply_fields(&m->start, &f); /* (made just now, without shared memory: it has them) */
     /* its descriptors: the connection (for its own errors), stdin, stdout, stderr */
     int fds[4] = {conn, slave >= 0 ? slave : stdio[0], slave >= 0 ? slave : stdio[1], slave >= 0 ? slave : stdio[2]};
     char byte = 'C';
@@ -1087,7 +1109,8 @@ void sess_pid1_main(launch *l, int sfd)
     ep_add(m, l->life_fd, EPOLLIN, TAG(T_LIFE, 0, 0));
     ep_add(m, m->ctl_fd, EPOLLIN, TAG(T_CTL, 0, 0));
     ep_add(m, m->shep_r, EPOLLIN, TAG(T_SHEP, 0, 0));
-    (void)make_spare(l, m); /* the first command's, ahead of it (a failure is tried again) */
+    if (SESS_SHARED_VM)
+        (void)make_spare(l, m, NULL); /* the first command's, ahead of it (a failure is tried again) */
     report_send(l->report_fd, REPORT_STARTED, NULL, 0, NULL);
     TRACE("session-ready");
 
@@ -1112,11 +1135,11 @@ void sess_pid1_main(launch *l, int sfd)
         if (cpu_ms >= 0 && (wait_ms < 0 || cpu_ms < wait_ms))
             wait_ms = cpu_ms;
         /* the next command's process is made when nothing else is to be done */
-        bool want_spare = m->spare.shep <= 0 && !m->broken && now >= m->spare.retry_ms;
+        bool want_spare = SESS_SHARED_VM && m->spare.shep <= 0 && !m->broken && now >= m->spare.retry_ms;
         int n = epoll_wait(m->epfd, evs, 64, want_spare ? 0 : wait_ms);
         if (n < 0 && errno != EINTR)
             end_session(l, 0);
-        if (n == 0 && want_spare && make_spare(l, m) < 0)
+        if (n == 0 && want_spare && make_spare(l, m, NULL) < 0)
             m->spare.retry_ms = now_ms() + 200;
         if (limits_cpu_used_up(&l->limits))
             end_session(l, REPORT_CPU_LIMIT);
