@@ -146,7 +146,7 @@ int sess_connect(const char *path, uint32_t kind, cordon_error *err)
                            short_name(path));
         return err_set(err, CORDON_STAGE_SUPERVISE, e, "cannot reach session '%s' (%s)", short_name(path), path);
     }
-    struct ucred cred;
+    struct ucred cred = {.uid = (uid_t)-1};
     socklen_t cl = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != geteuid())
         return err_set(err, CORDON_STAGE_USAGE, EPERM,
