@@ -17,6 +17,7 @@
 #include "supervise/outer.h"
 #include "supervise/signals.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 
 struct sess_cmd {
     int conn;
@@ -43,29 +44,6 @@ static long long now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Send one message with descriptors. */
-static int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t nfds)
-{
-    char ctl[CMSG_SPACE(4 * sizeof(int))];
-    memset(ctl, 0, sizeof ctl);
-    struct iovec iov = {(void *)buf, len};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (nfds) {
-        mh.msg_control = ctl;
-        mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-        memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-    }
-    ssize_t n;
-    do
-        n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    return n == (ssize_t)len ? 0 : -1;
 }
 
 /* The process's umask, without changing it (umask(2) would, for every thread). */
@@ -338,7 +316,7 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     int fds[3];
     for (int i = 0; i < 3; i++)
         fds[i] = stdio[i] >= 0 ? stdio[i] : i;
-    if (send_fds(c->conn, req, len, fds, 3) < 0 && !(via < 0 && (errno == EPIPE || errno == ECONNRESET))) {
+    if (send_fds(c->conn, req, len, fds, 3, MSG_NOSIGNAL) < 0 && !(via < 0 && (errno == EPIPE || errno == ECONNRESET))) {
         /* (a holder that refused the hello closed the connection already: its answer is
          * there to read, as for a refusal after the request) */
         if (errno == EMSGSIZE || errno == ENOBUFS)
@@ -353,7 +331,7 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     }
     if (via >= 0) {
         sess_ctl msg = {.magic = SESS_MAGIC, .kind = SESS_CTL_CONN};
-        if (send_fds(via, &msg, sizeof msg, &peer, 1) < 0) {
+        if (send_fds(via, &msg, sizeof msg, &peer, 1, MSG_NOSIGNAL) < 0) {
             err_set(err, CORDON_STAGE_SUPERVISE, errno == EPIPE || errno == ECONNRESET ? ESRCH : errno,
                     "the session has ended: it cannot start commands any more");
             goto fail;

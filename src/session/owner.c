@@ -447,17 +447,7 @@ static int take_hello(cordon_session *s, int fd)
     case SESS_HELLO_EXEC: {
         /* PID 1 reads the request from it */
         sess_ctl msg = {.magic = SESS_MAGIC, .kind = SESS_CTL_CONN};
-        char c2[CMSG_SPACE(sizeof(int))];
-        memset(c2, 0, sizeof c2);
-        struct iovec iv = {&msg, sizeof msg};
-        struct msghdr m2 = {.msg_iov = &iv, .msg_iovlen = 1, .msg_control = c2, .msg_controllen = sizeof c2};
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&m2);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-        while (sendmsg(s->ctl, &m2, MSG_NOSIGNAL) < 0 && errno == EINTR)
-            ;
+        (void)send_fds(s->ctl, &msg, sizeof msg, &fd, 1, MSG_NOSIGNAL);
         close(fd);
         return 1;
     }

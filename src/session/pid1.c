@@ -596,17 +596,7 @@ static void send_master(int conn, int master)
 {
     report_msg msg;
     report_fill(&msg, REPORT_STARTED, NULL, 0, NULL);
-    char ctl[CMSG_SPACE(sizeof(int))];
-    memset(ctl, 0, sizeof ctl);
-    struct iovec iov = {&msg, sizeof msg};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &master, sizeof(int));
-    while (sendmsg(conn, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
-        ;
+    (void)send_fds(conn, &msg, sizeof msg, &master, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 /* What a spare's command process sent on the listener socket: its creation-control
@@ -876,15 +866,10 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     /* its descriptors: the connection (for its own errors), stdin, stdout, stderr */
     int fds[4] = {conn, slave >= 0 ? slave : stdio[0], slave >= 0 ? slave : stdio[1], slave >= 0 ? slave : stdio[2]};
     char byte = 'C';
-    _Alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof fds)];
-    memset(ctl, 0, sizeof ctl);
-    struct iovec iov = {&byte, 1};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(cm), fds, sizeof fds);
+    _Alignas(struct cmsghdr) char ctl[FD_MSG_CTL];
+    struct iovec iov;
+    struct msghdr mh;
+    fd_msg_init(&mh, &iov, &byte, 1, ctl, fds, 4);
     TRACE("session-bind");
     /* From the moment it has them the command's process uses the C library in PID 1's
      * memory: raw calls only until it has exec'd (park_wait). */

@@ -13,6 +13,7 @@
 #include "session/session.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 
 int sess_check_name(const char *name, cordon_error *err)
 {
@@ -171,20 +172,7 @@ int sess_connect(const char *path, uint32_t kind, cordon_error *err)
                        ns < 0 ? "/proc/self/ns/user" : dir);
     sess_hello h = {.magic = SESS_MAGIC, .version = SESS_VERSION, .kind = kind};
     int fds[2] = {ns, dfd};
-    char ctl[CMSG_SPACE(2 * sizeof(int))];
-    memset(ctl, 0, sizeof ctl);
-    struct iovec iov = {&h, sizeof h};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(cm), fds, sizeof fds);
-    ssize_t n;
-    do
-        n = sendmsg(fd, &mh, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof h)
+    if (send_fds(fd, &h, sizeof h, fds, 2, MSG_NOSIGNAL) < 0)
         return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot talk to session '%s'", short_name(path));
     return steal_fd(&fd);
 }

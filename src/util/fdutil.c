@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -243,3 +244,47 @@ int remove_tree_at(int at, const char *name)
 {
     return remove_level(at, name, 0);
 }
+
+void fd_msg_init(struct msghdr *mh, struct iovec *iov, const void *buf, size_t len, char *ctl, const int *fds,
+                 size_t n)
+{
+    iov->iov_base = (void *)buf;
+    iov->iov_len = len;
+    memset(mh, 0, sizeof *mh);
+    mh->msg_iov = iov;
+    mh->msg_iovlen = 1;
+    if (n == 0)
+        return;
+    memset(ctl, 0, CMSG_SPACE(n * sizeof(int)));
+    mh->msg_control = ctl;
+    mh->msg_controllen = CMSG_SPACE(n * sizeof(int));
+    struct cmsghdr *cm = CMSG_FIRSTHDR(mh);
+    if (!cm)
+        return; /* (cannot be: the control buffer holds one) */
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+}
+
+int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t n, int flags)
+{
+    if (n > FD_MSG_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    _Alignas(struct cmsghdr) char ctl[FD_MSG_CTL];
+    struct iovec iov;
+    struct msghdr mh;
+    fd_msg_init(&mh, &iov, buf, len, ctl, fds, n);
+    ssize_t r;
+    do
+        r = sendmsg(sock, &mh, flags);
+    while (r < 0 && errno == EINTR);
+    if (r >= 0 && (size_t)r != len) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    return r < 0 ? -1 : 0;
+}
+

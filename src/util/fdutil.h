@@ -1,5 +1,6 @@
 #pragma once
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 /* Write/read all of buf, retrying on EINTR and short transfers. */
@@ -23,3 +24,16 @@ int cloexec_all_fds(void);
  * the kernel (before 5.6), a tool such as valgrind or an outer sandbox's seccomp filter
  * refuses openat2 with ENOSYS, the same walk done by hand from "/" with O_NOFOLLOW. */
 int open_no_symlinks(const char *path, int flags);
+
+/* Descriptors passed with a message (SCM_RIGHTS).  fd_msg_init fills mh for one message
+ * of len bytes at buf carrying fds[0..n) (n <= FD_MSG_MAX), with iov and ctl (at least
+ * FD_MSG_CTL bytes, aligned as a struct cmsghdr) as its parts: ready for sendmsg (or for
+ * a raw system call, in a process that must not use the C library).  send_fds sends one
+ * such message: 0, or -1 with errno (EINTR retried; a short send is EMSGSIZE). */
+#define FD_MSG_MAX 8
+#define FD_MSG_CTL (CMSG_SPACE(FD_MSG_MAX * sizeof(int)))
+struct msghdr;
+struct iovec;
+void fd_msg_init(struct msghdr *mh, struct iovec *iov, const void *buf, size_t len, char *ctl, const int *fds,
+                 size_t n);
+int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t n, int flags);
