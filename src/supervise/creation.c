@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -33,6 +34,15 @@
 #endif
 #ifndef O_TMPFILE
 #define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+
+#ifdef CORDON_TRACE_TIMING
+static long long trace_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
 #endif
 
 /* ------------------------------------------------------------------------------------ */
@@ -260,6 +270,10 @@ static void refuse_log(cc_state *cc, const char *what, const char *path, const c
 
 void cc_report(const cc_state *cc, int report_fd)
 {
+#ifdef CORDON_TRACE_TIMING
+    fprintf(stderr, "cordon-trace: creation-control %llu calls, %lld us in the handler, %lld of them handing back descriptors\n",
+            (unsigned long long)cc->trace_calls, cc->trace_us, cc->trace_addfd_us);
+#endif
     for (size_t i = 0; i < cc->n_refusals; i++) {
         char text[900];
         snprintf(text, sizeof text, "%s %s: %s", cc->refusals[i].what, cc->refusals[i].path,
@@ -450,6 +464,9 @@ static void respond(cc_state *cc, uint64_t id, long long val, int error)
 
 static void respond_fd(cc_state *cc, uint64_t id, int fd, bool cloexec)
 {
+#ifdef CORDON_TRACE_TIMING
+    long long t0 = trace_us();
+#endif
     struct seccomp_notif_addfd add = {
         .id = id,
         .flags = SECCOMP_ADDFD_FLAG_SEND,
@@ -459,6 +476,9 @@ static void respond_fd(cc_state *cc, uint64_t id, int fd, bool cloexec)
     };
     if (ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0 && errno != ENOENT)
         respond(cc, id, 0, errno == EMFILE ? EMFILE : EIO);
+#ifdef CORDON_TRACE_TIMING
+    cc->trace_addfd_us += trace_us() - t0;
+#endif
 }
 
 static int refuse(cc_state *cc, const call *c, const char *why)
@@ -1182,6 +1202,9 @@ static void respond_continue(cc_state *cc, uint64_t id)
 
 void cc_serve_one(cc_state *cc)
 {
+#ifdef CORDON_TRACE_TIMING
+    long long t0 = trace_us();
+#endif
     struct seccomp_notif *req = (struct seccomp_notif *)cc->req;
     memset(cc->req, 0, sizeof cc->req);
     if (ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
@@ -1306,4 +1329,8 @@ out:
     umask(077);
     if (err >= 0)
         respond(cc, c.id, val, err);
+#ifdef CORDON_TRACE_TIMING
+    cc->trace_calls++;
+    cc->trace_us += trace_us() - t0;
+#endif
 }

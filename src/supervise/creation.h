@@ -99,6 +99,10 @@ typedef struct cc_state {
     _Alignas(8) unsigned char req[512];  /* struct seccomp_notif, as large as the kernel's */
     _Alignas(8) unsigned char resp[128]; /* struct seccomp_notif_resp */
     char status[4096];
+#ifdef CORDON_TRACE_TIMING
+    unsigned long long trace_calls;
+    long long trace_us, trace_addfd_us;
+#endif
 } cc_state;
 
 /* In PID 1, after the root is built (and pivoted into): resolve the plan's rules inside
