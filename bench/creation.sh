@@ -102,6 +102,7 @@ one() {
       cmd=(ninja -C src/b) ;;
   esac
   local s e
+  sync # another run's writeback must not land in this one's time
   s=$(date +%s%N)
   (cd "$ws" && "${drop[@]}" "$tmp/$bin" run --base host --allow-ro "$tmp/data" -- "${cmd[@]}" >/dev/null 2>"$tmp/err") ||
     die "$bin $what failed: $(head -c 400 "$tmp/err")"
