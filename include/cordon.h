@@ -309,6 +309,18 @@ CORDON_API int cordon_run_output(const cordon_policy *p, char *const argv[], cor
 #define CORDON_SPAWN_STDERR_PIPE 0x4u   /* else inherited */
 #define CORDON_SPAWN_MERGE_STDERR 0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
 #define CORDON_SPAWN_STDIN_INHERIT 0x10u /* stdin is the caller's own (not with STDIN_PIPE) */
+/* A terminal: the command's stdin, stdout and stderr (stderr: unless STDERR_PIPE) are a
+ * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command leads
+ * a session of its own: job control, ^C, ^Z and ^\ work inside), whose master is
+ * cordon_proc_pty().  Not with STDIN_PIPE, STDIN_INHERIT, STDOUT_PIPE or MERGE_STDERR.
+ * The terminal starts with the settings and window size of the first of the caller's
+ * 0, 1, 2 that is a terminal, else the kernel's defaults and 24x80; set its size with
+ * ioctl(master, TIOCSWINSZ) at any time (the command gets SIGWINCH), signal its
+ * foreground process group with ioctl(master, TIOCSIG, sig).  cordon_spawn returns once
+ * the sandbox has made the terminal (its root is built).  The master reads EIO once every
+ * process of the sandbox has closed the terminal; TIOCSTI and TIOCLINUX stay refused
+ * inside.  The caller's own terminal never reaches the sandbox. */
+#define CORDON_SPAWN_PTY 0x20u
 typedef struct cordon_proc cordon_proc;
 /* Validates everything (argv, flags, the policy, the plan) before anything is started;
  * -1 with err filled, and nothing started, on failure. */
@@ -319,6 +331,10 @@ CORDON_API int cordon_spawn(const cordon_policy *p, char *const argv[], unsigned
 CORDON_API int cordon_proc_stdin(const cordon_proc *c);
 CORDON_API int cordon_proc_stdout(const cordon_proc *c);
 CORDON_API int cordon_proc_stderr(const cordon_proc *c);
+/* CORDON_SPAWN_PTY: the terminal's master (read the command's output from it, write its
+ * input to it; close-on-exec, blocking as the pipes are, owned by c), or -1 without the flag, or when
+ * the setup failed before the terminal was made (cordon_proc_wait says why). */
+CORDON_API int cordon_proc_pty(const cordon_proc *c);
 /* Close the stdin pipe (the command sees EOF).  -1 with errno EBADF when there is none
  * (any more). */
 CORDON_API int cordon_proc_close_stdin(cordon_proc *c);

@@ -268,6 +268,22 @@ static int opt_network_log(run_args *a, const char *v, cordon_error *err)
     return named(cordon_policy_set_network_log(a->pol, v, err), err, "--network-log");
 }
 
+static int opt_tty(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->tty = 1;
+    return 0;
+}
+
+static int opt_no_tty(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->tty = 0;
+    return 0;
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -347,6 +363,10 @@ const option_def run_options[] = {
      "namespaces (default); landlock: no namespaces, the filesystem and the network by Landlock "
      "and seccomp only, for hosts without user namespaces (weaker: see doc/security.md); auto: "
      "namespaces where possible, else landlock, saying so"},
+    {"--tty", NULL, opt_tty,
+     "run the command on a terminal of the sandbox's own (job control, ^C, ^Z, window size), "
+     "relayed to cordon's; default: when cordon's stdin and stdout are terminals"},
+    {"--no-tty", NULL, opt_no_tty, "no terminal: the command gets cordon's stdin, stdout and stderr as they are"},
     {"--help", NULL, opt_help, "show this help"},
     {NULL, NULL, NULL, NULL},
 };

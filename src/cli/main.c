@@ -143,7 +143,7 @@ static void print_limits_hit(const cordon_result *res)
 
 static int cmd_run(int argc, char **argv, bool explain)
 {
-    run_args a = {.pol = cordon_policy_new()};
+    run_args a = {.pol = cordon_policy_new(), .tty = -1};
     cordon_error err = {0};
     cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1}; /* all of it */
     int code;
@@ -162,7 +162,9 @@ static int cmd_run(int argc, char **argv, bool explain)
             code = 0;
         }
     } else {
-        if (run_forwarding(a.pol, a.command, &res, &err) < 0)
+        int r = cli_tty_wanted(a.tty) ? cli_run_tty(a.pol, a.command, &res, &err)
+                                      : run_forwarding(a.pol, a.command, &res, &err);
+        if (r < 0)
             print_error(&err);
         if (res.isolation_why)
             fprintf(stderr,

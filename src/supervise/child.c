@@ -43,6 +43,9 @@ static void new_session(launch *l)
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
         fail(l, &err);
     }
+    /* CORDON_SPAWN_PTY: a terminal of the sandbox's own, as controlling terminal. */
+    if (l->pty.on && pty_attach(&l->pty, &err) < 0)
+        fail(l, &err);
 }
 
 static void take_terminal(launch *l)

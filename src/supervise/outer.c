@@ -18,6 +18,7 @@
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
+#include "supervise/pty.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -57,6 +58,8 @@ struct outer_run {
     cordon_isolation isolation;
     outer_outcome o;
     outer_helper helper; /* .stop NULL: none */
+    int pty_sock;        /* our end of the socket the terminal's master comes through */
+    int pty_master;      /* outer_opts.pty: until outer_take_pty() */
     char *out_buf;       /* outer_wait's output buffer (OUT_BUF_SIZE), once needed */
     cordon_result res;
     cordon_error err;
@@ -240,6 +243,8 @@ static size_t launch_child_fds(const launch *l, int *keep)
         keep[k++] = l->cordon_pidfd;
     if (l->session_fd >= 0)
         keep[k++] = l->session_fd;
+    if (l->pty.sock >= 0)
+        keep[k++] = l->pty.sock;
     return k;
 }
 
@@ -327,6 +332,9 @@ static void release_run(outer_run *r)
     close_fd(&r->l.life_fd);
     close_fd(&r->l.helper_fd);
     close_fd(&r->l.cordon_pidfd);
+    close_fd(&r->l.pty.sock);
+    close_fd(&r->pty_sock);
+    close_fd(&r->pty_master);
     close_fd(&r->pidfd);
     free_child_parts(&r->l);
 }
@@ -350,7 +358,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     outer_run *r = calloc(1, sizeof *r);
     if (!r)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
-    r->pidfd = r->report_fd = r->life_fd = -1;
+    r->pidfd = r->report_fd = r->life_fd = r->pty_sock = r->pty_master = -1;
     r->isolation = p->isolation;
     launch *l = &r->l;
     *l = (launch){.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .report_fd = -1,
@@ -371,6 +379,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
         l->limits.join_fd[i] = l->limits.dir_fd[i] = -1;
     l->limits.into_fd = l->limits.janitor_wfd = l->limits.cpu_fd = -1;
     l->limits.janitor = -1;
+    l->pty = (launch_pty){.sock = -1, .slave = -1};
 
     /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
     if (limits_prepare(&l->limits, &p->limits, err) < 0) {
@@ -403,6 +412,17 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
             return -1;
         }
         l->helper_fd = helper[1];
+    }
+    if (o->pty) {
+        pty_prepare(&l->pty, o->pty_stderr);
+        int t[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, t) < 0) {
+            err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the terminal's socket");
+            abandon(r);
+            return -1;
+        }
+        r->pty_sock = t[0];
+        l->pty.sock = t[1];
     }
     /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
 #ifndef CORDON_NO_CREATION_CONTROL
@@ -457,6 +477,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     close_fd(&l->report_fd);
     close_fd(&l->life_fd);
     close_fd(&l->helper_fd);
+    close_fd(&l->pty.sock);
     l->life_wfd = -1; /* r->life_fd */
 
     if (o->helper) {
@@ -472,8 +493,19 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     }
     free_child_parts(l);
     fcntl(r->report_fd, F_SETFL, O_NONBLOCK);
+    if (r->pty_sock >= 0) {
+        /* PID 1 makes the terminal once the root is built; until then there is no
+         * master to hand out.  A PID 1 that fails first says why in its report. */
+        r->pty_master = pty_receive(r->pty_sock, r->pidfd, r->deadline_ms);
+        close_fd(&r->pty_sock);
+    }
     *out = r;
     return 0;
+}
+
+int outer_take_pty(outer_run *r)
+{
+    return steal_fd(&r->pty_master);
 }
 
 /* ------------------------------------------------------------------------------------ */

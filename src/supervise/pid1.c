@@ -84,6 +84,8 @@ void pid1_main(launch *l)
     TRACE("maps+lo");
     if (root_build(l->plan, &l->scratch, &err) < 0)
         fail(l, &err);
+    if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/pts/ptmx", &err) < 0)
+        fail(l, &err);
 
     TRACE("root-built");
     /* The creation control's rules, resolved inside the new root (creation.h). */
@@ -129,6 +131,7 @@ void pid1_main(launch *l)
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
         fail(l, &err);
     }
+    pty_close_slave(&l->pty);
 
     /* The command's process installed its filter before the exec and passed the
      * listener (creation.h); nothing came when it failed first (its report says why). */
