@@ -452,7 +452,22 @@ CORDON_API int cordon_check(char **json, cordon_error *err);
 /* Free what the library allocated for the caller (cordon_check's document). */
 CORDON_API void cordon_free(void *p);
 
-/* Write result/err as the --status-json document. */
+/* The --status-json document, in two steps so that a file that cannot be written fails
+ * before anything runs, and nothing the command does can redirect it.  _open, before the
+ * run: opens FILE's directory (as the path is then), makes a file in it and reserves the
+ * space the document needs; NULL with err filled when that fails (--status-json: exit
+ * 125, nothing runs).  _write, after: the document (result, and setup_err when setup
+ * failed) goes into that file, which then replaces FILE by a rename in that same
+ * directory: whatever the command put at FILE meanwhile (a symlink, a file) is replaced,
+ * never written through or followed, and a directory of the path renamed or replaced by
+ * a link does not move the document.  When writing fails, no document is left at FILE
+ * (not an older one either).  _close frees f (NULL is fine). */
+typedef struct cordon_status_file cordon_status_file;
+CORDON_API cordon_status_file *cordon_status_file_open(const char *file, cordon_error *err);
+CORDON_API int cordon_status_file_write(cordon_status_file *f, const cordon_result *result,
+                                        const cordon_error *setup_err, cordon_error *err);
+CORDON_API void cordon_status_file_close(cordon_status_file *f);
+/* Both steps at once. */
 CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result,
                                         const cordon_error *setup_err, cordon_error *err);
 

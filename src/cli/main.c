@@ -102,17 +102,16 @@ static void ensure_stdio(void)
     }
 }
 
-static int write_status(const char *file, const cordon_result *res, const cordon_error *setup_err)
+/* --status-json when the command line itself was wrong: at once. */
+static void write_status(const char *file, const cordon_result *res, const cordon_error *setup_err)
 {
     if (!file)
-        return 0;
+        return;
     cordon_error err = {0};
     if (cordon_write_status_json(file, res, setup_err, &err) < 0) {
         cli_wrap(&err, "--status-json");
         print_error(&err);
-        return -1;
     }
-    return 0;
 }
 
 /* Say which --limit-* the sandbox ran into, as far as cordon can tell. */
@@ -146,6 +145,7 @@ static int cmd_run(int argc, char **argv, bool explain)
     run_args a = {.pol = cordon_policy_new(), .tty = -1};
     cordon_error err = {0};
     cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1}; /* all of it */
+    cordon_status_file *status = NULL;
     int code;
     if (parse_run_args(argc, argv, &a, !explain, &err) < 0) {
         print_error(&err);
@@ -161,6 +161,11 @@ static int cmd_run(int argc, char **argv, bool explain)
         } else {
             code = 0;
         }
+    } else if (a.status_json && !(status = cordon_status_file_open(a.status_json, &err))) {
+        /* checked before anything runs: a result that cannot be written is a setup failure */
+        cli_wrap(&err, "--status-json");
+        print_error(&err);
+        code = CORDON_EXIT_SETUP;
     } else {
         int r = cli_tty_wanted(a.tty) ? cli_run_tty(a.pol, a.command, &res, &err)
                                       : run_forwarding(a.pol, a.command, &res, &err);
@@ -177,8 +182,13 @@ static int cmd_run(int argc, char **argv, bool explain)
         print_limits_hit(&res);
         print_refusals(&res);
         code = res.exit_code;
-        if (write_status(a.status_json, &res, &err) < 0 && code == 0)
-            code = CORDON_EXIT_SETUP;
+        cordon_error serr = {0};
+        if (status && cordon_status_file_write(status, &res, &err, &serr) < 0) {
+            /* the command ran: cordon still exits with its status */
+            cli_wrap(&serr, "warning: --status-json");
+            print_error(&serr);
+        }
+        cordon_status_file_close(status);
     }
     cordon_policy_free(a.pol);
     return code;

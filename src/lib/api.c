@@ -12,6 +12,7 @@
 #include "net/netplan.h"
 #include "plan/explain.h"
 #include "lib/prepare.h"
+#include "lib/status.h"
 #include "plan/plan.h"
 #include "policy/resolve.h"
 #include "supervise/env.h"
@@ -132,12 +133,9 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
     return 0;
 }
 
-int cordon_write_status_json(const char *file, const cordon_result *res, const cordon_error *setup_err,
-                             cordon_error *err)
+/* The --status-json document (its file: lib/status.c). */
+char *status_document(const cordon_result *res, const cordon_error *setup_err, cordon_error *err)
 {
-    if (!file || !*file || !res)
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_write_status_json: no %s given",
-                       !res ? "result" : "file name");
     json_t *o = json_object();
     json_object_set_new(o, "exit_code", json_integer(res->exit_code));
     json_object_set_new(o, "status", res->status_code >= 0 ? json_integer(res->status_code) : json_null());
@@ -186,22 +184,8 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)
-        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot make the status document");
-    int ret = 0;
-    size_t len = strlen(text);
-    text[len] = '\n'; /* json_dumps' NUL: the document goes out in one write */
-    _cleanup_fd_ int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) {
-        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write the status document %s", file);
-    } else if (write_all(fd, text, len + 1) < 0) {
-        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write the status document %s", file);
-        /* A full disk must not leave a truncated document that a harness would misread:
-         * a regular file that cordon could not fill is removed. */
-        struct stat st, now;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lstat(file, &now) == 0 && now.st_dev == st.st_dev &&
-            now.st_ino == st.st_ino)
-            unlink(file);
-    }
+        err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot make the status document");
+    char *doc = text ? xasprintf("%s\n", text) : NULL;
     free(text);
-    return ret;
+    return doc;
 }

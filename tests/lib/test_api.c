@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -319,6 +320,30 @@ static void test_status_json(void **state)
     free(f);
     assert_int_equal(cordon_write_status_json("/nonexistent/dir/status.json", &r, NULL, &e), -1);
     assert_int_equal(e.errnum, ENOENT);
+
+    /* in two steps: checked before, written after; a link put at FILE meanwhile is
+     * replaced, not followed; a file that cannot be written fails at open */
+    char dir[] = "/tmp/cordon-libtest-status.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], victim[256];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    cordon_status_file *sf = cordon_status_file_open(path, &e);
+    assert_non_null(sf);
+    assert_int_equal(symlink(victim, path), 0);
+    assert_int_equal(cordon_status_file_write(sf, &r, NULL, &e), 0);
+    cordon_status_file_close(sf);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(access(victim, F_OK), -1);
+    assert_null(cordon_status_file_open(dir, &e)); /* a directory */
+    assert_int_equal(e.errnum, EISDIR);
+    assert_null(cordon_status_file_open("", &e));
+    assert_int_equal(cordon_status_file_write(NULL, &r, NULL, &e), -1);
+    cordon_status_file_close(NULL);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0); /* nothing else was left in it */
 }
 
 /* ---- cordon_run ----------------------------------------------------------------------- */
