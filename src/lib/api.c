@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,9 @@
 #include "supervise/env.h"
 #include "supervise/limits.h"
 #include "sandbox/ns.h"
+#include "sandbox/root.h"
+#include "supervise/creation.h"
+#include "confine/seccomp_table.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -113,6 +117,20 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
     if (prepare(pol, &x, err) < 0)
         return -1;
     explain_print(out, &x.r, &x.p, &x.env, argv);
+    for (size_t i = 0; i < x.p.n_ops; i++) {
+        if (x.p.ops[i].kind != PLAN_COW)
+            continue;
+        char why[160] = "";
+        bool nested = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
+        if (root_cow_probe(nested, why, sizeof why))
+            fprintf(out, "\nhome: %s is the real home, read-only underneath, and takes writes in a private layer "
+                         "that vanishes at exit (a kernel overlay: it works here)\n",
+                    x.p.ops[i].dest);
+        else
+            fprintf(out, "\nhome: no kernel overlay here (%s): %s is the real home, read-only, and HOME is %s, "
+                         "private and empty\n",
+                    why, x.p.ops[i].dest, x.p.home_fallback);
+    }
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         if (x.isolation_why)
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);

@@ -21,6 +21,8 @@ const char *plan_kind_name(plan_kind k)
     case PLAN_GITDIR: return "gitdir";
     case PLAN_LIFT: return "lift";
     case PLAN_OVERLAY: return "overlay";
+    case PLAN_HOLD: return "hold";
+    case PLAN_COW: return "cow";
     }
     return "?";
 }
@@ -39,6 +41,7 @@ void plan_free(plan *p)
     free(p->ops);
     net_plan_free(&p->net);
     free(p->home);
+    free(p->home_fallback);
     free(p->tmpdir);
     free(p->cwd);
     *p = (plan){0};
@@ -73,6 +76,8 @@ static int kind_order(plan_kind k)
     case PLAN_HIDE:
     case PLAN_SYMLINK:
     case PLAN_OVERLAY:
+    case PLAN_HOLD:
+    case PLAN_COW:
         return 0;
     case PLAN_TMPFS:
     case PLAN_DEV:
@@ -251,6 +256,62 @@ static void drop_redundant(plan *p)
     }
 }
 
+/* Directories that only hold mount points are read-only (CONTRACT, "Always"): where a
+ * mount lies two or more levels below a private writable mount (HOME, /tmp), the
+ * directory on the way that cordon would otherwise make in that writable mount (so that a
+ * write there "succeeded" and vanished, `echo hi > ../sibling.txt` from a workspace in
+ * /tmp/x) is a read-only one of its own.  Below the home of --base host (a PLAN_COW) it
+ * is the real directory, bound onto itself read-only.  Returns how many were added. */
+static size_t add_holders(plan *p)
+{
+    size_t added = 0, n = p->n_ops;
+    for (size_t i = 0; i < n; i++) {
+        /* (add_op may move the array: indices, not pointers, across it) */
+        if (!plan_op_mounts(&p->ops[i]))
+            continue;
+        const char *dest = p->ops[i].dest;
+        const plan_op *parent = NULL;
+        for (size_t j = 0; j < i; j++) {
+            const plan_op *q = &p->ops[j];
+            if (plan_op_mounts(q) && strcmp(q->dest, dest) != 0 && path_has_prefix(dest, q->dest))
+                parent = q; /* sorted: the last match is the nearest */
+        }
+        if (!parent || (parent->kind != PLAN_TMPFS && parent->kind != PLAN_COW))
+            continue;
+        size_t pl = strlen(parent->dest);
+        const char *rest = dest + pl + (strcmp(parent->dest, "/") != 0);
+        const char *slash = strchr(rest, '/');
+        if (!slash)
+            continue; /* right in the private mount, which is writable */
+        bool view = parent->kind == PLAN_COW;
+        char *hold = xasprintf("%.*s", (int)(slash - dest), dest);
+        char *why = xasprintf("holds %s; read-only (a write here would vanish with the private %s)", dest,
+                              parent->dest);
+        bool have = false;
+        for (size_t j = 0; j < p->n_ops && !have; j++)
+            have = plan_op_mounts(&p->ops[j]) && strcmp(p->ops[j].dest, hold) == 0;
+        if (!have) {
+            plan_op *h = add_op(p, PLAN_HOLD, hold, NULL, why);
+            h->from_view = view;
+            h->is_dir = true;
+            added++;
+        } else {
+            free(why);
+        }
+        free(hold);
+    }
+    return added;
+}
+
+/* Does an operation mount something strictly below `dir`? */
+static bool mounts_below(const plan *p, const char *dir)
+{
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (plan_op_mounts(&p->ops[i]) && strcmp(p->ops[i].dest, dir) != 0 && path_has_prefix(p->ops[i].dest, dir))
+            return true;
+    return false;
+}
+
 int plan_build(const resolved *r, plan *out, cordon_error *err)
 {
     *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc, .no_nested = r->policy->no_nested,
@@ -283,6 +344,18 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     bool home_here = private_home_at(r) && (r->home_type == FT_DIR || !base_covers(r, r->home));
     if (r->policy->no_private_dirs) {
         /* the command's HOME is its environment's, showing what the view shows there */
+    } else if (home_here && r->home_cow) {
+        /* --base host: the real home, read-only underneath, writes to a private layer,
+         * so that what is installed there (~/.local/bin, ~/.cargo, ~/.nvm) keeps
+         * working; its credential stores are hidden by resolve/protect.c's rules */
+        drop_base_bind_at(out, r->home, "HOME");
+        plan_op *op = add_op(out, PLAN_COW, r->home, r->home,
+                             xstrdup("HOME: the real home, read-only underneath, writes to a private layer"));
+        op->is_dir = true;
+        op->dev = r->home_dev;
+        op->ino = r->home_ino;
+        out->home = xstrdup(r->home);
+        out->home_fallback = xstrdup(out->root_is_host ? PLAN_HOME_FALLBACK_IN_TMP : PLAN_PRIVATE_HOME);
     } else if (home_here) {
         drop_base_bind_at(out, r->home, "HOME");
         add_op(out, PLAN_TMPFS, r->home, NULL, xstrdup("private HOME"))->mode = 0700;
@@ -298,6 +371,14 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0, "internal error: the host root cannot be bound whole");
     }
+    /* TMPDIR holds nothing: with the workspace (or another mount) below /tmp, it is a
+     * private directory of its own there. */
+    if (tmp_private && out->tmpdir && mounts_below(out, "/tmp")) {
+        add_op(out, PLAN_TMPFS, PLAN_TMPDIR_IN_TMP, NULL,
+               xstrdup("private TMPDIR (/tmp holds a mount: TMPDIR is kept empty)"))->mode = 0700;
+        free(out->tmpdir);
+        out->tmpdir = xstrdup(PLAN_TMPDIR_IN_TMP);
+    }
     add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
     if (out->proc)
         add_op(out, PLAN_PROC, "/proc", NULL,
@@ -311,6 +392,8 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
 
     qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
     drop_redundant(out);
+    if (add_holders(out))
+        qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
 
     /* The working directory must exist inside: under a shown host path, or exactly a
      * private directory. */
@@ -320,7 +403,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         ;
     else if (!cov && out->root_is_host)
         visible = r->cwd_type == FT_DIR;
-    else if (cov && cov->kind == PLAN_BIND)
+    else if (cov && (cov->kind == PLAN_BIND || cov->kind == PLAN_COW || (cov->kind == PLAN_HOLD && cov->from_view)))
         visible = r->cwd_type == FT_DIR;
     else if (cov && cov->kind != PLAN_HIDE)
         visible = strcmp(cov->dest, r->cwd) == 0;

@@ -215,9 +215,15 @@ bool resolved_shows(const resolved *r, const char *path)
     /* the private /tmp and HOME are mounted over what a shallower rule shows there */
     if (path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp") && !resolved_rule_covers(r, "/tmp"))
         return false;
-    if (private_home_at(r) && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
+    if (private_home_at(r) && !r->home_cow && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
         return false;
     return true;
+}
+
+/* --base host shows the real home under a private layer that takes the writes. */
+static bool home_cow(const resolved *r)
+{
+    return r->policy->base == CORDON_BASE_HOST && private_home_at(r) && r->home_type == FT_DIR;
 }
 
 bool private_home_at(const resolved *r)
@@ -427,7 +433,7 @@ static const char *glob_hides_nothing(const resolved *r, const char *path, bool 
      * rules below them are mounted on top again. */
     if (tmp_private && path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp"))
         return "inside the sandbox's private /tmp";
-    if (home_private && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
+    if (home_private && !r->home_cow && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
         return "inside the sandbox's private HOME";
     if (x->access == CORDON_ACCESS_NONE)
         return "already hidden";
@@ -647,6 +653,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             goto fail;
         out->home = c.path;
         out->home_type = c.type;
+        out->home_dev = c.dev;
+        out->home_ino = c.ino;
         c.path = NULL; /* kept */
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
@@ -744,9 +752,11 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         goto fail;
 
     sort_rules(out);
+    out->home_cow = home_cow(out);
     /* Deny globs: every match a deny rule (it sorts again when it adds one). */
     if (expand_globs(out, p, root, err) < 0)
         goto fail;
+    out->home_cow = home_cow(out);
     /* What cordon protects depends on which rules won: add it, then decide again. */
     size_t before = out->n_rules;
     if (protect_expand(out, err) < 0)
