@@ -79,6 +79,32 @@ static void add_link(resolved *r, const char *path, const char *target, const ch
     r->links[r->n_links++] = (rlink){xstrdup(path), xstrdup(target), xstrdup(source)};
 }
 
+/* On a merged-/usr host /bin, /sbin and /lib* are symlinks into /usr: wherever a rule
+ * shows /usr itself (--base empty --allow-ro /usr) and nothing names those paths, they are
+ * recreated inside as the same symlinks, so that #!/bin/sh and the ELF loader
+ * /lib64/ld-linux-x86-64.so.2 are found as on the host. */
+static void merged_usr_links(resolved *r, const char *root)
+{
+    const rrule *usr = resolved_lookup(r, "/usr");
+    if (!usr || usr->access == CORDON_ACCESS_NONE || !path_has_prefix("/usr", usr->path))
+        return;
+    static const char *const names[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *host = path_join(root, names[i]);
+        char *inside = path_join("/", names[i]);
+        char target[4096];
+        ssize_t n = readlink(host, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            const char *t = target[0] == '/' ? target + 1 : target;
+            if (strncmp(t, "usr/", 4) == 0 && !strstr(t, "..") && !resolved_lookup(r, inside))
+                add_link(r, inside, target, "merged /usr: the same symlink as on the host");
+        }
+        free(host);
+        free(inside);
+    }
+}
+
 /* A path with ".." after a component that does not exist means nothing to the kernel
  * today and, once the component is made, whatever it becomes (canon.h): refuse it rather
  * than let a rule rest on a lexical guess (--deny DIR/nope/../secret would hide nothing,
@@ -752,6 +778,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         goto fail;
 
     sort_rules(out);
+    merged_usr_links(out, root);
     out->home_cow = home_cow(out);
     /* Deny globs: every match a deny rule (it sorts again when it adds one). */
     if (expand_globs(out, p, root, err) < 0)

@@ -88,6 +88,10 @@ void outer_take_message(outer_outcome *o, const report_msg *m)
         o->have_exit = true;
         o->wait_status = m->value;
         break;
+    case REPORT_EXEC_DETAIL:
+        memcpy(o->exec_detail, m->text, sizeof o->exec_detail - 1); /* cut: it leads with what is missing */
+        o->exec_detail[sizeof o->exec_detail - 1] = '\0';
+        break;
     case REPORT_TIMEOUT:
         o->timed_out = true;
         break;
@@ -154,6 +158,13 @@ void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_res
     if (o->setup_failed) {
         err_opt(err, (cordon_stage)o->setup.stage, o->setup.errnum, o->setup.option, "%s", o->setup.text);
         r->exit_code = CORDON_EXIT_SETUP;
+        return;
+    }
+    if (o->exec_failed && o->exec_detail[0]) {
+        err_set(err, CORDON_STAGE_EXEC, 0,
+                "%s: cannot execute: %s; show it there (a rule on its directory), see `cordon explain`", o->exec_what,
+                o->exec_detail);
+        r->exit_code = CORDON_EXIT_NOEXEC;
         return;
     }
     if (o->exec_failed) {

@@ -102,6 +102,7 @@ typedef struct outer_outcome {
     bool cpu_limit; /* PID 1 ended the run: the cgroup's CPU time was used up */
     report_msg setup;
     char exec_what[256];
+    char exec_detail[800]; /* REPORT_EXEC_DETAIL: what is missing though the command is there */
     unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;

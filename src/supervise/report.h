@@ -17,6 +17,8 @@ typedef enum report_kind {
                                value = the number refused in all, on the last one */
     REPORT_TIMEOUT,         /* the deadline passed: PID 1 killed everything */
     REPORT_CPU_LIMIT,       /* --limit-cpu used up (a cgroup's count): PID 1 killed everything */
+    REPORT_EXEC_DETAIL,     /* before REPORT_EXEC_ERROR: what is missing although the command is
+                               there (its interpreter, its ELF loader), text = a description */
 } report_kind;
 
 typedef struct report_msg {

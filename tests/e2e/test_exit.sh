@@ -145,6 +145,48 @@ t_status_json_keeps_the_command_status() {
   assert_eq "$(ls -A "$CT" | grep -c cordon- || true)" 0 "temporary files left in $CT"
 }
 
+# Issue 9, item 8: "not found" when the command is there but its interpreter or its ELF
+# loader is not: 126, naming what is missing.
+t_missing_interpreter_or_loader_named() {
+  printf '#!/nonexistent-cordon/bin/python9\nprint(1)\n' >"$WS/tool.py"
+  chmod 0755 "$WS/tool.py"
+  expect_exit 126 run -- ./tool.py
+  assert_contains "$ERR" "interpreter /nonexistent-cordon/bin/python9" "the message names the interpreter"
+  mkdir "$WS/bin"
+  cp "$WS/tool.py" "$WS/bin/tool"
+  expect_exit 126 run --env "PATH=$WS/bin:/usr/bin:/bin" -- tool
+  assert_contains "$ERR" "$WS/bin/tool" "found through PATH"
+  assert_contains "$ERR" "/nonexistent-cordon/bin/python9"
+  # an interpreter the view shows, and one it does not (on the host: $OUTSIDE)
+  printf '#!/bin/sh\necho "%s"\n' shown >"$OUTSIDE/interp"
+  chmod 0755 "$OUTSIDE/interp"
+  printf '#!%s\n' "$OUTSIDE/interp" >"$WS/wrapped"
+  chmod 0755 "$WS/wrapped"
+  expect_exit 126 run -- ./wrapped
+  assert_contains "$ERR" "interpreter $OUTSIDE/interp"
+  # the ELF loader: with /usr/bin alone the dynamic linker (/lib64/... or /lib/...) is missing
+  local loader
+  loader=$(readelf -l /usr/bin/true 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)]/\1/p')
+  if [ -n "$loader" ] && [ "${loader#/usr/}" = "$loader" ]; then
+    expect_exit 126 run --base empty --allow-ro /usr/bin -- /usr/bin/true
+    assert_contains "$ERR" "ELF loader $loader" "the message names the loader"
+  fi
+  # positive control: a command that is really missing is still 127, "not found"
+  expect_exit 127 run -- no-such-command-cordon-e2e
+  assert_contains "$ERR" "not found"
+}
+
+# On a merged-/usr host (/bin, /lib64 ... symlinks into /usr), a view that shows /usr gets
+# the same symlinks, so --base empty --allow-ro /usr runs programs.
+t_merged_usr_links() {
+  [ -L /bin ] && [ "$(readlink /bin)" = usr/bin ] || skip_case "not a merged-/usr host (/bin is not a symlink to usr/bin)"
+  expect_output "hello" run --base empty --allow-ro /usr --no-workspace --chdir / -- /bin/sh -c 'echo hello'
+  expect_ok run --base empty --allow-ro /usr --no-workspace --chdir / -- /usr/bin/true
+  expect_output "usr/bin" run --base empty --allow-ro /usr --no-workspace --chdir / -- /usr/bin/readlink /bin
+  # not without /usr (nothing to point at)
+  expect_exit 127 run --base empty --allow-ro /etc --no-workspace --chdir / -- /bin/sh -c true
+}
+
 run_case own_status t_own_status
 run_case killed_by_signal t_killed_by_signal
 run_case bad_usage_125 t_bad_usage_125
@@ -154,6 +196,8 @@ run_case status_json_exit t_status_json_exit
 run_case status_json_signal t_status_json_signal
 run_case status_json_setup_failure t_status_json_setup_failure
 run_case status_json_not_found t_status_json_not_found
+run_case missing_interpreter_or_loader_named t_missing_interpreter_or_loader_named
+run_case merged_usr_links t_merged_usr_links
 run_case status_json_checked_before_the_run t_status_json_checked_before_the_run
 run_case status_json_never_follows_a_planted_link t_status_json_never_follows_a_planted_link
 run_case status_json_keeps_the_command_status t_status_json_keeps_the_command_status
