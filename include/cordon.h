@@ -145,6 +145,17 @@ CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dir
  * default the command may nest sandboxes, which can only ever be stricter. */
 CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
 
+/* Warnings: a rule of the caller's that changes nothing (a path that does not exist, a
+ * rule overridden by another at equal length, one that adds nothing to the rule above it)
+ * is not an error (the run goes on) but most likely a mistake.  fn is called with one
+ * message each (in the API's terms: the rule's source and path), from cordon_run*,
+ * cordon_spawn and cordon_explain, in the calling thread, before they start anything; it
+ * may be called from several threads at once when the policy serves several runs.  NULL
+ * (the default) drops them.  The command line prints "cordon: warning: MESSAGE". */
+typedef void (*cordon_warning_fn)(const char *message, void *ctx);
+CORDON_API int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx,
+                                                 cordon_error *err);
+
 /* Keep NAME (one path component, e.g. ".vscode") read-only at the top of every writable
  * path, like .git/hooks, .cordon, .codex and .agents. */
 CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);

@@ -131,6 +131,10 @@ static void print_refusals(const cordon_result *res)
 
 static void print_limits_hit(const cordon_result *res)
 {
+    if (res->limits && strcmp(res->limits, "rlimit") == 0)
+        fputs("cordon: note: --limit-* were enforced with rlimits here, per process and weaker than a cgroup "
+              "(no cgroup could be used: `cordon check` says why and how to get one)\n",
+              stderr);
     if (res->limits_hit & (1u << CORDON_LIMIT_CPU))
         fputs("cordon: the command used up its CPU time (--limit-cpu) and was killed\n", stderr);
     if (res->limits_hit & (1u << CORDON_LIMIT_MEMORY))
@@ -140,6 +144,13 @@ static void print_limits_hit(const cordon_result *res)
         fputs("cordon: the sandbox reached its process limit (--limit-pids); forks were refused\n", stderr);
 }
 
+/* Rules that change nothing: said, and the run goes on (CONTRACT). */
+static void print_warning(const char *message, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "cordon: warning: %s\n", message);
+}
+
 static int cmd_run(int argc, char **argv, bool explain)
 {
     run_args a = {.pol = cordon_policy_new(), .tty = -1};
@@ -147,6 +158,7 @@ static int cmd_run(int argc, char **argv, bool explain)
     cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1}; /* all of it */
     cordon_status_file *status = NULL;
     int code;
+    cordon_policy_set_warning_handler(a.pol, print_warning, NULL, NULL);
     if (parse_run_args(argc, argv, &a, !explain, &err) < 0) {
         print_error(&err);
         write_status(a.status_json, &res, &err);

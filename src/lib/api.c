@@ -70,6 +70,9 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         resolved_free(&x->r);
         return -1;
     }
+    if (pol->warn_fn)
+        for (size_t i = 0; i < x->p.warnings.n; i++)
+            pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
     x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
     if (net_plan_build(pol, &x->env, &x->p.net, err) < 0) { /* rewrites the proxy variables */
         prepared_free(x);
@@ -84,8 +87,9 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
     *ll = (llonly){.ruleset_fd = -1};
     if (pol && pol->settings_enabled == 0)
         return err_set(err, CORDON_STAGE_SETTINGS, 0,
-                       "the settings say \"enabled\": false, but a cordon policy always sandboxes; "
-                       "run the command without cordon, or set \"enabled\": true");
+                       "%s: the settings say \"enabled\": false, but a cordon policy always sandboxes; "
+                       "run the command without cordon, or set \"enabled\": true",
+                       pol->settings_enabled_where ? pol->settings_enabled_where : "settings");
     TRACE("run");
     if (prepare(pol, x, err) < 0)
         return -1;

@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +41,7 @@ void plan_free(plan *p)
         free(p->ops[i].work);
     }
     free(p->ops);
+    strv_free(&p->warnings);
     net_plan_free(&p->net);
     free(p->home);
     free(p->home_fallback);
@@ -58,6 +61,23 @@ static plan_op *add_op(plan *p, plan_kind kind, const char *dest, const char *sr
         .why = why_owned,
     };
     return op;
+}
+
+static bool user_origin(rule_origin o)
+{
+    return o == ORIGIN_FLAG || o == ORIGIN_SETTINGS;
+}
+
+__attribute__((format(printf, 2, 3))) static void warn(plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *w = NULL;
+    if (vasprintf(&w, fmt, ap) < 0)
+        w = NULL;
+    va_end(ap);
+    if (w)
+        strv_push(&p->warnings, w);
 }
 
 static char *rule_why(const rrule *r)
@@ -152,7 +172,10 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                 char *why = rule_why(x);
                 add_op(p, PLAN_NOTE, x->path, NULL,
                        xasprintf("%s: does not exist; nothing to %s", why,
-                                 x->access == CORDON_ACCESS_WRITE ? "allow" : "show"));
+                                 x->access == CORDON_ACCESS_WRITE ? "allow" : "show"))
+                    ->user = user_origin(x->origin);
+                if (user_origin(x->origin))
+                    warn(p, "%s %s: does not exist; the rule does nothing", why, x->given);
                 free(why);
                 continue;
             }
@@ -189,7 +212,11 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                 continue;
             }
             char *why = rule_why(x);
-            add_op(p, PLAN_NOTE, x->path, NULL, xasprintf("%s: does not exist; nothing to hide", why));
+            add_op(p, PLAN_NOTE, x->path, NULL, xasprintf("%s: does not exist; nothing to hide", why))->user =
+                user_origin(x->origin);
+            if (user_origin(x->origin))
+                warn(p, "%s %s: does not exist (and nothing inside can create it); the rule does nothing", why,
+                     x->given);
             free(why);
             continue;
         }
@@ -204,8 +231,10 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
         if (x->access == CORDON_ACCESS_NONE) {
             plan_op *op = add_op(p, PLAN_HIDE, x->path, NULL, rule_why(x));
             op->is_dir = dir;
+            op->user = user_origin(x->origin);
         } else {
             plan_op *op = add_op(p, PLAN_BIND, x->path, x->path, rule_why(x));
+            op->user = user_origin(x->origin);
             op->read_only = x->access != CORDON_ACCESS_WRITE;
             op->is_dir = dir;
             op->pin = x->pin;
@@ -247,6 +276,10 @@ static void drop_redundant(plan *p)
                                  strcmp(parent->src, parent->dest) == 0
                            : p->root_is_host && op->read_only;
         if (same) {
+            if (op->user && op->read_only) /* (an exact write rule lifts protections: not idle) */
+                warn(p, "%s %s: already %s through %s (%s); the rule adds nothing", op->why, op->dest,
+                     op->read_only ? "read-only" : "writable", parent ? parent->dest : "/",
+                     parent ? parent->why : "the host root");
             char *why = xasprintf("%s: already %s through %s", op->why,
                                   op->read_only ? "read-only" : "writable", parent ? parent->dest : "/");
             free(op->why);
@@ -312,6 +345,33 @@ static bool mounts_below(const plan *p, const char *dir)
     return false;
 }
 
+static const char *access_verb(cordon_access a)
+{
+    return a == CORDON_ACCESS_NONE ? "hidden" : a == CORDON_ACCESS_WRITE ? "writable" : "read-only";
+}
+
+/* A rule of the caller's that another won at the same path changes nothing. */
+static void warn_overridden(const resolved *r, plan *p)
+{
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (!x->shadowed || !user_origin(x->origin))
+            continue;
+        const rrule *w = NULL;
+        for (size_t j = 0; j < r->n_rules && !w; j++)
+            if (!r->rules[j].shadowed && strcmp(r->rules[j].path, x->path) == 0)
+                w = &r->rules[j];
+        char *why = rule_why(x);
+        /* (the same access twice is not reported: a rule that names a path exactly means
+         * more than its access there, e.g. --allow of the home lifts its refusal) */
+        if (w && w->access != x->access)
+            warn(p, "%s %s: overridden by %s, which makes the same path %s (at equal length deny beats write "
+                    "beats read); the rule changes nothing",
+                 why, x->given, w->source, access_verb(w->access));
+        free(why);
+    }
+}
+
 int plan_build(const resolved *r, plan *out, cordon_error *err)
 {
     *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc, .no_nested = r->policy->no_nested,
@@ -326,6 +386,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         plan_free(out);
         return -1;
     }
+    warn_overridden(r, out);
 
     /* /tmp: private unless a rule names it (or "/"). */
     bool tmp_private = !resolved_rule_covers(r, "/tmp");

@@ -56,6 +56,8 @@ typedef struct plan_op {
     bool in_view;   /* BIND below an OVERLAY: `dest` bound onto itself from inside the
                      * overlay's view, not from the host */
     bool from_view; /* HOLD: bind what the view shows at `dest` onto itself (below a COW) */
+    bool user;      /* from a rule of the caller's (a flag, a settings file): a NOTE then
+                     * means the rule changes nothing (plan.warnings) */
 } plan_op;
 
 typedef struct plan {
@@ -80,6 +82,9 @@ typedef struct plan {
     cordon_isolation isolation; /* set by lib/api.c: namespaces, or landlock (no mounts:
                                    the plan is then only explained, not built) */
     net_plan net; /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
+    strv warnings; /* rules of the caller's that change nothing (CONTRACT: a "cordon:
+                    * warning:" line each): a path that does not exist, a rule overridden
+                    * at equal length, a rule that adds nothing to what is above it */
 } plan;
 
 #define PLAN_PRIVATE_HOME "/.cordon/home"

@@ -103,6 +103,7 @@ void cordon_policy_free(cordon_policy *p)
     free(p->data_root);
     free(p->cwd);
     free(p->orchestration_isolation);
+    free(p->settings_enabled_where);
     strv_free(&p->protect);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
@@ -118,6 +119,19 @@ void cordon_policy_free(cordon_policy *p)
     free(p);
 }
 
+/* "unknown base 'hots': did you mean 'host'? (use one of system, host, empty)" */
+static int unknown_word(cordon_error *err, const char *what, const char *s, const char *const *words, size_t n)
+{
+    const char *near = closest_word(s, words, n);
+    char list[128] = "";
+    for (size_t i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", words[i]);
+    if (near)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "unknown %s '%s': did you mean '%s'? (one of %s)", what, s, near,
+                       list);
+    return err_set(err, CORDON_STAGE_USAGE, 0, "unknown %s '%s': use one of %s", what, s ? s : "", list);
+}
+
 int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err)
 {
     if (s && strcmp(s, "system") == 0)
@@ -127,8 +141,7 @@ int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err)
     else if (s && strcmp(s, "empty") == 0)
         *out = CORDON_BASE_EMPTY;
     else
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "unknown base '%s': use one of system, host, empty", s ? s : "");
+        return unknown_word(err, "base", s, (const char *const[]){"system", "host", "empty"}, 3);
     return 0;
 }
 
@@ -141,8 +154,7 @@ int cordon_network_from_string(const char *s, cordon_network *out, cordon_error 
     else if (s && strcmp(s, "proxy") == 0)
         *out = CORDON_NETWORK_PROXY;
     else
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "unknown network mode '%s': use one of none, host, proxy", s ? s : "");
+        return unknown_word(err, "network mode", s, (const char *const[]){"none", "host", "proxy"}, 3);
     return 0;
 }
 
@@ -372,6 +384,15 @@ int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *
     return 0;
 }
 
+int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    (void)err;
+    p->warn_fn = fn;
+    p->warn_ctx = fn ? ctx : NULL;
+    return 0;
+}
+
 int cordon_isolation_from_string(const char *s, cordon_isolation *out, cordon_error *err)
 {
     if (s && strcmp(s, "namespaces") == 0)
@@ -381,8 +402,7 @@ int cordon_isolation_from_string(const char *s, cordon_isolation *out, cordon_er
     else if (s && strcmp(s, "auto") == 0)
         *out = CORDON_ISOLATION_AUTO;
     else
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "unknown isolation '%s': use one of namespaces, landlock, auto", s ? s : "");
+        return unknown_word(err, "isolation", s, (const char *const[]){"namespaces", "landlock", "auto"}, 3);
     return 0;
 }
 

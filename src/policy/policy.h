@@ -111,6 +111,7 @@ struct cordon_policy {
     bool isolation_set; /* chosen by a setter: settings do not override */
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
+    char *settings_enabled_where; /* "FILE:LINE" of the "enabled" that said so, or NULL */
     int settings_sandboxed; /* orchestration.sandboxed: -1: no settings file said; else 0/1 */
     char *orchestration_isolation; /* orchestration.isolation as given, or NULL */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
@@ -128,6 +129,10 @@ struct cordon_policy {
 
     policy_net net;
     const policy_view *view; /* a workspace run's view (not owned), or NULL */
+
+    cordon_warning_fn warn_fn; /* cordon_policy_set_warning_handler: rules that change
+                                  nothing, said once per run or explain; NULL: dropped */
+    void *warn_ctx;
 };
 
 /* Append a rule (copies strings). */

@@ -159,6 +159,17 @@ static int unknown_key(const settings_ctx *ctx, const jsonpos_step *path, size_t
                        const char *prefix, const char *key, const char *known)
 {
     _cleanup_free_ char *shown = printable(key, strlen(key), true);
+    /* a typo of a known key is said first */
+    char words[2048];
+    const char *list[64];
+    size_t nw = 0;
+    snprintf(words, sizeof words, "%s", known);
+    for (char *w = strtok(words, ", "); w && nw < 64; w = strtok(NULL, ", "))
+        list[nw++] = w;
+    const char *near = closest_word(key, list, nw);
+    if (near)
+        return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\": did you mean \"%s%s\"? (known keys: %s)",
+                    prefix, shown, prefix, near, known);
     return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\"; known keys: %s", prefix,
                 shown, known);
 }
@@ -552,8 +563,13 @@ static void add_hides(const settings_ctx *ctx, struct cordon_policy *p, const js
 /* Cannot fail: everything was checked by parse_root(). */
 static void apply(const settings_ctx *ctx, const settings *s, struct cordon_policy *p)
 {
-    if (s->enabled >= 0)
+    if (s->enabled >= 0) {
         p->settings_enabled = s->enabled;
+        jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY("enabled")};
+        int line = line_of(ctx, at, 2);
+        free(p->settings_enabled_where);
+        p->settings_enabled_where = line > 0 ? xasprintf("%s:%d", ctx->file, line) : xstrdup(ctx->file);
+    }
     if (s->sandboxed >= 0)
         p->settings_sandboxed = s->sandboxed;
     if (s->orch_isolation) {

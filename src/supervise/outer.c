@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -87,6 +88,9 @@ void outer_take_message(outer_outcome *o, const report_msg *m)
     case REPORT_EXIT:
         o->have_exit = true;
         o->wait_status = m->value;
+        break;
+    case REPORT_LIMITS_HIT:
+        o->limits_hit |= (unsigned)m->value;
         break;
     case REPORT_EXEC_DETAIL:
         memcpy(o->exec_detail, m->text, sizeof o->exec_detail - 1); /* cut: it leads with what is missing */
@@ -206,6 +210,7 @@ static void limits_outcome(limits_run *lim, const outer_outcome *o, cordon_resul
         lim->cpu_exceeded = true;
         lim->hit |= 1u << CORDON_LIMIT_CPU;
     }
+    lim->hit |= o->limits_hit;
     limits_collect(lim);
     r->limits = limits_kind_name(lim->kind);
     if (lim->kind == LIMITS_RLIMIT && lim->want.v[CORDON_LIMIT_CPU] && r->signal == SIGXCPU)
@@ -478,6 +483,14 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
+        /* Inside a cordon sandbox user namespaces are refused only when it was made to
+         * refuse sandboxes inside it: say that, not what a container would mean. */
+        if (err->stage == CORDON_STAGE_NAMESPACES && err->errnum == EPERM && !ll_only &&
+            prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK)
+            err_opt(err, CORDON_STAGE_NAMESPACES, EPERM, "noNested",
+                    "cannot create namespaces: this runs inside a cordon sandbox that refuses sandboxes inside "
+                    "it (no nesting: new user namespaces and the mount API are refused there); start that "
+                    "sandbox without it to nest one, or run this command without cordon inside it");
         close_fd(&helper[0]);
         close_fd(&helper[1]);
         l->helper_fd = -1;

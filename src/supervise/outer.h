@@ -103,6 +103,7 @@ typedef struct outer_outcome {
     report_msg setup;
     char exec_what[256];
     char exec_detail[800]; /* REPORT_EXEC_DETAIL: what is missing though the command is there */
+    unsigned limits_hit;   /* REPORT_LIMITS_HIT: what PID 1 saw reached */
     unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;
