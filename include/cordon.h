@@ -230,9 +230,26 @@ CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
  * 1, 0, or -1 when no settings file said.  Top-level keys other than "sandbox" and
  * "orchestration" (a harness's own settings) are ignored. */
 CORDON_API int cordon_policy_settings_sandboxed(const cordon_policy *p);
+/* What the settings say for what the caller does rather than the sandbox: "statusJson"
+ * (where to write the result, as --status-json: cordon_status_file_open) or NULL, and
+ * "tty" (run on a terminal of its own, CORDON_SPAWN_PTY): 1, 0, or -1 when not said.  A
+ * setter or flag of the caller's wins over them. */
+CORDON_API const char *cordon_policy_settings_status_json(const cordon_policy *p);
+CORDON_API int cordon_policy_settings_tty(const cordon_policy *p);
 
 /* Print the resolved rules and the ordered mount plan; runs nothing. */
 CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *out, cordon_error *err);
+/* The same with flags: VERBOSE lists every call the seccomp filter refuses (else their
+ * number); JSON prints one JSON object instead of text: "policy" (base, network,
+ * workspace, cwd, home and what it is, tmpdir, timeout, limits ...), "rules" (each with
+ * access, path, source, line, overridden), "globs", "plan" (each operation with kind,
+ * dest, src, read_only, why, in order), "warnings", "environment", "command",
+ * "home_layer" (under --base host: whether the kernel overlay works here), "confinement"
+ * (seccomp's refused calls, Landlock's rules) and "limits_mechanism". */
+#define CORDON_EXPLAIN_VERBOSE 0x1u
+#define CORDON_EXPLAIN_JSON 0x2u
+CORDON_API int cordon_explain_ex(const cordon_policy *p, char *const argv[], unsigned flags, FILE *out,
+                                 cordon_error *err);
 
 /* How a run ended.  Growable like cordon_error: `size` is sizeof(cordon_result) as the
  * caller was compiled (CORDON_RESULT_INIT), 0 for this first layout; the library never

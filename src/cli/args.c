@@ -284,6 +284,22 @@ static int opt_no_tty(run_args *a, const char *v, cordon_error *err)
     return 0;
 }
 
+static int opt_json(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->json = true;
+    return 0;
+}
+
+static int opt_verbose(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->verbose = true;
+    return 0;
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -367,6 +383,11 @@ const option_def run_options[] = {
      "run the command on a terminal of the sandbox's own (job control, ^C, ^Z, window size), "
      "relayed to cordon's; default: when cordon's stdin and stdout are terminals"},
     {"--no-tty", NULL, opt_no_tty, "no terminal: the command gets cordon's stdin, stdout and stderr as they are"},
+    {"--json", NULL, opt_json,
+     "explain: print the resolved policy, the rules, the plan, the confinement and the warnings as one JSON "
+     "object",
+     true},
+    {"--verbose", NULL, opt_verbose, "explain: also list every call the seccomp filter refuses", true},
     {"--help", NULL, opt_help, "show this help"},
     {NULL, NULL, NULL, NULL},
 };
@@ -456,6 +477,8 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
             return cli_fail(err, "unknown option '%.*s'; see `cordon help run`",
                            (int)len, arg);
         }
+        if (o->explain_only && !a->explain)
+            return cli_fail(err, "%s is an option of `cordon explain`, not of `cordon run`", o->name);
         const char *value = NULL;
         if (o->argname) {
             if (eq) {

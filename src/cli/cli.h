@@ -12,6 +12,8 @@ typedef struct run_args {
     const char *timeout; /* as given, for messages */
     char **command; /* NULL-terminated, points into argv */
     int tty;        /* --tty 1, --no-tty 0, neither -1 */
+    bool explain;   /* parsing for `cordon explain` (set by the caller) */
+    bool json, verbose; /* explain --json, --verbose */
     bool help;
 } run_args;
 
@@ -22,6 +24,7 @@ typedef struct option_def {
     const char *argname; /* "PATH", or NULL for a switch */
     opt_fn fn;
     const char *help;
+    bool explain_only; /* an option of `cordon explain`, not of `cordon run` */
 } option_def;
 
 extern const option_def run_options[];

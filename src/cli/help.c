@@ -64,6 +64,8 @@ void help_run(FILE *out, const char *cmd)
               out);
     fputs("options:\n", out);
     for (const option_def *o = run_options; o->name; o++) {
+        if (o->explain_only && strcmp(cmd, "explain") != 0)
+            continue;
         char left[96];
         snprintf(left, sizeof left, "%s%s%s", o->name, o->argname ? " " : "", o->argname ? o->argname : "");
         /* a long option and value on a line of its own, the help below it */

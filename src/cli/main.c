@@ -153,7 +153,7 @@ static void print_warning(const char *message, void *ctx)
 
 static int cmd_run(int argc, char **argv, bool explain)
 {
-    run_args a = {.pol = cordon_policy_new(), .tty = -1};
+    run_args a = {.pol = cordon_policy_new(), .tty = -1, .explain = explain};
     cordon_error err = {0};
     cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1}; /* all of it */
     cordon_status_file *status = NULL;
@@ -161,25 +161,28 @@ static int cmd_run(int argc, char **argv, bool explain)
     cordon_policy_set_warning_handler(a.pol, print_warning, NULL, NULL);
     if (parse_run_args(argc, argv, &a, !explain, &err) < 0) {
         print_error(&err);
-        write_status(a.status_json, &res, &err);
+        write_status(a.status_json ? a.status_json : cordon_policy_settings_status_json(a.pol), &res, &err);
         code = CORDON_EXIT_SETUP;
     } else if (a.help) {
         help_run(stdout, explain ? "explain" : "run");
         code = 0;
     } else if (explain) {
-        if (cordon_explain(a.pol, a.command, stdout, &err) < 0) {
+        unsigned flags = (a.json ? CORDON_EXPLAIN_JSON : 0) | (a.verbose ? CORDON_EXPLAIN_VERBOSE : 0);
+        if (cordon_explain_ex(a.pol, a.command, flags, stdout, &err) < 0) {
             print_error(&err);
             code = CORDON_EXIT_SETUP;
         } else {
             code = 0;
         }
-    } else if (a.status_json && !(status = cordon_status_file_open(a.status_json, &err))) {
+    } else if ((a.status_json || (a.status_json = cordon_policy_settings_status_json(a.pol))) &&
+               !(status = cordon_status_file_open(a.status_json, &err))) {
         /* checked before anything runs: a result that cannot be written is a setup failure */
         cli_wrap(&err, "--status-json");
         print_error(&err);
         code = CORDON_EXIT_SETUP;
     } else {
-        int r = cli_tty_wanted(a.tty) ? cli_run_tty(a.pol, a.command, &res, &err)
+        int tty = a.tty >= 0 ? a.tty : cordon_policy_settings_tty(a.pol);
+        int r = cli_tty_wanted(tty) ? cli_run_tty(a.pol, a.command, &res, &err)
                                       : run_forwarding(a.pol, a.command, &res, &err);
         if (r < 0)
             print_error(&err);

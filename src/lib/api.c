@@ -113,13 +113,59 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
 #endif
 }
 
+/* --explain --json: the plan as data, and what the text adds after it. */
+static int explain_as_json(const cordon_policy *pol, prepared *x, char *const argv[], FILE *out, cordon_error *err)
+{
+    json_t *o = explain_json(&x->r, &x->p, &x->env, argv);
+    for (size_t i = 0; i < x->p.n_ops; i++) {
+        if (x->p.ops[i].kind != PLAN_COW)
+            continue;
+        char why[160] = "";
+        bool nested = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
+        json_t *h = json_object();
+        bool works = root_cow_probe(nested, why, sizeof why);
+        json_object_set_new(h, "overlay", json_boolean(works));
+        json_object_set_new(h, "why", works ? json_null() : json_string(why));
+        json_object_set_new(o, "home_layer", h);
+    }
+    json_object_set_new(o, "isolation_why", x->isolation_why ? json_string(x->isolation_why) : json_null());
+    json_object_set_new(o, "confinement", confine_json(&x->p));
+    char where[1024] = "";
+    cordon_error why = {0};
+    bool any = false;
+    for (int i = 0; i < LIMITS_N; i++)
+        any |= x->p.limits.v[i] != 0;
+    json_object_set_new(o, "limits_mechanism",
+                        any ? json_string(limits_kind_name(limits_probe(where, sizeof where, &why))) : json_null());
+    (void)pol;
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        return err_set(err, CORDON_STAGE_PLAN, ENOMEM, "cordon_explain: out of memory");
+    fprintf(out, "%s\n", text);
+    free(text);
+    return 0;
+}
+
 int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cordon_error *err)
+{
+    return cordon_explain_ex(pol, argv, 0, out, err);
+}
+
+int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned flags, FILE *out, cordon_error *err)
 {
     prepared x;
     if (!out)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain: no output stream (NULL)");
+    if (flags & ~(unsigned)(CORDON_EXPLAIN_VERBOSE | CORDON_EXPLAIN_JSON))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain_ex: unknown flags %#x", flags);
     if (prepare(pol, &x, err) < 0)
         return -1;
+    if (flags & CORDON_EXPLAIN_JSON) {
+        int r = explain_as_json(pol, &x, argv, out, err);
+        prepared_free(&x);
+        return r;
+    }
     explain_print(out, &x.r, &x.p, &x.env, argv);
     for (size_t i = 0; i < x.p.n_ops; i++) {
         if (x.p.ops[i].kind != PLAN_COW)
@@ -149,7 +195,7 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
         fprintf(out, "    (the mount plan above is not carried out: there are no namespaces)\n");
         llonly_free(&ll);
     }
-    confine_explain(out, &x.p);
+    confine_explain(out, &x.p, flags & CORDON_EXPLAIN_VERBOSE);
     limits_explain(out, &x.p.limits);
     prepared_free(&x);
     return 0;
