@@ -161,6 +161,7 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
             break;
         case PLAN_HIDE:
         case PLAN_HOLD:
+        case PLAN_FILE:
         case PLAN_SYMLINK:
         case PLAN_NOTE:
         case PLAN_NOCREATE:

@@ -71,7 +71,7 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
             fprintf(out, "    -  %-8s %-40s %s\n", "skip", op->dest, op->why);
             continue;
         }
-        if (!plan_op_mounts(op))
+        if (!plan_op_mounts(op) && op->kind != PLAN_FILE)
             continue; /* not mounts: listed below */
         fprintf(out, "  %3d  %-8s %-40s %s", k++, kind, op->dest, op->why);
         if (op->kind == PLAN_SYMLINK)

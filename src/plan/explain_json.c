@@ -86,7 +86,8 @@ static json_t *plan_json(const plan *p)
         json_object_set_new(o, "kind", json_string(plan_kind_name(op->kind)));
         json_object_set_new(o, "dest", json_string(op->dest));
         if (op->src)
-            json_object_set_new(o, op->kind == PLAN_SYMLINK ? "target" : "src", json_string(op->src));
+            json_object_set_new(o, op->kind == PLAN_SYMLINK ? "target" : op->kind == PLAN_FILE ? "content" : "src",
+                                json_string(op->src));
         if (op->kind == PLAN_BIND || op->kind == PLAN_HOLD || op->kind == PLAN_HIDE)
             json_object_set_new(o, "read_only", json_boolean(op->kind != PLAN_BIND || op->read_only));
         if (op->kind == PLAN_BIND || op->kind == PLAN_HIDE)

@@ -25,6 +25,7 @@ const char *plan_kind_name(plan_kind k)
     case PLAN_OVERLAY: return "overlay";
     case PLAN_HOLD: return "hold";
     case PLAN_COW: return "cow";
+    case PLAN_FILE: return "file";
     }
     return "?";
 }
@@ -103,6 +104,8 @@ static int kind_order(plan_kind k)
     case PLAN_DEV:
     case PLAN_PROC:
         return 1;
+    case PLAN_FILE:
+        return 2;
     case PLAN_NOTE:
     case PLAN_NOCREATE:
     case PLAN_GITDIR:
@@ -336,6 +339,49 @@ static size_t add_holders(plan *p)
     return added;
 }
 
+/* A git configuration value, quoted (git-config(1)). */
+static void git_quote(strv *parts, const char *v)
+{
+    size_t n = strlen(v);
+    char *q = xmalloc(2 * n + 3), *o = q;
+    *o++ = '"';
+    for (const char *c = v; *c; c++) {
+        if (*c == '\\' || *c == '"')
+            *o++ = '\\';
+        if (*c == '\n') {
+            *o++ = '\\';
+            *o++ = 'n';
+            continue;
+        }
+        *o++ = *c;
+    }
+    *o++ = '"';
+    *o = '\0';
+    strv_push(parts, q);
+}
+
+/* The private HOME's .gitconfig: the host's identity and nothing else, so that `git
+ * commit` works without the host's configuration (its credential helpers, tokens in URL
+ * rewrites, includes) being shown. */
+static void add_git_identity(const resolved *r, plan *p, const char *home)
+{
+    const gitconfig_identity *id = &r->git_identity;
+    if (!id->name[0] && !id->email[0])
+        return;
+    strv q = {0};
+    git_quote(&q, id->name);
+    git_quote(&q, id->email);
+    char *text = xasprintf("# written by cordon: the host's git identity, and nothing else of its configuration\n"
+                           "[user]\n%s%s%s%s%s%s",
+                           id->name[0] ? "\tname = " : "", id->name[0] ? q.v[0] : "", id->name[0] ? "\n" : "",
+                           id->email[0] ? "\temail = " : "", id->email[0] ? q.v[1] : "", id->email[0] ? "\n" : "");
+    strv_free(&q);
+    char *dest = path_join(home, ".gitconfig");
+    add_op(p, PLAN_FILE, dest, text, xstrdup("git identity from the host's configuration (user.name, user.email only)"));
+    free(dest);
+    free(text);
+}
+
 /* Does an operation mount something strictly below `dir`? */
 static bool mounts_below(const plan *p, const char *dir)
 {
@@ -421,11 +467,13 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         drop_base_bind_at(out, r->home, "HOME");
         add_op(out, PLAN_TMPFS, r->home, NULL, xstrdup("private HOME"))->mode = 0700;
         out->home = xstrdup(r->home);
+        add_git_identity(r, out, out->home);
     } else {
         add_op(out, PLAN_TMPFS, PLAN_PRIVATE_HOME, NULL,
                xstrdup(r->home ? "private HOME (a rule covers the home directory)" : "private HOME"))
             ->mode = 0700;
         out->home = xstrdup(PLAN_PRIVATE_HOME);
+        add_git_identity(r, out, out->home);
     }
 
     if (out->root_is_host && !r->policy->no_private_dirs && (!home_here || !tmp_private)) {

@@ -33,6 +33,8 @@ typedef enum plan_kind {
                    * private writable one (HOME, /tmp): an empty tmpfs, read-only once
                    * what it holds is mounted, or (from_view) the directory as the view
                    * shows it there, bound onto itself read-only */
+    PLAN_FILE,    /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
+                   * (the private HOME's .gitconfig with the host's git identity) */
     PLAN_COW,     /* the host directory `src` at `dest`, read-only underneath, with a
                    * private layer that takes the writes and vanishes (a kernel overlay,
                    * upper and work layers in a tmpfs of the run's own): the home under
@@ -90,11 +92,12 @@ typedef struct plan {
 #define PLAN_PRIVATE_HOME "/.cordon/home"
 #define PLAN_PRIVATE_TMP "/.cordon/tmp"
 
-/* Does the operation mount something (as opposed to a NOTE, or a rule for the creation
- * control: NOCREATE, GITDIR, LIFT)? */
+/* Does the operation mount something (as opposed to a NOTE, a FILE written in a private
+ * mount, or a rule for the creation control: NOCREATE, GITDIR, LIFT)? */
 static inline bool plan_op_mounts(const plan_op *op)
 {
-    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT;
+    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT &&
+           op->kind != PLAN_FILE;
 }
 
 /* Where TMPDIR goes when /tmp holds a mount (the workspace under /tmp, say): TMPDIR is

@@ -784,6 +784,11 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     if (expand_globs(out, p, root, err) < 0)
         goto fail;
     out->home_cow = home_cow(out);
+    /* git commit works in a private HOME: the host's identity, and only that (plan.c) */
+    if (out->home && !p->no_private_dirs && !out->home_cow) {
+        gitconfig_ctx gctx = {.home = out->home};
+        gitconfig_read_identity(&gctx, &out->git_identity);
+    }
     /* What cordon protects depends on which rules won: add it, then decide again. */
     size_t before = out->n_rules;
     if (protect_expand(out, err) < 0)

@@ -518,6 +518,27 @@ static int do_hold(build *b, const plan_op *op)
     return root_mark_ours(b->s, t, b->err);
 }
 
+/* A file cordon writes (PLAN_FILE), only ever in a tmpfs of its own. */
+static int do_file(build *b, const plan_op *op)
+{
+    const char *slash = strrchr(op->dest, '/');
+    char parent[4096];
+    size_t pl = (size_t)(slash - op->dest);
+    if (!slash || pl >= sizeof parent)
+        return err_set(b->err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", op->dest);
+    memcpy(parent, op->dest, pl);
+    parent[pl] = '\0';
+    _cleanup_fd_ int pfd = root_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_EXISTING, b->err);
+    if (pfd < 0)
+        return err_wrap(b->err, "%s", op->why);
+    if (!is_ours(b->s, pfd))
+        return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to write %s in a host directory", op->dest);
+    _cleanup_fd_ int fd = openat(pfd, slash + 1, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, op->src, strlen(op->src)) < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot write %s", op->why, op->dest);
+    return 0;
+}
+
 /* PLAN_COW, before the new root exists (the host tree is still the root): the lower
  * layer (the host directory, checked to be what the resolver saw), upper and work layers
  * in a private tmpfs attached over the build place `at` (a kernel needs layers it can
@@ -780,6 +801,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         case PLAN_DEV: r = dev_build(root, s, &devs, err); break;
         case PLAN_PROC: r = do_proc(&b, op); break;
         case PLAN_HOLD: r = do_hold(&b, op); break;
+        case PLAN_FILE: r = do_file(&b, op); break;
         case PLAN_COW: r = do_cow(&b, i); break;
         case PLAN_NOTE:
         case PLAN_NOCREATE: /* the creation control's (supervise/creation.c) */

@@ -252,6 +252,44 @@ t_home_base_host_fallback() {
   assert_contains "$OUT" "no kernel overlay here" "explain inside says the overlay is not used"
 }
 
+# Issue 9, item 5: git commit works in the default sandbox when the host has an identity,
+# and nothing else of the host's git configuration (credential helpers, tokens) is shown.
+t_git_identity() {
+  command -v git >/dev/null || skip_case "git is not installed"
+  cat >"$HOME/.gitconfig" <<'CFG'
+[user]
+	name = Ada Lovelace
+	email = "ada@example.org"
+[credential]
+	helper = store --file /nonexistent/creds
+[url "https://TOKEN-SECRET@github.com/"]
+	insteadOf = https://github.com/
+[include]
+	path = ~/.gitconfig.extra
+CFG
+  printf '[alias]\n\tco = checkout\n[user]\n\temail = ada@work.example\n' >"$HOME/.gitconfig.extra"
+  git init -q "$WS/repo"
+  crun run -- sh -c '
+    cd repo && echo x >f && git add f && git commit -qm first && git log -1 --format="author=%an <%ae>"
+    git config --global --list; cat "$HOME/.gitconfig"'
+  [ "$RC" = 0 ] || die "git commit in the sandbox: $(last_run)"
+  assert_contains "$OUT" "author=Ada Lovelace <ada@work.example>" "the host's identity (the include's email wins, as in git)"
+  assert_not_contains "$OUT" "TOKEN-SECRET" "a token in the host's git configuration"
+  assert_not_contains "$OUT" "credential" "the host's credential helper"
+  assert_not_contains "$OUT" "alias" "the rest of the host's configuration"
+  # the repository's own identity still wins over the global one, as on the host
+  git -C "$WS/repo" config user.email repo@example.org
+  crun run -- sh -c 'cd repo && echo y >>f && git commit -qam second && git log -1 --format="%ae"'
+  assert_eq "$OUT" "repo@example.org" "the repository's own user.email"
+  # positive control: without an identity on the host, git cannot commit
+  rm "$HOME/.gitconfig" "$HOME/.gitconfig.extra"
+  git -C "$WS/repo" config --unset user.email
+  if [ -z "$(git config --system user.email 2>/dev/null)" ]; then
+    crun run -- sh -c 'cd repo && echo z >>f && git commit -qam third 2>&1; echo rc=$?'
+    assert_contains "$OUT" "rc=128" "no identity: git refuses to commit"
+  fi
+}
+
 run_case home_private_empty_writable t_home_private_empty_writable
 run_case tmpdir_private_empty_writable t_tmpdir_private_empty_writable
 run_case host_tmpdir_not_used t_host_tmpdir_not_used
@@ -264,4 +302,5 @@ run_case tmpdir_holds_no_workspace t_tmpdir_holds_no_workspace
 run_case write_above_workspace_fails t_write_above_workspace_fails
 run_case home_base_host_toolchains t_home_base_host_toolchains
 run_case home_base_host_fallback t_home_base_host_fallback
+run_case git_identity t_git_identity
 finish
