@@ -57,7 +57,8 @@ typedef struct cordon_error {
                          * command-line option ("workspace", "chdir", "timeout",
                          * "limitMemory", ...), or "": messages name settings as the API
                          * does, and a caller adds its own names for them (the command
-                         * line: "--chdir DIR") */
+                         * line: "--chdir DIR").  "outerNoNested": the outer sandbox's
+                         * noNested refused a nested one */
     char message[1024]; /* what went wrong and, where known, how to fix it */
 } cordon_error;
 #define CORDON_ERROR_INIT {.size = sizeof(cordon_error)}

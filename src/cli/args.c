@@ -40,6 +40,8 @@ void cli_option_flags(const char *option, char *buf, size_t n)
         {"chdir", "--chdir DIR"},
         {"dataRoot", "--data-root DIR"},
         {"isolation", "--isolation landlock"},
+        /* a nested run that the outer sandbox's --no-nested refused */
+        {"outerNoNested", "the outer sandbox's --no-nested; without namespaces: --isolation landlock"},
     };
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
         if (strcmp(option, special[i].option) == 0) {

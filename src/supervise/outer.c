@@ -487,10 +487,11 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
          * refuse sandboxes inside it: say that, not what a container would mean. */
         if (err->stage == CORDON_STAGE_NAMESPACES && err->errnum == EPERM && !ll_only &&
             prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK)
-            err_opt(err, CORDON_STAGE_NAMESPACES, EPERM, "noNested",
+            err_opt(err, CORDON_STAGE_NAMESPACES, EPERM, "outerNoNested",
                     "cannot create namespaces: this runs inside a cordon sandbox that refuses sandboxes inside "
-                    "it (no nesting: new user namespaces and the mount API are refused there); start that "
-                    "sandbox without it to nest one, or run this command without cordon inside it");
+                    "it (no nesting: its seccomp filter refuses new user namespaces and the mount API); start "
+                    "that sandbox without it to nest one%s",
+                    NS_ISOLATION_HINT);
         close_fd(&helper[0]);
         close_fd(&helper[1]);
         l->helper_fd = -1;
