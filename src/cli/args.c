@@ -383,7 +383,7 @@ const option_def run_options[] = {
      "namespaces where possible, else landlock, saying so"},
     {"--tty", NULL, opt_tty,
      "run the command on a terminal of the sandbox's own (job control, ^C, ^Z, window size), "
-     "relayed to cordon's; default: when cordon's stdin and stdout are terminals"},
+     "relayed to cordon's; default: when cordon's stdin and stdout are terminals and it runs in the foreground"},
     {"--no-tty", NULL, opt_no_tty, "no terminal: the command gets cordon's stdin, stdout and stderr as they are"},
     {"--json", NULL, opt_json,
      "explain: print the resolved policy, the rules, the plan, the confinement and the warnings as one JSON "

@@ -254,7 +254,10 @@ bool cli_tty_wanted(int tty)
 {
     if (tty >= 0)
         return tty == 1;
-    return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    /* by default only in the foreground of its terminal: `cordon run -- make &` from a
+     * shell keeps running (a terminal of its own would stop it at its first read or mode
+     * change, as it stops any terminal program in the background) */
+    return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
 int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, cordon_error *err)

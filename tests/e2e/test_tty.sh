@@ -13,7 +13,14 @@ PTYRUN=$E2E_DIR/ptyrun.py
 pty() {
   local steps=$1
   shift
-  timeout -k 3 "$WATCHDOG" "$PY" "$PTYRUN" --rows 30 --cols 90 --timeout 20 "$steps" "$CORDON" "$@" >"$OUTF" 2>"$ERRF" ||
+  pty_cmd "$steps" "$CORDON" "$@"
+}
+
+# pty_cmd STEPS_JSON COMMAND...: the same for any command (a shell that starts cordon).
+pty_cmd() {
+  local steps=$1
+  shift
+  timeout -k 3 "$WATCHDOG" "$PY" "$PTYRUN" --rows 30 --cols 90 --timeout 20 "$steps" "$@" >"$OUTF" 2>"$ERRF" ||
     die "ptyrun failed: $(head -c 400 "$ERRF")"
   PSTATUS=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["status"])' <"$OUTF")
   POUT=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["output"])' <"$OUTF")
@@ -52,6 +59,11 @@ controlling" "--no-nested"
     assert_contains "$(printf '%s' "$POUT" | tr -d '\r')" "30 90
 controlling" "--isolation landlock"
   fi
+  # in the background of its terminal (`cordon run ... &` from a shell) the default is off,
+  # so the job runs on instead of stopping at its first look at the terminal
+  pty_cmd '[]' /bin/bash -c 'set -m; "$1" run -- sh -c "(exec 3</dev/tty) 2>/dev/null && echo own-tty || echo no-own-tty" & wait' \
+    bash "$CORDON"
+  assert_contains "$POUT" "no-own-tty" "in the background: no terminal of its own by default"
   # not under a terminal: nothing changes
   expect_output "no terminal" run -- sh -c 'test -t 0 || test -t 1 || echo no terminal'
 }
