@@ -17,6 +17,7 @@ PACKAGES=(
   bubblewrap iproute2 python3 util-linux git valgrind
   curl socat
   fuse-overlayfs
+  dpkg-dev debhelper fakeroot
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
 # libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).

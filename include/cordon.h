@@ -57,7 +57,8 @@ typedef struct cordon_error {
                          * command-line option ("workspace", "chdir", "timeout",
                          * "limitMemory", ...), or "": messages name settings as the API
                          * does, and a caller adds its own names for them (the command
-                         * line: "--chdir DIR") */
+                         * line: "--chdir DIR").  "outerNoNested": the outer sandbox's
+                         * noNested refused a nested one */
     char message[1024]; /* what went wrong and, where known, how to fix it */
 } cordon_error;
 #define CORDON_ERROR_INIT {.size = sizeof(cordon_error)}
@@ -145,6 +146,17 @@ CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dir
  * default the command may nest sandboxes, which can only ever be stricter. */
 CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
 
+/* Warnings: a rule of the caller's that changes nothing (a path that does not exist, a
+ * rule overridden by another at equal length, one that adds nothing to the rule above it)
+ * is not an error (the run goes on) but most likely a mistake.  fn is called with one
+ * message each (in the API's terms: the rule's source and path), from cordon_run*,
+ * cordon_spawn and cordon_explain, in the calling thread, before they start anything; it
+ * may be called from several threads at once when the policy serves several runs.  NULL
+ * (the default) drops them.  The command line prints "cordon: warning: MESSAGE". */
+typedef void (*cordon_warning_fn)(const char *message, void *ctx);
+CORDON_API int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx,
+                                                 cordon_error *err);
+
 /* Keep NAME (one path component, e.g. ".vscode") read-only at the top of every writable
  * path, like .git/hooks, .cordon, .codex and .agents. */
 CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);
@@ -219,9 +231,26 @@ CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
  * 1, 0, or -1 when no settings file said.  Top-level keys other than "sandbox" and
  * "orchestration" (a harness's own settings) are ignored. */
 CORDON_API int cordon_policy_settings_sandboxed(const cordon_policy *p);
+/* What the settings say for what the caller does rather than the sandbox: "statusJson"
+ * (where to write the result, as --status-json: cordon_status_file_open) or NULL, and
+ * "tty" (run on a terminal of its own, CORDON_SPAWN_PTY): 1, 0, or -1 when not said.  A
+ * setter or flag of the caller's wins over them. */
+CORDON_API const char *cordon_policy_settings_status_json(const cordon_policy *p);
+CORDON_API int cordon_policy_settings_tty(const cordon_policy *p);
 
 /* Print the resolved rules and the ordered mount plan; runs nothing. */
 CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *out, cordon_error *err);
+/* The same with flags: VERBOSE lists every call the seccomp filter refuses (else their
+ * number); JSON prints one JSON object instead of text: "policy" (base, network,
+ * workspace, cwd, home and what it is, tmpdir, timeout, limits ...), "rules" (each with
+ * access, path, source, line, overridden), "globs", "plan" (each operation with kind,
+ * dest, src, read_only, why, in order), "warnings", "environment", "command",
+ * "home_layer" (under --base host: whether the kernel overlay works here), "confinement"
+ * (seccomp's refused calls, Landlock's rules) and "limits_mechanism". */
+#define CORDON_EXPLAIN_VERBOSE 0x1u
+#define CORDON_EXPLAIN_JSON 0x2u
+CORDON_API int cordon_explain_ex(const cordon_policy *p, char *const argv[], unsigned flags, FILE *out,
+                                 cordon_error *err);
 
 /* How a run ended.  Growable like cordon_error: `size` is sizeof(cordon_result) as the
  * caller was compiled (CORDON_RESULT_INIT), 0 for this first layout; the library never
@@ -309,6 +338,18 @@ CORDON_API int cordon_run_output(const cordon_policy *p, char *const argv[], cor
 #define CORDON_SPAWN_STDERR_PIPE 0x4u   /* else inherited */
 #define CORDON_SPAWN_MERGE_STDERR 0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
 #define CORDON_SPAWN_STDIN_INHERIT 0x10u /* stdin is the caller's own (not with STDIN_PIPE) */
+/* A terminal: the command's stdin, stdout and stderr (stderr: unless STDERR_PIPE) are a
+ * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command leads
+ * a session of its own: job control, ^C, ^Z and ^\ work inside), whose master is
+ * cordon_proc_pty().  Not with STDIN_PIPE, STDIN_INHERIT, STDOUT_PIPE or MERGE_STDERR.
+ * The terminal starts with the settings and window size of the first of the caller's
+ * 0, 1, 2 that is a terminal, else the kernel's defaults and 24x80; set its size with
+ * ioctl(master, TIOCSWINSZ) at any time (the command gets SIGWINCH), signal its
+ * foreground process group with ioctl(master, TIOCSIG, sig).  cordon_spawn returns once
+ * the sandbox has made the terminal (its root is built).  The master reads EIO once every
+ * process of the sandbox has closed the terminal; TIOCSTI and TIOCLINUX stay refused
+ * inside.  The caller's own terminal never reaches the sandbox. */
+#define CORDON_SPAWN_PTY 0x20u
 typedef struct cordon_proc cordon_proc;
 /* Validates everything (argv, flags, the policy, the plan) before anything is started;
  * -1 with err filled, and nothing started, on failure. */
@@ -319,6 +360,10 @@ CORDON_API int cordon_spawn(const cordon_policy *p, char *const argv[], unsigned
 CORDON_API int cordon_proc_stdin(const cordon_proc *c);
 CORDON_API int cordon_proc_stdout(const cordon_proc *c);
 CORDON_API int cordon_proc_stderr(const cordon_proc *c);
+/* CORDON_SPAWN_PTY: the terminal's master (read the command's output from it, write its
+ * input to it; close-on-exec, blocking as the pipes are, owned by c), or -1 without the flag, or when
+ * the setup failed before the terminal was made (cordon_proc_wait says why). */
+CORDON_API int cordon_proc_pty(const cordon_proc *c);
 /* Close the stdin pipe (the command sees EOF).  -1 with errno EBADF when there is none
  * (any more). */
 CORDON_API int cordon_proc_close_stdin(cordon_proc *c);
@@ -436,7 +481,22 @@ CORDON_API int cordon_check(char **json, cordon_error *err);
 /* Free what the library allocated for the caller (cordon_check's document). */
 CORDON_API void cordon_free(void *p);
 
-/* Write result/err as the --status-json document. */
+/* The --status-json document, in two steps so that a file that cannot be written fails
+ * before anything runs, and nothing the command does can redirect it.  _open, before the
+ * run: opens FILE's directory (as the path is then), makes a file in it and reserves the
+ * space the document needs; NULL with err filled when that fails (--status-json: exit
+ * 125, nothing runs).  _write, after: the document (result, and setup_err when setup
+ * failed) goes into that file, which then replaces FILE by a rename in that same
+ * directory: whatever the command put at FILE meanwhile (a symlink, a file) is replaced,
+ * never written through or followed, and a directory of the path renamed or replaced by
+ * a link does not move the document.  When writing fails, no document is left at FILE
+ * (not an older one either).  _close frees f (NULL is fine). */
+typedef struct cordon_status_file cordon_status_file;
+CORDON_API cordon_status_file *cordon_status_file_open(const char *file, cordon_error *err);
+CORDON_API int cordon_status_file_write(cordon_status_file *f, const cordon_result *result,
+                                        const cordon_error *setup_err, cordon_error *err);
+CORDON_API void cordon_status_file_close(cordon_status_file *f);
+/* Both steps at once. */
 CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result,
                                         const cordon_error *setup_err, cordon_error *err);
 

@@ -380,6 +380,11 @@ class Process:
         self.stdin: Optional[io.BufferedWriter] = io.BufferedWriter(_StdinRaw(self, fd_in)) if fd_in >= 0 else None
         self.stdout: Optional[io.BufferedReader] = io.BufferedReader(_ReadRaw(fd_out)) if fd_out >= 0 else None
         self.stderr: Optional[io.BufferedReader] = io.BufferedReader(_ReadRaw(fd_err)) if fd_err >= 0 else None
+        fd_pty = lib.cordon_proc_pty(handle)
+        #: ``spawn(pty=True)``: the terminal's master, unbuffered, read and write (reads
+        #: raise ``OSError`` EIO once every process inside has closed the terminal); set its
+        #: size with ``fcntl.ioctl(p.pty, termios.TIOCSWINSZ, ...)``
+        self.pty: Optional[io.FileIO] = io.FileIO(fd_pty, "r+b", closefd=False) if fd_pty >= 0 else None
 
     def _handle(self) -> int:
         if not self._c:
@@ -451,7 +456,7 @@ class Process:
         """Kill what still runs, reap it, close the streams.  Idempotent."""
         with self._lock:
             c, self._c = self._c, None
-        for f in (self.stdin, self.stdout, self.stderr):
+        for f in (self.stdin, self.stdout, self.stderr, self.pty):
             if f is not None:
                 try:
                     f.close()
@@ -477,28 +482,37 @@ class Process:
 
 def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
           stdin: Optional[_Stream] = PIPE, stdout: Optional[_Stream] = PIPE,
-          stderr: Optional[_Stream] = PIPE, merge_stderr: bool = False) -> Process:
+          stderr: Optional[_Stream] = PIPE, merge_stderr: bool = False, pty: bool = False) -> Process:
     """Start ``argv`` sandboxed under ``policy`` (default: ``Policy()``) and return at once.
 
     ``stdin``: :data:`PIPE` (default), ``None``/:data:`DEVNULL` (``/dev/null``) or
     :data:`INHERIT`; ``stdout``, ``stderr``: :data:`PIPE` (default) or ``None``/:data:`INHERIT`;
-    ``merge_stderr=True`` sends stderr into the stdout pipe.
+    ``merge_stderr=True`` sends stderr into the stdout pipe.  ``pty=True``: the command's
+    stdin, stdout and stderr are a terminal of the sandbox's own, its controlling terminal,
+    whose master is ``.pty`` (``stdin``, ``stdout``, ``stderr`` and ``merge_stderr`` are then
+    not used).
 
     :raises CordonError: when the arguments, the policy or the plan are not right; nothing
         is started then
     """
     flags = 0
-    if stdin is PIPE:
+    if pty:
+        flags = N.SPAWN_PTY
+    elif stdin is PIPE:
         flags |= N.SPAWN_STDIN_PIPE
     elif stdin is INHERIT:
         flags |= N.SPAWN_STDIN_INHERIT
     elif stdin is not None and stdin is not DEVNULL:
         raise ValueError(f"stdin: PIPE, DEVNULL, INHERIT or None, not {stdin!r}")
-    if stdout is PIPE:
+    if pty:
+        pass
+    elif stdout is PIPE:
         flags |= N.SPAWN_STDOUT_PIPE
     elif stdout is not None and stdout is not INHERIT:
         raise ValueError(f"stdout: PIPE, INHERIT or None, not {stdout!r}")
-    if merge_stderr:
+    if pty:
+        pass
+    elif merge_stderr:
         flags |= N.SPAWN_MERGE_STDERR  # the library refuses it without a stdout pipe
     elif stderr is PIPE:
         flags |= N.SPAWN_STDERR_PIPE

@@ -28,6 +28,7 @@ SPAWN_STDOUT_PIPE = 0x2
 SPAWN_STDERR_PIPE = 0x4
 SPAWN_MERGE_STDERR = 0x8
 SPAWN_STDIN_INHERIT = 0x10
+SPAWN_PTY = 0x20
 
 
 class Error(ctypes.Structure):
@@ -120,6 +121,7 @@ _PROTOTYPES = {
     "cordon_proc_stdin": (_I, [_P]),
     "cordon_proc_stdout": (_I, [_P]),
     "cordon_proc_stderr": (_I, [_P]),
+    "cordon_proc_pty": (_I, [_P]),
     "cordon_proc_close_stdin": (_I, [_P]),
     "cordon_proc_exit_fd": (_I, [_P]),
     "cordon_proc_kill": (_I, [_P, _I]),

@@ -243,6 +243,32 @@ class Spawn(unittest.TestCase):
         with cordon.spawn(["sh", "-c", "cat; echo eof"], policy=policy(), stdin=cordon.DEVNULL) as c:
             self.assertEqual(c.stdout.read(), b"eof\n")
 
+    def test_pty(self) -> None:
+        """A terminal of the sandbox's own: an interactive program driven through its master."""
+        import fcntl, struct, termios
+        with cordon.spawn(["sh", "-c", "stty size; read l; echo \"got $l\"; exec 3</dev/tty && echo ctty"],
+                          policy=policy(), pty=True) as c:
+            self.assertIsNone(c.stdin)
+            self.assertIsNone(c.stdout)
+            c.pty.write(b"typed\n")
+            out = b""
+            while True:
+                try:
+                    chunk = c.pty.read(4096)
+                except OSError:  # EIO: every process inside has closed the terminal
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            self.assertIn(b"24 80\r\n", out)
+            self.assertIn(b"got typed\r\nctty\r\n", out)
+            self.assertEqual(c.wait(timeout=10).exit_code, 0)
+        with cordon.spawn(["sh", "-c", "trap 'stty size; exit 3' WINCH; echo ready; while :; do sleep 0.05; done"],
+                          policy=policy(), pty=True) as c:
+            self.assertIn(b"ready", c.pty.read(4096))
+            fcntl.ioctl(c.pty, termios.TIOCSWINSZ, struct.pack("HHHH", 33, 99, 0, 0))
+            self.assertEqual(c.wait(timeout=10).exit_code, 3)
+
     def test_line_protocol(self) -> None:
         """A long-lived child driven over stdio, line by line."""
         with cordon.spawn(["sh", "-c", "while read l; do echo \"got $l\"; done"], policy=policy()) as c:

@@ -40,6 +40,8 @@ void cli_option_flags(const char *option, char *buf, size_t n)
         {"chdir", "--chdir DIR"},
         {"dataRoot", "--data-root DIR"},
         {"isolation", "--isolation landlock"},
+        /* a nested run that the outer sandbox's --no-nested refused */
+        {"outerNoNested", "the outer sandbox's --no-nested; without namespaces: --isolation landlock"},
     };
     for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
         if (strcmp(option, special[i].option) == 0) {
@@ -268,6 +270,38 @@ static int opt_network_log(run_args *a, const char *v, cordon_error *err)
     return named(cordon_policy_set_network_log(a->pol, v, err), err, "--network-log");
 }
 
+static int opt_tty(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->tty = 1;
+    return 0;
+}
+
+static int opt_no_tty(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->tty = 0;
+    return 0;
+}
+
+static int opt_json(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->json = true;
+    return 0;
+}
+
+static int opt_verbose(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    (void)err;
+    a->verbose = true;
+    return 0;
+}
+
 static int opt_help(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -347,9 +381,58 @@ const option_def run_options[] = {
      "namespaces (default); landlock: no namespaces, the filesystem and the network by Landlock "
      "and seccomp only, for hosts without user namespaces (weaker: see doc/security.md); auto: "
      "namespaces where possible, else landlock, saying so"},
+    {"--tty", NULL, opt_tty,
+     "run the command on a terminal of the sandbox's own (job control, ^C, ^Z, window size), "
+     "relayed to cordon's; default: when cordon's stdin and stdout are terminals and it runs in the foreground"},
+    {"--no-tty", NULL, opt_no_tty, "no terminal: the command gets cordon's stdin, stdout and stderr as they are"},
+    {"--json", NULL, opt_json,
+     "explain: print the resolved policy, the rules, the plan, the confinement and the warnings as one JSON "
+     "object",
+     true},
+    {"--verbose", NULL, opt_verbose, "explain: also list every call the seccomp filter refuses", true},
     {"--help", NULL, opt_help, "show this help"},
     {NULL, NULL, NULL, NULL},
 };
+
+/* The run option `name` (len bytes) is most likely a typo of: the option at the smallest
+ * edit distance (a swap of neighbours is one edit), when it is small, or NULL.  (The
+ * library has its own for settings keys and values; the command line is on the public
+ * header only.) */
+static const char *suggest_option(const char *name, size_t len)
+{
+    if (len > 40)
+        return NULL;
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (const option_def *o = run_options; o->name; o++) {
+        size_t lb = strlen(o->name);
+        size_t d[42][42];
+        for (size_t i = 0; i <= len; i++)
+            d[i][0] = i;
+        for (size_t j = 0; j <= lb && j < 42; j++)
+            d[0][j] = j;
+        if (lb > 40)
+            continue;
+        for (size_t i = 1; i <= len; i++)
+            for (size_t j = 1; j <= lb; j++) {
+                size_t v = d[i - 1][j - 1] + (name[i - 1] != o->name[j - 1]);
+                if (d[i - 1][j] + 1 < v)
+                    v = d[i - 1][j] + 1;
+                if (d[i][j - 1] + 1 < v)
+                    v = d[i][j - 1] + 1;
+                if (i > 1 && j > 1 && name[i - 1] == o->name[j - 2] && name[i - 2] == o->name[j - 1] &&
+                    d[i - 2][j - 2] + 1 < v)
+                    v = d[i - 2][j - 2] + 1;
+                d[i][j] = v;
+            }
+        if (d[len][lb] < best_d) {
+            best_d = d[len][lb];
+            best = o->name;
+        }
+    }
+    size_t allowed = len / 5 + 1;
+    return best && best_d <= allowed ? best : NULL;
+}
 
 static const option_def *find_option(const char *name, size_t len)
 {
@@ -374,19 +457,41 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
         }
         if (arg[0] != '-' || arg[1] == '\0')
             break; /* the first non-option word starts the command */
-        if (arg[1] != '-')
+        if (arg[1] != '-') {
+            /* -allow: one dash short of an option? */
+            char two[64];
+            snprintf(two, sizeof two, "-%s", arg);
+            const char *eq1 = strchr(two, '=');
+            if (find_option(two, eq1 ? (size_t)(eq1 - two) : strlen(two)))
+                return cli_fail(err, "unknown option '%s': did you mean '%.*s'? (options are long; see `cordon help "
+                                     "run`)",
+                                arg, eq1 ? (int)(eq1 - two) : (int)strlen(two), two);
             return cli_fail(err, "unknown option '%s'; options are long (--allow ...); see `cordon help run`", arg);
+        }
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         const option_def *o = find_option(arg, len);
-        if (!o)
+        if (!o) {
+            const char *near = suggest_option(arg, len);
+            if (near)
+                return cli_fail(err, "unknown option '%.*s': did you mean %s? (see `cordon help run`)", (int)len, arg,
+                                near);
             return cli_fail(err, "unknown option '%.*s'; see `cordon help run`",
                            (int)len, arg);
+        }
+        if (o->explain_only && !a->explain)
+            return cli_fail(err, "%s is an option of `cordon explain`, not of `cordon run`", o->name);
         const char *value = NULL;
         if (o->argname) {
             if (eq) {
                 value = eq + 1;
             } else if (i + 1 < argc) {
+                /* `--allow -- cmd`, `--allow --deny X`: the value was forgotten, the next
+                 * word is not it */
+                const char *next = argv[i + 1];
+                if (strcmp(next, "--") == 0 ||
+                    (next[0] == '-' && next[1] == '-' && find_option(next, strcspn(next, "="))))
+                    return cli_fail(err, "%s needs a value (%s) before %s", o->name, o->argname, next);
                 value = argv[++i];
             } else {
                 return cli_fail(err, "%s needs a value (%s)", o->name, o->argname);

@@ -11,6 +11,9 @@ typedef struct run_args {
     const char *status_json;
     const char *timeout; /* as given, for messages */
     char **command; /* NULL-terminated, points into argv */
+    int tty;        /* --tty 1, --no-tty 0, neither -1 */
+    bool explain;   /* parsing for `cordon explain` (set by the caller) */
+    bool json, verbose; /* explain --json, --verbose */
     bool help;
 } run_args;
 
@@ -21,6 +24,7 @@ typedef struct option_def {
     const char *argname; /* "PATH", or NULL for a switch */
     opt_fn fn;
     const char *help;
+    bool explain_only; /* an option of `cordon explain`, not of `cordon run` */
 } option_def;
 
 extern const option_def run_options[];
@@ -34,6 +38,12 @@ void cli_option_flags(const char *option, char *buf, size_t n);
 
 /* Parse argv (after the subcommand word).  Returns 0, or -1 with err filled. */
 int parse_run_args(int argc, char **argv, run_args *a, bool command_required, cordon_error *err);
+
+/* tty.c: --tty.  Is it on (tty as parsed: 1, 0, -1 for "when stdin and stdout are
+ * terminals")?  Run the command on a terminal of its own relayed to cordon's; returns as
+ * run_forwarding() does. */
+bool cli_tty_wanted(int tty);
+int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, cordon_error *err);
 
 void help_main(FILE *out);
 void help_run(FILE *out, const char *cmd);

@@ -22,6 +22,32 @@ void help_main(FILE *out)
           out);
 }
 
+#define HELP_LEFT 28  /* width of the option column */
+#define HELP_WIDTH 79 /* the lines of `cordon help run` */
+
+/* text from column HELP_LEFT + 3 on, wrapped at word boundaries to HELP_WIDTH */
+static void print_wrapped(FILE *out, const char *text)
+{
+    const size_t room = HELP_WIDTH - (HELP_LEFT + 3);
+    size_t col = 0;
+    for (const char *p = text; *p;) {
+        size_t w = strcspn(p, " ");
+        if (col > 0 && col + 1 + w > room) {
+            fprintf(out, "\n%*s", HELP_LEFT + 3, "");
+            col = 0;
+        } else if (col > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)w, p);
+        col += w;
+        p += w;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', out);
+}
+
 void help_run(FILE *out, const char *cmd)
 {
     fprintf(out,
@@ -38,9 +64,16 @@ void help_run(FILE *out, const char *cmd)
               out);
     fputs("options:\n", out);
     for (const option_def *o = run_options; o->name; o++) {
-        char left[64];
+        if (o->explain_only && strcmp(cmd, "explain") != 0)
+            continue;
+        char left[96];
         snprintf(left, sizeof left, "%s%s%s", o->name, o->argname ? " " : "", o->argname ? o->argname : "");
-        fprintf(out, "  %-28s %s\n", left, o->help);
+        /* a long option and value on a line of its own, the help below it */
+        if (strlen(left) > HELP_LEFT)
+            fprintf(out, "  %s\n%*s", left, HELP_LEFT + 3, "");
+        else
+            fprintf(out, "  %-*s ", HELP_LEFT, left);
+        print_wrapped(out, o->help);
     }
     fputs("\nRules resolve by specificity: the rule on the longest matching path wins; at equal\n"
           "length deny beats write beats read. So --allow /repo --deny /repo/a --allow /repo/a/b\n"
@@ -55,10 +88,9 @@ void help_check(FILE *out)
 {
     fputs("usage: cordon check [--json]\n\n"
           "Say what this host supports: user namespaces (and if not, why), seccomp, pidfd,\n"
-          "Landlock, overlayfs in a user namespace, fuse-overlayfs, cgroup v2 delegation,\n"
-          "--isolation landlock; for\n"
-          "what is missing, the fix. Each probe is killed after 500 ms. Then try the default\n"
-          "sandbox: exit 0 when it works, 1 when not.\n"
+          "Landlock, overlayfs in a user namespace, fuse-overlayfs, the cgroups for --limit-*,\n"
+          "--isolation landlock; for what is missing, the fix. Each probe is killed after\n"
+          "500 ms. Then try the default sandbox: exit 0 when it works, 1 when not.\n"
           "\n"
           "  --json   the same as JSON: default_sandbox, error, and checks.NAME.{ok, required,\n"
           "           detail, fix} (checks.landlock.abi too); see the README or `man cordon`\n",

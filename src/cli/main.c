@@ -102,17 +102,16 @@ static void ensure_stdio(void)
     }
 }
 
-static int write_status(const char *file, const cordon_result *res, const cordon_error *setup_err)
+/* --status-json when the command line itself was wrong: at once. */
+static void write_status(const char *file, const cordon_result *res, const cordon_error *setup_err)
 {
     if (!file)
-        return 0;
+        return;
     cordon_error err = {0};
     if (cordon_write_status_json(file, res, setup_err, &err) < 0) {
         cli_wrap(&err, "--status-json");
         print_error(&err);
-        return -1;
     }
-    return 0;
 }
 
 /* Say which --limit-* the sandbox ran into, as far as cordon can tell. */
@@ -132,6 +131,10 @@ static void print_refusals(const cordon_result *res)
 
 static void print_limits_hit(const cordon_result *res)
 {
+    if (res->limits && strcmp(res->limits, "rlimit") == 0)
+        fputs("cordon: note: --limit-* were enforced with rlimits here, per process and weaker than a cgroup "
+              "(no cgroup could be used: `cordon check` says why and how to get one)\n",
+              stderr);
     if (res->limits_hit & (1u << CORDON_LIMIT_CPU))
         fputs("cordon: the command used up its CPU time (--limit-cpu) and was killed\n", stderr);
     if (res->limits_hit & (1u << CORDON_LIMIT_MEMORY))
@@ -141,28 +144,47 @@ static void print_limits_hit(const cordon_result *res)
         fputs("cordon: the sandbox reached its process limit (--limit-pids); forks were refused\n", stderr);
 }
 
+/* Rules that change nothing: said, and the run goes on (CONTRACT). */
+static void print_warning(const char *message, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "cordon: warning: %s\n", message);
+}
+
 static int cmd_run(int argc, char **argv, bool explain)
 {
-    run_args a = {.pol = cordon_policy_new()};
+    run_args a = {.pol = cordon_policy_new(), .tty = -1, .explain = explain};
     cordon_error err = {0};
     cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1}; /* all of it */
+    cordon_status_file *status = NULL;
     int code;
+    cordon_policy_set_warning_handler(a.pol, print_warning, NULL, NULL);
     if (parse_run_args(argc, argv, &a, !explain, &err) < 0) {
         print_error(&err);
-        write_status(a.status_json, &res, &err);
+        write_status(a.status_json ? a.status_json : cordon_policy_settings_status_json(a.pol), &res, &err);
         code = CORDON_EXIT_SETUP;
     } else if (a.help) {
         help_run(stdout, explain ? "explain" : "run");
         code = 0;
     } else if (explain) {
-        if (cordon_explain(a.pol, a.command, stdout, &err) < 0) {
+        unsigned flags = (a.json ? CORDON_EXPLAIN_JSON : 0) | (a.verbose ? CORDON_EXPLAIN_VERBOSE : 0);
+        if (cordon_explain_ex(a.pol, a.command, flags, stdout, &err) < 0) {
             print_error(&err);
             code = CORDON_EXIT_SETUP;
         } else {
             code = 0;
         }
+    } else if ((a.status_json || (a.status_json = cordon_policy_settings_status_json(a.pol))) &&
+               !(status = cordon_status_file_open(a.status_json, &err))) {
+        /* checked before anything runs: a result that cannot be written is a setup failure */
+        cli_wrap(&err, "--status-json");
+        print_error(&err);
+        code = CORDON_EXIT_SETUP;
     } else {
-        if (run_forwarding(a.pol, a.command, &res, &err) < 0)
+        int tty = a.tty >= 0 ? a.tty : cordon_policy_settings_tty(a.pol);
+        int r = cli_tty_wanted(tty) ? cli_run_tty(a.pol, a.command, &res, &err)
+                                      : run_forwarding(a.pol, a.command, &res, &err);
+        if (r < 0)
             print_error(&err);
         if (res.isolation_why)
             fprintf(stderr,
@@ -175,8 +197,13 @@ static int cmd_run(int argc, char **argv, bool explain)
         print_limits_hit(&res);
         print_refusals(&res);
         code = res.exit_code;
-        if (write_status(a.status_json, &res, &err) < 0 && code == 0)
-            code = CORDON_EXIT_SETUP;
+        cordon_error serr = {0};
+        if (status && cordon_status_file_write(status, &res, &err, &serr) < 0) {
+            /* the command ran: cordon still exits with its status */
+            cli_wrap(&serr, "warning: --status-json");
+            print_error(&serr);
+        }
+        cordon_status_file_close(status);
     }
     cordon_policy_free(a.pol);
     return code;

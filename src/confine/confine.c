@@ -1,5 +1,7 @@
 #include "confine/confine.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <string.h>
 
@@ -54,7 +56,7 @@ int confine_command(const confine_prep *c, cordon_error *err)
     return 0;
 }
 
-void confine_explain(FILE *out, const plan *p)
+void confine_explain(FILE *out, const plan *p, bool verbose)
 {
     confine_prep c;
     confine_prepare(&c, p);
@@ -73,13 +75,22 @@ void confine_explain(FILE *out, const plan *p)
             p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (--isolation landlock)"
             : p->no_nested ? "refused (--no-nested): no new user namespaces, no mount API"
                            : "allowed: the command may build sandboxes inside (only ever stricter)");
-    fprintf(out, "  seccomp       %u instructions for %s; refused (EPERM unless noted):\n", c.seccomp->len,
-            sc_arches);
-    for (size_t i = 0; i < sc_n_rules; i++) {
-        const sc_rule *r = &sc_rules[i];
-        if (!sc_rule_applies(r, c.seccomp_mode))
-            continue;
-        fprintf(out, "    %s%s\n", r->what, r->errnum == EPERM ? "" : " (ENOSYS)");
+    size_t refused = 0;
+    for (size_t i = 0; i < sc_n_rules; i++)
+        refused += sc_rule_applies(&sc_rules[i], c.seccomp_mode);
+    if (!verbose) {
+        fprintf(out, "  seccomp       %u instructions for %s; %zu calls refused (`cordon explain --verbose` "
+                     "lists them, doc/seccomp.md says why)\n",
+                c.seccomp->len, sc_arches, refused);
+    } else {
+        fprintf(out, "  seccomp       %u instructions for %s; refused (EPERM unless noted):\n", c.seccomp->len,
+                sc_arches);
+        for (size_t i = 0; i < sc_n_rules; i++) {
+            const sc_rule *r = &sc_rules[i];
+            if (!sc_rule_applies(r, c.seccomp_mode))
+                continue;
+            fprintf(out, "    %s%s\n", r->what, r->errnum == EPERM ? "" : " (ENOSYS)");
+        }
     }
     if (sc_skipped[0])
         fprintf(out, "    (not filtered: libseccomp did not know %s when cordon was built)\n", sc_skipped);
@@ -88,4 +99,52 @@ void confine_explain(FILE *out, const plan *p)
     for (size_t i = 0; i < c.landlock.n_rules; i++)
         fprintf(out, "    %-7s %s\n", ll_class_name(c.landlock.rules[i].cls), c.landlock.rules[i].path);
     confine_prep_free(&c);
+}
+
+struct json_t *confine_json(const plan *p)
+{
+    confine_prep c;
+    confine_prepare(&c, p);
+    json_t *o = json_object();
+    json_object_set_new(o, "capabilities", json_string("none"));
+    json_object_set_new(o, "no_new_privs", json_true());
+    json_object_set_new(o, "nesting", json_string(p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (landlock isolation)"
+                                                  : p->no_nested                          ? "refused"
+                                                                                          : "allowed"));
+    if (!c.enabled) {
+        json_object_set_new(o, "seccomp", json_null());
+        json_object_set_new(o, "landlock", json_null());
+        confine_prep_free(&c);
+        return o;
+    }
+    json_t *sc = json_object();
+    json_object_set_new(sc, "instructions", json_integer(c.seccomp->len));
+    json_object_set_new(sc, "arches", json_string(sc_arches));
+    json_t *refused = json_array();
+    for (size_t i = 0; i < sc_n_rules; i++) {
+        const sc_rule *r = &sc_rules[i];
+        if (!sc_rule_applies(r, c.seccomp_mode))
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "call", json_string(r->what));
+        json_object_set_new(e, "errno", json_string(r->errnum == EPERM ? "EPERM" : "ENOSYS"));
+        json_array_append_new(refused, e);
+    }
+    json_object_set_new(sc, "refused", refused);
+    json_object_set_new(o, "seccomp", sc);
+    char ll[512];
+    landlock_describe(&c.landlock, ll, sizeof ll);
+    json_t *lo = json_object();
+    json_object_set_new(lo, "description", json_string(ll));
+    json_t *rules = json_array();
+    for (size_t i = 0; i < c.landlock.n_rules; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "class", json_string(ll_class_name(c.landlock.rules[i].cls)));
+        json_object_set_new(e, "path", json_string(c.landlock.rules[i].path));
+        json_array_append_new(rules, e);
+    }
+    json_object_set_new(lo, "rules", rules);
+    json_object_set_new(o, "landlock", lo);
+    confine_prep_free(&c);
+    return o;
 }

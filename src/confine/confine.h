@@ -30,4 +30,9 @@ int confine_filter(const confine_prep *c, cordon_error *err);
 int confine_command(const confine_prep *c, cordon_error *err);
 
 /* `cordon explain`: the confinement section. */
-void confine_explain(FILE *out, const plan *p);
+/* verbose: every call the seccomp filter refuses (else how many, and where to look). */
+void confine_explain(FILE *out, const plan *p, bool verbose);
+/* The same as a JSON object: capabilities, nesting, seccomp (its instructions and every
+ * refused call), landlock (its description and rules). */
+struct json_t;
+struct json_t *confine_json(const plan *p);

@@ -144,6 +144,7 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
                 add_rule(lp, &cap, op->dest, LL_WRITE);
             break;
         case PLAN_TMPFS:
+        case PLAN_COW:
             add_rule(lp, &cap, op->dest, LL_WRITE);
             break;
         case PLAN_DEV: {
@@ -159,6 +160,8 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
             add_rule(lp, &cap, op->dest, LL_PROC);
             break;
         case PLAN_HIDE:
+        case PLAN_HOLD:
+        case PLAN_FILE:
         case PLAN_SYMLINK:
         case PLAN_NOTE:
         case PLAN_NOCREATE:

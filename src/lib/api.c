@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,11 +13,15 @@
 #include "net/netplan.h"
 #include "plan/explain.h"
 #include "lib/prepare.h"
+#include "lib/status.h"
 #include "plan/plan.h"
 #include "policy/resolve.h"
 #include "supervise/env.h"
 #include "supervise/limits.h"
 #include "sandbox/ns.h"
+#include "sandbox/root.h"
+#include "supervise/creation.h"
+#include "confine/seccomp_table.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -65,6 +70,9 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         resolved_free(&x->r);
         return -1;
     }
+    if (pol->warn_fn)
+        for (size_t i = 0; i < x->p.warnings.n; i++)
+            pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
     x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
     if (net_plan_build(pol, &x->env, &x->p.net, err) < 0) { /* rewrites the proxy variables */
         prepared_free(x);
@@ -79,8 +87,9 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
     *ll = (llonly){.ruleset_fd = -1};
     if (pol && pol->settings_enabled == 0)
         return err_set(err, CORDON_STAGE_SETTINGS, 0,
-                       "the settings say \"enabled\": false, but a cordon policy always sandboxes; "
-                       "run the command without cordon, or set \"enabled\": true");
+                       "%s: the settings say \"enabled\": false, but a cordon policy always sandboxes; "
+                       "run the command without cordon, or set \"enabled\": true",
+                       pol->settings_enabled_where ? pol->settings_enabled_where : "settings");
     TRACE("run");
     if (prepare(pol, x, err) < 0)
         return -1;
@@ -104,14 +113,74 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
 #endif
 }
 
+/* --explain --json: the plan as data, and what the text adds after it. */
+static int explain_as_json(const cordon_policy *pol, prepared *x, char *const argv[], FILE *out, cordon_error *err)
+{
+    json_t *o = explain_json(&x->r, &x->p, &x->env, argv);
+    for (size_t i = 0; i < x->p.n_ops; i++) {
+        if (x->p.ops[i].kind != PLAN_COW)
+            continue;
+        char why[160] = "";
+        bool nested = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
+        json_t *h = json_object();
+        bool works = root_cow_probe(nested, why, sizeof why);
+        json_object_set_new(h, "overlay", json_boolean(works));
+        json_object_set_new(h, "why", works ? json_null() : json_string(why));
+        json_object_set_new(o, "home_layer", h);
+    }
+    json_object_set_new(o, "isolation_why", x->isolation_why ? json_string(x->isolation_why) : json_null());
+    json_object_set_new(o, "confinement", confine_json(&x->p));
+    char where[1024] = "";
+    cordon_error why = {0};
+    bool any = false;
+    for (int i = 0; i < LIMITS_N; i++)
+        any |= x->p.limits.v[i] != 0;
+    json_object_set_new(o, "limits_mechanism",
+                        any ? json_string(limits_kind_name(limits_probe(where, sizeof where, &why))) : json_null());
+    (void)pol;
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        return err_set(err, CORDON_STAGE_PLAN, ENOMEM, "cordon_explain: out of memory");
+    fprintf(out, "%s\n", text);
+    free(text);
+    return 0;
+}
+
 int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cordon_error *err)
+{
+    return cordon_explain_ex(pol, argv, 0, out, err);
+}
+
+int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned flags, FILE *out, cordon_error *err)
 {
     prepared x;
     if (!out)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain: no output stream (NULL)");
+    if (flags & ~(unsigned)(CORDON_EXPLAIN_VERBOSE | CORDON_EXPLAIN_JSON))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain_ex: unknown flags %#x", flags);
     if (prepare(pol, &x, err) < 0)
         return -1;
+    if (flags & CORDON_EXPLAIN_JSON) {
+        int r = explain_as_json(pol, &x, argv, out, err);
+        prepared_free(&x);
+        return r;
+    }
     explain_print(out, &x.r, &x.p, &x.env, argv);
+    for (size_t i = 0; i < x.p.n_ops; i++) {
+        if (x.p.ops[i].kind != PLAN_COW)
+            continue;
+        char why[160] = "";
+        bool nested = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
+        if (root_cow_probe(nested, why, sizeof why))
+            fprintf(out, "\nhome: %s is the real home, read-only underneath, and takes writes in a private layer "
+                         "that vanishes at exit (a kernel overlay: it works here)\n",
+                    x.p.ops[i].dest);
+        else
+            fprintf(out, "\nhome: no kernel overlay here (%s): %s is the real home, read-only, and HOME is %s, "
+                         "private and empty\n",
+                    why, x.p.ops[i].dest, x.p.home_fallback);
+    }
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         if (x.isolation_why)
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
@@ -126,18 +195,15 @@ int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cord
         fprintf(out, "    (the mount plan above is not carried out: there are no namespaces)\n");
         llonly_free(&ll);
     }
-    confine_explain(out, &x.p);
+    confine_explain(out, &x.p, flags & CORDON_EXPLAIN_VERBOSE);
     limits_explain(out, &x.p.limits);
     prepared_free(&x);
     return 0;
 }
 
-int cordon_write_status_json(const char *file, const cordon_result *res, const cordon_error *setup_err,
-                             cordon_error *err)
+/* The --status-json document (its file: lib/status.c). */
+char *status_document(const cordon_result *res, const cordon_error *setup_err, cordon_error *err)
 {
-    if (!file || !*file || !res)
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_write_status_json: no %s given",
-                       !res ? "result" : "file name");
     json_t *o = json_object();
     json_object_set_new(o, "exit_code", json_integer(res->exit_code));
     json_object_set_new(o, "status", res->status_code >= 0 ? json_integer(res->status_code) : json_null());
@@ -186,22 +252,8 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)
-        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot make the status document");
-    int ret = 0;
-    size_t len = strlen(text);
-    text[len] = '\n'; /* json_dumps' NUL: the document goes out in one write */
-    _cleanup_fd_ int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) {
-        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write the status document %s", file);
-    } else if (write_all(fd, text, len + 1) < 0) {
-        ret = err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot write the status document %s", file);
-        /* A full disk must not leave a truncated document that a harness would misread:
-         * a regular file that cordon could not fill is removed. */
-        struct stat st, now;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && lstat(file, &now) == 0 && now.st_dev == st.st_dev &&
-            now.st_ino == st.st_ino)
-            unlink(file);
-    }
+        err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot make the status document");
+    char *doc = text ? xasprintf("%s\n", text) : NULL;
     free(text);
-    return ret;
+    return doc;
 }

@@ -47,6 +47,7 @@
 typedef struct probe_result {
     int ok;           /* 1 works, 0 does not */
     int value;        /* a number some probes report (the Landlock ABI) */
+    const char *word; /* a name some probes report (how --limit-* would be enforced), or NULL */
     char detail[512]; /* what was found */
     char fix[768];    /* how to get it, when it does not work */
 } probe_result;
@@ -279,14 +280,18 @@ static void probe_cgroup(probe_result *r)
     char where[1024] = "";
     cordon_error why = {0};
     limits_kind k = limits_probe(where, sizeof where, &why);
+    r->word = limits_kind_name(k == LIMITS_NONE ? LIMITS_RLIMIT : k);
     if (k == LIMITS_CGROUP2) {
         r->ok = 1;
-        DETAIL(r, "cgroup v2 is delegated: each run with limits gets a cgroup of its own under %s", where);
+        DETAIL(r, "cgroup2: cgroup v2 is delegated: each run with limits gets a cgroup of its own under %s", where);
         return;
     }
     if (k == LIMITS_CGROUP1) {
-        DETAIL(r, "cgroup v1 only: each run with limits gets cgroups of its own under %s", where);
-        FIX(r, "for cgroup v2, boot with systemd.unified_cgroup_hierarchy=1; v1 works meanwhile");
+        /* what `cordon run` uses here (root on a v1 or hybrid host): limits are enforced
+         * for the whole sandbox as with v2 */
+        r->ok = 1;
+        DETAIL(r, "cgroup1: cgroup v1 (no delegated v2 here): each run with limits gets cgroups of its own under %s",
+               where);
         return;
     }
     char text[sizeof why.message + 128];
@@ -359,7 +364,7 @@ static const probe probes[] = {
     {"landlock", "Landlock", false, false, probe_landlock, "abi"},
     {"overlayfs", "overlayfs in userns", false, false, probe_overlay, NULL},
     {"fuse_overlayfs", "fuse-overlayfs", false, false, probe_fuse_overlayfs, NULL},
-    {"cgroup_delegation", "cgroup v2 delegation", false, true, probe_cgroup, NULL},
+    {"cgroup_delegation", "cgroups for --limit-*", false, true, probe_cgroup, NULL},
     {"landlock_isolation", "--isolation landlock", false, true, probe_landlock_isolation, NULL},
 };
 #define N_PROBES (sizeof probes / sizeof probes[0])
@@ -464,6 +469,8 @@ int cordon_check(char **json, cordon_error *err)
         json_object_set_new(c, "fix", jstr_or_null(res[i].fix));
         if (probes[i].value_key)
             json_object_set_new(c, probes[i].value_key, json_integer(res[i].value));
+        if (res[i].word)
+            json_object_set_new(c, "mechanism", json_string(res[i].word));
         json_object_set_new(c, "title", json_string(probes[i].title));
         json_object_set_new(checks, probes[i].key, c);
     }

@@ -20,13 +20,14 @@
 #define PROC_FREED 0x46524545442d5052ULL /* "FREED-PR" */
 
 #define SPAWN_PIPES (CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE)
-#define SPAWN_KNOWN (SPAWN_PIPES | CORDON_SPAWN_MERGE_STDERR | CORDON_SPAWN_STDIN_INHERIT)
+#define SPAWN_KNOWN (SPAWN_PIPES | CORDON_SPAWN_MERGE_STDERR | CORDON_SPAWN_STDIN_INHERIT | CORDON_SPAWN_PTY)
 
 struct cordon_proc {
     uint64_t magic;
     outer_run *run;
     sess_cmd *sc;     /* a session's command (src/session) instead of a run of its own */
     int fd[3];        /* the caller's ends: stdin's write end, stdout's and stderr's read ends */
+    int pty;          /* CORDON_SPAWN_PTY: the terminal's master, or -1 */
     llonly ll;        /* --isolation landlock: the private HOME and TMPDIR, removed at free */
     net_host *net;    /* the network helper's side (src/net), or NULL */
     cordon_isolation isolation;
@@ -61,6 +62,13 @@ static int check_flags(unsigned flags, cordon_error *err)
     if ((flags & CORDON_SPAWN_STDIN_PIPE) && (flags & CORDON_SPAWN_STDIN_INHERIT))
         return err_set(err, CORDON_STAGE_USAGE, EINVAL,
                        "cordon_spawn: CORDON_SPAWN_STDIN_PIPE and CORDON_SPAWN_STDIN_INHERIT exclude each other");
+    unsigned not_pty = CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDIN_INHERIT | CORDON_SPAWN_STDOUT_PIPE |
+                       CORDON_SPAWN_MERGE_STDERR;
+    if ((flags & CORDON_SPAWN_PTY) && (flags & not_pty))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "cordon_spawn: CORDON_SPAWN_PTY makes the terminal the command's stdin and stdout: it "
+                       "excludes CORDON_SPAWN_STDIN_PIPE, _STDIN_INHERIT, _STDOUT_PIPE and _MERGE_STDERR "
+                       "(CORDON_SPAWN_STDERR_PIPE still pipes stderr)");
     return 0;
 }
 
@@ -98,13 +106,13 @@ int proc_run_helper(const plan *p, outer_helper *h, net_host **net, cordon_error
 }
 
 /* Start a run whose standard streams are `stdio` (-1: the caller's own). */
-static int spawn_with(const cordon_policy *pol, char *const argv[], const int stdio[3], cordon_proc **out,
-                      cordon_error *err)
+static int spawn_with(const cordon_policy *pol, char *const argv[], const int stdio[3], unsigned flags,
+                      cordon_proc **out, cordon_error *err)
 {
     cordon_proc *c = calloc(1, sizeof *c);
     if (!c)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
-    c->fd[0] = c->fd[1] = c->fd[2] = -1;
+    c->fd[0] = c->fd[1] = c->fd[2] = c->pty = -1;
     prepared x;
     if (prepare_run(pol, &x, &c->ll, err) < 0) {
         free(c);
@@ -112,7 +120,10 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     }
     c->isolation = x.p.isolation;
     c->isolation_why = x.isolation_why;
-    outer_opts o = {.timeout = pol->timeout, .ll_ruleset_fd = c->ll.ruleset_fd};
+    outer_opts o = {.timeout = pol->timeout,
+                    .ll_ruleset_fd = c->ll.ruleset_fd,
+                    .pty = flags & CORDON_SPAWN_PTY,
+                    .pty_stderr = !(flags & CORDON_SPAWN_STDERR_PIPE)};
     memcpy(o.stdio, stdio, sizeof o.stdio);
     outer_helper helper;
     if (proc_run_helper(&x.p, &helper, &c->net, err) < 0) {
@@ -130,6 +141,8 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
         free(c);
         return -1;
     }
+    if (o.pty)
+        c->pty = outer_take_pty(c->run);
     c->magic = PROC_MAGIC;
     *out = c;
     return 0;
@@ -144,6 +157,7 @@ static int spawn_common(const char *call, unsigned flags, start_fn start, void *
 typedef struct policy_start {
     const cordon_policy *pol;
     char *const *argv;
+    unsigned flags;
 } policy_start;
 
 static int start_policy(void *ctx, const int stdio[3], cordon_proc **c, cordon_error *err)
@@ -151,7 +165,7 @@ static int start_policy(void *ctx, const int stdio[3], cordon_proc **c, cordon_e
     policy_start *ps = ctx;
     if (!ps->pol)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_spawn: no policy given (NULL)");
-    return spawn_with(ps->pol, ps->argv, stdio, c, err);
+    return spawn_with(ps->pol, ps->argv, stdio, ps->flags, c, err);
 }
 
 int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, cordon_proc **out, cordon_error *err)
@@ -163,7 +177,7 @@ int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, c
         err_export(err, &e);
         return -1;
     }
-    policy_start ps = {pol, argv};
+    policy_start ps = {pol, argv, flags};
     return spawn_common("cordon_spawn", flags, start_policy, &ps, out, err);
 }
 
@@ -180,7 +194,7 @@ static int start_session(void *ctx, const int stdio[3], cordon_proc **out, cordo
     cordon_proc *c = calloc(1, sizeof *c);
     if (!c)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
-    c->fd[0] = c->fd[1] = c->fd[2] = -1;
+    c->fd[0] = c->fd[1] = c->fd[2] = c->pty = -1;
     c->ll.ruleset_fd = -1;
     c->isolation = CORDON_ISOLATION_NAMESPACES;
     if (sess_cmd_start(ss->via, ss->path, ss->argv, stdio, ss->cmd, &c->sc, err) < 0) {
@@ -203,6 +217,13 @@ int proc_spawn_session(int via, const char *path, char *const argv[], unsigned f
         return -1;
     }
     bool tty = cmd && cmd->tty;
+    if (flags & CORDON_SPAWN_PTY) {
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL,
+                "cordon_session_spawn: a session command gets its terminal from cordon_session_cmd.tty, not "
+                "CORDON_SPAWN_PTY");
+        err_export(err, &e);
+        return -1;
+    }
     if (tty && flags) {
         err_set(&e, CORDON_STAGE_USAGE, EINVAL,
                 "cordon_session_spawn: a command with a terminal takes no spawn flags (the terminal's master "
@@ -245,7 +266,8 @@ static int spawn_common(const char *call, unsigned flags, start_fn start, void *
             goto pipe_failed;
         stdio[0] = pipes[0][0];
     } else if (!(flags & CORDON_SPAWN_STDIN_INHERIT)) {
-        if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+        /* (with a terminal: PID 1's own stdio; the command gets the terminal) */
+        if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
             err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null for the command's stdin");
             goto done;
         }
@@ -262,6 +284,13 @@ static int spawn_common(const char *call, unsigned flags, start_fn start, void *
         if (pipe2(pipes[2], O_CLOEXEC) < 0)
             goto pipe_failed;
         stdio[2] = pipes[2][1];
+    }
+    if (flags & CORDON_SPAWN_PTY) {
+        /* The sandbox holds nothing of the caller's terminal: PID 1's own stdout and
+         * stderr are /dev/null as its stdin is, the command's are the new terminal. */
+        stdio[1] = devnull;
+        if (stdio[2] < 0)
+            stdio[2] = devnull;
     }
     cordon_proc *c = NULL;
     if (start(ctx, stdio, &c, &e) < 0 || !c)
@@ -308,6 +337,11 @@ int cordon_proc_stdout(const cordon_proc *c)
 int cordon_proc_stderr(const cordon_proc *c)
 {
     return valid(c) ? c->fd[2] : -1;
+}
+
+int cordon_proc_pty(const cordon_proc *c)
+{
+    return valid(c) ? c->pty : -1;
 }
 
 int cordon_proc_close_stdin(cordon_proc *c)
@@ -396,6 +430,8 @@ void cordon_proc_free(cordon_proc *c)
     for (int i = 0; i < 3; i++)
         if (c->fd[i] >= 0)
             close(c->fd[i]);
+    if (c->pty >= 0)
+        close(c->pty);
     llonly_free(&c->ll); /* every process of the run is gone: the private directory goes too */
     free(c);
 }
@@ -424,7 +460,7 @@ int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *resu
     int ret = -1;
     cordon_proc *c;
     static const int inherit[3] = {-1, -1, -1};
-    if (check_argv(argv, &e) == 0 && spawn_with(pol, argv, inherit, &c, &e) == 0)
+    if (check_argv(argv, &e) == 0 && spawn_with(pol, argv, inherit, 0, &c, &e) == 0)
         ret = run_to_end(c, -1, NULL, NULL, &r, &e);
     result_export(result, &r);
     err_export(err, &e);
@@ -457,7 +493,7 @@ int cordon_run_output(const cordon_policy *pol, char *const argv[], cordon_outpu
      * budget may say no, and the default then stays). */
     (void)fcntl(out[1], F_SETPIPE_SZ, 1 << 20);
     int stdio[3] = {devnull, out[1], out[1]};
-    if (spawn_with(pol, argv, stdio, &c, &e) < 0)
+    if (spawn_with(pol, argv, stdio, 0, &c, &e) < 0)
         goto done;
     close(out[1]);
     out[1] = -1;

@@ -16,8 +16,11 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
     fprintf(out, "  workspace   %s\n", pol->no_workspace ? "(none)" : r->workspace);
     fprintf(out, "  read-only   %s\n", pol->read_only ? "yes" : "no");
     fprintf(out, "  cwd         %s\n", p->cwd);
+    bool cow = false;
+    for (size_t i = 0; p->home && i < p->n_ops; i++)
+        cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;
     fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
-            p->home ? " (private)" : "");
+            !p->home ? "" : cow ? " (the real home, read-only underneath; writes go to a private layer)" : " (private)");
     fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
             p->tmpdir ? " (private)" : "");
     if (pol->timeout > 0)
@@ -68,7 +71,7 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
             fprintf(out, "    -  %-8s %-40s %s\n", "skip", op->dest, op->why);
             continue;
         }
-        if (!plan_op_mounts(op))
+        if (!plan_op_mounts(op) && op->kind != PLAN_FILE)
             continue; /* not mounts: listed below */
         fprintf(out, "  %3d  %-8s %-40s %s", k++, kind, op->dest, op->why);
         if (op->kind == PLAN_SYMLINK)
@@ -81,6 +84,12 @@ void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env,
             fprintf(out, "  [from the workspace's view]");
         if (op->kind == PLAN_OVERLAY)
             fprintf(out, "  [%s; lower %s, upper %s]", op->read_only ? "read-only" : "writable", op->src, op->upper);
+        if (op->kind == PLAN_HOLD)
+            fprintf(out, "  [%s]", op->from_view ? "bound onto itself read-only" : "empty read-only tmpfs");
+        if (op->kind == PLAN_COW)
+            fprintf(out, "  [kernel overlay: lower %s read-only, upper in a private tmpfs; else %s read-only and "
+                         "HOME=%s]",
+                    op->src, op->src, p->home_fallback ? p->home_fallback : "?");
         if (op->kind == PLAN_TMPFS && p->limits.v[CORDON_LIMIT_MEMORY]) {
             char sz[64];
             limit_format(CORDON_LIMIT_MEMORY, p->limits.v[CORDON_LIMIT_MEMORY], sz, sizeof sz);

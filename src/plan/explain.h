@@ -1,4 +1,5 @@
 #pragma once
+#include <jansson.h>
 #include <stdio.h>
 
 #include "plan/plan.h"
@@ -6,3 +7,6 @@
 
 /* Human-readable: the policy, the resolved rules, the plan, the environment. */
 void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env, char *const argv[]);
+/* The same as data: {"policy", "rules", "globs", "plan", "warnings", "environment",
+ * "command"} (lib/api.c adds the confinement, the limits and the home overlay). */
+json_t *explain_json(const resolved *r, const plan *p, const strv *env, char *const argv[]);

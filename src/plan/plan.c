@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,9 @@ const char *plan_kind_name(plan_kind k)
     case PLAN_GITDIR: return "gitdir";
     case PLAN_LIFT: return "lift";
     case PLAN_OVERLAY: return "overlay";
+    case PLAN_HOLD: return "hold";
+    case PLAN_COW: return "cow";
+    case PLAN_FILE: return "file";
     }
     return "?";
 }
@@ -37,8 +42,10 @@ void plan_free(plan *p)
         free(p->ops[i].work);
     }
     free(p->ops);
+    strv_free(&p->warnings);
     net_plan_free(&p->net);
     free(p->home);
+    free(p->home_fallback);
     free(p->tmpdir);
     free(p->cwd);
     *p = (plan){0};
@@ -57,6 +64,23 @@ static plan_op *add_op(plan *p, plan_kind kind, const char *dest, const char *sr
     return op;
 }
 
+static bool user_origin(rule_origin o)
+{
+    return o == ORIGIN_FLAG || o == ORIGIN_SETTINGS;
+}
+
+__attribute__((format(printf, 2, 3))) static void warn(plan *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *w = NULL;
+    if (vasprintf(&w, fmt, ap) < 0)
+        w = NULL;
+    va_end(ap);
+    if (w)
+        strv_push(&p->warnings, w);
+}
+
 static char *rule_why(const rrule *r)
 {
     if (r->line > 0)
@@ -73,11 +97,15 @@ static int kind_order(plan_kind k)
     case PLAN_HIDE:
     case PLAN_SYMLINK:
     case PLAN_OVERLAY:
+    case PLAN_HOLD:
+    case PLAN_COW:
         return 0;
     case PLAN_TMPFS:
     case PLAN_DEV:
     case PLAN_PROC:
         return 1;
+    case PLAN_FILE:
+        return 2;
     case PLAN_NOTE:
     case PLAN_NOCREATE:
     case PLAN_GITDIR:
@@ -147,7 +175,10 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                 char *why = rule_why(x);
                 add_op(p, PLAN_NOTE, x->path, NULL,
                        xasprintf("%s: does not exist; nothing to %s", why,
-                                 x->access == CORDON_ACCESS_WRITE ? "allow" : "show"));
+                                 x->access == CORDON_ACCESS_WRITE ? "allow" : "show"))
+                    ->user = user_origin(x->origin);
+                if (user_origin(x->origin))
+                    warn(p, "%s %s: does not exist; the rule does nothing", why, x->given);
                 free(why);
                 continue;
             }
@@ -184,7 +215,11 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                 continue;
             }
             char *why = rule_why(x);
-            add_op(p, PLAN_NOTE, x->path, NULL, xasprintf("%s: does not exist; nothing to hide", why));
+            add_op(p, PLAN_NOTE, x->path, NULL, xasprintf("%s: does not exist; nothing to hide", why))->user =
+                user_origin(x->origin);
+            if (user_origin(x->origin))
+                warn(p, "%s %s: does not exist (and nothing inside can create it); the rule does nothing", why,
+                     x->given);
             free(why);
             continue;
         }
@@ -199,8 +234,10 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
         if (x->access == CORDON_ACCESS_NONE) {
             plan_op *op = add_op(p, PLAN_HIDE, x->path, NULL, rule_why(x));
             op->is_dir = dir;
+            op->user = user_origin(x->origin);
         } else {
             plan_op *op = add_op(p, PLAN_BIND, x->path, x->path, rule_why(x));
+            op->user = user_origin(x->origin);
             op->read_only = x->access != CORDON_ACCESS_WRITE;
             op->is_dir = dir;
             op->pin = x->pin;
@@ -242,12 +279,142 @@ static void drop_redundant(plan *p)
                                  strcmp(parent->src, parent->dest) == 0
                            : p->root_is_host && op->read_only;
         if (same) {
+            if (op->user && op->read_only) /* (an exact write rule lifts protections: not idle) */
+                warn(p, "%s %s: already %s through %s (%s); the rule adds nothing", op->why, op->dest,
+                     op->read_only ? "read-only" : "writable", parent ? parent->dest : "/",
+                     parent ? parent->why : "the host root");
             char *why = xasprintf("%s: already %s through %s", op->why,
                                   op->read_only ? "read-only" : "writable", parent ? parent->dest : "/");
             free(op->why);
             op->why = why;
             op->kind = PLAN_NOTE;
         }
+    }
+}
+
+/* Directories that only hold mount points are read-only (CONTRACT, "Always"): where a
+ * mount lies two or more levels below a private writable mount (HOME, /tmp), the
+ * directory on the way that cordon would otherwise make in that writable mount (so that a
+ * write there "succeeded" and vanished, `echo hi > ../sibling.txt` from a workspace in
+ * /tmp/x) is a read-only one of its own.  Below the home of --base host (a PLAN_COW) it
+ * is the real directory, bound onto itself read-only.  Returns how many were added. */
+static size_t add_holders(plan *p)
+{
+    size_t added = 0, n = p->n_ops;
+    for (size_t i = 0; i < n; i++) {
+        /* (add_op may move the array: indices, not pointers, across it) */
+        if (!plan_op_mounts(&p->ops[i]))
+            continue;
+        const char *dest = p->ops[i].dest;
+        const plan_op *parent = NULL;
+        for (size_t j = 0; j < i; j++) {
+            const plan_op *q = &p->ops[j];
+            if (plan_op_mounts(q) && strcmp(q->dest, dest) != 0 && path_has_prefix(dest, q->dest))
+                parent = q; /* sorted: the last match is the nearest */
+        }
+        if (!parent || (parent->kind != PLAN_TMPFS && parent->kind != PLAN_COW))
+            continue;
+        size_t pl = strlen(parent->dest);
+        const char *rest = dest + pl + (strcmp(parent->dest, "/") != 0);
+        const char *slash = strchr(rest, '/');
+        if (!slash)
+            continue; /* right in the private mount, which is writable */
+        bool view = parent->kind == PLAN_COW;
+        char *hold = xasprintf("%.*s", (int)(slash - dest), dest);
+        char *why = xasprintf("holds %s; read-only (a write here would vanish with the private %s)", dest,
+                              parent->dest);
+        bool have = false;
+        for (size_t j = 0; j < p->n_ops && !have; j++)
+            have = plan_op_mounts(&p->ops[j]) && strcmp(p->ops[j].dest, hold) == 0;
+        if (!have) {
+            plan_op *h = add_op(p, PLAN_HOLD, hold, NULL, why);
+            h->from_view = view;
+            h->is_dir = true;
+            added++;
+        } else {
+            free(why);
+        }
+        free(hold);
+    }
+    return added;
+}
+
+/* A git configuration value, quoted (git-config(1)). */
+static void git_quote(strv *parts, const char *v)
+{
+    size_t n = strlen(v);
+    char *q = xmalloc(2 * n + 3), *o = q;
+    *o++ = '"';
+    for (const char *c = v; *c; c++) {
+        if (*c == '\\' || *c == '"')
+            *o++ = '\\';
+        if (*c == '\n') {
+            *o++ = '\\';
+            *o++ = 'n';
+            continue;
+        }
+        *o++ = *c;
+    }
+    *o++ = '"';
+    *o = '\0';
+    strv_push(parts, q);
+}
+
+/* The private HOME's .gitconfig: the host's identity and nothing else, so that `git
+ * commit` works without the host's configuration (its credential helpers, tokens in URL
+ * rewrites, includes) being shown. */
+static void add_git_identity(const resolved *r, plan *p, const char *home)
+{
+    const gitconfig_identity *id = &r->git_identity;
+    if (!id->name[0] && !id->email[0])
+        return;
+    strv q = {0};
+    git_quote(&q, id->name);
+    git_quote(&q, id->email);
+    char *text = xasprintf("# written by cordon: the host's git identity, and nothing else of its configuration\n"
+                           "[user]\n%s%s%s%s%s%s",
+                           id->name[0] ? "\tname = " : "", id->name[0] ? q.v[0] : "", id->name[0] ? "\n" : "",
+                           id->email[0] ? "\temail = " : "", id->email[0] ? q.v[1] : "", id->email[0] ? "\n" : "");
+    strv_free(&q);
+    char *dest = path_join(home, ".gitconfig");
+    add_op(p, PLAN_FILE, dest, text, xstrdup("git identity from the host's configuration (user.name, user.email only)"));
+    free(dest);
+    free(text);
+}
+
+/* Does an operation mount something strictly below `dir`? */
+static bool mounts_below(const plan *p, const char *dir)
+{
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (plan_op_mounts(&p->ops[i]) && strcmp(p->ops[i].dest, dir) != 0 && path_has_prefix(p->ops[i].dest, dir))
+            return true;
+    return false;
+}
+
+static const char *access_verb(cordon_access a)
+{
+    return a == CORDON_ACCESS_NONE ? "hidden" : a == CORDON_ACCESS_WRITE ? "writable" : "read-only";
+}
+
+/* A rule of the caller's that another won at the same path changes nothing. */
+static void warn_overridden(const resolved *r, plan *p)
+{
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (!x->shadowed || !user_origin(x->origin))
+            continue;
+        const rrule *w = NULL;
+        for (size_t j = 0; j < r->n_rules && !w; j++)
+            if (!r->rules[j].shadowed && strcmp(r->rules[j].path, x->path) == 0)
+                w = &r->rules[j];
+        char *why = rule_why(x);
+        /* (the same access twice is not reported: a rule that names a path exactly means
+         * more than its access there, e.g. --allow of the home lifts its refusal) */
+        if (w && w->access != x->access)
+            warn(p, "%s %s: overridden by %s, which makes the same path %s (at equal length deny beats write "
+                    "beats read); the rule changes nothing",
+                 why, x->given, w->source, access_verb(w->access));
+        free(why);
     }
 }
 
@@ -265,6 +432,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         plan_free(out);
         return -1;
     }
+    warn_overridden(r, out);
 
     /* /tmp: private unless a rule names it (or "/"). */
     bool tmp_private = !resolved_rule_covers(r, "/tmp");
@@ -283,20 +451,42 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     bool home_here = private_home_at(r) && (r->home_type == FT_DIR || !base_covers(r, r->home));
     if (r->policy->no_private_dirs) {
         /* the command's HOME is its environment's, showing what the view shows there */
+    } else if (home_here && r->home_cow) {
+        /* --base host: the real home, read-only underneath, writes to a private layer,
+         * so that what is installed there (~/.local/bin, ~/.cargo, ~/.nvm) keeps
+         * working; its credential stores are hidden by resolve/protect.c's rules */
+        drop_base_bind_at(out, r->home, "HOME");
+        plan_op *op = add_op(out, PLAN_COW, r->home, r->home,
+                             xstrdup("HOME: the real home, read-only underneath, writes to a private layer"));
+        op->is_dir = true;
+        op->dev = r->home_dev;
+        op->ino = r->home_ino;
+        out->home = xstrdup(r->home);
+        out->home_fallback = xstrdup(out->root_is_host ? PLAN_HOME_FALLBACK_IN_TMP : PLAN_PRIVATE_HOME);
     } else if (home_here) {
         drop_base_bind_at(out, r->home, "HOME");
         add_op(out, PLAN_TMPFS, r->home, NULL, xstrdup("private HOME"))->mode = 0700;
         out->home = xstrdup(r->home);
+        add_git_identity(r, out, out->home);
     } else {
         add_op(out, PLAN_TMPFS, PLAN_PRIVATE_HOME, NULL,
                xstrdup(r->home ? "private HOME (a rule covers the home directory)" : "private HOME"))
             ->mode = 0700;
         out->home = xstrdup(PLAN_PRIVATE_HOME);
+        add_git_identity(r, out, out->home);
     }
 
     if (out->root_is_host && !r->policy->no_private_dirs && (!home_here || !tmp_private)) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0, "internal error: the host root cannot be bound whole");
+    }
+    /* TMPDIR holds nothing: with the workspace (or another mount) below /tmp, it is a
+     * private directory of its own there. */
+    if (tmp_private && out->tmpdir && mounts_below(out, "/tmp")) {
+        add_op(out, PLAN_TMPFS, PLAN_TMPDIR_IN_TMP, NULL,
+               xstrdup("private TMPDIR (/tmp holds a mount: TMPDIR is kept empty)"))->mode = 0700;
+        free(out->tmpdir);
+        out->tmpdir = xstrdup(PLAN_TMPDIR_IN_TMP);
     }
     add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
     if (out->proc)
@@ -311,6 +501,8 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
 
     qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
     drop_redundant(out);
+    if (add_holders(out))
+        qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
 
     /* The working directory must exist inside: under a shown host path, or exactly a
      * private directory. */
@@ -320,7 +512,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         ;
     else if (!cov && out->root_is_host)
         visible = r->cwd_type == FT_DIR;
-    else if (cov && cov->kind == PLAN_BIND)
+    else if (cov && (cov->kind == PLAN_BIND || cov->kind == PLAN_COW || (cov->kind == PLAN_HOLD && cov->from_view)))
         visible = r->cwd_type == FT_DIR;
     else if (cov && cov->kind != PLAN_HIDE)
         visible = strcmp(cov->dest, r->cwd) == 0;

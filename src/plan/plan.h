@@ -29,6 +29,17 @@ typedef enum plan_kind {
                    * creation control's git rules there (creation.h) */
     PLAN_OVERLAY, /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
                    * (a copy-on-write workspace, plan/view.c) */
+    PLAN_HOLD,    /* a read-only directory at `dest` that only holds mount points below a
+                   * private writable one (HOME, /tmp): an empty tmpfs, read-only once
+                   * what it holds is mounted, or (from_view) the directory as the view
+                   * shows it there, bound onto itself read-only */
+    PLAN_FILE,    /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
+                   * (the private HOME's .gitconfig with the host's git identity) */
+    PLAN_COW,     /* the host directory `src` at `dest`, read-only underneath, with a
+                   * private layer that takes the writes and vanishes (a kernel overlay,
+                   * upper and work layers in a tmpfs of the run's own): the home under
+                   * --base host.  Where the kernel refuses the overlay, `src` read-only
+                   * and HOME at plan.home_fallback instead */
 } plan_kind;
 
 typedef struct plan_op {
@@ -46,6 +57,9 @@ typedef struct plan_op {
     char *work;
     bool in_view;   /* BIND below an OVERLAY: `dest` bound onto itself from inside the
                      * overlay's view, not from the host */
+    bool from_view; /* HOLD: bind what the view shows at `dest` onto itself (below a COW) */
+    bool user;      /* from a rule of the caller's (a flag, a settings file): a NOTE then
+                     * means the rule changes nothing (plan.warnings) */
 } plan_op;
 
 typedef struct plan {
@@ -58,6 +72,8 @@ typedef struct plan {
     plan_op *ops;
     size_t n_ops, cap_ops;
     char *home;   /* HOME inside */
+    char *home_fallback; /* a PLAN_COW home that the kernel would not overlay: HOME here
+                          * instead (a private tmpfs), or NULL */
     char *tmpdir; /* TMPDIR inside */
     char *cwd;    /* working directory inside */
     cordon_network network;
@@ -68,17 +84,28 @@ typedef struct plan {
     cordon_isolation isolation; /* set by lib/api.c: namespaces, or landlock (no mounts:
                                    the plan is then only explained, not built) */
     net_plan net; /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
+    strv warnings; /* rules of the caller's that change nothing (CONTRACT: a "cordon:
+                    * warning:" line each): a path that does not exist, a rule overridden
+                    * at equal length, a rule that adds nothing to what is above it */
 } plan;
 
 #define PLAN_PRIVATE_HOME "/.cordon/home"
 #define PLAN_PRIVATE_TMP "/.cordon/tmp"
 
-/* Does the operation mount something (as opposed to a NOTE, or a rule for the creation
- * control: NOCREATE, GITDIR, LIFT)? */
+/* Does the operation mount something (as opposed to a NOTE, a FILE written in a private
+ * mount, or a rule for the creation control: NOCREATE, GITDIR, LIFT)? */
 static inline bool plan_op_mounts(const plan_op *op)
 {
-    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT;
+    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT &&
+           op->kind != PLAN_FILE;
 }
+
+/* Where TMPDIR goes when /tmp holds a mount (the workspace under /tmp, say): TMPDIR is
+ * always empty and holds nothing, so that removing everything in it is safe. */
+#define PLAN_TMPDIR_IN_TMP "/tmp/.cordon-tmp"
+/* The fallback HOME of a PLAN_COW home when the host root is the new root (no place of
+ * cordon's own at the top): in the private /tmp. */
+#define PLAN_HOME_FALLBACK_IN_TMP "/tmp/.cordon-home"
 
 int plan_build(const resolved *r, plan *out, cordon_error *err);
 void plan_free(plan *p);

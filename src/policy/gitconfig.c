@@ -1,6 +1,7 @@
 #include "policy/gitconfig.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -188,26 +189,29 @@ static char *dirname_of(const char *file)
     return xstrndup(file, (size_t)(slash - file));
 }
 
-static void paths_file(const gitconfig_ctx *ctx, const char *file, int depth, strv *out)
+/* A file's text, when it is a regular file of at most MAX_FILE bytes; NULL otherwise. */
+static char *read_config(const char *file, size_t *len)
 {
-    if (depth > MAX_DEPTH)
-        return;
     _cleanup_fd_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
-        return;
+        return NULL;
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE)
-        return;
-    _cleanup_free_ char *buf = xmalloc((size_t)st.st_size + 1);
+        return NULL;
+    char *buf = xmalloc((size_t)st.st_size + 1);
     ssize_t n = read(fd, buf, (size_t)st.st_size);
-    if (n < 0)
-        return;
-    _cleanup_free_ char *dir = dirname_of(file);
-    gitconfig_paths_buffer(ctx, dir, buf, (size_t)n, depth, out);
+    if (n < 0) {
+        free(buf);
+        return NULL;
+    }
+    *len = (size_t)n;
+    return buf;
 }
 
-void gitconfig_paths_buffer(const gitconfig_ctx *ctx, const char *dir, const char *buf, size_t len, int depth,
-                            strv *out)
+/* Every variable of a document in order: fn(section, subsection, name (lower case), value). */
+typedef void (*var_fn)(const parser *ps, const char *name, const char *value, void *arg);
+
+static void walk(const char *buf, size_t len, var_fn fn, void *arg)
 {
     parser ps = {.p = buf, .end = buf + len};
     char name[128], value[4096];
@@ -225,8 +229,7 @@ void gitconfig_paths_buffer(const gitconfig_ctx *ctx, const char *dir, const cha
             continue;
         }
         if (c == '[') {
-            if (parse_header(&ps))
-                continue;
+            parse_header(&ps);
             continue;
         }
         if (!isalpha(c)) {
@@ -248,33 +251,139 @@ void gitconfig_paths_buffer(const gitconfig_ctx *ctx, const char *dir, const cha
             value[0] = '\0'; /* a boolean "true" */
             skip_line(&ps);
         }
-        if (!ps.section[0])
-            continue;
-        bool include = (strcmp(ps.section, "include") == 0 && !ps.subsection[0]) ||
-                       strcmp(ps.section, "includeif") == 0;
-        if (include && strcmp(name, "path") == 0) {
-            char *target = expand(ctx, dir, value);
-            if (target) {
-                bool seen = strv_contains(out, target);
-                char *copy = xstrdup(target);
-                push_unique(out, target);
-                if (!seen)
-                    paths_file(ctx, copy, depth + 1, out);
-                free(copy);
-            }
-        } else if (strcmp(ps.section, "core") == 0 && !ps.subsection[0] && strcmp(name, "hookspath") == 0) {
-            push_unique(out, expand(ctx, ctx->worktree, value));
-        } else if (strcmp(ps.section, "core") == 0 && !ps.subsection[0] && strcmp(name, "fsmonitor") == 0 &&
-                   !is_bool_word(value) && strchr(value, '/')) {
-            /* a program: its first word, when it is a path */
-            char prog[4096];
-            size_t w = strcspn(value, " \t");
-            if (w < sizeof prog) {
-                memcpy(prog, value, w);
-                prog[w] = '\0';
-                push_unique(out, expand(ctx, ctx->worktree, prog));
-            }
+        if (ps.section[0])
+            fn(&ps, name, value, arg);
+    }
+}
+
+static void paths_file(const gitconfig_ctx *ctx, const char *file, int depth, strv *out)
+{
+    if (depth > MAX_DEPTH)
+        return;
+    size_t len = 0;
+    _cleanup_free_ char *buf = read_config(file, &len);
+    if (!buf)
+        return;
+    _cleanup_free_ char *dir = dirname_of(file);
+    gitconfig_paths_buffer(ctx, dir, buf, len, depth, out);
+}
+
+typedef struct paths_walk {
+    const gitconfig_ctx *ctx;
+    const char *dir;
+    int depth;
+    strv *out;
+} paths_walk;
+
+static void paths_var(const parser *ps, const char *name, const char *value, void *arg)
+{
+    paths_walk *w = arg;
+    const gitconfig_ctx *ctx = w->ctx;
+    strv *out = w->out;
+    bool include = (strcmp(ps->section, "include") == 0 && !ps->subsection[0]) ||
+                   strcmp(ps->section, "includeif") == 0;
+    if (include && strcmp(name, "path") == 0) {
+        char *target = expand(ctx, w->dir, value);
+        if (target) {
+            bool seen = strv_contains(out, target);
+            char *copy = xstrdup(target);
+            push_unique(out, target);
+            if (!seen)
+                paths_file(ctx, copy, w->depth + 1, out);
+            free(copy);
         }
+    } else if (strcmp(ps->section, "core") == 0 && !ps->subsection[0] && strcmp(name, "hookspath") == 0) {
+        push_unique(out, expand(ctx, ctx->worktree, value));
+    } else if (strcmp(ps->section, "core") == 0 && !ps->subsection[0] && strcmp(name, "fsmonitor") == 0 &&
+               !is_bool_word(value) && strchr(value, '/')) {
+        /* a program: its first word, when it is a path */
+        char prog[4096];
+        size_t wl = strcspn(value, " \t");
+        if (wl < sizeof prog) {
+            memcpy(prog, value, wl);
+            prog[wl] = '\0';
+            push_unique(out, expand(ctx, ctx->worktree, prog));
+        }
+    }
+}
+
+void gitconfig_paths_buffer(const gitconfig_ctx *ctx, const char *dir, const char *buf, size_t len, int depth,
+                            strv *out)
+{
+    paths_walk w = {.ctx = ctx, .dir = dir, .depth = depth, .out = out};
+    walk(buf, len, paths_var, &w);
+}
+
+/* ---- the identity: user.name and user.email, nothing else ---------------------------- */
+
+typedef struct identity_walk {
+    const gitconfig_ctx *ctx;
+    const char *dir;
+    int depth;
+    gitconfig_identity *id;
+} identity_walk;
+
+static void identity_file(const gitconfig_ctx *ctx, const char *file, int depth, gitconfig_identity *id);
+
+static void identity_var(const parser *ps, const char *name, const char *value, void *arg)
+{
+    identity_walk *w = arg;
+    if (strcmp(ps->section, "user") == 0 && !ps->subsection[0]) {
+        if (strcmp(name, "name") == 0)
+            snprintf(w->id->name, sizeof w->id->name, "%s", value);
+        else if (strcmp(name, "email") == 0)
+            snprintf(w->id->email, sizeof w->id->email, "%s", value);
+    } else if (strcmp(ps->section, "include") == 0 && !ps->subsection[0] && strcmp(name, "path") == 0) {
+        /* (includeIf is not followed: its condition names repositories this may not be) */
+        _cleanup_free_ char *target = expand(w->ctx, w->dir, value);
+        if (target)
+            identity_file(w->ctx, target, w->depth + 1, w->id);
+    }
+}
+
+static void identity_file(const gitconfig_ctx *ctx, const char *file, int depth, gitconfig_identity *id)
+{
+    if (depth > MAX_DEPTH)
+        return;
+    size_t len = 0;
+    _cleanup_free_ char *buf = read_config(file, &len);
+    if (!buf)
+        return;
+    _cleanup_free_ char *dir = dirname_of(file);
+    identity_walk w = {.ctx = ctx, .dir = dir, .depth = depth, .id = id};
+    walk(buf, len, identity_var, &w);
+}
+
+void gitconfig_identity_buffer(const gitconfig_ctx *ctx, const char *buf, size_t len, gitconfig_identity *id)
+{
+    identity_walk w = {.ctx = ctx, .dir = NULL, .depth = 0, .id = id};
+    walk(buf, len, identity_var, &w);
+}
+
+void gitconfig_read_identity(const gitconfig_ctx *ctx, gitconfig_identity *id)
+{
+    *id = (gitconfig_identity){0};
+    /* in git's order, each overriding the one before: the system's, then the global
+     * ones (XDG, then ~/.gitconfig; or $GIT_CONFIG_GLOBAL alone) */
+    const char *sys = getenv("GIT_CONFIG_SYSTEM");
+    if (!getenv("GIT_CONFIG_NOSYSTEM"))
+        identity_file(ctx, sys && *sys ? sys : "/etc/gitconfig", 0, id);
+    const char *global = getenv("GIT_CONFIG_GLOBAL");
+    if (global && *global) {
+        identity_file(ctx, global, 0, id);
+        return;
+    }
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    if (xdg && xdg[0] == '/') {
+        _cleanup_free_ char *x = path_join(xdg, "git/config");
+        identity_file(ctx, x, 0, id);
+    } else if (ctx->home) {
+        _cleanup_free_ char *x = path_join(ctx->home, ".config/git/config");
+        identity_file(ctx, x, 0, id);
+    }
+    if (ctx->home) {
+        _cleanup_free_ char *g = path_join(ctx->home, ".gitconfig");
+        identity_file(ctx, g, 0, id);
     }
 }
 

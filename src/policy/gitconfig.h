@@ -30,3 +30,15 @@ void gitconfig_paths(const gitconfig_ctx *ctx, const char *file, strv *out);
  * file it came from (relative include paths). */
 void gitconfig_paths_buffer(const gitconfig_ctx *ctx, const char *dir, const char *buf, size_t len, int depth,
                             strv *out);
+
+/* The identity git would commit with, from the host's configuration: user.name and
+ * user.email of the system's and the caller's global files (and what they include
+ * unconditionally), in git's order; "" where none says.  Nothing else is read: no
+ * credential helper, no URL rewrite, no token. */
+typedef struct gitconfig_identity {
+    char name[256];
+    char email[256];
+} gitconfig_identity;
+void gitconfig_read_identity(const gitconfig_ctx *ctx, gitconfig_identity *id);
+/* The same on a document in memory (for tests); id is updated, not cleared. */
+void gitconfig_identity_buffer(const gitconfig_ctx *ctx, const char *buf, size_t len, gitconfig_identity *id);

@@ -80,6 +80,7 @@ cordon_policy *cordon_policy_new(void)
     p->base = CORDON_BASE_SYSTEM;
     p->network = CORDON_NETWORK_NONE;
     p->settings_enabled = -1;
+    p->settings_tty = -1;
     p->settings_sandboxed = -1;
     p->glob_depth = -1;
     return p;
@@ -103,6 +104,8 @@ void cordon_policy_free(cordon_policy *p)
     free(p->data_root);
     free(p->cwd);
     free(p->orchestration_isolation);
+    free(p->settings_enabled_where);
+    free(p->settings_status_json);
     strv_free(&p->protect);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
@@ -118,6 +121,19 @@ void cordon_policy_free(cordon_policy *p)
     free(p);
 }
 
+/* "unknown base 'hots': did you mean 'host'? (use one of system, host, empty)" */
+static int unknown_word(cordon_error *err, const char *what, const char *s, const char *const *words, size_t n)
+{
+    const char *near = closest_word(s, words, n);
+    char list[128] = "";
+    for (size_t i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", words[i]);
+    if (near)
+        return err_set(err, CORDON_STAGE_USAGE, 0, "unknown %s '%s': did you mean '%s'? (one of %s)", what, s, near,
+                       list);
+    return err_set(err, CORDON_STAGE_USAGE, 0, "unknown %s '%s': use one of %s", what, s ? s : "", list);
+}
+
 int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err)
 {
     if (s && strcmp(s, "system") == 0)
@@ -127,8 +143,7 @@ int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err)
     else if (s && strcmp(s, "empty") == 0)
         *out = CORDON_BASE_EMPTY;
     else
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "unknown base '%s': use one of system, host, empty", s ? s : "");
+        return unknown_word(err, "base", s, (const char *const[]){"system", "host", "empty"}, 3);
     return 0;
 }
 
@@ -141,8 +156,7 @@ int cordon_network_from_string(const char *s, cordon_network *out, cordon_error 
     else if (s && strcmp(s, "proxy") == 0)
         *out = CORDON_NETWORK_PROXY;
     else
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "unknown network mode '%s': use one of none, host, proxy", s ? s : "");
+        return unknown_word(err, "network mode", s, (const char *const[]){"none", "host", "proxy"}, 3);
     return 0;
 }
 
@@ -152,6 +166,7 @@ int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon_error *err
     if (base != CORDON_BASE_SYSTEM && base != CORDON_BASE_HOST && base != CORDON_BASE_EMPTY)
         return err_set(err, CORDON_STAGE_USAGE, 0, "unknown base %d", (int)base);
     p->base = base;
+    p->scalars_set |= POLICY_SET_BASE;
     return 0;
 }
 
@@ -210,6 +225,7 @@ int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error 
     free(p->workspace);
     p->workspace = abs;
     p->no_workspace = false;
+    p->scalars_set |= POLICY_SET_WORKSPACE;
     return 0;
 }
 
@@ -218,6 +234,7 @@ int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *er
     NEED_POLICY(p, err);
     (void)err;
     p->no_workspace = none;
+    p->scalars_set |= POLICY_SET_WORKSPACE;
     return 0;
 }
 
@@ -229,6 +246,7 @@ int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error 
         return -1;
     free(p->data_root);
     p->data_root = abs;
+    p->scalars_set |= POLICY_SET_DATA_ROOT;
     return 0;
 }
 
@@ -268,6 +286,15 @@ static void push_env(struct cordon_policy *p, env_op_kind kind, char *name, char
     p->env[p->n_env++] = (env_op){.kind = kind, .name = name, .value = value};
 }
 
+void policy_add_settings_env(struct cordon_policy *p, bool keep, const char *name, const char *value)
+{
+    grow(&p->env, &p->cap_env, p->n_env + 1, sizeof *p->env);
+    size_t at = p->n_env_settings++;
+    memmove(&p->env[at + 1], &p->env[at], (p->n_env - at) * sizeof *p->env);
+    p->n_env++;
+    p->env[at] = (env_op){.kind = keep ? ENV_KEEP : ENV_SET, .name = xstrdup(name), .value = keep ? NULL : xstrdup(value)};
+}
+
 int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err)
 {
     NEED_POLICY(p, err);
@@ -300,6 +327,7 @@ int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err)
     NEED_POLICY(p, err);
     (void)err;
     p->clear_env = clear;
+    p->scalars_set |= POLICY_SET_CLEAR_ENV;
     return 0;
 }
 
@@ -311,6 +339,7 @@ int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err)
         return -1;
     free(p->cwd);
     p->cwd = abs;
+    p->scalars_set |= POLICY_SET_CWD;
     return 0;
 }
 
@@ -321,6 +350,7 @@ int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *er
         return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout",
                        "%g is not a number of seconds between 0 and 31536000", seconds);
     p->timeout = seconds;
+    p->scalars_set |= POLICY_SET_TIMEOUT;
     return 0;
 }
 
@@ -347,6 +377,7 @@ int cordon_policy_set_proc(cordon_policy *p, bool mount_proc, cordon_error *err)
     NEED_POLICY(p, err);
     (void)err;
     p->no_proc = !mount_proc;
+    p->scalars_set |= POLICY_SET_PROC;
     return 0;
 }
 
@@ -369,6 +400,16 @@ int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *
     NEED_POLICY(p, err);
     (void)err;
     p->no_nested = no_nested;
+    p->scalars_set |= POLICY_SET_NO_NESTED;
+    return 0;
+}
+
+int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    (void)err;
+    p->warn_fn = fn;
+    p->warn_ctx = fn ? ctx : NULL;
     return 0;
 }
 
@@ -381,8 +422,7 @@ int cordon_isolation_from_string(const char *s, cordon_isolation *out, cordon_er
     else if (s && strcmp(s, "auto") == 0)
         *out = CORDON_ISOLATION_AUTO;
     else
-        return err_set(err, CORDON_STAGE_USAGE, 0,
-                       "unknown isolation '%s': use one of namespaces, landlock, auto", s ? s : "");
+        return unknown_word(err, "isolation", s, (const char *const[]){"namespaces", "landlock", "auto"}, 3);
     return 0;
 }
 
@@ -476,6 +516,7 @@ int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err)
         return err_opt(err, CORDON_STAGE_USAGE, 0, "globDepth",
                        "%d is not a number of levels between 1 and %d (or -1: unlimited)", depth, GLOB_MAX_DEPTH);
     p->glob_depth = depth;
+    p->scalars_set |= POLICY_SET_GLOB_DEPTH;
     return 0;
 }
 
@@ -488,6 +529,16 @@ int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error
 int cordon_policy_settings_sandboxed(const cordon_policy *p)
 {
     return p ? p->settings_sandboxed : -1;
+}
+
+const char *cordon_policy_settings_status_json(const cordon_policy *p)
+{
+    return p ? p->settings_status_json : NULL;
+}
+
+int cordon_policy_settings_tty(const cordon_policy *p)
+{
+    return p ? p->settings_tty : -1;
 }
 
 int cordon_policy_settings_enabled(const cordon_policy *p)

@@ -111,6 +111,7 @@ struct cordon_policy {
     bool isolation_set; /* chosen by a setter: settings do not override */
 
     int settings_enabled; /* -1: no settings file said; else 0/1 */
+    char *settings_enabled_where; /* "FILE:LINE" of the "enabled" that said so, or NULL */
     int settings_sandboxed; /* orchestration.sandboxed: -1: no settings file said; else 0/1 */
     char *orchestration_isolation; /* orchestration.isolation as given, or NULL */
     strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
@@ -128,7 +129,33 @@ struct cordon_policy {
 
     policy_net net;
     const policy_view *view; /* a workspace run's view (not owned), or NULL */
+
+    unsigned scalars_set; /* POLICY_SET_*: chosen by a setter; settings do not override */
+    size_t n_env_settings; /* env[0..n): from settings files, before the setters' (which win) */
+    char *settings_status_json; /* "statusJson" of a settings file (the caller writes it), or NULL */
+    int settings_tty;      /* "tty": -1 not said, 0, 1 */
+
+    cordon_warning_fn warn_fn; /* cordon_policy_set_warning_handler: rules that change
+                                  nothing, said once per run or explain; NULL: dropped */
+    void *warn_ctx;
 };
+
+/* Scalars a setter chose (cordon_policy.scalars_set): a settings file leaves them. */
+enum {
+    POLICY_SET_BASE = 1u << 0,
+    POLICY_SET_WORKSPACE = 1u << 1, /* --workspace or --no-workspace */
+    POLICY_SET_DATA_ROOT = 1u << 2,
+    POLICY_SET_CLEAR_ENV = 1u << 3,
+    POLICY_SET_CWD = 1u << 4,
+    POLICY_SET_TIMEOUT = 1u << 5,
+    POLICY_SET_PROC = 1u << 6,
+    POLICY_SET_NO_NESTED = 1u << 7,
+    POLICY_SET_GLOB_DEPTH = 1u << 8,
+};
+
+/* A variable from a settings file: after the other settings files' ones, before the
+ * setters' (so a flag wins whatever the order). */
+void policy_add_settings_env(struct cordon_policy *p, bool keep, const char *name, const char *value);
 
 /* Append a rule (copies strings). */
 void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,

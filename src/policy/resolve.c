@@ -79,6 +79,32 @@ static void add_link(resolved *r, const char *path, const char *target, const ch
     r->links[r->n_links++] = (rlink){xstrdup(path), xstrdup(target), xstrdup(source)};
 }
 
+/* On a merged-/usr host /bin, /sbin and /lib* are symlinks into /usr: wherever a rule
+ * shows /usr itself (--base empty --allow-ro /usr) and nothing names those paths, they are
+ * recreated inside as the same symlinks, so that #!/bin/sh and the ELF loader
+ * /lib64/ld-linux-x86-64.so.2 are found as on the host. */
+static void merged_usr_links(resolved *r, const char *root)
+{
+    const rrule *usr = resolved_lookup(r, "/usr");
+    if (!usr || usr->access == CORDON_ACCESS_NONE || !path_has_prefix("/usr", usr->path))
+        return;
+    static const char *const names[] = {"bin", "sbin", "lib", "lib32", "lib64", "libx32"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *host = path_join(root, names[i]);
+        char *inside = path_join("/", names[i]);
+        char target[4096];
+        ssize_t n = readlink(host, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = '\0';
+            const char *t = target[0] == '/' ? target + 1 : target;
+            if (strncmp(t, "usr/", 4) == 0 && !strstr(t, "..") && !resolved_lookup(r, inside))
+                add_link(r, inside, target, "merged /usr: the same symlink as on the host");
+        }
+        free(host);
+        free(inside);
+    }
+}
+
 /* A path with ".." after a component that does not exist means nothing to the kernel
  * today and, once the component is made, whatever it becomes (canon.h): refuse it rather
  * than let a rule rest on a lexical guess (--deny DIR/nope/../secret would hide nothing,
@@ -215,9 +241,15 @@ bool resolved_shows(const resolved *r, const char *path)
     /* the private /tmp and HOME are mounted over what a shallower rule shows there */
     if (path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp") && !resolved_rule_covers(r, "/tmp"))
         return false;
-    if (private_home_at(r) && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
+    if (private_home_at(r) && !r->home_cow && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
         return false;
     return true;
+}
+
+/* --base host shows the real home under a private layer that takes the writes. */
+static bool home_cow(const resolved *r)
+{
+    return r->policy->base == CORDON_BASE_HOST && private_home_at(r) && r->home_type == FT_DIR;
 }
 
 bool private_home_at(const resolved *r)
@@ -427,7 +459,7 @@ static const char *glob_hides_nothing(const resolved *r, const char *path, bool 
      * rules below them are mounted on top again. */
     if (tmp_private && path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp"))
         return "inside the sandbox's private /tmp";
-    if (home_private && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
+    if (home_private && !r->home_cow && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
         return "inside the sandbox's private HOME";
     if (x->access == CORDON_ACCESS_NONE)
         return "already hidden";
@@ -647,6 +679,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             goto fail;
         out->home = c.path;
         out->home_type = c.type;
+        out->home_dev = c.dev;
+        out->home_ino = c.ino;
         c.path = NULL; /* kept */
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
@@ -744,9 +778,17 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         goto fail;
 
     sort_rules(out);
+    merged_usr_links(out, root);
+    out->home_cow = home_cow(out);
     /* Deny globs: every match a deny rule (it sorts again when it adds one). */
     if (expand_globs(out, p, root, err) < 0)
         goto fail;
+    out->home_cow = home_cow(out);
+    /* git commit works in a private HOME: the host's identity, and only that (plan.c) */
+    if (out->home && !p->no_private_dirs && !out->home_cow) {
+        gitconfig_ctx gctx = {.home = out->home};
+        gitconfig_read_identity(&gctx, &out->git_identity);
+    }
     /* What cordon protects depends on which rules won: add it, then decide again. */
     size_t before = out->n_rules;
     if (protect_expand(out, err) < 0)

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "policy/canon.h"
+#include "policy/gitconfig.h"
 #include "policy/policy.h"
 
 typedef struct rrule {
@@ -69,6 +70,13 @@ typedef struct resolved {
     size_t n_links, cap_links;
     char *home;      /* canonical home, or NULL */
     ftype home_type;
+    dev_t home_dev;  /* what the home directory is (home_cow's lower layer) */
+    ino_t home_ino;
+    gitconfig_identity git_identity; /* the host's user.name and user.email, for a private HOME
+                                        (plan.c writes them into its .gitconfig) */
+    bool home_cow;   /* --base host: the private HOME at the home's path is the real home,
+                      * read-only underneath, with a private layer that takes the writes
+                      * (a kernel overlay; plan.c), so what the base shows there is shown */
     char *workspace; /* canonical workspace (the value of <workspace>, even with --no-workspace) */
     char *cwd;       /* canonical working directory */
     ftype cwd_type;

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -19,6 +20,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/path.h"
 #include "util/strv.h"
 
 /* Settings files are a few lines; anything this big is the wrong file. */
@@ -27,7 +29,8 @@
 static const char sandbox_keys[] =
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
     "isolation, hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, "
-    "forwardPorts, publishPorts, networkLog";
+    "forwardPorts, publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, "
+    "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty";
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -56,6 +59,15 @@ typedef struct settings {
     json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports;
     int allow_unix;                  /* -1 = not given, else 0/1 */
     const char *network_log;
+    /* the other run options (apply_run) */
+    int base;                        /* -1 = not given, else a cordon_base */
+    char *workspace, *data_root, *chdir; /* owned (~ expanded), or NULL */
+    const char *status_json;         /* borrowed, or NULL */
+    int no_workspace, clear_env, no_proc, no_nested, tty; /* -1 = not given */
+    double timeout;                  /* 0 = not given */
+    int glob_depth;
+    bool glob_depth_set;
+    json_t *env, *keep_env, *protect, *ro_paths, *denied_globs; /* borrowed, or NULL */
 } settings;
 
 /* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
@@ -159,6 +171,17 @@ static int unknown_key(const settings_ctx *ctx, const jsonpos_step *path, size_t
                        const char *prefix, const char *key, const char *known)
 {
     _cleanup_free_ char *shown = printable(key, strlen(key), true);
+    /* a typo of a known key is said first */
+    char words[2048];
+    const char *list[64];
+    size_t nw = 0;
+    snprintf(words, sizeof words, "%s", known);
+    for (char *w = strtok(words, ", "); w && nw < 64; w = strtok(NULL, ", "))
+        list[nw++] = w;
+    const char *near = closest_word(key, list, nw);
+    if (near)
+        return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\": did you mean \"%s%s\"? (known keys: %s)",
+                    prefix, shown, prefix, near, known);
     return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\"; known keys: %s", prefix,
                 shown, known);
 }
@@ -415,6 +438,203 @@ static void apply_net(const settings *s, cordon_policy *p)
         p->net.log = xstrdup(s->network_log);
 }
 
+/* ---- the rest of the run options (CONTRACT: every `cordon run` option has a key, the
+ * camelCase of its flag), checked with the setters' own rules on a scratch policy, applied
+ * by apply_run().  --settings itself (the file) and --help have none. ------------------ */
+
+static const char *const run_keys[] = {
+    "base",   "workspace", "noWorkspace", "readOnlyPaths", "deniedGlobs", "globDepth", "protect",
+    "dataRoot", "env",     "keepEnv",     "clearEnv",      "chdir",       "timeout",   "statusJson",
+    "noProc", "noNested",  "tty",
+};
+
+static bool is_run_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof run_keys / sizeof *run_keys; i++)
+        if (strcmp(key, run_keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A path value: absolute, or ~ / ~/... (the caller's home, $HOME). */
+static int get_abs_path(const settings_ctx *ctx, const char *key, const json_t *v, char **out)
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+    const char *str = json_string_value(v);
+    if (!str || !*str || strlen(str) != json_string_length(v))
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be a path string, not %s", key,
+                    json_is_string(v) ? "that string" : type_phrase(v));
+    if (str[0] == '~' && (str[1] == '\0' || str[1] == '/')) {
+        const char *home = getenv("HOME");
+        if (!home || home[0] != '/')
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" uses ~ but HOME is not set to an absolute path",
+                        key);
+        *out = path_join(home, str + 1);
+        return 0;
+    }
+    if (str[0] != '/') {
+        _cleanup_free_ char *shown = printable(str, strlen(str), true);
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" is \"%s\": give an absolute path, or one starting "
+                                              "with ~/",
+                    key, shown);
+    }
+    *out = xstrdup(str);
+    return 0;
+}
+
+/* An array of strings, each through `check` on a scratch policy (NULL: paths). */
+static int check_strings(const settings_ctx *ctx, const char *key, const json_t *v,
+                         int (*check)(cordon_policy *, const char *, cordon_error *))
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key), JSONPOS_INDEX(0)};
+    if (!json_is_array(v))
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be an array of strings, not %s", key,
+                    type_phrase(v));
+    cordon_policy *scratch = cordon_policy_new();
+    size_t i;
+    json_t *e;
+    int r = 0;
+    json_array_foreach(v, i, e) {
+        at[2] = (jsonpos_step)JSONPOS_INDEX(i);
+        if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e)) {
+            r = fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a string without NUL bytes, not %s", key,
+                     i, json_is_string(e) ? "that string" : type_phrase(e));
+            break;
+        }
+        cordon_error err = {0};
+        if (check(scratch, json_string_value(e), &err) < 0) {
+            _cleanup_free_ char *why = printable(err.message, strlen(err.message), false);
+            r = fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\": %s", key, i, why);
+            break;
+        }
+    }
+    cordon_policy_free(scratch);
+    return r;
+}
+
+static int keep_env_check(cordon_policy *p, const char *s, cordon_error *err)
+{
+    return cordon_policy_keep_env(p, s, err);
+}
+
+static int protect_check(cordon_policy *p, const char *s, cordon_error *err)
+{
+    return cordon_policy_protect(p, s, err);
+}
+
+static int parse_run_key(const settings_ctx *ctx, const char *key, json_t *v, settings *s)
+{
+    jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
+    if (strcmp(key, "base") == 0) {
+        cordon_base b;
+        cordon_error e = {0};
+        if (!json_is_string(v) || cordon_base_from_string(json_string_value(v), &b, &e) < 0) {
+            if (!json_is_string(v))
+                return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.base\" must be \"system\", \"host\" or \"empty\", "
+                                                      "not %s",
+                            type_phrase(v));
+            _cleanup_free_ char *why = printable(e.message, strlen(e.message), false);
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.base\": %s", why);
+        }
+        s->base = (int)b;
+        return 0;
+    }
+    if (strcmp(key, "workspace") == 0)
+        return get_abs_path(ctx, key, v, &s->workspace);
+    if (strcmp(key, "dataRoot") == 0)
+        return get_abs_path(ctx, key, v, &s->data_root);
+    if (strcmp(key, "chdir") == 0)
+        return get_abs_path(ctx, key, v, &s->chdir);
+    if (strcmp(key, "statusJson") == 0) {
+        const char *str = json_string_value(v);
+        if (!str || !*str || strlen(str) != json_string_length(v))
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.statusJson\" must be a file name, not %s",
+                        json_is_string(v) ? "that string" : type_phrase(v));
+        s->status_json = str;
+        return 0;
+    }
+    if (strcmp(key, "noWorkspace") == 0)
+        return get_bool(ctx, key, v, &s->no_workspace);
+    if (strcmp(key, "clearEnv") == 0)
+        return get_bool(ctx, key, v, &s->clear_env);
+    if (strcmp(key, "noProc") == 0)
+        return get_bool(ctx, key, v, &s->no_proc);
+    if (strcmp(key, "noNested") == 0)
+        return get_bool(ctx, key, v, &s->no_nested);
+    if (strcmp(key, "tty") == 0)
+        return get_bool(ctx, key, v, &s->tty);
+    if (strcmp(key, "timeout") == 0) {
+        cordon_policy *scratch = cordon_policy_new();
+        cordon_error e = {0};
+        int r = json_is_number(v) && json_number_value(v) > 0 ? cordon_policy_set_timeout(scratch, json_number_value(v), &e)
+                                                              : -1;
+        cordon_policy_free(scratch);
+        if (r < 0)
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.timeout\" must be a positive number of seconds "
+                                                  "(at most a year), not %s",
+                        json_is_number(v) ? "that number" : type_phrase(v));
+        s->timeout = json_number_value(v);
+        return 0;
+    }
+    if (strcmp(key, "globDepth") == 0) {
+        json_int_t d = json_is_integer(v) ? json_integer_value(v) : 0;
+        if (!json_is_integer(v) || (d != -1 && (d < 1 || d > 4096)))
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.globDepth\" must be a whole number of levels from 1 "
+                                                  "to 4096 (or -1: unlimited), not %s",
+                        json_is_integer(v) ? "that number" : type_phrase(v));
+        s->glob_depth = (int)d;
+        s->glob_depth_set = true;
+        return 0;
+    }
+    if (strcmp(key, "env") == 0) {
+        if (!json_is_object(v))
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.env\" must be an object of NAME: \"VALUE\", not %s",
+                        type_phrase(v));
+        cordon_policy *scratch = cordon_policy_new();
+        const char *name;
+        json_t *val;
+        int r = 0;
+        json_object_foreach(v, name, val) {
+            jsonpos_step vat[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY("env"), JSONPOS_KEY(name)};
+            _cleanup_free_ char *shown = printable(name, strlen(name), true);
+            if (!json_is_string(val) || strlen(json_string_value(val)) != json_string_length(val)) {
+                r = fail(ctx, line_of(ctx, vat, 3), "\"sandbox.env.%s\" must be a string without NUL bytes, not %s",
+                         shown, json_is_string(val) ? "that string" : type_phrase(val));
+                break;
+            }
+            _cleanup_free_ char *pair = xasprintf("%s=%s", name, json_string_value(val));
+            cordon_error e = {0};
+            if (strchr(name, '=') || cordon_policy_set_env(scratch, pair, &e) < 0) {
+                r = fail(ctx, line_of(ctx, vat, 3), "\"sandbox.env\": \"%s\" is not a variable name", shown);
+                break;
+            }
+        }
+        cordon_policy_free(scratch);
+        if (r == 0)
+            s->env = v;
+        return r;
+    }
+    if (strcmp(key, "keepEnv") == 0) {
+        int r = check_strings(ctx, key, v, keep_env_check);
+        s->keep_env = v;
+        return r;
+    }
+    if (strcmp(key, "protect") == 0) {
+        int r = check_strings(ctx, key, v, protect_check);
+        s->protect = v;
+        return r;
+    }
+    if (strcmp(key, "readOnlyPaths") == 0) {
+        int r = check_paths(ctx, key, v, false);
+        s->ro_paths = v;
+        return r;
+    }
+    /* deniedGlobs */
+    int r = check_paths(ctx, key, v, true);
+    s->denied_globs = v;
+    return r;
+}
+
 static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
 {
     const char *key;
@@ -446,6 +666,8 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
             s->hidden = v;
         } else if (is_net_key(key)) {
             r = parse_net_key(ctx, key, v, s);
+        } else if (is_run_key(key)) {
+            r = parse_run_key(ctx, key, v, s);
         } else {
             jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
             r = unknown_key(ctx, at, 2, "sandbox.", key, sandbox_keys);
@@ -549,11 +771,72 @@ static void add_hides(const settings_ctx *ctx, struct cordon_policy *p, const js
         policy_add_hide(p, json_string_value(json_array_get(array, i)), ORIGIN_SETTINGS, ctx->file, lines[i], true);
 }
 
-/* Cannot fail: everything was checked by parse_root(). */
-static void apply(const settings_ctx *ctx, const settings *s, struct cordon_policy *p)
+/* Cannot fail: checked above.  A setter's choice (a flag) wins over the scalars; lists add. */
+static void apply_run(const settings_ctx *ctx, settings *s, cordon_policy *p)
 {
-    if (s->enabled >= 0)
+    unsigned set = p->scalars_set;
+    if (s->base >= 0 && !(set & POLICY_SET_BASE))
+        p->base = (cordon_base)s->base;
+    if (!(set & POLICY_SET_WORKSPACE)) {
+        if (s->workspace) {
+            free(p->workspace);
+            p->workspace = steal_pointer(&s->workspace);
+            p->no_workspace = false;
+        }
+        if (s->no_workspace >= 0)
+            p->no_workspace = s->no_workspace != 0;
+    }
+    if (s->data_root && !(set & POLICY_SET_DATA_ROOT)) {
+        free(p->data_root);
+        p->data_root = steal_pointer(&s->data_root);
+    }
+    if (s->chdir && !(set & POLICY_SET_CWD)) {
+        free(p->cwd);
+        p->cwd = steal_pointer(&s->chdir);
+    }
+    if (s->timeout > 0 && !(set & POLICY_SET_TIMEOUT))
+        p->timeout = s->timeout;
+    if (s->clear_env >= 0 && !(set & POLICY_SET_CLEAR_ENV))
+        p->clear_env = s->clear_env != 0;
+    if (s->no_proc >= 0 && !(set & POLICY_SET_PROC))
+        p->no_proc = s->no_proc != 0;
+    if (s->no_nested >= 0 && !(set & POLICY_SET_NO_NESTED))
+        p->no_nested = s->no_nested != 0;
+    if (s->glob_depth_set && !(set & POLICY_SET_GLOB_DEPTH))
+        p->glob_depth = s->glob_depth;
+    if (s->status_json) {
+        free(p->settings_status_json);
+        p->settings_status_json = xstrdup(s->status_json);
+    }
+    if (s->tty >= 0)
+        p->settings_tty = s->tty;
+    const char *name;
+    json_t *val;
+    if (s->env)
+        json_object_foreach(s->env, name, val)
+            policy_add_settings_env(p, false, name, json_string_value(val));
+    size_t i;
+    json_t *e;
+    if (s->keep_env)
+        json_array_foreach(s->keep_env, i, e)
+            policy_add_settings_env(p, true, json_string_value(e), NULL);
+    if (s->protect)
+        json_array_foreach(s->protect, i, e)
+            cordon_policy_protect(p, json_string_value(e), NULL);
+    add_rules(ctx, p, "readOnlyPaths", s->ro_paths, CORDON_ACCESS_READ);
+    add_rules(ctx, p, "deniedGlobs", s->denied_globs, CORDON_ACCESS_NONE);
+}
+
+/* Cannot fail: everything was checked by parse_root(). */
+static void apply(const settings_ctx *ctx, settings *s, struct cordon_policy *p)
+{
+    if (s->enabled >= 0) {
         p->settings_enabled = s->enabled;
+        jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY("enabled")};
+        int line = line_of(ctx, at, 2);
+        free(p->settings_enabled_where);
+        p->settings_enabled_where = line > 0 ? xasprintf("%s:%d", ctx->file, line) : xstrdup(ctx->file);
+    }
     if (s->sandboxed >= 0)
         p->settings_sandboxed = s->sandboxed;
     if (s->orch_isolation) {
@@ -574,6 +857,7 @@ static void apply(const settings_ctx *ctx, const settings *s, struct cordon_poli
     add_rules(ctx, p, "deniedPaths", s->denied, CORDON_ACCESS_NONE);
     add_hides(ctx, p, s->hidden);
     apply_net(s, p);
+    apply_run(ctx, s, p);
 }
 
 int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)
@@ -603,9 +887,13 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
         return malformed(file, &jerr, err);
     settings_ctx ctx = {.file = file, .text = text, .len = len, .err = err};
     settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1, .sandboxed = -1,
-                  .allow_unix = -1};
-    if (parse_root(&ctx, root, &s) < 0)
-        return -1;
-    apply(&ctx, &s, p);
-    return 0;
+                  .allow_unix = -1, .base = -1, .no_workspace = -1, .clear_env = -1, .no_proc = -1,
+                  .no_nested = -1, .tty = -1};
+    int r = parse_root(&ctx, root, &s);
+    if (r == 0)
+        apply(&ctx, &s, p);
+    free(s.workspace);
+    free(s.data_root);
+    free(s.chdir);
+    return r;
 }

@@ -44,8 +44,10 @@ const char *ns_userns_hint(void)
                "user.max_user_namespaces=15000`";
     if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
         return "AppArmor restricts unprivileged user namespaces (Ubuntu 23.10 and later): install "
-               "an AppArmor profile that allows `userns` for the cordon binary (see README, "
-               "\"AppArmor\"), or run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`";
+               "cordon with `meson install` or its Debian package, which install and load the "
+               "profile /etc/apparmor.d/cordon that allows `userns` for it (or write it by hand: "
+               "README, \"Where the kernel refuses\"), or run `sudo sysctl -w "
+               "kernel.apparmor_restrict_unprivileged_userns=0`";
     return "the kernel refused to create user namespaces; inside a container this is usually "
            "its seccomp profile (Docker: --security-opt seccomp=unconfined, or a profile that "
            "allows clone/unshare with CLONE_NEWUSER); `cordon check` says more";

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -19,6 +20,7 @@
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/path.h"
+#include "util/proc.h"
 #include "util/strv.h"
 #include "util/trace.h"
 
@@ -44,6 +46,8 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->ours = xcalloc(s->cap, sizeof *s->ours);
     s->proc_fd = -1;
     s->private_fd = -1;
+    if (p->home_fallback)
+        s->home_env = xasprintf("HOME=%s", p->home_fallback);
 }
 
 void root_scratch_free(root_scratch *s)
@@ -51,6 +55,7 @@ void root_scratch_free(root_scratch *s)
     free(s->tree_fds);
     free(s->later_ro);
     free(s->ours);
+    free(s->home_env);
     *s = (root_scratch){0};
 }
 
@@ -478,6 +483,146 @@ static int do_caller_proc(build *b, const plan_op *op)
     return 0;
 }
 
+/* A directory that only holds mount points (PLAN_HOLD): a tmpfs of its own, read-only
+ * once what it holds is mounted; or, below the home of --base host, the directory as the
+ * overlay shows it, bound onto itself read-only (its content stays visible). */
+static int do_hold(build *b, const plan_op *op)
+{
+    if (!op->from_view) {
+        /* 0755, not 0555: in a sandbox nested in cordon's, the mount points are made by
+         * the outer supervisor, with no capability to override a mode (read-only comes
+         * from the mount, once sealed) */
+        _cleanup_fd_ int m = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
+        if (m < 0)
+            return -1;
+        _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+        if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+            return err_wrap(b->err, "%s", op->why);
+        if (root_mark_ours(b->s, m, b->err) < 0 || root_ro_later(b->s, m, b->err) < 0)
+            return -1;
+        return 0;
+    }
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_EXISTING, b->err);
+    if (d < 0)
+        return err_wrap(b->err, "%s", op->why);
+    struct stat st;
+    if (fstat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+        return err_set(b->err, CORDON_STAGE_ROOT, errno ? errno : ENOTDIR, "%s: %s", op->why, op->dest);
+    _cleanup_fd_ int t = open_tree(d, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+    if (t < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->dest);
+    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, b->err) < 0 ||
+        root_attach(t, d, op->dest, b->err) < 0)
+        return err_wrap(b->err, "%s", op->why);
+    /* the overlay's, not a host file system (the creation control's git rules) */
+    return root_mark_ours(b->s, t, b->err);
+}
+
+/* A file cordon writes (PLAN_FILE), only ever in a tmpfs of its own. */
+static int do_file(build *b, const plan_op *op)
+{
+    const char *slash = strrchr(op->dest, '/');
+    char parent[4096];
+    size_t pl = (size_t)(slash - op->dest);
+    if (!slash || pl >= sizeof parent)
+        return err_set(b->err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", op->dest);
+    memcpy(parent, op->dest, pl);
+    parent[pl] = '\0';
+    _cleanup_fd_ int pfd = root_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_EXISTING, b->err);
+    if (pfd < 0)
+        return err_wrap(b->err, "%s", op->why);
+    if (!is_ours(b->s, pfd))
+        return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to write %s in a host directory", op->dest);
+    _cleanup_fd_ int fd = openat(pfd, slash + 1, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, op->src, strlen(op->src)) < 0)
+        return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot write %s", op->why, op->dest);
+    return 0;
+}
+
+/* PLAN_COW, before the new root exists (the host tree is still the root): the lower
+ * layer (the host directory, checked to be what the resolver saw), upper and work layers
+ * in a private tmpfs attached over the build place `at` (a kernel needs layers it can
+ * clone: attached, not detached mounts), and the overlay made from the three.  Returns
+ * the overlay's detached mount; where the kernel refuses an overlay, the host directory
+ * itself as a read-only recursive bind, with s->cow_fallback set. */
+static int open_cow(const plan_op *op, root_scratch *s, int at, cordon_error *err)
+{
+    _cleanup_fd_ int lower = open_no_symlinks(op->src, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (lower < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot open %s", op->why, op->src);
+    if (fstat(lower, &st) < 0 || st.st_dev != op->dev || st.st_ino != op->ino)
+        return err_set(err, CORDON_STAGE_ROOT, 0, "%s: %s was replaced while the sandbox was being set up", op->why,
+                       op->src);
+    _cleanup_fd_ int layers = root_private_tmpfs(s, 0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+    if (layers < 0 || root_attach(layers, at, "the home's private layer", err) < 0)
+        return -1;
+    if (mkdirat(layers, "upper", st.st_mode & 07777) < 0 || mkdirat(layers, "work", 0700) < 0 ||
+        fchmodat(layers, "upper", st.st_mode & 07777, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot make the private layer", op->why);
+    _cleanup_fd_ int upper = openat(layers, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    _cleanup_fd_ int work = openat(layers, "work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (upper < 0 || work < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot open the private layer", op->why);
+    /* Inside another cordon the outer supervisor refuses kernel overlays (they would
+     * create files past its creation control): do not ask, and say why. */
+    int m = -1;
+    if (s->under_cordon) {
+        snprintf(s->cow_why, sizeof s->cow_why, "inside another cordon sandbox, which refuses kernel overlays");
+        errno = EPERM;
+    } else {
+        m = overlay_mount(&lower, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, s->cow_why,
+                          sizeof s->cow_why);
+    }
+    if (m >= 0)
+        return m;
+    /* The kernel would not (an outer sandbox that refuses overlays, an old kernel): the
+     * real home read-only, and HOME a private directory of its own. */
+    size_t l = strlen(s->cow_why);
+    snprintf(s->cow_why + l, sizeof s->cow_why - l, " (errno %d)", errno);
+    s->cow_fallback = true;
+    int t = open_tree(lower, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+    if (t < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->src);
+    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, err) < 0) {
+        close(t);
+        return err_wrap(err, "%s: %s", op->why, op->src);
+    }
+    return t;
+}
+
+static int do_cow(build *b, size_t i)
+{
+    const plan_op *op = &b->p->ops[i];
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || root_attach(b->s->tree_fds[i], d, op->dest, b->err) < 0)
+        return err_wrap(b->err, "%s", op->why);
+    /* The overlay is cordon's own file system: what the command creates there vanishes,
+     * so the creation control's rules for host file systems do not apply to it.  The
+     * read-only fallback is the host's. */
+    if (!b->s->cow_fallback && root_mark_ours(b->s, b->s->tree_fds[i], b->err) < 0)
+        return -1;
+    close(b->s->tree_fds[i]);
+    b->s->tree_fds[i] = -1;
+    return 0;
+}
+
+/* The fallback HOME of a PLAN_COW the kernel would not overlay: after every operation
+ * (it may lie in the private /tmp). */
+static int do_home_fallback(build *b)
+{
+    const plan *p = b->p;
+    if (!b->s->cow_fallback || !p->home_fallback)
+        return 0;
+    _cleanup_fd_ int m = root_private_tmpfs(b->s, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
+    if (m < 0)
+        return -1;
+    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, p->home_fallback, DEST_DIR, b->err);
+    if (d < 0 || root_attach(m, d, p->home_fallback, b->err) < 0)
+        return err_wrap(b->err, "the private HOME (the home is read-only: %s)", b->s->cow_why);
+    return root_mark_ours(b->s, m, b->err);
+}
+
 static int do_proc(build *b, const plan_op *op)
 {
     if (b->p->inherit_pid_ns)
@@ -624,6 +769,10 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
             return -1;
         s->private_fd = priv;
     }
+    /* The home of --base host: its overlay, while the host tree is still the root. */
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_COW && (s->tree_fds[i] = open_cow(&p->ops[i], s, at, err)) < 0)
+            return -1;
     _cleanup_fd_ int root = -1;
     if (p->root_is_host) {
         root = host_root;
@@ -651,6 +800,9 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         case PLAN_SYMLINK: r = do_symlink(&b, op); break;
         case PLAN_DEV: r = dev_build(root, s, &devs, err); break;
         case PLAN_PROC: r = do_proc(&b, op); break;
+        case PLAN_HOLD: r = do_hold(&b, op); break;
+        case PLAN_FILE: r = do_file(&b, op); break;
+        case PLAN_COW: r = do_cow(&b, i); break;
         case PLAN_NOTE:
         case PLAN_NOCREATE: /* the creation control's (supervise/creation.c) */
         case PLAN_GITDIR:
@@ -660,6 +812,8 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
             return -1;
     }
 
+    if (do_home_fallback(&b) < 0)
+        return -1;
     s->private_fd = -1; /* closed with `priv` */
     TRACE("plan-applied");
     /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
@@ -673,4 +827,56 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         return err_wrap(err, "making the new root read-only");
     TRACE("sealed");
     return pivot(root, err);
+}
+
+int root_cow_probe(bool under_cordon, char *why, size_t n)
+{
+    int pidfd = -1;
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    pid_t pid = proc_fork(&pidfd);
+    if (pid < 0) {
+        snprintf(why, n, "cannot start a probe: %s", strerror(errno));
+        return 0;
+    }
+    if (pid == 0) {
+        /* a copy of a possibly multi-threaded caller: system calls only */
+        cordon_error e = {0};
+        if (under_cordon)
+            _exit(3); /* refused there, as above */
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || ns_write_id_maps(uid, gid, &e) < 0)
+            _exit(1);
+        int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        int m = -1;
+        if (fs >= 0 && fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) == 0)
+            m = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+        _cleanup_fd_ int at = open("/tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (m < 0 || at < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            move_mount(m, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0 ||
+            mkdirat(m, "l", 0755) < 0 || mkdirat(m, "u", 0755) < 0 || mkdirat(m, "w", 0755) < 0)
+            _exit(2);
+        int l = openat(m, "l", O_PATH | O_DIRECTORY | O_CLOEXEC), u = openat(m, "u", O_PATH | O_DIRECTORY | O_CLOEXEC),
+            w = openat(m, "w", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        char msg[8];
+        _exit(overlay_mount(&l, 1, u, w, 0, msg, sizeof msg) >= 0 ? 0 : 100 + (errno & 0x7f));
+    }
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    int r = proc_reap(pidfd, &si);
+    close(pidfd);
+    if (r < 0 || si.si_code != CLD_EXITED) {
+        snprintf(why, n, "the probe did not finish");
+        return 0;
+    }
+    if (si.si_status == 0)
+        return 1;
+    if (si.si_status == 1)
+        snprintf(why, n, "no user namespace");
+    else if (si.si_status == 2)
+        snprintf(why, n, "no tmpfs in a user namespace");
+    else if (si.si_status == 3)
+        snprintf(why, n, "inside another cordon sandbox, which refuses kernel overlays");
+    else
+        snprintf(why, n, "the kernel refuses an overlay in a user namespace: %s", strerror(si.si_status - 100));
+    return 0;
 }

@@ -30,12 +30,22 @@ typedef struct root_scratch {
     int private_fd;     /* --limit-memory: the one size-capped tmpfs that /tmp, HOME, TMPDIR
                          * and /dev/shm are directories of (root_private_tmpfs), or -1 */
     unsigned n_private; /* directories made in it so far */
+    bool cow_fallback;  /* a PLAN_COW home was shown read-only instead (the kernel refused
+                         * the overlay): HOME is plan.home_fallback, home_env says so */
+    char *home_env;     /* "HOME=<plan.home_fallback>", for the command's environment */
+    char cow_why[160];  /* why the overlay was refused */
+    bool under_cordon;  /* set by PID 1: the sandbox runs inside another cordon's, whose
+                         * supervisor refuses kernel overlays (a PLAN_COW falls back) */
 } root_scratch;
 
 void root_scratch_init(root_scratch *s, const plan *p);
 void root_scratch_free(root_scratch *s);
 /* Build the root and pivot into it.  On return the process's root and cwd are "/". */
 int root_build(const plan *p, root_scratch *s, cordon_error *err);
+/* Can a PLAN_COW be a kernel overlay here (in a user namespace, upper and work layers on a
+ * tmpfs; not inside another cordon)?  Tried in a short-lived child: 1 yes, 0 no (why says
+ * what failed). */
+int root_cow_probe(bool under_cordon, char *why, size_t n);
 
 /* Helpers shared by the pieces of the root (dev.c). */
 typedef enum dest_create { DEST_EXISTING, DEST_DIR, DEST_FILE } dest_create;

@@ -9,6 +9,7 @@
 
 #include "confine/caps.h"
 #include "confine/seccomp.h"
+#include "supervise/execinfo.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
@@ -43,6 +44,9 @@ static void new_session(launch *l)
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
         fail(l, &err);
     }
+    /* CORDON_SPAWN_PTY: a terminal of the sandbox's own, as controlling terminal. */
+    if (l->pty.on && pty_attach(&l->pty, &err) < 0)
+        fail(l, &err);
 }
 
 static void take_terminal(launch *l)
@@ -116,8 +120,14 @@ static __attribute__((noreturn)) void run_command(launch *l)
     environ = l->envp;
     execvp(l->argv[0], l->argv);
     int e = errno;
+    /* "not found" may mean the command is there and its interpreter or loader is not */
+    char why[800] = "";
+    if (e == ENOENT || e == ENOTDIR)
+        exec_explain(l->argv[0], l->envp, why, sizeof why);
+    if (why[0])
+        report_send(l->report_fd, REPORT_EXEC_DETAIL, NULL, e, why);
     report_send(l->report_fd, REPORT_EXEC_ERROR, NULL, e, l->argv[0]);
-    _exit(e == ENOENT || e == ENOTDIR ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC);
+    _exit(!why[0] && (e == ENOENT || e == ENOTDIR) ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC);
 }
 
 void child_exec(launch *l, const sigset_t *orig_mask)

@@ -15,6 +15,7 @@
 #include "sandbox/root.h"
 #include "supervise/creation.h"
 #include "supervise/limits.h"
+#include "supervise/pty.h"
 
 typedef struct launch {
     const plan *plan;
@@ -51,6 +52,7 @@ typedef struct launch {
     const char *cwd;          /* the command's working directory; NULL: the plan's */
     bool ctty;                /* make stdin the command's controlling terminal (a session's
                                * --tty: a pseudo-terminal of the sandbox's own) */
+    launch_pty pty;       /* CORDON_SPAWN_PTY: the command's terminal (pty.h), .on false: none */
 } launch;
 
 /* First steps of the process cordon cloned (PID 1, or --isolation landlock's stand-in):

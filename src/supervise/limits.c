@@ -7,12 +7,14 @@
 #include <stdarg.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -784,8 +786,47 @@ static bool watching_cpu(const limits_run *l)
            l->dir_fd[CORDON_LIMIT_CPU] >= 0 && !l->cpu_exceeded;
 }
 
+/* Under rlimits nothing tells a refused fork: PID 1 looks how many processes the
+ * sandbox has every PIDS_SAMPLE_MS, and one that reached the limit counts as hit. */
+#define PIDS_SAMPLE_MS 20
+
+static bool sampling_pids(const limits_run *l)
+{
+    return l->kind == LIMITS_RLIMIT && l->want.v[CORDON_LIMIT_PIDS] && !(l->hit & (1u << CORDON_LIMIT_PIDS));
+}
+
+void limits_sample_pids(limits_run *l, int proc_fd)
+{
+    if (!sampling_pids(l) || proc_fd < 0)
+        return;
+    int fd = openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    unsigned long long n = 0;
+    _Alignas(8) char buf[4096];
+    long got;
+    while ((got = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+        for (long off = 0; off < got;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *d = (void *)(buf + off);
+            off += d->reclen;
+            n += d->name[0] >= '1' && d->name[0] <= '9';
+        }
+    close(fd);
+    /* PID 1 counts too (one uid in the user namespace): RLIMIT_NPROC is the limit + 1 */
+    if (n >= l->want.v[CORDON_LIMIT_PIDS] + 1)
+        l->hit |= 1u << CORDON_LIMIT_PIDS;
+}
+
 int limits_next_check_ms(const limits_run *l)
 {
+    if (sampling_pids(l))
+        return PIDS_SAMPLE_MS;
     if (!watching_cpu(l))
         return -1;
     long long left = (long long)l->want.v[CORDON_LIMIT_CPU] * 1000000 - cpu_used_usec(l);

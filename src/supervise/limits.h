@@ -71,6 +71,9 @@ int limits_apply_rlimits(const limits_run *l, cordon_error *err);
  * (-1: never), and whether the CPU limit is used up (then kill the sandbox). */
 int limits_next_check_ms(const limits_run *l);
 bool limits_cpu_used_up(limits_run *l);
+/* In PID 1, under rlimits with a process limit: count the sandbox's processes (proc_fd:
+ * its procfs) and note the limit hit when they reached it (nothing else would tell). */
+void limits_sample_pids(limits_run *l, int proc_fd);
 /* Once the command and what it left are dead: note which limits were hit. */
 void limits_collect(limits_run *l);
 /* After the run: note which limits were hit, remove the cgroups (the janitor finishes

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
+#include "supervise/pty.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -57,6 +59,8 @@ struct outer_run {
     cordon_isolation isolation;
     outer_outcome o;
     outer_helper helper; /* .stop NULL: none */
+    int pty_sock;        /* our end of the socket the terminal's master comes through */
+    int pty_master;      /* outer_opts.pty: until outer_take_pty() */
     char *out_buf;       /* outer_wait's output buffer (OUT_BUF_SIZE), once needed */
     cordon_result res;
     cordon_error err;
@@ -84,6 +88,13 @@ void outer_take_message(outer_outcome *o, const report_msg *m)
     case REPORT_EXIT:
         o->have_exit = true;
         o->wait_status = m->value;
+        break;
+    case REPORT_LIMITS_HIT:
+        o->limits_hit |= (unsigned)m->value;
+        break;
+    case REPORT_EXEC_DETAIL:
+        memcpy(o->exec_detail, m->text, sizeof o->exec_detail - 1); /* cut: it leads with what is missing */
+        o->exec_detail[sizeof o->exec_detail - 1] = '\0';
         break;
     case REPORT_TIMEOUT:
         o->timed_out = true;
@@ -153,6 +164,13 @@ void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_res
         r->exit_code = CORDON_EXIT_SETUP;
         return;
     }
+    if (o->exec_failed && o->exec_detail[0]) {
+        err_set(err, CORDON_STAGE_EXEC, 0,
+                "%s: cannot execute: %s; show it there (a rule on its directory), see `cordon explain`", o->exec_what,
+                o->exec_detail);
+        r->exit_code = CORDON_EXIT_NOEXEC;
+        return;
+    }
     if (o->exec_failed) {
         bool nf = o->exec_errnum == ENOENT || o->exec_errnum == ENOTDIR;
         err_set(err, CORDON_STAGE_EXEC, o->exec_errnum, "%s: %s", o->exec_what,
@@ -192,6 +210,7 @@ static void limits_outcome(limits_run *lim, const outer_outcome *o, cordon_resul
         lim->cpu_exceeded = true;
         lim->hit |= 1u << CORDON_LIMIT_CPU;
     }
+    lim->hit |= o->limits_hit;
     limits_collect(lim);
     r->limits = limits_kind_name(lim->kind);
     if (lim->kind == LIMITS_RLIMIT && lim->want.v[CORDON_LIMIT_CPU] && r->signal == SIGXCPU)
@@ -240,6 +259,8 @@ static size_t launch_child_fds(const launch *l, int *keep)
         keep[k++] = l->cordon_pidfd;
     if (l->session_fd >= 0)
         keep[k++] = l->session_fd;
+    if (l->pty.sock >= 0)
+        keep[k++] = l->pty.sock;
     return k;
 }
 
@@ -327,6 +348,9 @@ static void release_run(outer_run *r)
     close_fd(&r->l.life_fd);
     close_fd(&r->l.helper_fd);
     close_fd(&r->l.cordon_pidfd);
+    close_fd(&r->l.pty.sock);
+    close_fd(&r->pty_sock);
+    close_fd(&r->pty_master);
     close_fd(&r->pidfd);
     free_child_parts(&r->l);
 }
@@ -350,7 +374,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     outer_run *r = calloc(1, sizeof *r);
     if (!r)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
-    r->pidfd = r->report_fd = r->life_fd = -1;
+    r->pidfd = r->report_fd = r->life_fd = r->pty_sock = r->pty_master = -1;
     r->isolation = p->isolation;
     launch *l = &r->l;
     *l = (launch){.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .report_fd = -1,
@@ -371,6 +395,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
         l->limits.join_fd[i] = l->limits.dir_fd[i] = -1;
     l->limits.into_fd = l->limits.janitor_wfd = l->limits.cpu_fd = -1;
     l->limits.janitor = -1;
+    l->pty = (launch_pty){.sock = -1, .slave = -1};
 
     /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
     if (limits_prepare(&l->limits, &p->limits, err) < 0) {
@@ -403,6 +428,17 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
             return -1;
         }
         l->helper_fd = helper[1];
+    }
+    if (o->pty) {
+        pty_prepare(&l->pty, o->pty_stderr);
+        int t[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, t) < 0) {
+            err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the terminal's socket");
+            abandon(r);
+            return -1;
+        }
+        r->pty_sock = t[0];
+        l->pty.sock = t[1];
     }
     /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
 #ifndef CORDON_NO_CREATION_CONTROL
@@ -447,6 +483,15 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (pid < 0) {
+        /* Inside a cordon sandbox user namespaces are refused only when it was made to
+         * refuse sandboxes inside it: say that, not what a container would mean. */
+        if (err->stage == CORDON_STAGE_NAMESPACES && err->errnum == EPERM && !ll_only &&
+            prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK)
+            err_opt(err, CORDON_STAGE_NAMESPACES, EPERM, "outerNoNested",
+                    "cannot create namespaces: this runs inside a cordon sandbox that refuses sandboxes inside "
+                    "it (no nesting: its seccomp filter refuses new user namespaces and the mount API); start "
+                    "that sandbox without it to nest one%s",
+                    NS_ISOLATION_HINT);
         close_fd(&helper[0]);
         close_fd(&helper[1]);
         l->helper_fd = -1;
@@ -457,6 +502,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     close_fd(&l->report_fd);
     close_fd(&l->life_fd);
     close_fd(&l->helper_fd);
+    close_fd(&l->pty.sock);
     l->life_wfd = -1; /* r->life_fd */
 
     if (o->helper) {
@@ -472,8 +518,19 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     }
     free_child_parts(l);
     fcntl(r->report_fd, F_SETFL, O_NONBLOCK);
+    if (r->pty_sock >= 0) {
+        /* PID 1 makes the terminal once the root is built; until then there is no
+         * master to hand out.  A PID 1 that fails first says why in its report. */
+        r->pty_master = pty_receive(r->pty_sock, r->pidfd, r->deadline_ms);
+        close_fd(&r->pty_sock);
+    }
     *out = r;
     return 0;
+}
+
+int outer_take_pty(outer_run *r)
+{
+    return steal_fd(&r->pty_master);
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -48,6 +48,10 @@ typedef struct outer_opts {
     struct sess_mem *session; /* a session (src/session): PID 1 starts no command but
                                  serves session_fd (its end of the control socket) */
     int session_fd;
+    bool pty;         /* the command's 0 and 1 (and 2, with pty_stderr) are a terminal of the
+                         sandbox's own (supervise/pty.h); outer_start returns once its master
+                         is here (outer_take_pty) */
+    bool pty_stderr;
 } outer_opts;
 
 typedef struct outer_run outer_run;
@@ -73,6 +77,10 @@ int outer_wait(outer_run *r, int timeout_ms, int out_fd, outer_output_fn fn, voi
  * wait up to timeout_ms for that.  0: ready; -1: it failed (err, with the stage) or
  * ended.  */
 int outer_wait_ready(outer_run *r, int timeout_ms, cordon_error *err);
+/* The master of the command's terminal (outer_opts.pty), handed over once: the caller
+ * owns it from then on.  -1 when there is none, or PID 1 failed before making it (its
+ * result says why). */
+int outer_take_pty(outer_run *r);
 /* The pidfd of PID 1: readable once the whole sandbox is gone. */
 int outer_pidfd(const outer_run *r);
 /* Signal the run: SIGKILL ends the whole sandbox at once; the signals PID 1 forwards
@@ -94,6 +102,8 @@ typedef struct outer_outcome {
     bool cpu_limit; /* PID 1 ended the run: the cgroup's CPU time was used up */
     report_msg setup;
     char exec_what[256];
+    char exec_detail[800]; /* REPORT_EXEC_DETAIL: what is missing though the command is there */
+    unsigned limits_hit;   /* REPORT_LIMITS_HIT: what PID 1 saw reached */
     unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;

@@ -82,8 +82,15 @@ void pid1_main(launch *l)
     if (net_inside_setup(&l->plan->net, l->helper_fd, &err) < 0) /* src/net: listeners for the helper */
         fail(l, &err);
     TRACE("maps+lo");
+    l->scratch.under_cordon = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
     if (root_build(l->plan, &l->scratch, &err) < 0)
         fail(l, &err);
+    if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/pts/ptmx", &err) < 0)
+        fail(l, &err);
+    /* The kernel would not overlay the home: it is read-only, HOME is elsewhere. */
+    for (char **e = l->envp; l->scratch.cow_fallback && l->scratch.home_env && *e; e++)
+        if (strncmp(*e, "HOME=", 5) == 0)
+            *e = l->scratch.home_env;
 
     TRACE("root-built");
     /* The creation control's rules, resolved inside the new root (creation.h). */
@@ -129,6 +136,7 @@ void pid1_main(launch *l)
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
         fail(l, &err);
     }
+    pty_close_slave(&l->pty);
 
     /* The command's process installed its filter before the exec and passed the
      * listener (creation.h); nothing came when it failed first (its report says why). */

@@ -168,6 +168,8 @@ void reaper_main(launch *l)
     }
     if (limits_enter(&l->limits, &err) < 0)
         fail(l, &err);
+    if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/ptmx", &err) < 0)
+        fail(l, &err);
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
     if (sfd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
@@ -183,6 +185,7 @@ void reaper_main(launch *l)
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
         fail(l, &err);
     }
+    pty_close_slave(&l->pty);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (caps_drop_all(&err) < 0) {
         kill(cmd, SIGKILL);

@@ -93,6 +93,10 @@ void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
         int n = poll(fds, 3, wait_ms);
         if (n < 0 && errno != EINTR)
             _exit(CORDON_EXIT_SETUP);
+        unsigned hit = l->limits.hit;
+        limits_sample_pids(&l->limits, cc ? cc->pw.proc_fd : -1);
+        if (l->limits.hit != hit) /* at once: the run may end by a kill, with no report after */
+            report_send(l->report_fd, REPORT_LIMITS_HIT, NULL, (int)l->limits.hit, NULL);
         if (limits_cpu_used_up(&l->limits))
             end_run(l, finish, REPORT_CPU_LIMIT);
         if (n <= 0)

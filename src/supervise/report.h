@@ -17,6 +17,10 @@ typedef enum report_kind {
                                value = the number refused in all, on the last one */
     REPORT_TIMEOUT,         /* the deadline passed: PID 1 killed everything */
     REPORT_CPU_LIMIT,       /* --limit-cpu used up (a cgroup's count): PID 1 killed everything */
+    REPORT_EXEC_DETAIL,     /* before REPORT_EXEC_ERROR: what is missing although the command is
+                               there (its interpreter, its ELF loader), text = a description */
+    REPORT_LIMITS_HIT,      /* as soon as PID 1 sees one reached: value = 1u << cordon_limit of
+                               the limits reached so far (under rlimits: the process count) */
 } report_kind;
 
 typedef struct report_msg {

@@ -1,5 +1,7 @@
 #include "util/strv.h"
 
+#include <ctype.h>
+
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -98,4 +100,49 @@ bool strv_contains(const strv *s, const char *x)
         if (strcmp(s->v[i], x) == 0)
             return true;
     return false;
+}
+
+/* Optimal string alignment distance (insertions, deletions, substitutions, transposed
+ * neighbours), case-insensitive; words longer than 63 bytes count as far. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return (size_t)-1;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+const char *closest_word(const char *word, const char *const *choices, size_t n)
+{
+    if (!word || !*word)
+        return NULL;
+    size_t len = strlen(word), best_d = (size_t)-1;
+    const char *best = NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t dist = edit_distance(word, choices[i]);
+        if (dist < best_d) {
+            best_d = dist;
+            best = choices[i];
+        }
+    }
+    /* close enough to be a typo: at most one edit in 4 letters, and never a rewrite */
+    size_t allowed = len < 4 ? 1 : len / 4 + 1;
+    return best && best_d > 0 && best_d <= allowed && best_d < len ? best : NULL;
 }

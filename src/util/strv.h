@@ -24,3 +24,5 @@ void strv_push(strv *s, char *owned);
 void strv_free(strv *s);
 /* Does s hold a string equal to x? */
 bool strv_contains(const strv *s, const char *x);
+/* The one of choices[n] that word is most likely a typo of, or NULL when none is close. */
+const char *closest_word(const char *word, const char *const *choices, size_t n);

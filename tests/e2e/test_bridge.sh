@@ -229,7 +229,7 @@ print(t(socket.AF_INET, socket.SOCK_STREAM), t(socket.AF_INET6, socket.SOCK_DGRA
   expect_output "ok ok refused refused x" run --network proxy --env "HTTP_PROXY=http://127.0.0.1:$P" -- "$PY" -c "$probe"
   expect_output "ok ok ok ok x" run --network proxy --allow-unix-sockets --env "HTTP_PROXY=http://127.0.0.1:$P" -- \
     "$PY" -c "$probe"
-  expect_ok explain --network proxy --env "HTTP_PROXY=http://127.0.0.1:$P"
+  expect_ok explain --verbose --network proxy --env "HTTP_PROXY=http://127.0.0.1:$P"
   assert_contains "$OUT" "socket(family not AF_INET, AF_INET6)" "explain: the seccomp row"
 }
 

@@ -115,6 +115,10 @@ unrestricted|/|r=1 w=0 e=1|r=1 w=1 e=1|the root directory is cordon'"'"'s own, r
 unrestricted|$P/.git/config|r=0 w=0 e=1|r=0 w=1 e=1|the configuration and hooks of every git directory stay as they were, whatever the profile
 minimal|/|r=1 w=0 e=1|r=1 w=1 e=1|directories that only hold mount points are read-only (Codex root is a writable tmpfs whose writes vanish)
 minimal|/run|r=0 w=0 e=0|r=0 w=1 e=0|missing mount points cannot be created: the command cannot make directories at the top of the view (Codex: its tmpfs root takes them)
+minimal|$TMPD|r=0 w=0 e=0|r=0 w=1 e=0|directories that only hold mount points are read-only: nothing can be made beside the project root (Codex: its tmpfs takes it, and it vanishes)
+minimal|$HOME|r=0 w=0 e=0|r=0 w=1 e=0|as above
+minimal|$OUTSIDE|r=0 w=0 e=0|r=0 w=1 e=0|as above
+minimal|$EXTRA|r=0 w=0 e=0|r=0 w=1 e=0|as above
 '
 
 # deliberate CASE PATHLINE_COR PATHLINE_REF: print the reason when the pair is listed.

@@ -272,13 +272,17 @@ except OSError as e:
 }
 
 t_explain() {
+  # the seccomp list only with --verbose (issue 9, item 9)
   expect_ok explain -- true
+  assert_contains "$OUT" "calls refused (\`cordon explain --verbose\` lists them"
+  assert_not_contains "$OUT" "ioctl(TIOCSTI)"
+  expect_ok explain --verbose -- true
   assert_contains "$OUT" "seccomp"
   assert_contains "$OUT" "ioctl(TIOCSTI)"
   assert_contains "$OUT" "landlock"
   assert_contains "$OUT" "clone3 (ENOSYS)"
   assert_not_contains "$OUT" "fsopen (ENOSYS)"
-  expect_ok explain --no-nested -- true
+  expect_ok explain --verbose --no-nested -- true
   assert_contains "$OUT" "fsopen (ENOSYS)"
   if [ "$(landlock_abi)" -ge 2 ]; then
     assert_contains "$OUT" "read    /"

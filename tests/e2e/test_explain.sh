@@ -58,10 +58,31 @@ t_explain_bad_usage() {
   assert_contains "$ERR" "bogus" "the message names the unknown key"
 }
 
+t_explain_json() {
+  mkdir -p "$WS/sub"
+  expect_ok explain --json --deny "$WS/sub" --allow /nonexistent-cordon-x -- make test
+  "$PY" - "$OUTF" "$WS" <<'PYEOF' || die "explain --json: $(cat "$OUTF.why" 2>/dev/null || head -c 300 "$OUTF")"
+import json, sys
+d = json.load(open(sys.argv[1])); ws = sys.argv[2]
+bad = []
+for k in ("policy", "rules", "plan", "warnings", "environment", "command", "confinement"):
+    if k not in d: bad.append("no " + k)
+if d.get("command") != ["make", "test"]: bad.append("command %r" % d.get("command"))
+if d["policy"].get("workspace") != ws: bad.append("workspace %r" % d["policy"].get("workspace"))
+if not any(r["access"] == "deny" and r["path"] == ws + "/sub" for r in d["rules"]): bad.append("the deny rule")
+if not any(op["kind"] == "hide" and op["dest"] == ws + "/sub" for op in d["plan"]): bad.append("the hide operation")
+if not any("nonexistent-cordon-x" in w for w in d["warnings"]): bad.append("the warning")
+if not d["confinement"]["seccomp"]["refused"]: bad.append("seccomp's refused calls")
+if bad:
+    open(sys.argv[1] + ".why", "w").write("; ".join(bad)); sys.exit(1)
+PYEOF
+}
+
 run_case explain_prints_rules_and_plan t_explain_prints_rules_and_plan
 run_case explain_without_command t_explain_without_command
 run_case explain_runs_nothing_with_timeout t_explain_runs_nothing_with_timeout
 run_case explain_settings t_explain_settings
 run_case explain_read_only_and_base t_explain_read_only_and_base
 run_case explain_bad_usage t_explain_bad_usage
+run_case explain_json t_explain_json
 finish

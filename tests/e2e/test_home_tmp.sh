@@ -120,6 +120,176 @@ t_tmp_rule_covers() {
   assert_eq "$OUT" "visible marker" "host /tmp under --allow-ro /tmp"
 }
 
+# Issue 9, item 2: with the workspace under /tmp, TMPDIR is still empty and holds no mount,
+# so a test's `rm -rf "$TMPDIR"/*` cannot reach the workspace.
+t_tmpdir_holds_no_workspace() {
+  local w
+  w=$(mktemp -d /tmp/cordon-e2e-ws.XXXXXX)
+  echo "$w" >>"$T/.rmdirs"
+  chmod 0755 "$w"
+  mkdir -p "$w/deep/repo"
+  echo "precious" >"$w/deep/repo/file"
+  crun run --workspace "$w/deep/repo" --chdir "$w/deep/repo" -- sh -c '
+    echo "TMPDIR=$TMPDIR"
+    ls -A "$TMPDIR" | sed "s/^/entry: /"
+    while read -r _ _ _ _ mp _; do
+      case "$mp/" in "$TMPDIR"/?*) echo "mount below TMPDIR: $mp" ;; esac
+    done </proc/self/mountinfo
+    touch "$TMPDIR/mine" && echo "TMPDIR writable"
+    rm -rf "$TMPDIR"/* "$TMPDIR"/.[!.]* 2>/dev/null
+    cat file'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_not_contains "$OUT" "entry:" "TMPDIR was not empty"
+  assert_not_contains "$OUT" "mount below TMPDIR" "TMPDIR holds a mount"
+  assert_contains "$OUT" "TMPDIR writable" "the positive control"
+  assert_contains "$OUT" "precious" "the workspace after rm -rf \$TMPDIR/*"
+  case $OUT in *"TMPDIR=/tmp"$'\n'*) die "TMPDIR is /tmp, which holds the workspace's parents" ;; esac
+  assert_eq "$(cat "$w/deep/repo/file")" "precious" "the workspace on the host"
+}
+
+# Issue 9, item 3: the directories above a mounted path are read-only, so a write there
+# fails at once instead of succeeding into a private tmpfs and vanishing.
+t_write_above_workspace_fails() {
+  local before
+  before=$(snapshot "$CT")
+  crun run -- sh -c '
+    echo hi >../sibling.txt 2>/dev/null && echo "sibling written"
+    tar czf ../repo.tgz . 2>/dev/null && echo "tarball written"
+    mkdir ../newdir 2>/dev/null && echo "mkdir above"
+    echo hi >"$TMPDIR/ok" && echo "TMPDIR writable"
+    echo hi >inside && echo "workspace writable"
+    echo x >../sibling.txt'
+  assert_not_contains "$OUT" "sibling written" "echo hi > ../sibling.txt"
+  assert_not_contains "$OUT" "tarball written" "tar czf ../repo.tgz ."
+  assert_not_contains "$OUT" "mkdir above"
+  assert_contains "$OUT" "TMPDIR writable" "positive control"
+  assert_contains "$OUT" "workspace writable" "positive control"
+  assert_contains "$ERR" "Read-only file system" "the write above the workspace fails with EROFS"
+  assert_absent "$CT/sibling.txt"
+  # a private HOME that holds the workspace: its directories on the way are read-only,
+  # HOME itself stays writable
+  local h
+  h=$(scratch_outside_tmp)
+  mkdir -p "$h/src/proj"
+  HOME=$h crun run --workspace "$h/src/proj" --chdir "$h/src/proj" -- sh -c '
+    echo hi >../sibling.txt 2>/dev/null && echo "sibling written"
+    echo hi >"$HOME/in-home" && echo "HOME writable"'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_not_contains "$OUT" "sibling written" "the write in HOME's src/, above the workspace"
+  assert_contains "$OUT" "HOME writable" "positive control"
+  assert_absent "$h/src/sibling.txt"
+  assert_absent "$h/in-home" "the private HOME reached the host"
+}
+
+# Issue 9, item 4: --base host shows the real home read-only underneath with the writes in
+# a private layer, so toolchains installed there run; credential stores stay hidden and
+# nothing reaches the real home.
+t_home_base_host_toolchains() {
+  local h
+  h=$(scratch_outside_tmp)
+  mkdir -p "$h/.local/bin" "$h/.ssh" "$h/.cargo/bin"
+  printf '#!/bin/sh\necho "fake toolchain ran"\n' >"$h/.local/bin/faketool"
+  printf '#!/bin/sh\necho "cargo-ish ran"\n' >"$h/.cargo/bin/cargoish"
+  chmod 0755 "$h/.local/bin/faketool" "$h/.cargo/bin/cargoish"
+  echo "PRIVATE KEY" >"$h/.ssh/id_ed25519"
+  echo "//registry/:_authToken=SECRET" >"$h/.npmrc"
+  local before
+  before=$(snapshot "$h" strict)
+  HOME=$h PATH=$h/.local/bin:$h/.cargo/bin:$PATH crun run --base host -- sh -c '
+    echo "HOME=$HOME"
+    faketool; cargoish
+    cat "$HOME/.ssh/id_ed25519" 2>/dev/null && echo "ssh key READ"
+    grep -q SECRET "$HOME/.npmrc" 2>/dev/null && echo "npmrc READ"
+    echo scratch >"$HOME/new-file" && cat "$HOME/new-file"
+    mkdir -p "$HOME/.cache/tool" && echo cached >"$HOME/.cache/tool/x" && echo "cache writable"
+    echo changed >>"$HOME/.local/bin/faketool" && echo "existing file changed privately"
+    cd "$HOME" && git init -q scratch-repo && echo "git init in the private layer"'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_contains "$OUT" "HOME=$h" "HOME is the real home's path"
+  assert_contains "$OUT" "fake toolchain ran" "~/.local/bin"
+  assert_contains "$OUT" "cargo-ish ran" "~/.cargo/bin"
+  assert_not_contains "$OUT" "ssh key READ" "~/.ssh hidden"
+  assert_not_contains "$OUT" "npmrc READ" "~/.npmrc hidden"
+  assert_contains "$OUT" "scratch" "writes in the home work inside"
+  assert_contains "$OUT" "cache writable"
+  assert_contains "$OUT" "existing file changed privately"
+  assert_contains "$OUT" "git init in the private layer"
+  assert_unchanged "$before" "$h" "the real home" strict
+  # the creation control still guards the host: a workspace in that home is the host's
+  mkdir "$h/proj"
+  HOME=$h crun run --base host --workspace "$h/proj" --chdir "$h/proj" -- sh -c '
+    git init -q sub 2>/dev/null && echo "git init in the workspace"; cd "$HOME" && git init -q r2 && echo "home ok"'
+  assert_not_contains "$OUT" "git init in the workspace" "a new repository in the (host) workspace is refused"
+  assert_contains "$OUT" "home ok" "positive control"
+  assert_absent "$h/proj/sub/.git"
+  HOME=$h crun explain --base host
+  assert_contains "$OUT" "kernel overlay" "explain says what the home is made of"
+}
+
+t_home_base_host_fallback() {
+  # inside another cordon, whose supervisor refuses kernel overlays: the real home
+  # read-only, HOME a private directory elsewhere
+  [ "$MY_UID" -ne 0 ] || skip_case "as root a sandbox cannot nest (the kernel maps uid 0 only for CAP_SETFCAP); uid 65534 runs this"
+  local h
+  h=$(scratch_outside_tmp)
+  mkdir -p "$h/.local/bin"
+  printf '#!/bin/sh\necho "fake toolchain ran"\n' >"$h/.local/bin/faketool"
+  chmod 0755 "$h/.local/bin/faketool"
+  local before
+  before=$(snapshot "$h" strict)
+  HOME=$h PATH=$h/.local/bin:$PATH crun run --base host --allow-ro "$(dirname "$CORDON")" -- \
+    "$CORDON" run --base host -- sh -c '
+      echo "HOME=$HOME"; faketool
+      echo x >"'"$h"'/new" 2>/dev/null && echo "real home written"
+      echo x >"$HOME/new" && echo "HOME writable"'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_contains "$OUT" "fake toolchain ran"
+  assert_not_contains "$OUT" "HOME=$h"$'\n' "HOME moved elsewhere"
+  assert_not_contains "$OUT" "real home written" "the real home is read-only"
+  assert_contains "$OUT" "HOME writable"
+  assert_unchanged "$before" "$h" "the real home" strict
+  HOME=$h crun run --base host --allow-ro "$(dirname "$CORDON")" -- "$CORDON" explain --base host
+  assert_contains "$OUT" "no kernel overlay here" "explain inside says the overlay is not used"
+}
+
+# Issue 9, item 5: git commit works in the default sandbox when the host has an identity,
+# and nothing else of the host's git configuration (credential helpers, tokens) is shown.
+t_git_identity() {
+  command -v git >/dev/null || skip_case "git is not installed"
+  cat >"$HOME/.gitconfig" <<'CFG'
+[user]
+	name = Ada Lovelace
+	email = "ada@example.org"
+[credential]
+	helper = store --file /nonexistent/creds
+[url "https://TOKEN-SECRET@github.com/"]
+	insteadOf = https://github.com/
+[include]
+	path = ~/.gitconfig.extra
+CFG
+  printf '[alias]\n\tco = checkout\n[user]\n\temail = ada@work.example\n' >"$HOME/.gitconfig.extra"
+  git init -q "$WS/repo"
+  crun run -- sh -c '
+    cd repo && echo x >f && git add f && git commit -qm first && git log -1 --format="author=%an <%ae>"
+    git config --global --list; cat "$HOME/.gitconfig"'
+  [ "$RC" = 0 ] || die "git commit in the sandbox: $(last_run)"
+  assert_contains "$OUT" "author=Ada Lovelace <ada@work.example>" "the host's identity (the include's email wins, as in git)"
+  assert_not_contains "$OUT" "TOKEN-SECRET" "a token in the host's git configuration"
+  assert_not_contains "$OUT" "credential" "the host's credential helper"
+  assert_not_contains "$OUT" "alias" "the rest of the host's configuration"
+  # the repository's own identity still wins over the global one, as on the host
+  git -C "$WS/repo" config user.email repo@example.org
+  crun run -- sh -c 'cd repo && echo y >>f && git commit -qam second && git log -1 --format="%ae"'
+  assert_eq "$OUT" "repo@example.org" "the repository's own user.email"
+  # positive control: without an identity on the host, git cannot commit
+  rm "$HOME/.gitconfig" "$HOME/.gitconfig.extra"
+  git -C "$WS/repo" config --unset user.email
+  if [ -z "$(git config --system user.email 2>/dev/null)" ]; then
+    crun run -- sh -c 'cd repo && echo z >>f && git commit -qam third 2>&1; echo rc=$?'
+    assert_contains "$OUT" "rc=128" "no identity: git refuses to commit"
+  fi
+}
+
 run_case home_private_empty_writable t_home_private_empty_writable
 run_case tmpdir_private_empty_writable t_tmpdir_private_empty_writable
 run_case host_tmpdir_not_used t_host_tmpdir_not_used
@@ -128,4 +298,9 @@ run_case home_fresh_each_run t_home_fresh_each_run
 run_case tmp_private t_tmp_private
 run_case tmp_private_no_workspace t_tmp_private_no_workspace
 run_case tmp_rule_covers t_tmp_rule_covers
+run_case tmpdir_holds_no_workspace t_tmpdir_holds_no_workspace
+run_case write_above_workspace_fails t_write_above_workspace_fails
+run_case home_base_host_toolchains t_home_base_host_toolchains
+run_case home_base_host_fallback t_home_base_host_fallback
+run_case git_identity t_git_identity
 finish

@@ -97,6 +97,105 @@ t_relative_settings_file() {
   assert_absent "$WS/new"
 }
 
+# Issue 9, item 9: every `cordon run` flag has a settings key (the camelCase of the flag),
+# and a flag wins over the key whatever the order.
+t_every_flag_has_a_key() {
+  local flags key bad="" known
+  flags=$("$CORDON" help run | grep -o '^  --[a-z-]*' | tr -d ' ')
+  printf '{"sandbox": {"noSuchKey": 1}}\n' >"$CT/k.json"
+  crun run --settings "$CT/k.json" -- true
+  known=$(printf '%s' "$ERR" | sed -n 's/.*known keys: //p' | tr -d ')')
+  for f in $flags; do
+    case $f in
+      --settings | --help) continue ;; # the file itself; not a setting
+      --allow) key=allowedPaths ;;
+      --allow-ro) key=readOnlyPaths ;;
+      --deny) key=deniedPaths ;;
+      --hide) key=hiddenPaths ;;
+      --deny-glob) key=deniedGlobs ;;
+      --allow-domain) key=allowedDomains ;;
+      --deny-domain) key=deniedDomains ;;
+      --add-host) key=addHosts ;;
+      --dns-server) key=dnsServers ;;
+      --forward-port) key=forwardPorts ;;
+      --publish-port) key=publishPorts ;;
+      --tty | --no-tty) key=tty ;;
+      *) key=$("$PY" -c 'import sys; w = sys.argv[1][2:].split("-"); print(w[0] + "".join(x.title() for x in w[1:]))' "$f") ;;
+    esac
+    case ", $known, " in *", $key, "*) ;; *) bad+=" $f($key)" ;; esac
+  done
+  [ -z "$bad" ] || die "flags without a settings key:$bad (known: $known)"
+}
+
+t_run_keys_take_effect() {
+  mkdir -p "$WS/sub" "$WS/secrets" "$CT/ro"
+  echo "data" >"$CT/ro/file"
+  echo "k" >"$WS/secrets/key.pem"
+  cat >"$CT/s.json" <<JSON
+{
+  "sandbox": {
+    "base": "host",
+    "workspace": "$WS",
+    "chdir": "$WS/sub",
+    "readOnlyPaths": ["$CT/ro"],
+    "deniedGlobs": ["<workspace>/**/*.pem"],
+    "globDepth": 4,
+    "protect": [".tool-config"],
+    "env": {"FROM_SETTINGS": "yes", "SHARED": "settings"},
+    "keepEnv": ["KEPT_VAR"],
+    "timeout": 30,
+    "statusJson": "$CT/status.json",
+    "noNested": true
+  },
+  "harness": {"model": "whatever"}
+}
+JSON
+  KEPT_VAR=kept crun run --settings "$CT/s.json" --env SHARED=flag -- sh -c '
+    echo "cwd=$PWD from=$FROM_SETTINGS shared=$SHARED kept=$KEPT_VAR"
+    cat "'"$CT"'/ro/file"; echo x >"'"$CT"'/ro/new" 2>/dev/null && echo "ro written"
+    grep -q k "'"$WS"'/secrets/key.pem" 2>/dev/null && echo "pem read"
+    mkdir "'"$WS"'/.tool-config" 2>/dev/null && echo "protected made"
+    test -d /home && echo "base host"'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_contains "$OUT" "cwd=$WS/sub from=yes shared=flag kept=kept" "chdir, env (the flag wins), keepEnv"
+  assert_contains "$OUT" "data" "readOnlyPaths shows"
+  assert_not_contains "$OUT" "ro written" "readOnlyPaths is read-only"
+  assert_not_contains "$OUT" "pem read" "deniedGlobs hides"
+  assert_not_contains "$OUT" "protected made" "protect"
+  assert_contains "$OUT" "base host"
+  [ -s "$CT/status.json" ] || die "statusJson: no document written"
+  crun explain --json --settings "$CT/s.json"
+  "$PY" - "$OUTF" <<'PYEOF' || die "explain --json with the settings: $(cat "$OUTF.why" 2>/dev/null)"
+import json, sys
+d = json.load(open(sys.argv[1]))["policy"]
+bad = [k for k, v in (("base", "host"), ("timeout", 30), ("no_nested", True)) if d.get(k) != v]
+if bad:
+    open(sys.argv[1] + ".why", "w").write("%s: %s" % (bad, d))
+    sys.exit(1)
+PYEOF
+  # flags win over the keys, before or after --settings
+  printf '{"sandbox": {"timeout": 0.2, "noProc": true, "clearEnv": true, "tty": true}}\n' >"$CT/t.json"
+  expect_exit 124 run --settings "$CT/t.json" -- sleep 5
+  expect_ok run --timeout 5 --settings "$CT/t.json" -- sleep 0.5
+  expect_ok run --settings "$CT/t.json" --timeout 5 --no-tty -- sh -c 'test -d /proc/self && echo proc; echo "lc=${LC_ALL:-none}"'
+  assert_contains "$OUT" "lc=none" "clearEnv (LC_ALL=C is in the passlist otherwise)"
+  assert_not_contains "$OUT" "proc" "noProc"
+  # "tty": true is --tty: even with stdin and stdout piped, the command is on a terminal
+  expect_ok run --settings "$CT/t.json" --timeout 5 -- sh -c 'test -t 0 && test -t 1 && echo on-a-terminal'
+  assert_contains "$OUT" "on-a-terminal" "tty"
+  # wrong values name the file, line and key
+  printf '{\n  "sandbox": {\n    "timeout": "soon"\n  }\n}\n' >"$CT/bad.json"
+  expect_exit 125 run --settings "$CT/bad.json" -- true
+  assert_contains "$ERR" "$CT/bad.json:3" "file and line"
+  assert_contains "$ERR" "sandbox.timeout"
+  printf '{"sandbox": {"base": "hots"}}\n' >"$CT/bad.json"
+  expect_exit 125 run --settings "$CT/bad.json" -- true
+  assert_contains "$ERR" "did you mean 'host'?"
+  printf '{"sandbox": {"workspace": "relative/dir"}}\n' >"$CT/bad.json"
+  expect_exit 125 run --settings "$CT/bad.json" -- true
+  assert_contains "$ERR" "sandbox.workspace"
+}
+
 run_case allowed_paths t_allowed_paths
 run_case denied_paths t_denied_paths
 run_case relative_paths_against_workspace t_relative_paths_against_workspace
@@ -107,4 +206,6 @@ run_case flags_add_to_settings t_flags_add_to_settings
 run_case enabled_true_and_empty t_enabled_true_and_empty
 run_case settings_still_sandboxed t_settings_still_sandboxed
 run_case relative_settings_file t_relative_settings_file
+run_case every_flag_has_a_key t_every_flag_has_a_key
+run_case run_keys_take_effect t_run_keys_take_effect
 finish

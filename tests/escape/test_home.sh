@@ -135,7 +135,31 @@ t_home_workspace_allowed() {
   assert_unchanged "$before" "$HOME" "the home after the run (start-up files, stores)"
 }
 
+# --base host with the home outside /tmp: the real home under a private writable layer (a
+# kernel overlay). Every store stays hidden, also to a command that renames, copies,
+# links or unmounts its way around the hiding mounts; what it writes stays in the layer.
+t_credentials_base_host_home_overlay() {
+  local h
+  h=$(scratch_outside_tmp)
+  HOME=$h plant_stores
+  local before
+  before=$(snapshot "$h" strict)
+  HOME=$h crun run --base host --no-workspace --chdir / -- env HOME_="$h" sh -c "$READ_ALL; cat \"\$HOME_/notes.txt\"
+    cd \"\$HOME_\"
+    mv .config cfg2 2>/dev/null; mv .ssh s2 2>/dev/null; mv .aws/secret aws-secret 2>/dev/null
+    cp -a .config c3 2>/dev/null; cp -a .gnupg g3 2>/dev/null
+    ln .config/gh/secret gh-link 2>/dev/null; ln -s .ssh/secret ssh-link 2>/dev/null
+    umount .ssh 2>/dev/null; umount -l .config/gh 2>/dev/null; rmdir .kube 2>/dev/null
+    cat cfg2/gh/secret s2/secret aws-secret c3/gh/secret g3/secret gh-link ssh-link .ssh/secret .kube/secret 2>/dev/null
+    true" sh "${STORES[@]}"
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_not_contains "$OUT" "CREDENTIAL" "ESCAPE: a credential store is readable through the home's overlay"
+  assert_contains "$OUT" "plain notes" "positive control: the real home is shown"
+  assert_unchanged "$before" "$h" "the real home (the command's writes go to its private layer)" strict
+}
+
 run_case credentials_where_home_shown t_credentials_where_home_shown
+run_case credentials_base_host_home_overlay t_credentials_base_host_home_overlay
 run_case hide t_hide
 run_case home_workspace_refused t_home_workspace_refused
 run_case home_workspace_allowed t_home_workspace_allowed

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -318,6 +320,30 @@ static void test_status_json(void **state)
     free(f);
     assert_int_equal(cordon_write_status_json("/nonexistent/dir/status.json", &r, NULL, &e), -1);
     assert_int_equal(e.errnum, ENOENT);
+
+    /* in two steps: checked before, written after; a link put at FILE meanwhile is
+     * replaced, not followed; a file that cannot be written fails at open */
+    char dir[] = "/tmp/cordon-libtest-status.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], victim[256];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    cordon_status_file *sf = cordon_status_file_open(path, &e);
+    assert_non_null(sf);
+    assert_int_equal(symlink(victim, path), 0);
+    assert_int_equal(cordon_status_file_write(sf, &r, NULL, &e), 0);
+    cordon_status_file_close(sf);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(access(victim, F_OK), -1);
+    assert_null(cordon_status_file_open(dir, &e)); /* a directory */
+    assert_int_equal(e.errnum, EISDIR);
+    assert_null(cordon_status_file_open("", &e));
+    assert_int_equal(cordon_status_file_write(NULL, &r, NULL, &e), -1);
+    cordon_status_file_close(NULL);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0); /* nothing else was left in it */
 }
 
 /* ---- cordon_run ----------------------------------------------------------------------- */
@@ -544,6 +570,90 @@ static void test_spawn_streams(void **state)
     cordon_policy_free(p);
 }
 
+/* Read the terminal's master until it ends (EIO once every process inside has closed it). */
+static char *read_pty(int fd)
+{
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (len + 1024 > cap)
+            buf = realloc(buf, cap *= 2);
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+/* CORDON_SPAWN_PTY: a terminal of the sandbox's own as the command's 0, 1, 2 and its
+ * controlling terminal; the caller writes input to the master, reads output from it, sets
+ * the window size on it and signals the foreground job through it. */
+static void test_spawn_pty(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(30);
+    cordon_proc *c = NULL;
+    cordon_error e = {0};
+    cordon_result r = {0};
+    int fds = count_fds();
+    assert_int_equal(cordon_spawn(p, SH("test -t 0 && test -t 1 && test -t 2 && echo terminal; "
+                                        "exec 3</dev/tty && echo controlling; stty size; read line; echo got $line"),
+                                  CORDON_SPAWN_PTY, &c, &e),
+                     0);
+    int m = cordon_proc_pty(c);
+    assert_true(m >= 0);
+    assert_true(fcntl(m, F_GETFD) & FD_CLOEXEC);
+    assert_int_equal(cordon_proc_stdin(c), -1);
+    assert_int_equal(cordon_proc_stdout(c), -1);
+    assert_true(write_str(m, "typed\n"));
+    char *got = read_pty(m);
+    /* the terminal echoes the input and turns \n into \r\n; no caller terminal here:
+     * 24 rows of 80 columns */
+    assert_contains(got, "terminal\r\ncontrolling\r\n24 80\r\n");
+    assert_contains(got, "got typed\r\n");
+    free(got);
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    assert_int_equal(r.exit_code, 0);
+    cordon_proc_free(c);
+
+    /* the window size and ^C through the master: SIGWINCH and SIGINT reach the command's
+     * foreground job inside */
+    assert_int_equal(cordon_spawn(p, SH("trap 'stty size' WINCH; trap 'echo interrupted; exit 7' INT; "
+                                        "echo ready; while :; do sleep 0.05; done"),
+                                  CORDON_SPAWN_PTY | CORDON_SPAWN_STDERR_PIPE, &c, &e),
+                     0);
+    m = cordon_proc_pty(c);
+    assert_true(cordon_proc_stderr(c) >= 0);
+    char buf[256];
+    size_t len = 0;
+    while (len < sizeof buf - 1 && !memmem(buf, len, "ready", 5)) {
+        ssize_t n = read(m, buf + len, sizeof buf - 1 - len);
+        assert_true(n > 0);
+        len += (size_t)n;
+    }
+    struct winsize ws = {.ws_row = 40, .ws_col = 132};
+    assert_int_equal(ioctl(m, TIOCSWINSZ, &ws), 0);
+    len = 0;
+    while (len < sizeof buf - 1 && !memmem(buf, len, "40 132", 6)) {
+        ssize_t n = read(m, buf + len, sizeof buf - 1 - len);
+        assert_true(n > 0);
+        len += (size_t)n;
+    }
+    assert_int_equal(ioctl(m, TIOCSIG, SIGINT), 0);
+    got = read_pty(m);
+    assert_contains(got, "interrupted");
+    free(got);
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    assert_int_equal(r.exit_code, 7);
+    cordon_proc_free(c);
+    assert_int_equal(count_fds(), fds);
+    cordon_policy_free(p);
+}
+
 static void test_spawn_bad_input(void **state)
 {
     (void)state;
@@ -556,6 +666,9 @@ static void test_spawn_bad_input(void **state)
         0x100, 0x80000000u, CORDON_SPAWN_MERGE_STDERR,
         CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE | CORDON_SPAWN_MERGE_STDERR,
         CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDIN_INHERIT,
+        CORDON_SPAWN_PTY | CORDON_SPAWN_STDIN_PIPE, CORDON_SPAWN_PTY | CORDON_SPAWN_STDOUT_PIPE,
+        CORDON_SPAWN_PTY | CORDON_SPAWN_STDIN_INHERIT,
+        CORDON_SPAWN_PTY | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR,
     };
     for (size_t i = 0; i < sizeof bad_flags / sizeof *bad_flags; i++) {
         e = (cordon_error){0};
@@ -784,6 +897,7 @@ int main(void)
         cmocka_unit_test(test_run_output_timeout),
         cmocka_unit_test(test_spawn_cat),
         cmocka_unit_test(test_spawn_streams),
+        cmocka_unit_test(test_spawn_pty),
         cmocka_unit_test(test_spawn_bad_input),
         cmocka_unit_test(test_foreign_proc),
         cmocka_unit_test(test_wait_timeout_and_kill),

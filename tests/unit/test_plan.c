@@ -603,18 +603,63 @@ static void test_pinned_bind_never_dropped(void **state)
 
 /* ---- /tmp and HOME ------------------------------------------------------------------ */
 
+/* TMPDIR is /tmp, unless /tmp holds a mount (the workspace below it): then a private
+ * directory of its own there, empty and holding nothing. */
+static void check_tmpdir(fixture *f)
+{
+    if (path_has_prefix(f->ws, "/tmp")) {
+        assert_string_equal(f->pl.tmpdir, PLAN_TMPDIR_IN_TMP);
+        assert_int_equal(op_at(&f->pl, PLAN_TMPFS, PLAN_TMPDIR_IN_TMP)->mode, 0700);
+        for (size_t i = 0; i < f->pl.n_ops; i++)
+            if (plan_op_mounts(&f->pl.ops[i]) && strcmp(f->pl.ops[i].dest, PLAN_TMPDIR_IN_TMP) != 0)
+                assert_false(path_has_prefix(f->pl.ops[i].dest, PLAN_TMPDIR_IN_TMP));
+    } else {
+        assert_string_equal(f->pl.tmpdir, "/tmp");
+    }
+}
+
 static void test_private_tmp(void **state)
 {
     fixture *f = *state;
     build_ok(f);
     const plan_op *t = op_at(&f->pl, PLAN_TMPFS, "/tmp");
     assert_int_equal(t->mode, 01777);
-    assert_string_equal(f->pl.tmpdir, "/tmp");
+    check_tmpdir(f);
     assert_int_equal(op_index(&f->pl, PLAN_TMPFS, PLAN_PRIVATE_TMP), -1);
     assert_int_equal(op_index(&f->pl, PLAN_BIND, "/tmp"), -1);
     /* a rule below /tmp is mounted on top of the private /tmp */
     if (path_has_prefix(f->ws, "/tmp"))
         assert_true(op_index(&f->pl, PLAN_TMPFS, "/tmp") < idx_rel(f, PLAN_BIND, "ws"));
+}
+
+/* Directories that only hold mount points below a private writable mount are read-only
+ * mounts of their own (issue 9, item 3); right in the private mount nothing is added. */
+static void test_holders(void **state)
+{
+    fixture *f = *state;
+    if (!path_has_prefix(f->ws, "/tmp"))
+        return; /* the fixture lives elsewhere: no private /tmp above it */
+    build_ok(f);
+    /* /tmp/cordon-test-plan.X/ws: /tmp/cordon-test-plan.X holds it */
+    char *top = xasprintf("/tmp/%.*s", (int)strcspn(f->ws + 5, "/"), f->ws + 5);
+    const plan_op *h = op_at(&f->pl, PLAN_HOLD, top);
+    assert_false(h->from_view);
+    assert_true(op_index(&f->pl, PLAN_HOLD, top) > op_index(&f->pl, PLAN_TMPFS, "/tmp"));
+    assert_true(op_index(&f->pl, PLAN_HOLD, top) < idx_rel(f, PLAN_BIND, "ws"));
+    assert_int_equal(op_index(&f->pl, PLAN_HOLD, PLAN_TMPDIR_IN_TMP), -1);
+    free(top);
+    check_invariants(&f->pl);
+
+    /* --base host with the home outside /tmp: the home is a PLAN_COW, and what holds a
+     * rule below it is the directory as the overlay shows it */
+    fresh_policy(f, CORDON_BASE_HOST);
+    f->host.home = "/usr";
+    rule_abs(f, "/usr/share/doc", CORDON_ACCESS_WRITE);
+    build_ok(f);
+    assert_non_null(op_at(&f->pl, PLAN_COW, "/usr"));
+    assert_true(op_at(&f->pl, PLAN_HOLD, "/usr/share")->from_view);
+    assert_int_equal(op_index(&f->pl, PLAN_TMPFS, "/usr"), -1);
+    f->host.home = f->home;
 }
 
 static void check_tmp_covered(fixture *f)
@@ -664,7 +709,7 @@ static void test_base_host_keeps_tmp_private(void **state)
     fixture *f = *state;
     f->p->base = CORDON_BASE_HOST;
     build_ok(f);
-    assert_string_equal(f->pl.tmpdir, "/tmp");
+    check_tmpdir(f);
     assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/tmp")->mode, 01777);
     assert_non_null(op_at(&f->pl, PLAN_BIND, "/usr"));
     assert_int_equal(op_index(&f->pl, PLAN_BIND, "/proc"), -1);
@@ -694,11 +739,12 @@ static void test_base_host_whole_root(void **state)
     assert_int_equal(op_index(&f->pl, PLAN_BIND, "/etc"), -1);
     assert_contains(op_at(&f->pl, PLAN_NOTE, "/etc")->why, "already read-only through /");
     assert_false(op_at(&f->pl, PLAN_BIND, f->ws)->read_only);
-    /* private /tmp and HOME mounted over the host's */
-    assert_string_equal(f->pl.tmpdir, "/tmp");
+    /* private /tmp over the host's; the home the real one under a private layer */
+    check_tmpdir(f);
     assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/tmp")->mode, 01777);
     assert_string_equal(f->pl.home, "/usr");
-    assert_int_equal(op_at(&f->pl, PLAN_TMPFS, "/usr")->mode, 0700);
+    assert_string_equal(op_at(&f->pl, PLAN_COW, "/usr")->src, "/usr");
+    assert_string_equal(f->pl.home_fallback, PLAN_HOME_FALLBACK_IN_TMP);
     assert_non_null(op_at(&f->pl, PLAN_DEV, "/dev"));
     assert_non_null(op_at(&f->pl, PLAN_PROC, "/proc"));
 
@@ -1168,6 +1214,7 @@ int main(void)
         T(test_git_dir_pinned),
         T(test_pinned_bind_never_dropped),
         T(test_private_tmp),
+        T(test_holders),
         T(test_rule_covering_tmp),
         T(test_base_host_keeps_tmp_private),
         T(test_base_host_whole_root),

@@ -41,6 +41,7 @@
 
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "policy/gitconfig.h"
 #include "policy/protect.h"
 #include "policy/resolve.h"
 #include "policy/sensitive.h"
@@ -1265,6 +1266,21 @@ static void test_other_homes(void **state)
     strv_free(&homes);
 }
 
+/* Only user.name and user.email: quoted values, later ones win, subsections and other
+ * sections ignored (issue 9, item 5). */
+static void test_git_identity_buffer(void **state)
+{
+    (void)state;
+    static const char doc[] = "[user]\n\tname = First\n[user \"x\"]\n\tname = Sub\n"
+                              "[credential]\n\thelper = store\n[user]\n\tname = \"Ada \\\"A.\\\" Lovelace\"\n"
+                              "\temail = ada@example.org ; a comment\n[includeIf \"gitdir:~/w/\"]\n\tpath = /x\n";
+    gitconfig_ctx ctx = {.home = "/nonexistent-home"};
+    gitconfig_identity id = {{0}};
+    gitconfig_identity_buffer(&ctx, doc, sizeof doc - 1, &id);
+    assert_string_equal(id.name, "Ada \"A.\" Lovelace");
+    assert_string_equal(id.email, "ada@example.org");
+}
+
 int main(void)
 {
     enum { N = sizeof cases / sizeof *cases };
@@ -1289,6 +1305,7 @@ int main(void)
     T(test_credential_stores_writable_home);
     T(test_credential_stores_not_shown);
     T(test_other_homes);
+    T(test_git_identity_buffer);
 #undef T
     return _cmocka_run_group_tests("protect", tests, n, NULL, NULL);
 }

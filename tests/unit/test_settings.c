@@ -24,7 +24,8 @@
 #define SANDBOX_KEYS \
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, " \
     "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, " \
-    "publishPorts, networkLog"
+    "publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, protect, " \
+    "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty"
 
 typedef struct fixture {
     char dir[PATH_MAX];
@@ -347,7 +348,7 @@ static void test_unknown_key(void **state)
                  "    \"netwrk\": true\n"
                  "  }\n"
                  "}\n",
-                 ":4: unknown key \"sandbox.netwrk\"; known keys: " SANDBOX_KEYS);
+                 ":4: unknown key \"sandbox.netwrk\": did you mean \"sandbox.network\"? (known keys: " SANDBOX_KEYS ")");
 }
 
 /* The walker must skip nested values and must not mistake a string value for a key. */
@@ -361,7 +362,7 @@ static void test_unknown_key_after_nesting(void **state)
                  "  \"netwrk\": {\"x\": [1, {\"y\": \"}]\"}],\n"
                  "             \"z\": null}\n"
                  "}}\n",
-                 ":5: unknown key \"sandbox.netwrk\"; known keys: " SANDBOX_KEYS);
+                 ":5: unknown key \"sandbox.netwrk\": did you mean \"sandbox.network\"? (known keys: " SANDBOX_KEYS ")");
 }
 
 /* A harness's settings file holds much else: other top-level keys are its own. */

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Installed like a real tool (issue 9, item 11): `meson install` puts the binary, the
+# library, cordon.pc, the man page and the shell completions in their places (and, where
+# AppArmor restricts user namespaces, the profile that allows cordon's); the debian/
+# directory builds a package with `dpkg-buildpackage -us -uc` that installs (into a
+# scratch root here) and runs, `cordon check` included.  Both build from the sources, so
+# they run in the root pass of an ordinary build only.
+. "$(dirname "$0")/lib.sh"
+require_cordon
+
+BUILD_DIR=$(dirname "$CORDON")
+
+need_root_build() {
+  [ "$MY_UID" -eq 0 ] || skip_case "root pass only: it installs from the build tree (owned by root), once"
+  [ -f "$BUILD_DIR/meson-private/coredata.dat" ] || skip_case "$CORDON is not in a meson build directory"
+  if meson configure "$BUILD_DIR" 2>/dev/null | grep -Eq '^[[:space:]]*b_sanitize[[:space:]]+(address|undefined)'; then
+    skip_case "a sanitizer build: the installation is tested with the ordinary one"
+  fi
+}
+
+t_meson_install() {
+  need_root_build
+  local d=$CT/dest
+  meson install -C "$BUILD_DIR" --destdir "$d" --no-rebuild >"$CT/install.log" 2>&1 ||
+    die "meson install failed: $(tail -5 "$CT/install.log")"
+  local f missing=""
+  for f in bin/cordon 'lib/*/libcordon.so.0' 'lib/*/libcordon.so' 'lib/*/libcordon.a' 'lib/*/pkgconfig/cordon.pc' \
+    include/cordon.h share/man/man1/cordon.1 share/bash-completion/completions/cordon share/zsh/site-functions/_cordon; do
+    # shellcheck disable=SC2086
+    compgen -G "$d/usr/local/"$f >/dev/null || missing+=" $f"
+  done
+  [ -z "$missing" ] || die "not installed:$missing ($(find "$d" -type f | head -20 | tr '\n' ' '))"
+  # the installed binary runs, and its man page is a man page
+  "$d/usr/local/bin/cordon" run -- true || die "the installed cordon does not run"
+  man -l "$d/usr/local/share/man/man1/cordon.1" 2>/dev/null | grep -q -- "--tty" || die "the installed man page"
+  # the bash completion completes run options from the binary itself
+  local got
+  got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon run --all); COMP_CWORD=2; _cordon; echo "${COMPREPLY[*]}"' \
+    sh "$d/usr/local/share/bash-completion/completions/cordon")
+  assert_contains "$got" "--allow" "bash completion of --all"
+  assert_contains "$got" "--allow-ro" "bash completion of --all"
+  got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon run --base ""); COMP_CWORD=3; _cordon; echo "${COMPREPLY[*]}"' \
+    sh "$d/usr/local/share/bash-completion/completions/cordon")
+  assert_eq "$got" "system host empty" "bash completion of --base"
+  if command -v zsh >/dev/null; then
+    zsh -n "$d/usr/local/share/zsh/site-functions/_cordon" || die "the zsh completion does not parse"
+  fi
+  # the AppArmor profile, where AppArmor restricts user namespaces (forced on here, in a
+  # configuration of its own: the plan names it and its path is the binary's)
+  local conf=$CT/apparmor-build
+  meson setup "$conf" "$REPO_ROOT" -Dapparmor=enabled -Dtests=false --prefix /opt/cordon >"$CT/setup.log" 2>&1 ||
+    die "meson setup -Dapparmor=enabled: $(tail -5 "$CT/setup.log")"
+  meson introspect "$conf" --installed | grep -q '"/etc/apparmor.d/cordon"' || die "no AppArmor profile in the install plan"
+  grep -q 'profile cordon /opt/cordon/bin/cordon flags=(unconfined)' "$conf/data/apparmor/cordon" ||
+    die "the AppArmor profile: $(cat "$conf/data/apparmor/cordon")"
+  grep -qx '  userns,' "$conf/data/apparmor/cordon" || die "the AppArmor profile allows no user namespaces"
+}
+
+t_debian_package() {
+  need_root_build
+  command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
+    skip_case "dpkg-buildpackage or debhelper missing (bootstrap.sh installs dpkg-dev and debhelper)"
+  local src=$CT/pkg/cordon-0.1.0
+  mkdir -p "$src"
+  # the sources as a fresh checkout would have them
+  (cd "$REPO_ROOT" && git ls-files -co --exclude-standard | grep -v '^build' | tar -cf - -T -) | tar -xf - -C "$src"
+  (cd "$src" && nice dpkg-buildpackage -us -uc) >"$CT/pkg.log" 2>&1 || die "dpkg-buildpackage -us -uc failed: $(tail -20 "$CT/pkg.log")"
+  local deb
+  deb=$(ls "$CT"/pkg/cordon_*_*.deb 2>/dev/null | head -1)
+  [ -n "$deb" ] || die "no package built: $(ls "$CT/pkg")"
+  ls "$CT"/pkg/cordon_*.dsc >/dev/null || die "no source package (.dsc)"
+  # installed into a scratch root (its own dpkg database; the host's libc and jansson)
+  local root=$CT/root
+  mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+  : >"$root/var/lib/dpkg/status"
+  dpkg --instdir="$root" --admindir="$root/var/lib/dpkg" --force-depends --force-not-root --force-script-chrootless \
+    --log=/dev/null -i "$deb" >"$CT/dpkg.log" 2>&1 || die "dpkg -i into a scratch root: $(tail -5 "$CT/dpkg.log")"
+  dpkg --admindir="$root/var/lib/dpkg" -s cordon | grep -q '^Status: install ok installed' || die "the package is not installed"
+  local c=$root/usr/bin/cordon
+  [ -x "$c" ] || die "no /usr/bin/cordon in the package: $(dpkg -c "$deb" | head -30)"
+  (cd "$WS" && "$c" check >"$CT/check.out" 2>&1) || die "cordon check after installing the package: $(tail -5 "$CT/check.out")"
+  (cd "$WS" && "$c" run -- sh -c 'echo "hello from the package"') >"$CT/run.out" 2>&1
+  assert_contains "$(cat "$CT/run.out")" "hello from the package" "the installed cordon runs a command"
+  [ -f "$root/usr/share/man/man1/cordon.1.gz" ] || die "no man page in the package"
+  [ -f "$root/usr/share/bash-completion/completions/cordon" ] || die "no bash completion in the package"
+  # a harness built against the installed library, as `cc prog.c $(pkg-config ...)`
+  cat >"$CT/harness.c" <<'C'
+#include <cordon.h>
+#include <stdio.h>
+int main(void)
+{
+    cordon_error err = CORDON_ERROR_INIT;
+    cordon_policy *p = cordon_policy_new();
+    cordon_result r = CORDON_RESULT_INIT;
+    char *argv[] = {"sh", "-c", "exit 7", NULL};
+    if (cordon_policy_set_no_workspace(p, 1, &err) < 0 || cordon_policy_set_cwd(p, "/", &err) < 0 ||
+        cordon_run(p, argv, &r, &err) < 0) {
+        fprintf(stderr, "harness: %s\n", err.message);
+        return 1;
+    }
+    printf("exit %d, cordon %s\n", r.exit_code, cordon_version());
+    cordon_policy_free(p);
+    return 0;
+}
+C
+  local flags
+  flags=$(PKG_CONFIG_PATH=$root/usr/lib/$(gcc -print-multiarch)/pkgconfig pkg-config --define-variable=prefix="$root/usr" \
+    --cflags --libs cordon) || die "pkg-config does not find the installed cordon.pc"
+  # shellcheck disable=SC2086
+  cc -o "$CT/harness" "$CT/harness.c" $flags || die "the harness does not build against the installed library ($flags)"
+  LD_LIBRARY_PATH=$root/usr/lib/$(gcc -print-multiarch) "$CT/harness" >"$CT/h.out" 2>&1 || die "the harness: $(cat "$CT/h.out")"
+  assert_contains "$(cat "$CT/h.out")" "exit 7, cordon " "the harness through the installed libcordon.so"
+}
+
+run_case meson_install t_meson_install
+run_case debian_package t_debian_package
+finish

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The command's terminal (issue 9, item 1): under a terminal, cordon gives the command a
+# pty of the sandbox's own (controlling terminal, job control, ^C/^Z/^\, the window size)
+# and relays it; cordon's terminal is put back as it was on every way out. Driven by
+# ptyrun.py, which plays the person at the terminal (python's pty module).
+. "$(dirname "$0")/lib.sh"
+require_cordon
+
+PTYRUN=$E2E_DIR/ptyrun.py
+
+# pty STEPS_JSON ARG...: run cordon ARG... on a 30x90 terminal through ptyrun.py;
+# $PSTATUS, $POUT (the terminal's output), $PRESTORED (true/false), $PFAILED.
+pty() {
+  local steps=$1
+  shift
+  pty_cmd "$steps" "$CORDON" "$@"
+}
+
+# pty_cmd STEPS_JSON COMMAND...: the same for any command (a shell that starts cordon).
+pty_cmd() {
+  local steps=$1
+  shift
+  timeout -k 3 "$WATCHDOG" "$PY" "$PTYRUN" --rows 30 --cols 90 --timeout 20 "$steps" "$@" >"$OUTF" 2>"$ERRF" ||
+    die "ptyrun failed: $(head -c 400 "$ERRF")"
+  PSTATUS=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["status"])' <"$OUTF")
+  POUT=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["output"])' <"$OUTF")
+  PRESTORED=$("$PY" -c 'import json,sys; print(str(json.load(sys.stdin)["restored"]).lower())' <"$OUTF")
+  PFAILED=$("$PY" -c 'import json,sys; print(json.load(sys.stdin)["failed"] or "")' <"$OUTF")
+  check_sanitizer "$OUTF" "cordon under a pty"
+}
+
+pty_ok() {
+  [ -z "$PFAILED" ] || die "step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 600)"
+  [ "$PRESTORED" = true ] || die "cordon's terminal was not restored after the run; output: $(printf '%s' "$POUT" | tail -c 300)"
+}
+
+t_default_on_under_a_terminal() {
+  pty '[]' run -- sh -c 'tty; stty size; exec 3</dev/tty && echo controlling'
+  pty_ok
+  assert_eq "$PSTATUS" 0 "exit status"
+  assert_contains "$POUT" "/dev/pts/0" "the terminal is the sandbox's own first pty"
+  assert_contains "$POUT" "30 90" "the window size of cordon's terminal"
+  assert_contains "$POUT" "controlling" "a controlling terminal"
+  # --no-tty: the command gets cordon's terminal as it is, without a controlling terminal
+  pty '[]' run --no-tty -- sh -c 'test -t 1 && echo stdout-is-a-terminal; exec 3</dev/tty 2>/dev/null && echo controlling; echo end'
+  pty_ok
+  assert_contains "$POUT" "stdout-is-a-terminal"
+  assert_not_contains "$POUT" "controlling" "--no-tty"
+  # with Landlock's filesystem rules too, and (where it runs here) without namespaces,
+  # on a pty of the host's devpts
+  pty '[]' run --no-nested -- sh -c 'stty size; exec 3</dev/tty && echo controlling'
+  pty_ok
+  assert_contains "$(printf '%s' "$POUT" | tr -d '\r')" "30 90
+controlling" "--no-nested"
+  crun run --isolation landlock -- true
+  if [ "$RC" = 0 ]; then
+    pty '[]' run --isolation landlock -- sh -c 'stty size; exec 3</dev/tty && echo controlling'
+    pty_ok
+    assert_contains "$(printf '%s' "$POUT" | tr -d '\r')" "30 90
+controlling" "--isolation landlock"
+  fi
+  # in the background of its terminal (`cordon run ... &` from a shell) the default is off,
+  # so the job runs on instead of stopping at its first look at the terminal
+  pty_cmd '[]' /bin/bash -c 'set -m; "$1" run -- sh -c "(exec 3</dev/tty) 2>/dev/null && echo own-tty || echo no-own-tty" & wait' \
+    bash "$CORDON"
+  assert_contains "$POUT" "no-own-tty" "in the background: no terminal of its own by default"
+  # not under a terminal: nothing changes
+  expect_output "no terminal" run -- sh -c 'test -t 0 || test -t 1 || echo no terminal'
+}
+
+t_job_control() {
+  pty '[{"expect":"PROMPT>"},{"send":"sleep 300\r"},{"sleep":0.4},{"send":"\u001a"},{"expect":"Stopped"},
+        {"expect":"PROMPT>"},{"send":"jobs\r"},{"expect":"PROMPT>"},{"send":"fg\r"},{"sleep":0.4},{"send":"\u0003"},
+        {"expect":"PROMPT>"},{"send":"echo back $?; exit 7\r"}]' \
+    run --env 'PS1=PROMPT>' -- bash --norc --noprofile -i
+  pty_ok
+  assert_eq "$PSTATUS" 7 "bash's exit status"
+  assert_not_contains "$POUT" "no job control" "bash -i"
+  assert_not_contains "$POUT" "cannot set terminal process group" "bash -i"
+  assert_contains "$POUT" "[1]+  Stopped" "^Z stopped the foreground job"
+  assert_contains "$POUT" "back 130" "^C ended the foreground job (128+SIGINT), not bash"
+  # the positive control: without the terminal of its own, bash has no job control
+  pty '[{"expect":"PROMPT>"},{"send":"exit 0\r"}]' run --no-tty --env 'PS1=PROMPT>' -- bash --norc --noprofile -i
+  assert_contains "$POUT" "no job control" "bash -i under --no-tty"
+}
+
+t_ctrl_c_and_quit_reach_the_foreground() {
+  local prog='import os, signal, sys, time
+def on(sig, frame):
+    os.write(1, b"got " + signal.Signals(sig).name.encode() + b"\n")
+    if sig == signal.SIGQUIT: os._exit(5)
+signal.signal(signal.SIGINT, on); signal.signal(signal.SIGQUIT, on)
+print("ready", flush=True)
+while True: time.sleep(0.05)'
+  pty '[{"expect":"ready"},{"send":"\u0003"},{"expect":"got SIGINT"},{"send":"\u001c"},{"expect":"got SIGQUIT"}]' \
+    run -- "$PY" -c "$prog"
+  pty_ok
+  assert_eq "$PSTATUS" 5 "exit status"
+  # a SIGINT to cordon itself goes to the terminal's foreground job inside (as the
+  # terminal would send it), so the shell survives and its job does not
+  pty '[{"expect":"PROMPT>"},{"send":"sleep 300\r"},{"sleep":0.5},{"signal":"INT"},
+        {"expect":"PROMPT>"},{"send":"echo status $?; exit 3\r"},{"expect":"status 130"}]' \
+    run --env 'PS1=PROMPT>' -- bash --norc --noprofile -i
+  pty_ok
+  assert_eq "$PSTATUS" 3 "bash survived the SIGINT sent to cordon"
+}
+
+t_window_size() {
+  local prog='import os, signal, time
+signal.signal(signal.SIGWINCH, lambda s, f: os.write(1, b"size %d %d\n" % tuple(os.get_terminal_size())))
+print("start", *os.get_terminal_size(), flush=True)
+time.sleep(30)'
+  pty '[{"expect":"start 90 30"},{"resize":[41,132]},{"expect":"size 132 41"},{"signal":"TERM"}]' run -- "$PY" -c "$prog"
+  pty_ok
+  assert_eq "$PSTATUS" 143 "SIGTERM to cordon reached the command"
+}
+
+t_terminal_restored_on_every_exit() {
+  # the command killed by SIGKILL
+  pty '[]' run -- sh -c 'kill -9 $$'
+  pty_ok
+  assert_eq "$PSTATUS" 137 "status of a command killed by SIGKILL"
+  # cordon ended by a signal it forwards (the command dies of it) and by one it does not
+  # (cordon dies of it, its sandbox with it): the terminal is restored either way
+  pty '[{"sleep":0.5},{"signal":"TERM"}]' run -- sleep 30
+  pty_ok
+  assert_eq "$PSTATUS" 143
+  pty '[{"sleep":0.5},{"signal":"ALRM"}]' run -- sleep 30
+  pty_ok
+  assert_eq "$PSTATUS" 142 "cordon killed by SIGALRM"
+  # a timeout, and a setup failure
+  pty '[]' run --timeout 0.5 -- sleep 30
+  pty_ok
+  assert_eq "$PSTATUS" 124
+  pty '[]' run --chdir /nonexistent-cordon-dir -- true
+  pty_ok
+  assert_eq "$PSTATUS" 125
+}
+
+t_tty_with_piped_input() {
+  # --tty forces the terminal: input from a pipe is typed into it, its end is ^D
+  printf 'one\ntwo\n' >"$CT/input"
+  CRUN_STDIN=$CT/input crun run --tty -- sh -c 'test -t 0 && cat && echo done'
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  assert_contains "$OUT" "done" "cat saw the end of its input"
+  assert_contains "$(printf '%s' "$OUT" | tr -d '\r')" "one
+two" "the input went through the terminal"
+}
+
+t_tiocsti_refused_on_its_own_terminal() {
+  # TIOCSTI on the command's own terminal: still refused by seccomp
+  pty '[]' run -- "$PY" -c 'import fcntl, termios, sys
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b"x"); print("injected")
+except OSError as e: print("refused", e.errno)'
+  pty_ok
+  assert_contains "$POUT" "refused 1" "TIOCSTI (EPERM)"
+}
+
+run_case default_on_under_a_terminal t_default_on_under_a_terminal
+run_case job_control t_job_control
+run_case ctrl_c_and_quit_reach_the_foreground t_ctrl_c_and_quit_reach_the_foreground
+run_case window_size t_window_size
+run_case terminal_restored_on_every_exit t_terminal_restored_on_every_exit
+run_case tty_with_piped_input t_tty_with_piped_input
+run_case tiocsti_refused_on_its_own_terminal t_tiocsti_refused_on_its_own_terminal
+finish
