@@ -579,7 +579,8 @@ static size_t response(uint8_t *out, uint16_t id, uint16_t flags, const char *na
     out[6] = 0;
     out[7] = (uint8_t)ancount;
     out[10] = out[11] = 0;
-    memcpy(out + qlen, answers, alen);
+    if (alen > 0)
+        memcpy(out + qlen, answers, alen);
     return qlen + alen;
 }
 
