@@ -260,21 +260,50 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
     return 0;
 }
 
+/* The operations that mount something above the one at hand, nearest last: walking the
+ * sorted operations (path_cmp keeps a directory's subtree right after it) with this
+ * stack finds each one's nearest enclosing mount in constant time, not by a scan of all
+ * the earlier ones (a deny glob makes thousands). */
+typedef struct {
+    size_t *v;
+    size_t n, cap;
+} mount_stack;
+
+static void mount_stack_free(mount_stack *s)
+{
+    free(s->v);
+}
+
+/* The nearest operation on the stack that mounts strictly above `dest` (the operations
+ * visited in sorted order). */
+static const plan_op *mount_stack_parent(const plan *p, mount_stack *s, const char *dest)
+{
+    while (s->n > 0 && !path_has_prefix(dest, p->ops[s->v[s->n - 1]].dest))
+        s->n--;
+    for (size_t k = s->n; k-- > 0;)
+        if (strcmp(p->ops[s->v[k]].dest, dest) != 0)
+            return &p->ops[s->v[k]];
+    return NULL;
+}
+
+static void mount_stack_push(const plan *p, mount_stack *s, size_t i)
+{
+    if (!plan_op_mounts(&p->ops[i]))
+        return;
+    grow(&s->v, &s->cap, s->n + 1, sizeof *s->v);
+    s->v[s->n++] = i;
+}
+
 /* A bind whose nearest enclosing operation is a bind of the same host tree with the
  * same access adds nothing (binds are recursive): drop it, it only costs time. */
 static void drop_redundant(plan *p)
 {
-    for (size_t i = 0; i < p->n_ops; i++) {
+    mount_stack st __attribute__((cleanup(mount_stack_free))) = {0};
+    for (size_t i = 0; i < p->n_ops; mount_stack_push(p, &st, i), i++) {
         plan_op *op = &p->ops[i];
+        const plan_op *parent = mount_stack_parent(p, &st, op->dest);
         if (op->kind != PLAN_BIND || op->pin)
             continue;
-        const plan_op *parent = NULL;
-        for (size_t j = 0; j < i; j++) {
-            const plan_op *q = &p->ops[j];
-            if (!plan_op_mounts(q) || strcmp(q->dest, op->dest) == 0 || !path_has_prefix(op->dest, q->dest))
-                continue;
-            parent = q; /* sorted: the last match is the nearest */
-        }
         bool same = parent ? parent->kind == PLAN_BIND && parent->read_only == op->read_only &&
                                  strcmp(parent->src, parent->dest) == 0
                            : p->root_is_host && op->read_only;
@@ -301,17 +330,13 @@ static void drop_redundant(plan *p)
 static size_t add_holders(plan *p)
 {
     size_t added = 0, n = p->n_ops;
-    for (size_t i = 0; i < n; i++) {
+    mount_stack st __attribute__((cleanup(mount_stack_free))) = {0};
+    for (size_t i = 0; i < n; mount_stack_push(p, &st, i), i++) {
         /* (add_op may move the array: indices, not pointers, across it) */
         if (!plan_op_mounts(&p->ops[i]))
             continue;
         const char *dest = p->ops[i].dest;
-        const plan_op *parent = NULL;
-        for (size_t j = 0; j < i; j++) {
-            const plan_op *q = &p->ops[j];
-            if (plan_op_mounts(q) && strcmp(q->dest, dest) != 0 && path_has_prefix(dest, q->dest))
-                parent = q; /* sorted: the last match is the nearest */
-        }
+        const plan_op *parent = mount_stack_parent(p, &st, dest);
         if (!parent || (parent->kind != PLAN_TMPFS && parent->kind != PLAN_COW))
             continue;
         size_t pl = strlen(parent->dest);

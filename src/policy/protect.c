@@ -46,15 +46,7 @@ static const rrule *user_rule_at(const resolved *r, const char *path)
  * rule on a path that does not exist shows, hides and protects nothing. */
 static const rrule *effective(const resolved *r, const char *path)
 {
-    const rrule *best = NULL;
-    for (size_t i = 0; i < r->n_rules; i++) {
-        const rrule *x = &r->rules[i];
-        if (x->shadowed || x->type == FT_MISSING || !path_has_prefix(path, x->path))
-            continue;
-        if (!best || strlen(x->path) > strlen(best->path))
-            best = x;
-    }
-    return best;
+    return resolved_at_or_above(r, path, false);
 }
 
 /* A directory can be renamed even when something is mounted below it: the command
@@ -578,13 +570,17 @@ int protect_pin(resolved *r, cordon_error *err)
         const rrule *x = &r->rules[i];
         if (x->shadowed || x->access == CORDON_ACCESS_WRITE || x->type == FT_MISSING || x->pin)
             continue;
+        /* the longest rule strictly above it */
         const rrule *eff = NULL;
-        for (size_t j = 0; j < n; j++) {
-            const rrule *y = &r->rules[j];
-            if (y->shadowed || y->type == FT_MISSING || strcmp(y->path, x->path) == 0 || !path_has_prefix(x->path, y->path))
-                continue;
-            if (!eff || strlen(y->path) > strlen(eff->path))
-                eff = y;
+        if (strcmp(x->path, "/") != 0) {
+            char *parent = xstrdup(x->path);
+            char *slash = strrchr(parent, '/');
+            if (slash == parent)
+                slash[1] = '\0';
+            else
+                *slash = '\0';
+            eff = effective(r, parent);
+            free(parent);
         }
         if (eff && eff->access == CORDON_ACCESS_WRITE)
             strv_push(&below, xstrdup(x->path));

@@ -377,6 +377,7 @@ static void sort_rules(resolved *r)
     qsort(r->rules, r->n_rules, sizeof *r->rules, cmp_rules);
     for (size_t i = 0; i < r->n_rules; i++)
         r->rules[i].shadowed = i > 0 && strcmp(r->rules[i].path, r->rules[i - 1].path) == 0;
+    r->n_sorted = r->n_rules;
 }
 
 int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_origin origin,
@@ -448,11 +449,14 @@ static void add_note(resolved *r, const char *kind, const char *path, const char
 
 /* Is `path` (canonical) something the sandbox would show, so that hiding it matters?
  * NULL when yes, else why not.  Looked at before any glob rule is added. */
-static const char *glob_hides_nothing(const resolved *r, const char *path, bool tmp_private, bool home_private)
+static const char *glob_hides_nothing(const resolved *r, size_t n_before, const char *path, bool tmp_private,
+                                      bool home_private)
 {
     if (path_has_prefix(path, "/proc") || path_has_prefix(path, "/dev"))
         return "cordon provides its own /proc and /dev";
-    const rrule *x = resolved_lookup(r, path);
+    resolved before = *r; /* the rules as they were before the first glob rule */
+    before.n_rules = n_before;
+    const rrule *x = resolved_lookup(&before, path);
     if (!x)
         return "not visible inside the sandbox";
     /* The private /tmp and HOME are mounted over what a shallower rule shows there;
@@ -588,7 +592,7 @@ static int expand_globs(resolved *out, const struct cordon_policy *p, const char
             dev = h->target_dev;
             ino = h->target_ino;
         }
-        const char *why = glob_hides_nothing(out, path, tmp_private, home_private);
+        const char *why = glob_hides_nothing(out, before, path, tmp_private, home_private);
         if (why) {
             add_note(out, "skip", h->is_link ? h->path : path, sources[i],
                      h->is_link ? xasprintf("a symlink to %s: %s", path, why) : xstrdup(why));
@@ -826,15 +830,53 @@ fail:
     return ret;
 }
 
+static bool lookup_takes(const rrule *x, bool with_missing)
+{
+    return !x->shadowed && (with_missing || x->type != FT_MISSING);
+}
+
+/* The first rule, in array order, whose path is exactly `path`. */
+static const rrule *rule_exactly(const resolved *r, const char *path, bool with_missing)
+{
+    size_t sorted = r->n_sorted < r->n_rules ? r->n_sorted : r->n_rules;
+    size_t lo = 0, hi = sorted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (path_cmp(r->rules[mid].path, path) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < sorted && strcmp(r->rules[i].path, path) == 0; i++)
+        if (lookup_takes(&r->rules[i], with_missing))
+            return &r->rules[i];
+    for (size_t i = sorted; i < r->n_rules; i++)
+        if (strcmp(r->rules[i].path, path) == 0 && lookup_takes(&r->rules[i], with_missing))
+            return &r->rules[i];
+    return NULL;
+}
+
+const rrule *resolved_at_or_above(const resolved *r, const char *path, bool with_missing)
+{
+    if (path[0] != '/')
+        return NULL;
+    char *p = xstrdup(path);
+    const rrule *hit = NULL;
+    for (;;) {
+        hit = rule_exactly(r, p, with_missing);
+        if (hit || strcmp(p, "/") == 0)
+            break;
+        char *slash = strrchr(p, '/');
+        if (slash == p)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    free(p);
+    return hit;
+}
+
 const rrule *resolved_lookup(const resolved *r, const char *path)
 {
-    const rrule *best = NULL;
-    for (size_t i = 0; i < r->n_rules; i++) {
-        const rrule *x = &r->rules[i];
-        if (x->shadowed || !path_has_prefix(path, x->path))
-            continue;
-        if (!best || strlen(x->path) > strlen(best->path))
-            best = x;
-    }
-    return best;
+    return resolved_at_or_above(r, path, true);
 }

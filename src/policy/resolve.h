@@ -66,6 +66,7 @@ typedef struct rhide {
 typedef struct resolved {
     rrule *rules; /* sorted by path (path_cmp), winner first among equals */
     size_t n_rules, cap_rules;
+    size_t n_sorted; /* rules[0..n_sorted) are in that order; those added since follow */
     rlink *links;
     size_t n_links, cap_links;
     char *home;      /* canonical home, or NULL */
@@ -94,6 +95,10 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
 void resolved_free(resolved *r);
 /* The winning rule with the longest path that is `path` or above it, or NULL. */
 const rrule *resolved_lookup(const resolved *r, const char *path);
+/* The rule with the longest path at or above `path` that is not shadowed (and, unless
+ * `with_missing`, whose path exists): each ancestor looked up by bisection, so that
+ * thousands of rules (a deny glob's matches) cost n log n, not n squared. */
+const rrule *resolved_at_or_above(const resolved *r, const char *path, bool with_missing);
 /* Resolve `given` on the host and append it as a rule (used by protect.c). */
 int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_origin origin,
                      const char *source, int line, cordon_error *err);
