@@ -347,12 +347,13 @@ find_sleepers() {
   done
 }
 
-# wait_for_sleepers MARK SECONDS: wait until a sleeper appears; prints its pids.
+# wait_for_sleepers MARK SECONDS [N]: wait until N sleepers (default 1) are there; prints
+# their pids.
 wait_for_sleepers() {
-  local i pids
+  local i pids want=${3:-1}
   for ((i = 0; i < $2 * 20; i++)); do
     pids=$(find_sleepers "$1")
-    [ -n "$pids" ] && { echo "$pids"; return 0; }
+    [ -n "$pids" ] && [ "$(wc -l <<<"$pids")" -ge "$want" ] && { echo "$pids"; return 0; }
     sleep 0.05
   done
   return 1

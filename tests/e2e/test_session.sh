@@ -196,7 +196,7 @@ case_timeout_and_kill_one_tree() {
     </dev/null >/dev/null 2>&1 &
   local ex=$!
   track_pid "$ex" "$m2"
-  [ "$(wait_for_sleepers "$m2" 5 | wc -l)" -ge 1 ] || die "the command did not start"
+  wait_for_sleepers "$m2" 10 >/dev/null || die "the command did not start"
   sleep 0.3
   kill -9 "$ex"
   wait "$ex" 2>/dev/null || true
@@ -205,7 +205,7 @@ case_timeout_and_kill_one_tree() {
   "$CORDON" session exec "$s" -- sh -c "sleep 1000.$m3 & exec sleep 1001.$m3" </dev/null >/dev/null 2>&1 &
   ex=$!
   track_pid "$ex" "$m3"
-  [ "$(wait_for_sleepers "$m3" 5 | wc -l)" -ge 2 ] || die "the command did not start"
+  wait_for_sleepers "$m3" 10 2 >/dev/null || die "the command did not start: $(find_sleepers "$m3" | wc -l) of its 2 sleepers"
   kill -TERM "$ex"
   local rc=0
   wait "$ex" || rc=$?
@@ -290,7 +290,7 @@ case_holder_kill9_leaves_nothing() {
   dir=$(state_dir)
   assert_exists "$dir/$s" "the session's socket"
   expect_ok session exec "$s" --keep -- sh -c "sleep 1000.$m & (setsid sleep 1001.$m &)"
-  [ "$(wait_for_sleepers "$m" 3 | wc -l)" = 2 ] || die "the kept sleepers did not start"
+  wait_for_sleepers "$m" 10 2 >/dev/null || die "the kept sleepers did not start"
   h=$(holder_pid "$s")
   [ -n "$h" ] || die "no holder pid for $s"
   kill -9 "$h"
