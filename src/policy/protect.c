@@ -66,11 +66,7 @@ static int pin_between(resolved *r, const char *below, cordon_error *err)
         *slash = '\0';
         /* can `dir` be renamed, that is: is its parent writable? */
         char *parent = xstrdup(dir);
-        char *ps = strrchr(parent, '/');
-        if (ps == parent)
-            ps[1] = '\0';
-        else
-            *ps = '\0';
+        path_to_parent(parent);
         const rrule *pe = effective(r, parent);
         free(parent);
         if (!pe || pe->access != CORDON_ACCESS_WRITE)
@@ -572,16 +568,10 @@ int protect_pin(resolved *r, cordon_error *err)
             continue;
         /* the longest rule strictly above it */
         const rrule *eff = NULL;
-        if (strcmp(x->path, "/") != 0) {
-            char *parent = xstrdup(x->path);
-            char *slash = strrchr(parent, '/');
-            if (slash == parent)
-                slash[1] = '\0';
-            else
-                *slash = '\0';
+        char *parent = xstrdup(x->path);
+        if (path_to_parent(parent))
             eff = effective(r, parent);
-            free(parent);
-        }
+        free(parent);
         if (eff && eff->access == CORDON_ACCESS_WRITE)
             strv_push(&below, xstrdup(x->path));
     }

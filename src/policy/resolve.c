@@ -864,13 +864,8 @@ const rrule *resolved_at_or_above(const resolved *r, const char *path, bool with
     const rrule *hit = NULL;
     for (;;) {
         hit = rule_exactly(r, p, with_missing);
-        if (hit || strcmp(p, "/") == 0)
+        if (hit || !path_to_parent(p))
             break;
-        char *slash = strrchr(p, '/');
-        if (slash == p)
-            slash[1] = '\0';
-        else
-            *slash = '\0';
     }
     free(p);
     return hit;

@@ -47,6 +47,18 @@ bool path_has_prefix(const char *child, const char *parent)
     return strncmp(child, parent, n) == 0 && (child[n] == '\0' || child[n] == '/');
 }
 
+bool path_to_parent(char *p)
+{
+    char *slash = strrchr(p, '/');
+    if (!slash || strcmp(p, "/") == 0)
+        return false;
+    if (slash == p)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    return true;
+}
+
 char *path_join(const char *a, const char *b)
 {
     size_t la = strlen(a);

@@ -12,6 +12,9 @@ char *path_normalize(const char *in);
 bool path_has_prefix(const char *child, const char *parent);
 /* "a" + "/" + "b" with exactly one slash between them. */
 char *path_join(const char *a, const char *b);
+/* Cut a normalised absolute path to its parent, in place ("/a/b" -> "/a", "/a" -> "/");
+ * false, leaving it, for "/". */
+bool path_to_parent(char *p);
 /* Number of components: "/" is 0, "/a/b" is 2. */
 size_t path_depth(const char *p);
 /* Order paths so that a parent sorts before everything below it and siblings keep a

@@ -161,6 +161,23 @@ static void test_depth(void **state)
     assert_int_equal(path_depth("/a/"), 1);
 }
 
+static void check_parent(const char *in, bool ok, const char *out)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", in);
+    assert_int_equal(path_to_parent(buf), ok);
+    assert_string_equal(buf, out);
+}
+
+static void test_to_parent(void **state)
+{
+    (void)state;
+    check_parent("/a/b/c", true, "/a/b");
+    check_parent("/a/b", true, "/a");
+    check_parent("/a", true, "/");
+    check_parent("/", false, "/");
+}
+
 static void test_cmp_parent_first(void **state)
 {
     (void)state;
@@ -216,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_has_prefix),
         cmocka_unit_test(test_join),
         cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_to_parent),
         cmocka_unit_test(test_cmp_parent_first),
         cmocka_unit_test(test_cmp_sort),
     };

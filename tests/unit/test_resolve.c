@@ -1377,11 +1377,46 @@ static void test_home_and_cwd(void **state)
     assert_null(f->r.home);
 }
 
+/* The longest rule at or above a path, by bisection over the sorted rules and a scan of
+ * those added since: the same answer a scan of all of them gives. */
+static void test_at_or_above(void **state)
+{
+    (void)state;
+    rrule rules[] = {
+        {.path = (char *)"/", .type = FT_DIR},
+        {.path = (char *)"/a", .type = FT_DIR},
+        {.path = (char *)"/a", .type = FT_DIR, .shadowed = true},
+        {.path = (char *)"/a/b", .type = FT_MISSING},
+        {.path = (char *)"/a/b/c", .type = FT_FILE},
+        {.path = (char *)"/a-b", .type = FT_DIR},
+        /* added after the sort */
+        {.path = (char *)"/a/x", .type = FT_DIR},
+        {.path = (char *)"/a", .type = FT_FILE},
+    };
+    resolved r = {.rules = rules, .n_rules = 8, .n_sorted = 6};
+    assert_ptr_equal(resolved_at_or_above(&r, "/", false), &rules[0]);
+    assert_ptr_equal(resolved_at_or_above(&r, "/z/y", false), &rules[0]);
+    assert_ptr_equal(resolved_at_or_above(&r, "/a", false), &rules[1]); /* not the shadowed one */
+    assert_ptr_equal(resolved_at_or_above(&r, "/a/b/c/d", false), &rules[4]);
+    assert_ptr_equal(resolved_at_or_above(&r, "/a/b/d", false), &rules[1]); /* /a/b is missing */
+    assert_ptr_equal(resolved_at_or_above(&r, "/a/b/d", true), &rules[3]);
+    assert_ptr_equal(resolved_at_or_above(&r, "/a-b/q", false), &rules[5]);
+    assert_ptr_equal(resolved_at_or_above(&r, "/a/x/y", false), &rules[6]); /* from the tail */
+    assert_ptr_equal(resolved_lookup(&r, "/a/bb"), &rules[1]);
+    r.n_sorted = 0; /* nothing sorted yet: all of it scanned */
+    assert_ptr_equal(resolved_at_or_above(&r, "/a/b/c", false), &rules[4]);
+    assert_ptr_equal(resolved_at_or_above(&r, "/a", false), &rules[1]);
+    assert_null(resolved_at_or_above(&r, "relative", false));
+    rules[0].shadowed = true;
+    assert_null(resolved_at_or_above(&r, "/q", false));
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, fixture_teardown)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_access_rank),
+        cmocka_unit_test(test_at_or_above),
         T(test_nested_allow_deny_allow),
         T(test_nested_any_order),
         T(test_conflict_at_equal_path),
