@@ -345,8 +345,15 @@ static int protect_writable_root(resolved *r, const char *root, cordon_error *er
 static int hide(resolved *r, const char *path, const char *source, bool exact, cordon_error *err)
 {
     canon c;
-    if (canon_resolve(path, &c, err) < 0)
+    if (canon_resolve(path, &c, err) < 0) {
+        /* Below a directory the caller may not search (a HOME of /root for uid 65534),
+         * the command, with the caller's uid and no capability, cannot read it either. */
+        if (err->errnum == EACCES) {
+            err_clear(err);
+            return 0;
+        }
         return err_wrap(err, "%s", source);
+    }
     int ret = 0;
     if (c.dotdot_after_missing) {
         ret = err_set(err, CORDON_STAGE_RESOLVE, 0,

@@ -290,7 +290,20 @@ CFG
   fi
 }
 
+# A HOME the caller cannot search (uid 65534 with HOME=/root, as `sudo -u` leaves it): the
+# credential stores in it are as unreadable to the command as to cordon, so the run goes
+# ahead (it used to fail with "cannot look at '/root/.ssh': Permission denied"); as root
+# the same run is the control.
+t_home_not_searchable() {
+  [ -d /root ] || skip_case "no /root on this machine"
+  if [ "$MY_UID" -ne 0 ] && [ -x /root ]; then skip_case "/root is searchable by uid $MY_UID here"; fi
+  HOME=/root crun run --base host -- sh -c 'echo ran'
+  [ "$RC" = 0 ] || die "HOME=/root as uid $MY_UID: expected exit 0, got $(last_run)"
+  assert_eq "$OUT" "ran"
+}
+
 run_case home_private_empty_writable t_home_private_empty_writable
+run_case home_not_searchable t_home_not_searchable
 run_case tmpdir_private_empty_writable t_tmpdir_private_empty_writable
 run_case host_tmpdir_not_used t_host_tmpdir_not_used
 run_case nothing_left_in_host_tmp t_nothing_left_in_host_tmp
