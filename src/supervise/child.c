@@ -95,16 +95,7 @@ static void confine_steps(launch *l)
             fail(l, &err);
         if (listener) {
             char byte = 'L';
-            char ctl[CMSG_SPACE(sizeof(int))];
-            memset(ctl, 0, sizeof ctl);
-            struct iovec iov = {&byte, 1};
-            struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-            struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-            cm->cmsg_level = SOL_SOCKET;
-            cm->cmsg_type = SCM_RIGHTS;
-            cm->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-            if (sendmsg(l->cc_sock[1], &mh, MSG_NOSIGNAL) != 1) {
+            if (send_fds(l->cc_sock[1], &byte, 1, &fd, 1, MSG_NOSIGNAL) < 0) {
                 err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot hand the creation control's listener to PID 1");
                 fail(l, &err);
             }

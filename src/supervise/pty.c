@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/err.h"
+#include "util/fdutil.h"
 
 void pty_prepare(launch_pty *t, bool stderr_too)
 {
@@ -63,24 +64,12 @@ int pty_open_sandbox(launch_pty *t, const char *ptmx, cordon_error *err)
         return err_set(err, CORDON_STAGE_ROOT, e, "cannot set up the command's terminal");
     }
     char byte = 'T';
-    char ctl[CMSG_SPACE(sizeof(int))];
-    memset(ctl, 0, sizeof ctl);
-    struct iovec iov = {&byte, 1};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &master, sizeof(int));
-    ssize_t n;
-    do
-        n = sendmsg(t->sock, &mh, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
+    int n = send_fds(t->sock, &byte, 1, &master, 1, MSG_NOSIGNAL);
     int e = errno;
     close(master);
     close(t->sock);
     t->sock = -1;
-    if (n != 1)
+    if (n < 0)
         return err_set(err, CORDON_STAGE_SUPERVISE, e, "cannot hand the command's terminal to cordon");
     return 0;
 }
