@@ -157,8 +157,11 @@ t_auto_says_so() {
   bwrap --ro-bind / / --dev /dev --proc /proc --unshare-user --disable-userns true 2>/dev/null ||
     skip_case "bwrap --disable-userns does not work here"
   RC=0
-  # (from the workspace: $CT is above HOME, which is refused as a writable workspace)
-  OUT=$(cd "$WS" && bwrap --ro-bind / / --tmpfs /tmp --bind "$CT" "$CT" --dev /dev --proc /proc --unshare-user \
+  # (from the workspace: $CT is above HOME, which is refused as a writable workspace; the
+  # build tree shown again in case the checkout is under /tmp)
+  local top
+  top=$(cd "$(dirname "$CORDON")/.." && pwd)
+  OUT=$(cd "$WS" && bwrap --ro-bind / / --tmpfs /tmp --ro-bind "$top" "$top" --bind "$CT" "$CT" --dev /dev --proc /proc --unshare-user \
     --disable-userns -- "$CORDON" run --isolation auto --network host --status-json "$CT/b.json" -- \
     sh -c 'echo ran; grep NoNewPrivs /proc/self/status' 2>"$ERRF") || RC=$?
   ERR=$(cat "$ERRF")
