@@ -18,6 +18,9 @@ PACKAGES=(
   curl socat
   fuse-overlayfs
   dpkg-dev debhelper fakeroot
+  # what the tests run besides (most are there on any Debian; none may be assumed):
+  # pgrep (procps), fusermount3 (fuse3), script (bsdutils), mount/umount (mount)
+  procps fuse3 bsdutils mount
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
 # libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).

@@ -1,6 +1,6 @@
 """Tests of the Python binding (python/cordon) against a real libcordon.
 
-Run by tests/e2e/test_python.sh (as root and as uid 65534, through tests/run-all.sh):
+Run by `meson test --suite python` (as root and as uid 65534, tests/meson.build):
 ``CORDON_LIBRARY=build/libcordon.so PYTHONPATH=python python3 python/tests/test_cordon.py``
 (``--tap`` prints TAP).  Every run happens in a real sandbox.
 """
@@ -360,7 +360,7 @@ class Loading(unittest.TestCase):
 
 
 class _Tap(unittest.TextTestResult):
-    """One TAP line per test, for tests/e2e/test_python.sh."""
+    """One TAP line per test, for meson test (tests/python.sh)."""
 
     n = 0
 

@@ -2,10 +2,13 @@
 # Helpers for cordon's end-to-end tests. A test file sources this, defines cases as
 # functions and runs each with `run_case NAME FUNCTION`; it ends with `finish`.
 #
-# Each case prints exactly one line, which tests/run-all.sh counts:
-#   PASS <file>/<case> [<identity>]
-#   FAIL <file>/<case> [<identity>]: <why>
-#   SKIP <file>/<case> [<identity>]: <why>
+# The file speaks TAP (what `meson test` reads, tests/meson.build): each case prints exactly
+# one line, and `finish` the plan:
+#   ok N - <file>/<case> [<identity>]
+#   not ok N - <file>/<case> [<identity>]: <why>
+#   ok N - <file>/<case> [<identity>] # SKIP <why>
+#   1..N
+# Anything else a case prints on stdout should start with "# " (a TAP comment).
 #
 # A case body runs in a subshell under `set -eE`, in a fresh directory layout:
 #   $CT        the case's own directory (mode 0755, owned by the identity running the test)
@@ -49,7 +52,7 @@ if [ "$MY_UID" -eq 0 ]; then WHO=root; else WHO="unprivileged uid $MY_UID"; fi
 # Seconds after which one cordon invocation is considered hung and killed by the test.
 WATCHDOG=${CORDON_TEST_WATCHDOG:-30}
 
-_N_PASS=0 _N_FAIL=0 _N_SKIP=0
+_N_PASS=0 _N_FAIL=0 _N_SKIP=0 _N_CASES=0 _PLANNED=0
 
 if [ -n "${CORDON_TEST_TMP:-}" ]; then
   mkdir -p "$CORDON_TEST_TMP"
@@ -91,6 +94,7 @@ _reap_tracked() {
 }
 
 _cleanup() {
+  _plan
   _reap_tracked
   # Cases may leave read-only directories behind; make them removable first.
   chmod -R u+rwX "$T" 2>/dev/null
@@ -103,9 +107,27 @@ trap _cleanup EXIT
 
 _one_line() { tr '\n' ' ' | sed 's/[[:space:]]\+/ /g; s/ $//' | cut -c1-400; }
 
-pass() { _N_PASS=$((_N_PASS + 1)); echo "PASS $TEST_NAME/$1 [$WHO]"; }
-fail() { _N_FAIL=$((_N_FAIL + 1)); echo "FAIL $TEST_NAME/$1 [$WHO]: $(printf '%s' "$2" | _one_line)"; }
-skip() { _N_SKIP=$((_N_SKIP + 1)); echo "SKIP $TEST_NAME/$1 [$WHO]: $(printf '%s' "$2" | _one_line)"; }
+# "#" would start a TAP directive inside a test's name or reason
+_tap_text() { _one_line | tr '#' '_'; }
+pass() {
+  _N_PASS=$((_N_PASS + 1)) _N_CASES=$((_N_CASES + 1))
+  echo "ok $_N_CASES - $TEST_NAME/$1 [$WHO]"
+}
+fail() {
+  _N_FAIL=$((_N_FAIL + 1)) _N_CASES=$((_N_CASES + 1))
+  echo "not ok $_N_CASES - $TEST_NAME/$(printf '%s' "$1" | _tap_text) [$WHO]: $(printf '%s' "$2" | _tap_text)"
+}
+skip() {
+  _N_SKIP=$((_N_SKIP + 1)) _N_CASES=$((_N_CASES + 1))
+  echo "ok $_N_CASES - $TEST_NAME/$1 [$WHO] # SKIP $(printf '%s' "$2" | _one_line)"
+}
+# The TAP plan, once, last: a file that stops early (an unguarded error outside a case,
+# `exit`) still says how many cases it ran, and its exit status tells meson it failed.
+_plan() {
+  [ "$_PLANNED" = 1 ] && return
+  _PLANNED=1
+  echo "1..$_N_CASES"
+}
 
 # Inside a case: fail it with a reason.
 die() {
@@ -158,6 +180,7 @@ run_case() {
 # Print a per-file summary (a comment, not counted) and exit non-zero if a case failed.
 finish() {
   echo "# $TEST_FILE [$WHO]: $_N_PASS passed, $_N_FAIL failed, $_N_SKIP skipped"
+  _plan
   [ "$_N_FAIL" -eq 0 ]
   exit $?
 }
@@ -448,39 +471,3 @@ WRITABLE='for p do if (echo written >"$p") 2>/dev/null; then echo "$p"; fi; done
 MKDIRS='for p do if mkdir "$p" 2>/dev/null; then echo "$p"; fi; done'
 
 require_cordon
-
-# ------------------------------------------------------------------------------------
-# TAP from a test program (tests/e2e/test_library.sh, test_python.sh)
-
-# report_tap PREFIX LOG STATUS: one PASS/FAIL/SKIP line per TAP case in LOG ("ok N - name",
-# "not ok N - name # why", "# SKIP" directives), named PREFIX/name; TAP comments that
-# carry measurements ("... ms ...", "... runs ...") are passed on. A program that reported
-# nothing, exited non-zero without a failed case, or left a sanitizer report fails too.
-report_tap() {
-  local prefix=$1 log=$2 rc=$3 seen=0 line t why
-  while IFS= read -r line; do
-    case $line in
-      "ok "*"# SKIP"*)
-        seen=1
-        t=$(printf '%s' "$line" | sed -E 's/^ok [0-9]+ - //; s/ # SKIP.*//')
-        skip "$prefix/$t" "$(printf '%s' "$line" | sed -E 's/.*# SKIP ?//')"
-        ;;
-      "ok "*) seen=1; pass "$prefix/$(printf '%s' "$line" | sed -E 's/^ok [0-9]+ - //; s/ # .*//')" ;;
-      "not ok "*)
-        seen=1
-        t=$(printf '%s' "$line" | sed -E 's/^not ok [0-9]+ - //; s/ # .*//')
-        why=$(printf '%s' "$line" | sed -nE 's/^not ok [0-9]+ - [^#]* # (.*)/\1/p')
-        [ -n "$why" ] || why=$(grep -B4 -F -- "$line" "$log" | grep -v '^ok \|^not ok' | tail -n 4 | _one_line)
-        fail "$prefix/$t" "${why:-see $log}"
-        ;;
-      "# "*" ms"* | "# "*"runs"*) echo "$line" ;;
-    esac
-  done <"$log"
-  line=$(grep -m1 -E 'ERROR: (Address|Leak|Memory|Thread)Sanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$log" || true)
-  [ -z "$line" ] || fail "$prefix/sanitizer" "$line"
-  if [ "$seen" = 0 ]; then
-    fail "$prefix" "reported nothing (status $rc): $(tail -n 5 "$log" | _one_line)"
-  elif [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$log"; then
-    fail "$prefix" "exited with status $rc: $(tail -n 5 "$log" | _one_line)"
-  fi
-}

@@ -256,7 +256,7 @@ EOF
 }
 
 t_unreadable_directories() {
-  [ "$MY_UID" != 0 ] || skip_case "root reads every directory: the permission rules show only unprivileged (run-all runs this file as uid 65534 too)"
+  [ "$MY_UID" != 0 ] || skip_case "root reads every directory: the permission rules show only unprivileged (meson test runs this file as uid 65534 too: e2e/globs/unpriv)"
   mkdir -p "$WS/sealed" "$WS/search"
   echo S >"$WS/sealed/in.env"
   echo X >"$WS/search/in.env"

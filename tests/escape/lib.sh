@@ -3,7 +3,7 @@
 # try, each attempt expected to fail, each next to a positive control that shows the
 # sandbox was working (the same route works for what the view does show).
 #
-# Built on tests/e2e/lib.sh (same layout, same PASS/FAIL/SKIP lines, same environment
+# Built on tests/e2e/lib.sh (same layout, same TAP lines, same environment
 # variables). Adds the attack programs: tests/escape/src/NAME.c, compiled with cc into the
 # file's temporary directory ($BIN, which every case's view gets read-only), static when
 # the C library allows it, so that they also run under --base empty.

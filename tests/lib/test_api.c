@@ -1,6 +1,6 @@
 /* The public API, call by call, on the happy path and on each failure (issue 10): every
  * function of include/cordon.h through the header alone, the runs for real (namespaces:
- * as root and as uid 65534, through tests/e2e/test_library.sh).  Each case asserts what
+ * as root and as uid 65534, meson test --suite lib).  Each case asserts what
  * would break if the call did; bad input must give an error value and a clear message,
  * never a crash and never a child left behind. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* The session calls (issue 14) through include/cordon.h alone, for real (as root and as
- * uid 65534, through tests/e2e/test_library.sh): cordon_session_new, _spawn, _spawn_cmd
+ * uid 65534, meson test --suite lib): cordon_session_new, _spawn, _spawn_cmd
  * and _free with the same flags and cordon_proc calls as cordon_spawn; bad input; one
  * command's kill and timeout taking its tree only; --keep; 64 threads spawning into one
  * session at once; nothing left (descriptors, children, processes) once freed. */

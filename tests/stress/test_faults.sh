@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults and load (run by tests/run-all.sh in the default pass, as root and unprivileged):
+# Faults and load (meson test --suite stress, in the unsanitized build, as root and unprivileged):
 #   - kill -9 of cordon at every one of its own system calls (a deterministic sweep, with
 #     the plain sandbox, --base host, resource limits and --isolation landlock), and at
 #     random moments, three in four within the first 3 ms: no process (a double-forked
@@ -431,8 +431,11 @@ t_sequential_runs() {
   # one page per run would show as 1000 of them.
   [ $((fh1 - fh0)) -lt 500 ] || die "open file handles on the host grew from $fh0 to $fh1 over $SEQ_RUNS runs"
   [ $((mem0 - mem1)) -lt $((128 * 1024)) ] || die "MemAvailable fell from $((mem0 / 1024)) to $((mem1 / 1024)) MiB over $SEQ_RUNS runs"
-  local left
-  left=$(pgrep -u "$MY_UID" -f "^$CORDON run" || true)
+  # pgrep: 0 found some, 1 found none; anything else (127: not installed) proves nothing
+  local left prc=0
+  command -v pgrep >/dev/null || die "pgrep (procps) not found: cannot check for leftover processes; ./bootstrap.sh installs it"
+  left=$(pgrep -u "$MY_UID" -f "^$CORDON run") || prc=$?
+  [ "$prc" -le 1 ] || die "pgrep failed (status $prc): cannot check for leftover processes"
   [ -z "$left" ] || die "cordon processes left after the runs: $(echo $left)"
 }
 
