@@ -196,7 +196,7 @@ static int add_top_entry(resolved *r, const char *root, const char *name, cordon
 static int expand_root(resolved *r, const char *root, cordon_access access, rule_origin origin,
                        const char *source, int line, bool skip_tmp, cordon_error *err)
 {
-    DIR *d = opendir(root);
+    _cleanup_dir_ DIR *d = opendir(root);
     if (!d)
         return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list '%s'", root);
     int ret = 0;
@@ -213,7 +213,6 @@ static int expand_root(resolved *r, const char *root, cordon_access access, rule
     }
     if (errno != 0)
         ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list '%s'", root);
-    closedir(d);
     for (size_t i = 0; ret == 0 && i < names.n; i++)
         ret = add_top_entry(r, root, names.v[i], access, origin, source, line, false, err);
     strv_free(&names);

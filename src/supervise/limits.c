@@ -477,14 +477,13 @@ static int fail_setup(cordon_error *why, const char *what, const char *where)
  * that nothing runs in any more (rmdir of a populated cgroup fails: it stays). */
 static void reap_stale_cgroups(int parent)
 {
-    int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    _cleanup_fd_ int fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
+    _cleanup_dir_ DIR *d = fdopendir(fd);
+    if (!d)
         return;
-    }
+    fd = -1; /* the DIR owns it */
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int pid = 0, n = 0;
@@ -498,7 +497,6 @@ static void reap_stale_cgroups(int parent)
         (void)unlinkat(dirfd(d), leaf, AT_REMOVEDIR); /* cgroup v2's leaf, where there is one */
         (void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
     }
-    closedir(d);
 }
 
 static int setup_v2(limits_run *l, const char *dir, cordon_error *why)

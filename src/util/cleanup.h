@@ -1,9 +1,14 @@
 /* Scope-bound ownership, as in bubblewrap and systemd: a variable declared with
- * _cleanup_free_ or _cleanup_fd_ is released when it goes out of scope;
- * steal_pointer()/steal_fd() hand ownership on. */
+ * _cleanup_free_, _cleanup_fd_, _cleanup_dir_ or _cleanup_pid_ is released when it goes
+ * out of scope (memory freed, descriptor or directory stream closed, child process
+ * killed and reaped); steal_pointer()/steal_fd()/steal_pid() hand ownership on.  None
+ * changes errno. */
 #pragma once
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static inline void cleanup_freep(void *p)
@@ -19,21 +24,50 @@ static inline void cleanup_fdp(int *fd)
         errno = saved;
     }
 }
+static inline void cleanup_dirp(DIR **d)
+{
+    if (*d) {
+        int saved = errno;
+        closedir(*d);
+        errno = saved;
+    }
+}
+/* A child of ours (a pid > 0): SIGKILL, then reaped (__WALL: also one cloned without an
+ * exit signal, util/proc.h). */
+static inline void cleanup_pidp(pid_t *pid)
+{
+    if (*pid > 0) {
+        int saved = errno;
+        kill(*pid, SIGKILL);
+        while (waitpid(*pid, NULL, __WALL) < 0 && errno == EINTR)
+            ;
+        *pid = -1;
+        errno = saved;
+    }
+}
 #define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
 #define _cleanup_fd_ __attribute__((cleanup(cleanup_fdp)))
+#define _cleanup_dir_ __attribute__((cleanup(cleanup_dirp)))
+#define _cleanup_pid_ __attribute__((cleanup(cleanup_pidp)))
 
-static inline void *steal_pointer_impl(void *pp)
-{
-    void **p = pp;
-    void *v = *p;
-    *p = NULL;
-    return v;
-}
-#define steal_pointer(pp) steal_pointer_impl(pp)
+/* The pointer *pp, of its own type (assigning it to a variable of another type is a
+ * compile-time error, as a void * would not be), and *pp set to NULL. */
+#define steal_pointer(pp)                                                                  \
+    ({                                                                                     \
+        __typeof__(*(pp)) _stolen = *(pp);                                                 \
+        *(pp) = NULL;                                                                      \
+        _stolen;                                                                           \
+    })
 static inline int steal_fd(int *fd)
 {
     int v = *fd;
     *fd = -1;
+    return v;
+}
+static inline pid_t steal_pid(pid_t *pid)
+{
+    pid_t v = *pid;
+    *pid = -1;
     return v;
 }
 

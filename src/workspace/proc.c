@@ -102,14 +102,15 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     *out = (ws_out){.status = -1};
     int in[2] = {-1, -1}, so[2] = {-1, -1}, se[2] = {-1, -1};
     int ret = -1, pidfd = -1;
-    pid_t pid = -1;
+    _cleanup_pid_ pid_t pid = -1; /* killed and reaped on any early way out */
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     bool fa_ok = false, at_ok = false;
     size_t cap = 0;
 
     bool in_pipe = c->in && c->in_fd <= 0;
-    if ((in_pipe && pipe2(in, O_CLOEXEC) < 0) || (c->capture && pipe2(so, O_CLOEXEC) < 0) ||
+    /* our end of the input pipe non-blocking (written between polls), the program's not */
+    if ((in_pipe && (pipe2(in, O_CLOEXEC) < 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0)) || (c->capture && pipe2(so, O_CLOEXEC) < 0) ||
         pipe2(se, O_CLOEXEC) < 0) {
         err_set(err, CORDON_STAGE_WORKSPACE, errno, "%s: pipe", c->argv[0]);
         goto out;
@@ -156,7 +157,6 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     if (in[0] >= 0) {
         close(in[0]);
         in[0] = -1;
-        fcntl(in[1], F_SETFL, O_NONBLOCK);
     }
     if (so[1] >= 0) {
         close(so[1]);
@@ -279,11 +279,6 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     }
     ret = 0;
 out:
-    if (pid > 0) {
-        kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-    }
     if (pidfd >= 0)
         close(pidfd);
     close_pair(in);
