@@ -147,15 +147,12 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
         case PLAN_COW:
             add_rule(lp, &cap, op->dest, LL_WRITE);
             break;
-        case PLAN_DEV: {
-            static const char *const nodes[] = {"/dev/null", "/dev/zero", "/dev/full",
-                                                "/dev/random", "/dev/urandom", "/dev/tty",
-                                                "/dev/pts"};
-            for (size_t k = 0; k < sizeof nodes / sizeof *nodes; k++)
-                add_rule(lp, &cap, nodes[k], LL_DEVICE);
+        case PLAN_DEV:
+            for (size_t k = 0; k < PLAN_DEV_NODES; k++)
+                add_rule(lp, &cap, plan_dev_nodes[k], LL_DEVICE);
+            add_rule(lp, &cap, "/dev/pts", LL_DEVICE);
             add_rule(lp, &cap, "/dev/shm", LL_WRITE);
             break;
-        }
         case PLAN_PROC:
             add_rule(lp, &cap, op->dest, LL_PROC);
             break;

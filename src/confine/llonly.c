@@ -94,7 +94,7 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         return 0; /* not listable by the caller: nothing below is granted (fail closed) */
     if (fd < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
-    DIR *d = fdopendir(fd);
+    _cleanup_dir_ DIR *d = fdopendir(fd);
     if (!d)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
     fd = -1; /* the DIR owns it */
@@ -119,7 +119,6 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
     }
     if (ret == 0 && errno != 0)
         ret = err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
-    closedir(d);
     return ret;
 }
 
@@ -144,13 +143,14 @@ int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err)
     /* The minimal /dev of the namespaced sandbox, from the host's /dev: the nodes, and
      * ptys (/dev/ptmx and /dev/pts; the caller's other terminals there are writable by
      * their owner anyway, and TIOCSTI stays refused by seccomp). */
-    static const char *const nodes[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-                                        "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
-    for (size_t k = 0; k < sizeof nodes / sizeof *nodes; k++) {
-        struct stat st;
-        if (stat(nodes[k], &st) == 0)
-            add_grant(out, nodes[k], LL_DEVICE, S_ISDIR(st.st_mode), "minimal /dev");
-    }
+    static const char *const ptys[] = {"/dev/ptmx", "/dev/pts"};
+    struct stat st;
+    for (size_t k = 0; k < PLAN_DEV_NODES; k++)
+        if (stat(plan_dev_nodes[k], &st) == 0)
+            add_grant(out, plan_dev_nodes[k], LL_DEVICE, S_ISDIR(st.st_mode), "minimal /dev");
+    for (size_t k = 0; k < sizeof ptys / sizeof *ptys; k++)
+        if (stat(ptys[k], &st) == 0)
+            add_grant(out, ptys[k], LL_DEVICE, S_ISDIR(st.st_mode), "minimal /dev: ptys");
     /* The host's /proc, read-only: Landlock keeps the command from ptrace-reading
      * processes outside the sandbox (environ, maps, fd, mem). */
     if (proc)
@@ -185,14 +185,13 @@ static __attribute__((noreturn)) void janitor_main(int parent_fd, const char *na
  * cordon that made it) is gone.  A PID reused since only keeps a stale one a while. */
 static void reap_stale_dirs(int parent_fd)
 {
-    int fd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    _cleanup_fd_ int fd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
+    _cleanup_dir_ DIR *d = fdopendir(fd);
+    if (!d)
         return;
-    }
+    fd = -1; /* the DIR owns it */
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int pid = 0, n = 0;
@@ -205,7 +204,6 @@ static void reap_stale_dirs(int parent_fd)
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
             (void)remove_tree_at(dirfd(d), e->d_name);
     }
-    closedir(d);
 }
 
 static int make_private_dir(llonly *l, cordon_error *err)

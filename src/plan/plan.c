@@ -9,6 +9,9 @@
 #include "util/path.h"
 #include "util/strv.h"
 
+const char *const plan_dev_nodes[PLAN_DEV_NODES] = {"/dev/null", "/dev/zero", "/dev/full",
+                                                   "/dev/random", "/dev/urandom", "/dev/tty"};
+
 const char *plan_kind_name(plan_kind k)
 {
     switch (k) {

@@ -89,6 +89,13 @@ typedef struct plan {
                     * at equal length, a rule that adds nothing to what is above it */
 } plan;
 
+/* The minimal /dev of PLAN_DEV: these character devices of the host's, each bound at its
+ * own path, plus a private devpts (/dev/pts, /dev/ptmx), a private /dev/shm and the
+ * fd/stdin/stdout/stderr links.  One table: sandbox/dev.c builds /dev from it,
+ * confine/landlock.c and confine/llonly.c grant exactly it. */
+#define PLAN_DEV_NODES 6
+extern const char *const plan_dev_nodes[PLAN_DEV_NODES];
+
 #define PLAN_PRIVATE_HOME "/.cordon/home"
 #define PLAN_PRIVATE_TMP "/.cordon/tmp"
 

@@ -14,15 +14,12 @@
 #include "util/err.h"
 #include "util/fdutil.h"
 
-static const char *const nodes[DEV_NODES] = {"null", "zero", "full", "random", "urandom", "tty"};
-
 int dev_open_sources(dev_sources *d, cordon_error *err)
 {
-    for (size_t i = 0; i < DEV_NODES; i++)
+    for (size_t i = 0; i < PLAN_DEV_NODES; i++)
         d->fds[i] = -1;
-    for (size_t i = 0; i < DEV_NODES; i++) {
-        char path[32];
-        snprintf(path, sizeof path, "/dev/%s", nodes[i]);
+    for (size_t i = 0; i < PLAN_DEV_NODES; i++) {
+        const char *path = plan_dev_nodes[i];
         _cleanup_fd_ int fd = open_no_symlinks(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0)
@@ -56,10 +53,8 @@ int dev_build(int root_fd, root_scratch *s, dev_sources *d, cordon_error *err)
         if (root_mark_ours(s, m, err) < 0 || root_ro_later(s, m, err) < 0)
             return -1;
     }
-    for (size_t i = 0; i < DEV_NODES; i++) {
-        char dest[32];
-        snprintf(dest, sizeof dest, "/dev/%s", nodes[i]);
-        if (mount_at(root_fd, s, d->fds[i], dest, DEST_FILE, err) < 0)
+    for (size_t i = 0; i < PLAN_DEV_NODES; i++) {
+        if (mount_at(root_fd, s, d->fds[i], plan_dev_nodes[i], DEST_FILE, err) < 0)
             return -1;
         close(d->fds[i]);
         d->fds[i] = -1;
