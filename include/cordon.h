@@ -191,8 +191,9 @@ CORDON_API int cordon_policy_set_limit_string(cordon_policy *p, cordon_limit whi
  * glob character) is refused at once.  `source` names the rule in messages (default "--deny-glob"). */
 CORDON_API int cordon_policy_add_deny_glob(cordon_policy *p, const char *glob, const char *source,
                                            cordon_error *err);
-/* How many levels below its static prefix a deny glob looks: 1 .. 4096, or -1 for
- * unlimited (the default). */
+/* How many levels below its static prefix a deny glob looks: 1 .. CORDON_GLOB_MAX_DEPTH,
+ * or -1 for unlimited (the default). */
+#define CORDON_GLOB_MAX_DEPTH 4096
 CORDON_API int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err);
 
 /* The network through proxies (README, "Network"; each setter validates at once).

@@ -130,8 +130,8 @@ static int opt_glob_depth(run_args *a, const char *v, cordon_error *err)
     char *end = NULL;
     errno = 0;
     long n = strtol(v, &end, 10);
-    if (!*v || errno != 0 || *end != '\0' || n < 1 || n > 4096)
-        return cli_fail(err, "--glob-depth: '%s' is not a number of levels between 1 and 4096", v);
+    if (!*v || errno != 0 || *end != '\0' || n < 1 || n > CORDON_GLOB_MAX_DEPTH)
+        return cli_fail(err, "--glob-depth: '%s' is not a number of levels between 1 and %d", v, CORDON_GLOB_MAX_DEPTH);
     return named(cordon_policy_set_glob_depth(a->pol, (int)n, err), err, "--glob-depth");
 }
 

@@ -267,7 +267,7 @@ static int parse_depth(json_t *obj, const char *where, int *out, cordon_error *e
     if (!json_is_integer(v) || json_integer_value(v) < 1)
         return USAGE(err, "%s.glob_scan_max_depth: expected a positive integer", where);
     json_int_t d = json_integer_value(v);
-    *out = d > 4096 ? 4096 : (int)d;
+    *out = d > CORDON_GLOB_MAX_DEPTH ? CORDON_GLOB_MAX_DEPTH : (int)d;
     return 0;
 }
 

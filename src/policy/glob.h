@@ -39,8 +39,8 @@
 #define GLOB_MAX_MATCHES 10000
 /* Components in one pattern, prefix included (the matcher's state is a 64-bit set). */
 #define GLOB_MAX_COMPONENTS 63
-/* --glob-depth accepts 1 .. GLOB_MAX_DEPTH. */
-#define GLOB_MAX_DEPTH 4096
+/* --glob-depth accepts 1 .. GLOB_MAX_DEPTH (the public header's limit). */
+#define GLOB_MAX_DEPTH CORDON_GLOB_MAX_DEPTH
 
 typedef struct glob_pat glob_pat;
 
