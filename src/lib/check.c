@@ -36,6 +36,7 @@
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/proc.h"
+#include "util/time.h"
 
 #define PROBE_MS 500
 
@@ -368,13 +369,6 @@ static const probe probes[] = {
     {"landlock_isolation", "--isolation landlock", false, true, probe_landlock_isolation, NULL},
 };
 #define N_PROBES (sizeof probes / sizeof probes[0])
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Run fn in a child; kill it if it has not answered after PROBE_MS. */
 static void run_bounded(probe_fn fn, probe_result *out)

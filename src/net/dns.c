@@ -11,6 +11,7 @@
 
 #include "net/dnsmsg.h"
 #include "net/helper.h"
+#include "util/time.h"
 
 #define TRY_MS 2000 /* per name server, as glibc's default */
 #define ROUNDS 2    /* every name server this many times */
@@ -167,7 +168,7 @@ static void send_queries(dns_query *q)
     epoll_ctl(hp->epfd, EPOLL_CTL_ADD, q->fd, &ev);
     /* fresh IDs each time: an answer to an earlier attempt is not taken for this one */
     if (getrandom(q->id, sizeof q->id, GRND_NONBLOCK) != (ssize_t)sizeof q->id) {
-        q->id[0] = (uint16_t)(helper_now_ms() * 2654435761u);
+        q->id[0] = (uint16_t)(now_ms() * 2654435761u);
         q->id[1] = (uint16_t)(q->id[0] ^ 0x5a5a);
     }
     for (int t = 0; t < 2; t++) {

@@ -18,6 +18,7 @@
 #include "supervise/signals.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/time.h"
 
 struct sess_cmd {
     int conn;
@@ -37,13 +38,6 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The process's umask, without changing it (umask(2) would, for every thread). */

@@ -10,6 +10,7 @@
 
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/time.h"
 
 void pty_prepare(launch_pty *t, bool stderr_too)
 {
@@ -93,13 +94,6 @@ void pty_close_slave(launch_pty *t)
     if (t->slave >= 0)
         close(t->slave);
     t->slave = -1;
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int pty_receive(int sock, int pidfd, long long deadline_ms)

@@ -15,6 +15,7 @@
 #include "supervise/signals.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
+#include "util/time.h"
 
 void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text)
 {
@@ -51,13 +52,6 @@ void report_fail(int fd, const cordon_error *e)
 {
     report_send(fd, REPORT_SETUP_ERROR, e, 0, NULL);
     _exit(CORDON_EXIT_SETUP);
-}
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The deadline passed or the CPU time is used up: everything dies, cordon is told why. */
