@@ -60,5 +60,8 @@ void help_session(FILE *out);
  * buf; and printed on stderr. */
 void cli_error_text(const cordon_error *err, char *buf, size_t n);
 void cli_print_error(const cordon_error *err);
+/* What the creation control refused in a run that ended, one stderr line each (the
+ * command itself only saw EPERM). */
+void cli_print_refusals(const cordon_result *res);
 /* `cordon help [COMMAND]`; returns the exit status. */
 int help_command(const char *topic, FILE *out);

@@ -25,6 +25,20 @@ void cli_error_text(const cordon_error *err, char *buf, size_t n)
     }
 }
 
+/* What the creation control refused, once the command has run: the command itself only
+ * saw EPERM. */
+void cli_print_refusals(const cordon_result *res)
+{
+    const char *r = res->refusals;
+    for (unsigned i = 0; i < res->n_refusals; i++) {
+        fprintf(stderr, "cordon: refused %s\n", r);
+        r += strlen(r) + 1;
+    }
+    if (res->refused > res->n_refusals)
+        fprintf(stderr, "cordon: ... and %lu more refused calls (see --status-json)\n",
+                res->refused - res->n_refusals);
+}
+
 void cli_print_error(const cordon_error *err)
 {
     char text[2200];
@@ -89,17 +103,18 @@ static int run_forwarding(const cordon_policy *pol, char **command, cordon_resul
 
 /* A closed 0, 1 or 2 would be reused by the next open() and leak into the sandbox as
  * a stdio stream: fill the gaps with /dev/null first. */
-static void ensure_stdio(void)
+static int ensure_stdio(void)
 {
     for (int fd = 0; fd < 3; fd++) {
         if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
             continue;
         int n = open("/dev/null", O_RDWR);
-        if (n >= 0 && n != fd) {
-            dup2(n, fd);
+        if (n < 0 || (n != fd && dup2(n, fd) < 0))
+            return -1;
+        if (n != fd)
             close(n);
-        }
     }
+    return 0;
 }
 
 /* --status-json when the command line itself was wrong: at once. */
@@ -115,20 +130,6 @@ static void write_status(const char *file, const cordon_result *res, const cordo
 }
 
 /* Say which --limit-* the sandbox ran into, as far as cordon can tell. */
-/* What the creation control refused, once the command has run: the command itself only
- * saw EPERM. */
-static void print_refusals(const cordon_result *res)
-{
-    const char *r = res->refusals;
-    for (unsigned i = 0; i < res->n_refusals; i++) {
-        fprintf(stderr, "cordon: refused %s\n", r);
-        r += strlen(r) + 1;
-    }
-    if (res->refused > res->n_refusals)
-        fprintf(stderr, "cordon: ... and %lu more refused calls (see --status-json)\n",
-                res->refused - res->n_refusals);
-}
-
 static void print_limits_hit(const cordon_result *res)
 {
     if (res->limits && strcmp(res->limits, "rlimit") == 0)
@@ -195,7 +196,7 @@ static int cmd_run(int argc, char **argv, bool explain)
             fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
                     a.timeout ? a.timeout : "?");
         print_limits_hit(&res);
-        print_refusals(&res);
+        cli_print_refusals(&res);
         code = res.exit_code;
         cordon_error serr = {0};
         if (status && cordon_status_file_write(status, &res, &err, &serr) < 0) {
@@ -211,7 +212,11 @@ static int cmd_run(int argc, char **argv, bool explain)
 
 int main(int argc, char **argv)
 {
-    ensure_stdio();
+    if (ensure_stdio() < 0) {
+        /* (stderr itself may be what is missing: then nothing says it) */
+        fprintf(stderr, "cordon: cannot open /dev/null for a closed standard stream: %s\n", strerror(errno));
+        return CORDON_EXIT_SETUP;
+    }
     /* Through a link named codex-linux-sandbox: Codex's sandbox helper (doc/codex.md). */
     if (cordon_codex_is_helper(argv[0]))
         return cordon_codex_main(argc, argv);

@@ -98,9 +98,7 @@ static int session_start(int argc, char **argv)
     }
     /* The session follows the life of the process that started us. */
     pid_t parent = getppid();
-    int watch = (int)syscall(SYS_pidfd_open, parent, 0);
-    if (watch >= 0)
-        fcntl(watch, F_SETFD, FD_CLOEXEC);
+    int watch = (int)syscall(SYS_pidfd_open, parent, 0); /* close-on-exec, as every pidfd */
     if (watch < 0 || getppid() != parent) {
         cordon_policy_free(a.pol);
         fprintf(stderr, "cordon: cannot follow the life of the process that started cordon (pidfd_open: %s)\n",
@@ -123,7 +121,10 @@ static int session_start(int argc, char **argv)
         /* the holder: a session of its own (no terminal's signals reach it), nothing of
          * the caller's open once the session is ready */
         close(ready[0]);
-        setsid();
+        if (setsid() < 0) {
+            dprintf(ready[1], "cordon: cannot start the session's holder (setsid: %s)", strerror(errno));
+            _exit(CORDON_EXIT_SETUP);
+        }
         cordon_session *s = NULL;
         if (cordon_session_new(a.pol, &s, &err) < 0 || cordon_session_listen(s, name, &err) < 0) {
             char text[2200];
@@ -247,16 +248,6 @@ static void relay_tty(cordon_proc *c)
         tcsetattr(0, TCSANOW, &saved);
 }
 
-static void print_refusals(const cordon_result *res)
-{
-    const char *r = res->refusals;
-    for (unsigned i = 0; i < res->n_refusals; i++) {
-        fprintf(stderr, "cordon: refused %s\n", r);
-        r += strlen(r) + 1;
-    }
-    if (res->refused > res->n_refusals)
-        fprintf(stderr, "cordon: ... and %lu more refused calls\n", res->refused - res->n_refusals);
-}
 
 static void free_strings(char ***v)
 {
@@ -382,7 +373,7 @@ static int session_exec(int argc, char **argv)
     if (res.timed_out)
         fprintf(stderr, "cordon: timed out after %s seconds; the command's processes were killed\n",
                 timeout ? timeout : "the session's");
-    print_refusals(&res);
+    cli_print_refusals(&res);
     code = res.exit_code;
     forward_to = NULL;
     cordon_proc_free(c); /* the command and all it left are gone already: nothing to wait for */

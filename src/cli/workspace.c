@@ -228,18 +228,6 @@ static int take_root(int *argc, char **argv, const char **root)
     return 0;
 }
 
-/* As `cordon run` says it: what the creation control refused (the command saw EPERM). */
-static void print_refusals(const cordon_result *res)
-{
-    const char *r = res->refusals;
-    for (unsigned i = 0; i < res->n_refusals; i++) {
-        fprintf(stderr, "cordon: refused %s\n", r);
-        r += strlen(r) + 1;
-    }
-    if (res->refused > res->n_refusals)
-        fprintf(stderr, "cordon: ... and %lu more refused calls (see --status-json)\n",
-                res->refused - res->n_refusals);
-}
 
 static int cmd_run_ws(int argc, char **argv)
 {
@@ -271,7 +259,7 @@ static int cmd_run_ws(int argc, char **argv)
         else if (res.timed_out)
             fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
                     r.timeout ? r.timeout : "?");
-        print_refusals(&res);
+        cli_print_refusals(&res);
         code = res.exit_code;
     }
     if (r.status_json) {
