@@ -198,7 +198,7 @@ static int run_forwarding(const cordon_policy *pol, char *const command[], cordo
     int w = cordon_proc_wait(c, -1, res, err);
     if (sfd >= 0)
         close(sfd);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    (void)sigprocmask(SIG_SETMASK, &old, NULL); /* (a mask that was valid: cannot fail) */
     /* the caller exits next: the kernel reaps PID 1 then, without waiting here for the
      * namespaces' teardown (cordon_proc_free would, ~0.25 ms); a sanitizer build frees
      * it, so that its leak check sees nothing left */

@@ -481,7 +481,8 @@ int cordon_run_output(const cordon_policy *pol, char *const argv[], cordon_outpu
         err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_run_output: no output callback (fn is NULL)");
         goto done;
     }
-    if (pipe2(out, O_CLOEXEC) < 0) {
+    /* cordon's end non-blocking (outer_wait reads it dry between polls), the command's not */
+    if (pipe2(out, O_CLOEXEC) < 0 || fcntl(out[0], F_SETFL, O_NONBLOCK) < 0) {
         err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the output pipe");
         goto done;
     }
@@ -497,7 +498,6 @@ int cordon_run_output(const cordon_policy *pol, char *const argv[], cordon_outpu
         goto done;
     close(out[1]);
     out[1] = -1;
-    fcntl(out[0], F_SETFL, O_NONBLOCK);
     ret = run_to_end(c, out[0], fn, ctx, &r, &e);
 done:
     close_pair(out);

@@ -32,6 +32,7 @@
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/trace.h"
+#include "util/time.h"
 
 enum { T_SIG = 1, T_LIFE, T_CTL, T_SHEP, T_CONN, T_LISTENER };
 /* An event's tag: what it is about, and for a slot's descriptors the slot and its
@@ -41,13 +42,6 @@ enum { T_SIG = 1, T_LIFE, T_CTL, T_SHEP, T_CONN, T_LISTENER };
 #define TAG_KIND(t) ((int)((t)&0xff))
 #define TAG_SLOT(t) ((int)(((t) >> 8) & 0xffffff))
 #define TAG_GEN(t) ((uint32_t)((t) >> 32))
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A report to a client: never blocks (a client that does not read loses it). */
 static void tell(int fd, report_kind kind, const cordon_error *e, int value, const char *text)
@@ -1062,7 +1056,10 @@ void sess_pid1_main(launch *l, int sfd)
     cordon_error err = {0};
     m->sfd = sfd;
     m->ctl_fd = l->session_fd;
-    fcntl(sfd, F_SETFL, O_NONBLOCK);
+    if (fcntl(sfd, F_SETFL, O_NONBLOCK) < 0) { /* the loop reads it dry: it must not block */
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot make the signalfd non-blocking");
+        report_fail(l->report_fd, &err);
+    }
     m->proc_fd = l->scratch.proc_fd >= 0 ? fcntl(l->scratch.proc_fd, F_DUPFD_CLOEXEC, 3)
                                          : open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (m->proc_fd < 0) {
@@ -1078,7 +1075,10 @@ void sess_pid1_main(launch *l, int sfd)
     }
     /* the shepherds write a record at a time (atomic: less than PIPE_BUF) and may wait:
      * a blocking write end, a non-blocking read end */
-    fcntl(shep[1], F_SETFL, 0);
+    if (fcntl(shep[1], F_SETFL, 0) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot set up the session's PID 1");
+        report_fail(l->report_fd, &err);
+    }
     m->shep_r = shep[0];
     m->shep_w = shep[1];
     m->ll_r = ll[0];

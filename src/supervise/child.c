@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,22 @@
 
 extern char **environ;
 
-static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
+void launch_fail(launch *l, cordon_error *err)
 {
     report_fail(l->report_fd, err);
+}
+
+static int cmd_main(void *arg)
+{
+    launch *l = arg;
+    child_exec(l, &l->orig_mask);
+}
+
+pid_t launch_start_command(launch *l)
+{
+    /* As posix_spawn does: share the address space until the exec instead of copying
+     * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */
+    return clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
 }
 
 /* Signals back to their defaults: PID 1 (or the stand-in) put every disposition back to
@@ -42,11 +56,11 @@ static void new_session(launch *l)
     cordon_error err = {0};
     if (setsid() < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     /* CORDON_SPAWN_PTY: a terminal of the sandbox's own, as controlling terminal. */
     if (l->pty.on && pty_attach(&l->pty, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
 }
 
 static void take_terminal(launch *l)
@@ -54,7 +68,7 @@ static void take_terminal(launch *l)
     cordon_error err = {0};
     if (l->ctty && ioctl(0, TIOCSCTTY, 0) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot make the terminal the command's controlling terminal");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
 }
 
@@ -64,7 +78,7 @@ static void enter_cwd(launch *l)
     const char *cwd = l->cwd ? l->cwd : l->plan->cwd;
     if (chdir(cwd) < 0) {
         err_set(&err, CORDON_STAGE_EXEC, errno, "cannot enter the working directory %s", cwd);
-        fail(l, &err);
+        launch_fail(l, &err);
     }
 }
 
@@ -74,30 +88,30 @@ static void confine_steps(launch *l)
 {
     cordon_error err = {0};
     if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     /* Only 0, 1 and 2 reach the command (the report pipe is close-on-exec). */
     if (cloexec_all_fds() < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close inherited descriptors");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     if (limits_apply_rlimits(&l->limits, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     /* --isolation landlock: Landlock, the last step before the filters (in a sandbox
      * with namespaces PID 1 applied it to itself, and the command inherited it). */
     if (l->plan->isolation == CORDON_ISOLATION_LANDLOCK && confine_command(&l->confine, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     /* The command's own filter, with the creation control's listener, handed to PID 1
      * (the deny filter came from PID 1). */
     if (l->cc && l->confine.enabled) {
         bool listener = !l->cc->nested;
         int fd = seccomp_install_cmd(seccomp_cmd_program(listener ? 0 : SC_CMD_NESTED), listener, &err);
         if (fd < 0)
-            fail(l, &err);
+            launch_fail(l, &err);
         if (listener) {
             char byte = 'L';
             if (send_fds(l->cc_sock[1], &byte, 1, &fd, 1, MSG_NOSIGNAL) < 0) {
                 err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot hand the creation control's listener to PID 1");
-                fail(l, &err);
+                launch_fail(l, &err);
             }
             close(fd);
             close(l->cc_sock[1]);
@@ -125,7 +139,10 @@ void child_exec(launch *l, const sigset_t *orig_mask)
 {
     cordon_error err = {0};
     default_signals();
-    sigprocmask(SIG_SETMASK, orig_mask, NULL);
+    if (sigprocmask(SIG_SETMASK, orig_mask, NULL) < 0) {
+        err_set(&err, CORDON_STAGE_EXEC, errno, "cannot give the command the caller's signal mask");
+        launch_fail(l, &err);
+    }
 
     /* --isolation landlock, --inherit-pid-namespace: no PID namespace to die with; die
      * with the supervisor. */
@@ -133,7 +150,7 @@ void child_exec(launch *l, const sigset_t *orig_mask)
         pid_t parent = getppid();
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
             err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
-            fail(l, &err);
+            launch_fail(l, &err);
         }
         if (getppid() != parent)
             _exit(CORDON_EXIT_SETUP); /* it died before that: so must we */
@@ -155,7 +172,11 @@ void child_confine(launch *l)
 void child_start(launch *l, const sigset_t *mask)
 {
     take_terminal(l);
-    sigprocmask(SIG_SETMASK, mask, NULL);
+    if (sigprocmask(SIG_SETMASK, mask, NULL) < 0) {
+        cordon_error err = {0};
+        err_set(&err, CORDON_STAGE_EXEC, errno, "cannot give the command its signal mask");
+        launch_fail(l, &err);
+    }
     enter_cwd(l);
     run_command(l);
 }

@@ -64,6 +64,13 @@ int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err);
  * report pipe, the life socket, the CPU-time file.  Returns how many (at most 8). */
 size_t launch_supervise_fds(const launch *l, int *keep);
 
+/* The one way the helper programs (PID 1, the stand-in, the command's process) fail a
+ * step: report err to cordon and exit (child.c).  Never returns. */
+__attribute__((noreturn)) void launch_fail(launch *l, cordon_error *err);
+/* Start the command's process (child_exec on l->cmd_stack, sharing the address space
+ * until the exec): its pid, or -1 with errno. */
+pid_t launch_start_command(launch *l);
+
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
 __attribute__((noreturn)) void pid1_main(launch *l);
 /* PID 1's last steps before it supervises: non-dumpable, no capabilities (but

@@ -26,15 +26,9 @@
 #include "util/proc.h"
 #include "util/strv.h"
 #include "util/trace.h"
+#include "util/time.h"
 
 #define OUT_BUF_SIZE (1 << 20)
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static double now_s(void)
 {
@@ -289,16 +283,25 @@ static void child_prepare(launch *l, const int stdio[3])
             err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot give the command its standard streams");
             report_fail(l->report_fd, &e);
         }
+    /* A run must never hold another run's pipes (outer.h): or no run. */
     int keep[16];
     size_t k = launch_child_fds(l, keep);
-    close_fds_except(keep, k);
+    if (close_fds_except(keep, k) < 0) {
+        cordon_error e = {0};
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot close the descriptors the sandbox inherited");
+        report_fail(l->report_fd, &e);
+    }
     /* PID 1 keeps what it forwards and SIGCHLD blocked (read from a signalfd), and
      * SIGPIPE (a write to a cordon that is gone fails with EPIPE instead). */
     sigset_t mask;
     signals_forwarded(&mask);
     sigaddset(&mask, SIGCHLD);
     sigaddset(&mask, SIGPIPE);
-    sigprocmask(SIG_SETMASK, &mask, NULL);
+    if (sigprocmask(SIG_SETMASK, &mask, NULL) < 0) {
+        cordon_error e = {0};
+        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "sigprocmask");
+        report_fail(l->report_fd, &e);
+    }
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -517,7 +520,12 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
         }
     }
     free_child_parts(l);
-    fcntl(r->report_fd, F_SETFL, O_NONBLOCK);
+    /* outer_wait polls the report pipe: a blocking read there would hang the caller */
+    if (fcntl(r->report_fd, F_SETFL, O_NONBLOCK) < 0) {
+        err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the report pipe non-blocking");
+        abandon(r);
+        return -1;
+    }
     if (r->pty_sock >= 0) {
         /* PID 1 makes the terminal once the root is built; until then there is no
          * master to hand out.  A PID 1 that fails first says why in its report. */

@@ -27,11 +27,6 @@
 #include "util/fdutil.h"
 #include "util/trace.h"
 
-static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
-{
-    report_fail(l->report_fd, err);
-}
-
 /* PID 1's kill(-1) reaches every other process of the PID namespace. */
 static void kill_the_rest(void)
 {
@@ -47,12 +42,6 @@ static void ignore_handler(int sig)
     (void)sig;
 }
 
-static int cmd_main(void *arg)
-{
-    launch *l = arg;
-    child_exec(l, &l->orig_mask);
-}
-
 void pid1_main(launch *l)
 {
     cordon_error err = {0};
@@ -61,32 +50,32 @@ void pid1_main(launch *l)
     sigaddset(&fwd, SIGCHLD);
     /* The sandbox dies with cordon. */
     if (launch_tie_to_cordon(l, CORDON_STAGE_NAMESPACES, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     /* In the caller's PID namespace (--inherit-pid-namespace) this is not PID 1: kill(-1)
      * would reach every process of the caller's; what the command leaves behind is
      * reparented here instead, and killed one by one. */
     bool own_pid_ns = !l->plan->inherit_pid_ns;
     if (!own_pid_ns && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
 
     TRACE("pid1");
     /* Into the run's cgroups before anything else, so all it starts is counted. */
     if (limits_enter(&l->limits, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     if (ns_write_id_maps(l->uid, l->gid, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     if (l->plan->network != CORDON_NETWORK_HOST && net_loopback_up(&err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     if (net_inside_setup(&l->plan->net, l->helper_fd, &err) < 0) /* src/net: listeners for the helper */
-        fail(l, &err);
+        launch_fail(l, &err);
     TRACE("maps+lo");
     l->scratch.under_cordon = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
     if (root_build(l->plan, &l->scratch, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/pts/ptmx", &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     /* The kernel would not overlay the home: it is read-only, HOME is elsewhere. */
     for (char **e = l->envp; l->scratch.cow_fallback && l->scratch.home_env && *e; e++)
         if (strncmp(*e, "HOME=", 5) == 0)
@@ -95,23 +84,25 @@ void pid1_main(launch *l)
     TRACE("root-built");
     /* The creation control's rules, resolved inside the new root (creation.h). */
     if (l->cc && cc_setup(l->cc, l->plan, &l->scratch, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     if (l->cc && !l->cc->nested && !l->session &&
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->cc_sock) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "socketpair");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     TRACE("creation-control");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ignore_handler;
     for (int sig = 1; sig < NSIG; sig++)
-        if (sigismember(&fwd, sig) && sig != SIGCHLD)
-            sigaction(sig, &sa, NULL);
+        if (sigismember(&fwd, sig) && sig != SIGCHLD && sigaction(sig, &sa, NULL) < 0) {
+            err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot take signal %d for the command", sig);
+            launch_fail(l, &err);
+        }
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
     if (sfd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
 
     /* The seccomp filter, for PID 1 and (inherited) the command: one filter object, so
@@ -119,22 +110,20 @@ void pid1_main(launch *l)
      * namespace, which is what seccomp(2) asks of a process without no_new_privs; the
      * root is built, and nothing PID 1 or the command's set-up does is refused. */
     if (confine_filter(&l->confine, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     TRACE("seccomp");
     /* Landlock for PID 1 and (inherited) the command: PID 1 performs the command's
      * creations, and must do so within the same domain. */
     if (confine_command(&l->confine, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     /* A session: no command yet; PID 1 starts each on request (src/session). */
     if (l->session)
         sess_pid1_main(l, sfd);
 
-    /* As posix_spawn does: share the address space until the exec instead of copying
-     * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */
-    pid_t cmd = clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+    pid_t cmd = launch_start_command(l);
     if (cmd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     pty_close_slave(&l->pty);
 
@@ -153,7 +142,7 @@ void pid1_main(launch *l)
         }
         if (l->cc->listener >= 0 && pid1_check_listener(l->cc->listener, &err) < 0) {
             kill(cmd, SIGKILL);
-            fail(l, &err);
+            launch_fail(l, &err);
         }
         close(l->cc_sock[0]);
     }
@@ -162,7 +151,7 @@ void pid1_main(launch *l)
                    l->cc ? l->cc->pw.root_fd : -1};
     if (pid1_lock_down(l, keep, 4, &err) < 0) {
         kill(cmd, SIGKILL);
-        fail(l, &err);
+        launch_fail(l, &err);
     }
 
     report_supervise(l, sfd, cmd, own_pid_ns ? kill_the_rest : reaper_kill_descendants);

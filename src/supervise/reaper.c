@@ -26,17 +26,6 @@
 #include "util/fdutil.h"
 #include "util/trace.h"
 
-static __attribute__((noreturn)) void fail(launch *l, cordon_error *err)
-{
-    report_fail(l->report_fd, err);
-}
-
-static int cmd_main(void *arg)
-{
-    launch *l = arg;
-    child_exec(l, &l->orig_mask);
-}
-
 pid_t reaper_clone(int cgroup_fd, int *pidfd, cordon_error *err)
 {
     struct clone_args args = {0};
@@ -149,14 +138,17 @@ void reaper_main(launch *l)
      * reparented to the host's init.  So cordon's death is a signal it reads, kills every
      * descendant on, and then exits (report_supervise).  SIGKILL until it is armed. */
     if (launch_tie_to_cordon(l, CORDON_STAGE_SUPERVISE, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     sigset_t gone;
     sigemptyset(&gone);
     sigaddset(&gone, SIGNAL_CORDON_GONE);
-    sigprocmask(SIG_BLOCK, &gone, NULL);
+    if (sigprocmask(SIG_BLOCK, &gone, NULL) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "sigprocmask");
+        launch_fail(l, &err);
+    }
     if (prctl(PR_SET_PDEATHSIG, SIGNAL_CORDON_GONE, 0, 0, 0) < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "PR_SET_PDEATHSIG");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     /* cordon gone between the two: the pipe only it holds says so (nothing started yet) */
     struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
@@ -164,37 +156,47 @@ void reaper_main(launch *l)
         _exit(CORDON_EXIT_SETUP);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     if (limits_enter(&l->limits, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/ptmx", &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
     if (sfd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     /* The seccomp filter, for the supervisor and (inherited) the command.  Without a
      * user namespace there is no CAP_SYS_ADMIN to stand in for no_new_privs. */
     if (set_no_new_privs(&err) < 0 || confine_filter(&l->confine, &err) < 0)
-        fail(l, &err);
+        launch_fail(l, &err);
 
-    pid_t cmd = clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+    pid_t cmd = launch_start_command(l);
     if (cmd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
-        fail(l, &err);
+        launch_fail(l, &err);
+    }
+    /* Not dumpable (not ptrace-able by the command, /proc/PID not readable), no
+     * capabilities, no descriptor but its own: or no run. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "PR_SET_DUMPABLE");
+        kill(cmd, SIGKILL);
+        launch_fail(l, &err);
     }
     pty_close_slave(&l->pty);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (caps_drop_all(&err) < 0) {
         kill(cmd, SIGKILL);
-        fail(l, &err);
+        launch_fail(l, &err);
     }
     int keep[9];
     size_t nk = launch_supervise_fds(l, keep);
     keep[nk++] = sfd;
-    close_fds_except(keep, nk);
+    if (close_fds_except(keep, nk) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close the supervisor's descriptors");
+        kill(cmd, SIGKILL);
+        launch_fail(l, &err);
+    }
 
     report_supervise(l, sfd, cmd, reaper_kill_descendants);
 }

@@ -27,7 +27,8 @@ int launch_tie_to_cordon(launch *l, cordon_stage stage, cordon_error *err)
     signals_forwarded(&fwd);
     sigaddset(&fwd, SIGCHLD);
     /* cordon blocked these before cloning us (so none is lost); keep them blocked. */
-    sigprocmask(SIG_BLOCK, &fwd, NULL);
+    if (sigprocmask(SIG_BLOCK, &fwd, NULL) < 0)
+        return err_set(err, stage, errno, "sigprocmask");
     if (l->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         return err_set(err, stage, errno, "PR_SET_PDEATHSIG");
     /* The parent-death signal is only armed from now on: if cordon is already gone,

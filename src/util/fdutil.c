@@ -49,12 +49,6 @@ ssize_t read_all(int fd, void *buf, size_t n)
     return (ssize_t)got;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static int close_range_or_loop(unsigned lo, unsigned hi, unsigned flags)
 {
     if (lo > hi)
@@ -80,17 +74,21 @@ static int close_range_or_loop(unsigned lo, unsigned hi, unsigned flags)
 
 int close_fds_except(const int *keep, size_t n)
 {
-    int sorted[64];
-    if (n > 64) {
+    /* sorted by insertion, on the stack: usable in a forked copy of a threaded process */
+    int sorted[CLOSE_FDS_MAX];
+    if (n > CLOSE_FDS_MAX) {
         errno = EINVAL;
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        sorted[i] = keep[i];
-    qsort(sorted, n, sizeof *sorted, cmp_int);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        for (; j > 0 && sorted[j - 1] > keep[i]; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = keep[i];
+    }
     unsigned lo = 3;
     for (size_t i = 0; i < n; i++) {
-        if (sorted[i] < 3)
+        if (sorted[i] < 3 || (unsigned)sorted[i] < lo)
             continue;
         if ((unsigned)sorted[i] > lo && close_range_or_loop(lo, (unsigned)sorted[i] - 1, 0) < 0)
             return -1;
@@ -106,16 +104,16 @@ int cloexec_all_fds(void)
 
 void detach_janitor(const int *keep, size_t n)
 {
-    setsid();
-    close_fds_except(keep, n);
+    /* A janitor that cannot let go of the run's descriptors (a copy of the life pipe
+     * would keep the sandbox from seeing cordon die) does no cleaning: the next run
+     * reaps what it leaves (limits.c, llonly.c). */
+    if (setsid() < 0 || close_fds_except(keep, n) < 0)
+        _exit(1);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull >= 0) {
-        dup2(devnull, 0);
-        dup2(devnull, 1);
-        dup2(devnull, 2);
-        if (devnull > 2)
-            close(devnull);
-    }
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+        _exit(1);
+    if (devnull > 2)
+        close(devnull);
 }
 
 int open_no_symlinks(const char *path, int flags)

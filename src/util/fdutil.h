@@ -6,11 +6,14 @@
 /* Write/read all of buf, retrying on EINTR and short transfers. */
 int write_all(int fd, const void *buf, size_t n);
 ssize_t read_all(int fd, void *buf, size_t n);
-/* Close every descriptor >= 3 except those in keep[] (n entries). */
+/* Close every descriptor >= 3 except those in keep[] (n <= CLOSE_FDS_MAX entries; more
+ * is EINVAL).  System calls and the stack only.  0, or -1 with errno. */
+#define CLOSE_FDS_MAX 256
 int close_fds_except(const int *keep, size_t n);
 /* Become a janitor (a process that cleans up after a run, also when cordon is killed):
  * a session of its own, so that a signal to cordon's process group does not reach it,
- * nothing open but keep[] (n <= 64), and /dev/null as 0, 1 and 2. */
+ * nothing open but keep[] (n <= CLOSE_FDS_MAX), and /dev/null as 0, 1 and 2; a janitor
+ * that cannot be made so exits (status 1) at once. */
 void detach_janitor(const int *keep, size_t n);
 /* Remove `name` in the directory `at` and everything below it, never following a
  * symlink (directories the caller may not list are made listable first).  System calls
