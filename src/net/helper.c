@@ -28,6 +28,9 @@
 #include "net/http.h"
 #include "net/netlog.h"
 #include "net/wire.h"
+#include "util/fdutil.h"
+#include "util/proc.h"
+#include "util/time.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CORDON_SANITIZED 1
@@ -48,13 +51,6 @@ const char *net_strerror(int e)
 {
     const char *s = strerrordesc_np(e);
     return s ? s : "unknown error";
-}
-
-long long helper_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 static const char *kind_name(conn_kind k)
@@ -614,15 +610,17 @@ static void conn_event(helper *hp, ev_handle *h, uint32_t events)
  * them back. */
 static __attribute__((noreturn)) void factory_main(int sock, int userns, int netns)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    /* dies with the helper, not ptrace-able from the sandbox's user namespace, holding
+     * nothing but its socket: or it makes no socket */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        _exit(1);
     int err = 0;
     if (setns(userns, CLONE_NEWUSER) < 0 || setns(netns, CLONE_NEWNET) < 0)
         err = errno;
     close(userns);
     close(netns);
-    syscall(SYS_close_range, 3, (unsigned)sock - 1, 0);
-    syscall(SYS_close_range, (unsigned)sock + 1, ~0u, 0);
+    if (close_fds_except(&sock, 1) < 0)
+        _exit(1);
     for (;;) {
         char b;
         ssize_t r = read(sock, &b, 1);
@@ -721,7 +719,7 @@ static void factory_start(helper *hp)
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return;
-    pid_t pid = net_clone_child(&hp->fact_pidfd);
+    pid_t pid = proc_fork(&hp->fact_pidfd);
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
@@ -946,11 +944,11 @@ static void loop(helper *hp)
 {
     struct epoll_event evs[256];
     while (!hp->stop) {
-        hp->now = helper_now_ms();
+        hp->now = now_ms();
         int n = epoll_wait(hp->epfd, evs, 256, loop_timeout(hp));
         if (n < 0 && errno != EINTR)
             break;
-        hp->now = helper_now_ms();
+        hp->now = now_ms();
         for (int i = 0; i < n; i++) {
             ev_handle *h = evs[i].data.ptr;
             if (h == &hp->pidfd_h) {
@@ -986,38 +984,21 @@ static void loop(helper *hp)
 }
 
 /* Close every descriptor >= 3 but those in keep (any number of them). */
-static void close_others(int *keep, size_t n)
-{
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
-            int t = keep[j];
-            keep[j] = keep[j - 1];
-            keep[j - 1] = t;
-        }
-    unsigned lo = 3;
-    for (size_t i = 0; i < n; i++) {
-        if (keep[i] < 3 || (unsigned)keep[i] < lo)
-            continue;
-        if ((unsigned)keep[i] > lo)
-            syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0);
-        lo = (unsigned)keep[i] + 1;
-    }
-    syscall(SYS_close_range, lo, ~0u, 0);
-}
-
 void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
 {
     const net_plan *np = h->np;
     /* Never take the terminal's signals meant for the command; default dispositions and
      * an empty mask (the caller's handlers are not ours to run). */
-    setsid();
+    if (setsid() < 0)
+        _exit(1);
     sigset_t none;
     sigemptyset(&none);
     struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN};
     for (int sig = 1; sig < NSIG; sig++)
-        sigaction(sig, &dfl, NULL);
-    sigaction(SIGPIPE, &ign, NULL); /* splice(2) to a closed socket: EPIPE, not death */
-    sigprocmask(SIG_SETMASK, &none, NULL);
+        (void)sigaction(sig, &dfl, NULL); /* fails harmlessly for SIGKILL, SIGSTOP, glibc's own */
+    /* splice(2) to a closed socket: EPIPE, not death */
+    if (sigaction(SIGPIPE, &ign, NULL) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        _exit(1);
 
     int keep[NET_MAX_LISTEN + 8];
     size_t nkeep = 0;
@@ -1028,24 +1009,26 @@ void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
         keep[nkeep++] = h->log_fd;
     for (size_t i = 0; i < np->n_publish; i++)
         keep[nkeep++] = h->pub_fds[i];
-    close_others(keep, nkeep);
+    /* The helper holds nothing of the caller's: or it does not serve. */
+    if (close_fds_except(keep, nkeep) < 0)
+        _exit(1);
     /* Nothing of the caller's stdio: a harness waiting for EOF on the command's output
      * must not wait for the helper.  (A sanitizer build keeps stderr for its reports; the
      * helper never outlives PID 1, which holds it too.) */
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (null >= 0) {
-        dup2(null, 0);
-        dup2(null, 1);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+        _exit(1);
 #if !CORDON_SANITIZED
-        dup2(null, 2);
+    if (dup2(null, 2) < 0)
+        _exit(1);
 #endif
-        if (null > 2)
-            close(null);
-    }
+    if (null > 2)
+        close(null);
+    /* more connections at once where the hard limit allows it (best effort) */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
     }
 
     helper hp = {.np = np, .hc = &h->hc, .counts = h->counts, .log_fd = h->log_fd, .ctl_fd = ctl_fd, .handover_fd = sock,
@@ -1055,7 +1038,7 @@ void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
     hp.epfd = epoll_create1(EPOLL_CLOEXEC);
     if (hp.epfd < 0)
         _exit(1);
-    hp.now = helper_now_ms();
+    hp.now = now_ms();
     hp.ctl_h = (ev_handle){.fn = ctl_event, .obj = &hp, .fd = ctl_fd};
     hp.handover_h = (ev_handle){.fn = handover_event, .obj = &hp, .fd = sock};
     /* PID 1's pidfd is readable once the sandbox is over: then so is the helper */

@@ -131,7 +131,6 @@ struct helper {
 #define HELPER_COUNT(hp, field) __atomic_fetch_add(&(hp)->counts->field, 1u, __ATOMIC_RELEASE)
 
 /* helper.c */
-long long helper_now_ms(void);
 /* strerror(3) without its translation (which may allocate): the English text. */
 const char *net_strerror(int e);
 void conn_close(conn *c);

@@ -4,10 +4,9 @@
 
 #include "net/host.h"
 
-/* Like fork(), but the child sends no SIGCHLD when it ends (it is reaped through *pidfd,
- * close-on-exec) and is a copy of a possibly multi-threaded process: only system calls
- * and the helper's own heap there.  0 in the child, its pid in the parent, -1 with errno. */
-pid_t net_clone_child(int *pidfd);
+/* The helper and its socket factory are started with proc_fork (util/proc.h): no SIGCHLD,
+ * reaped through a pidfd, a copy of a possibly multi-threaded process (only system calls
+ * and the helper's own heap there). */
 
 /* Run the helper (never returns): h is the run's network (its plan, log, published
  * ports' listeners, the host's name servers); sock receives PID 1's listening sockets;

@@ -20,18 +20,10 @@
 #include "util/err.h"
 #include "util/strv.h"
 #include "util/trace.h"
+#include "util/proc.h"
 
 /* How long the run waits for the helper to end when stopping it, before it kills it. */
 #define STOP_TIMEOUT_MS 2000
-
-pid_t net_clone_child(int *pidfd)
-{
-    struct clone_args args = {.flags = CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)pidfd, .exit_signal = 0};
-    long pid = syscall(SYS_clone3, &args, sizeof args);
-    if (pid < 0 && errno == ENOSYS) /* inside a sandbox, clone3 is refused so that clone's flags are seen */
-        pid = syscall(SYS_clone, (unsigned long)CLONE_PIDFD, 0UL, pidfd, 0UL, 0UL);
-    return (pid_t)pid;
-}
 
 bool net_host_needed(const plan *p)
 {
@@ -158,7 +150,7 @@ int net_host_start(void *ctx, int pid1_pidfd, int sock, cordon_error *err)
         close(sock);
         return err_set(err, CORDON_STAGE_SUPERVISE, e, "cannot start the network helper (socketpair)");
     }
-    pid_t pid = net_clone_child(&h->pidfd);
+    pid_t pid = proc_fork(&h->pidfd);
     if (pid < 0) {
         int e = errno;
         close(cv[0]);
