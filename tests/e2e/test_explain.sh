@@ -78,6 +78,41 @@ if bad:
 PYEOF
 }
 
+# Explain only reads the host: whatever the options (globs, protections, a git repository,
+# credential stores, limits, Landlock isolation, the proxy, a network log), the
+# workspace, HOME and TMPDIR are exactly as before, modification times included.
+t_explain_changes_nothing() {
+  command -v git >/dev/null || skip_case "git not installed (./bootstrap.sh installs it)"
+  git -C "$WS" init -q
+  mkdir -p "$WS/src/deep" "$WS/.claude" "$HOME/.ssh" "$HOME/.config/gh" "$CT/tmp" "$CT/ro"
+  echo k >"$HOME/.ssh/id_ed25519"
+  echo x >"$WS/src/deep/a.env"
+  echo y >"$WS/.env"
+  printf '{"sandbox": {"deniedPaths": ["<workspace>/**/*.env"], "allowedPaths": ["~/.cache"],
+    "hiddenPaths": ["~/.config/gh"]}}\n' >"$CT/settings.json"
+  local ws home tmp
+  ws=$(snapshot "$WS" strict)
+  home=$(snapshot "$HOME" strict)
+  tmp=$(snapshot "$CT/tmp" strict)
+  local opts
+  for opts in "" "--base host" "--base empty --allow-ro /usr" "--deny-glob $WS/**/*.env --glob-depth 3" \
+    "--settings $CT/settings.json" "--hide $HOME/.ssh --deny $WS/src --allow-ro $CT/ro" "--read-only --no-nested" \
+    "--limit-pids 20 --limit-memory 64M --limit-cpu 5" "--isolation landlock" "--isolation auto" \
+    "--network proxy --allow-domain example.com --network-log $WS/net.log" \
+    "--forward-port 1 --publish-port 2" "--allow $HOME --workspace $HOME --chdir $HOME"; do
+    # shellcheck disable=SC2086 # word splitting wanted: each entry is a set of options
+    TMPDIR=$CT/tmp crun explain $opts -- sh -c 'touch "$1"' sh "$WS/marker"
+    [ "$RC" = 0 ] || die "cordon explain $opts: expected exit 0, got $(last_run)"
+    assert_unchanged "$ws" "$WS" "cordon explain $opts changed the workspace" strict
+    assert_unchanged "$home" "$HOME" "cordon explain $opts changed HOME" strict
+    assert_unchanged "$tmp" "$CT/tmp" "cordon explain $opts changed TMPDIR" strict
+  done
+  # positive control: a run with the same settings does change the workspace
+  TMPDIR=$CT/tmp crun run -- sh -c 'touch "$1"' sh "$WS/marker"
+  [ "$RC" = 0 ] || die "cordon run: $(last_run)"
+  assert_exists "$WS/marker" "the control run did not write the workspace"
+}
+
 run_case explain_prints_rules_and_plan t_explain_prints_rules_and_plan
 run_case explain_without_command t_explain_without_command
 run_case explain_runs_nothing_with_timeout t_explain_runs_nothing_with_timeout
@@ -85,4 +120,5 @@ run_case explain_settings t_explain_settings
 run_case explain_read_only_and_base t_explain_read_only_and_base
 run_case explain_bad_usage t_explain_bad_usage
 run_case explain_json t_explain_json
+run_case explain_changes_nothing t_explain_changes_nothing
 finish
