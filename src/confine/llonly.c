@@ -97,7 +97,7 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
     _cleanup_dir_ DIR *d = fdopendir(fd);
     if (!d)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
-    fd = -1; /* the DIR owns it */
+    (void)steal_fd(&fd); /* the DIR owns it now */
     int ret = 0;
     struct dirent *e;
     while (ret == 0 && (errno = 0, e = readdir(d)) != NULL) {
@@ -191,7 +191,7 @@ static void reap_stale_dirs(int parent_fd)
     _cleanup_dir_ DIR *d = fdopendir(fd);
     if (!d)
         return;
-    fd = -1; /* the DIR owns it */
+    (void)steal_fd(&fd); /* the DIR owns it now */
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int pid = 0, n = 0;

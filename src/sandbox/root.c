@@ -775,8 +775,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
             return -1;
     _cleanup_fd_ int root = -1;
     if (p->root_is_host) {
-        root = host_root;
-        host_root = -1;
+        root = steal_fd(&host_root);
         if (root_attach(root, at, "the new root", err) < 0)
             return -1;
     } else {

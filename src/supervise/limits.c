@@ -483,7 +483,7 @@ static void reap_stale_cgroups(int parent)
     _cleanup_dir_ DIR *d = fdopendir(fd);
     if (!d)
         return;
-    fd = -1; /* the DIR owns it */
+    (void)steal_fd(&fd); /* the DIR owns it now */
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int pid = 0, n = 0;

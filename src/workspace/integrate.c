@@ -403,8 +403,10 @@ static int idents(const ws_git *g, char **author, char **committer, cordon_error
     }
     free(out);
     if (!*author || !*committer) {
+        /* (the caller frees them too, on its way out) */
         free(*author);
         free(*committer);
+        *author = *committer = NULL;
         return err_set(err, CORDON_STAGE_WORKSPACE, 0,
                        "git does not know who makes the commit: set git config user.name and user.email");
     }
