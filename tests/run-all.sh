@@ -8,6 +8,10 @@
 #   4. unless --quick: valgrind memcheck over the smoke paths (tests/valgrind/smoke.sh)
 #   5. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
 #      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
+#   6. unless --quick: lint: clang's static analyzer over src/ (tests/analyze.sh: a report
+#      not in tests/analyze-known.txt fails) and the format check (tests/format.sh: the
+#      files of tests/format-files.txt as .clang-format says); skipped, loudly, without
+#      clang or clang-format
 # It installs nothing: ./bootstrap.sh does (the README's test command runs both).
 # Its last line is always "N passed, N failed, N skipped" (every TAP case of every meson
 # test, and each check of the other passes); it exits non-zero when anything failed.
@@ -20,7 +24,7 @@
 #                     the unit tests always run; valgrind, fuzzing and lint do not
 set -uo pipefail
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
@@ -45,7 +49,11 @@ SKIPPED=0
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/cordon-tests.XXXXXX") || { echo "run-all: mktemp failed" >&2; exit 2; }
 FAILURES=$TMPROOT/failures
 : >"$FAILURES"
-cleanup() { rm -rf "$TMPROOT" 2>/dev/null; }
+ANALYZE_PID=""
+cleanup() {
+  [ -z "$ANALYZE_PID" ] || kill "$ANALYZE_PID" 2>/dev/null
+  rm -rf "$TMPROOT" 2>/dev/null
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -248,6 +256,13 @@ elif [ "$BUILD_OK" = 1 ]; then
     count_lines "$TMPROOT/valgrind.log"
   fi
 
+  # the static analyzer (the lint pass below reports it) beside the fuzzers, which keep
+  # one CPU busy: one file at a time
+  if [ -z "$FILTER" ]; then
+    ANALYZE_JOBS=1 bash tests/analyze.sh "$REPO/build" >"$TMPROOT/analyze.log" 2>&1 &
+    ANALYZE_PID=$!
+  fi
+
   # the fuzzers: fuzz/run.sh prints PASS/FAIL/SKIP lines of its own
   secs=${CORDON_FUZZ_SECONDS:-5}
   [ "${CI:-}" = true ] && secs=${CORDON_FUZZ_SECONDS:-60}
@@ -263,6 +278,30 @@ elif [ "$BUILD_OK" = 1 ]; then
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && ! grep -q '^FAIL ' "$TMPROOT/fuzz.log"; then
       record fail "fuzz" "fuzz/run.sh exited with status $rc without reporting a failure"
     fi
+  fi
+fi
+
+# lint: PASS/FAIL/SKIP lines of their own (exit status 77: the tool is missing, said so)
+if [ "$QUICK" = 0 ] && [ "$BUILD_OK" = 1 ]; then
+  section "lint (tests/analyze.sh build, tests/format.sh)"
+  if [ -n "$FILTER" ]; then
+    record skip "lint" "not run with --filter"
+  else
+    for t in analyze format; do
+      rc=0
+      if [ "$t" = analyze ]; then
+        # started beside the fuzzers (above)
+        wait "$ANALYZE_PID" || rc=$?
+        ANALYZE_PID=""
+      else
+        bash "tests/$t.sh" >"$TMPROOT/$t.log" 2>&1 || rc=$?
+      fi
+      cat "$TMPROOT/$t.log"
+      count_lines "$TMPROOT/$t.log"
+      if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && ! grep -q '^FAIL ' "$TMPROOT/$t.log"; then
+        record fail "$t" "tests/$t.sh exited with status $rc without reporting a failure"
+      fi
+    done
   fi
 fi
 
