@@ -76,7 +76,9 @@ for p in "$@"; do
   elif [ -e "$p" ]; then [ "$(head -c 6 "$p" 2>/dev/null)" = marker ] && r=1; fi
   w=0
   if [ -d "$p" ]; then
-    t="$p/.diffprobe.$$"; if ( : >"$t" ) 2>/dev/null; then w=1; rm -f "$t"; fi
+    # a name of its own (mktemp): $$ is the same small number in every sandbox's PID
+    # namespace, and this test runs as root and as uid 65534 at once in the host's /tmp
+    if t=$(mktemp "$p/.diffprobe.XXXXXX" 2>/dev/null); then w=1; rm -f "$t"; fi
   elif [ -e "$p" ]; then ( : >>"$p" ) 2>/dev/null && w=1
   elif mkdir "$p" 2>/dev/null; then w=1; rmdir "$p"; fi
   echo "$p r=$r w=$w e=$e"
