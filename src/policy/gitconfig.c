@@ -256,15 +256,25 @@ static void walk(const char *buf, size_t len, var_fn fn, void *arg)
     }
 }
 
-static void paths_file(const gitconfig_ctx *ctx, const char *file, int depth, strv *out)
+/* A configuration file to walk at `depth` of includes: its text and its directory (what
+ * relative include paths are relative to); false when too deep or unreadable. */
+static bool load_config(const char *file, int depth, char **buf, size_t *len, char **dir)
 {
     if (depth > MAX_DEPTH)
-        return;
+        return false;
+    *buf = read_config(file, len);
+    if (!*buf)
+        return false;
+    *dir = dirname_of(file);
+    return true;
+}
+
+static void paths_file(const gitconfig_ctx *ctx, const char *file, int depth, strv *out)
+{
+    _cleanup_free_ char *buf = NULL, *dir = NULL;
     size_t len = 0;
-    _cleanup_free_ char *buf = read_config(file, &len);
-    if (!buf)
+    if (!load_config(file, depth, &buf, &len, &dir))
         return;
-    _cleanup_free_ char *dir = dirname_of(file);
     gitconfig_paths_buffer(ctx, dir, buf, len, depth, out);
 }
 
@@ -343,13 +353,10 @@ static void identity_var(const parser *ps, const char *name, const char *value, 
 
 static void identity_file(const gitconfig_ctx *ctx, const char *file, int depth, gitconfig_identity *id)
 {
-    if (depth > MAX_DEPTH)
-        return;
+    _cleanup_free_ char *buf = NULL, *dir = NULL;
     size_t len = 0;
-    _cleanup_free_ char *buf = read_config(file, &len);
-    if (!buf)
+    if (!load_config(file, depth, &buf, &len, &dir))
         return;
-    _cleanup_free_ char *dir = dirname_of(file);
     identity_walk w = {.ctx = ctx, .dir = dir, .depth = depth, .id = id};
     walk(buf, len, identity_var, &w);
 }
