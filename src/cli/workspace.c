@@ -149,15 +149,28 @@ static int open_ws(const ws_args *a, cordon_workspace **ws)
     return 0;
 }
 
+/* A subcommand's arguments parsed; false when it is done already (its help printed, or a
+ * usage error): *code is then its exit status. */
+static bool begin(int argc, char **argv, ws_args *a, const char *opts, bool need_name, int *code)
+{
+    *code = 0;
+    if (parse(argc, argv, a, opts, need_name) != 0) {
+        *code = CORDON_EXIT_SETUP;
+        return false;
+    }
+    if (a->help) {
+        help_workspace(stdout);
+        return false;
+    }
+    return true;
+}
+
 static int cmd_create(int argc, char **argv)
 {
     ws_args a = {0};
-    if (parse(argc, argv, &a, " --source --backend --settings ", true) != 0)
-        return CORDON_EXIT_SETUP;
-    if (a.help) {
-        help_workspace(stdout);
-        return 0;
-    }
+    int code = 0;
+    if (!begin(argc, argv, &a, " --source --backend --settings ", true, &code))
+        return code;
     cordon_error err = {0};
     cordon_ws_backend b = CORDON_WS_AUTO;
     if (a.backend) {
@@ -278,17 +291,13 @@ static int cmd_run_ws(int argc, char **argv)
 static int cmd_diff(int argc, char **argv)
 {
     ws_args a = {0};
-    if (parse(argc, argv, &a, " --name-status ", true) != 0)
-        return CORDON_EXIT_SETUP;
-    if (a.help) {
-        help_workspace(stdout);
-        return 0;
-    }
+    int code = 0;
+    if (!begin(argc, argv, &a, " --name-status ", true, &code))
+        return code;
     cordon_workspace *ws;
     if (open_ws(&a, &ws) < 0)
         return CORDON_EXIT_SETUP;
     cordon_error err = {0};
-    int code = 0;
     if (cordon_workspace_diff(ws, a.name_status ? CORDON_WS_DIFF_NAME_STATUS : 0, stdout, &err) < 0) {
         print_err(&err);
         code = CORDON_EXIT_SETUP;
@@ -304,19 +313,15 @@ static int cmd_diff(int argc, char **argv)
 static int cmd_integrate(int argc, char **argv)
 {
     ws_args a = {0};
-    if (parse(argc, argv, &a, " -m --message ", true) != 0)
-        return CORDON_EXIT_SETUP;
-    if (a.help) {
-        help_workspace(stdout);
-        return 0;
-    }
+    int code = 0;
+    if (!begin(argc, argv, &a, " -m --message ", true, &code))
+        return code;
     cordon_workspace *ws;
     if (open_ws(&a, &ws) < 0)
         return CORDON_EXIT_SETUP;
     cordon_error err = {0};
     cordon_ws_integrated res;
     int r = cordon_workspace_integrate(ws, a.message, &res, &err);
-    int code = 0;
     if (res.recovered)
         fprintf(stderr, "cordon: workspace %s: an interrupted integration was finished first\n", a.name);
     for (size_t i = 0; i < res.skipped.n; i++)
@@ -352,12 +357,9 @@ static int cmd_simple(const char *sub, int argc, char **argv)
 {
     ws_args a = {0};
     bool list = strcmp(sub, "list") == 0;
-    if (parse(argc, argv, &a, " ", !list) != 0)
-        return CORDON_EXIT_SETUP;
-    if (a.help) {
-        help_workspace(stdout);
-        return 0;
-    }
+    int code = 0;
+    if (!begin(argc, argv, &a, " ", !list, &code))
+        return code;
     cordon_error err = {0};
     if (list) {
         if (a.name)
@@ -393,7 +395,6 @@ static int cmd_simple(const char *sub, int argc, char **argv)
     cordon_workspace *ws;
     if (open_ws(&a, &ws) < 0)
         return CORDON_EXIT_SETUP;
-    int code = 0;
     if (strcmp(sub, "restore") == 0) {
         if (cordon_workspace_restore(ws, &err) < 0) {
             print_err(&err);
