@@ -107,25 +107,32 @@ case_missing_session() {
   sstop "$s"
 }
 
-# A --keep HTTP server started by one exec answers a client in the next; without --keep
-# it dies with its command (the control).
-case_keep_http_server() {
-  local s=${SP}http
-  echo "served-$s" >"$WS/hello.txt"
-  sstart "$s"
-  local client="import sys, time, urllib.request
-for i in range(100):
+# http_get_py PORT TRIES: a Python program that prints 127.0.0.1:PORT/hello.txt, trying
+# TRIES times 50 ms apart, and exits 3 when no try got it.
+http_get_py() {
+  printf '%s\n' "import sys, time, urllib.request
+for i in range($2):
     try:
-        print(urllib.request.urlopen('http://127.0.0.1:$HTTP_PORT/hello.txt', timeout=2).read().decode().strip())
+        print(urllib.request.urlopen('http://127.0.0.1:$1/hello.txt', timeout=2).read().decode().strip())
         sys.exit(0)
     except Exception as e:
         err = e
         time.sleep(0.05)
 print('error:', err)
 sys.exit(3)"
+}
+
+# A --keep HTTP server started by one exec answers a client in the next; without --keep
+# it dies with its command (the control).
+case_keep_http_server() {
+  local s=${SP}http
+  echo "served-$s" >"$WS/hello.txt"
+  sstart "$s"
+  local client
+  client=$(http_get_py "$HTTP_PORT" 100)
   # without --keep: the server is killed when its command (the shell) exits
   expect_ok session exec "$s" -- sh -c "$PY -m http.server --bind 127.0.0.1 $HTTP_PORT >/dev/null 2>&1 & sleep 0.5"
-  expect_exit 3 session exec "$s" -- "$PY" -c "${client/range(100)/range(3)}"
+  expect_exit 3 session exec "$s" -- "$PY" -c "$(http_get_py "$HTTP_PORT" 3)"
   # with --keep it stays, and answers the next command
   expect_ok session exec "$s" --keep -- sh -c "$PY -m http.server --bind 127.0.0.1 $HTTP_PORT >/dev/null 2>&1 &"
   expect_output "served-$s" session exec "$s" -- "$PY" -c "$client"
@@ -141,16 +148,8 @@ case_publish_port() {
   echo "published-$s" >"$WS/hello.txt"
   sstart "$s" --publish-port "$port"
   expect_ok session exec "$s" --keep -- sh -c "$PY -m http.server --bind 127.0.0.1 $port >/dev/null 2>&1 &"
-  local get="import sys, time, urllib.request
-for i in range(60):
-    try:
-        print(urllib.request.urlopen('http://127.0.0.1:$port/hello.txt', timeout=2).read().decode().strip())
-        sys.exit(0)
-    except Exception as e:
-        err = e
-        time.sleep(0.05)
-print('error:', err)
-sys.exit(3)"
+  local get
+  get=$(http_get_py "$port" 60)
   local got
   got=$(host_py "$get") || die "the kept server was not reachable from the host: $got"
   assert_eq "$got" "published-$s"
