@@ -1,5 +1,6 @@
 #include "util/fdutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -286,3 +287,18 @@ int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t n, in
     return r < 0 ? -1 : 0;
 }
 
+DIR *opendir_dup(int fd)
+{
+    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (dup < 0)
+        return NULL;
+    DIR *d = fdopendir(dup);
+    if (!d) {
+        int e = errno;
+        close(dup);
+        errno = e;
+        return NULL;
+    }
+    rewinddir(d);
+    return d;
+}

@@ -1,4 +1,5 @@
 #pragma once
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -27,6 +28,10 @@ int cloexec_all_fds(void);
  * the kernel (before 5.6), a tool such as valgrind or an outer sandbox's seccomp filter
  * refuses openat2 with ENOSYS, the same walk done by hand from "/" with O_NOFOLLOW. */
 int open_no_symlinks(const char *path, int flags);
+
+/* A directory stream over a duplicate of the directory fd, from its first entry (the
+ * duplicate shares the fd's offset), leaving fd itself open; NULL with errno on error. */
+DIR *opendir_dup(int fd);
 
 /* Descriptors passed with a message (SCM_RIGHTS).  fd_msg_init fills mh for one message
  * of len bytes at buf carrying fds[0..n) (n <= FD_MSG_MAX), with iov and ctl (at least

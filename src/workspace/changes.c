@@ -31,6 +31,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "util/fdutil.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -111,17 +112,9 @@ static int cmp_str(const void *a, const void *b)
 /* Sorted names of a directory (NULL on error, errno set). */
 static char **list_dir(int fd, size_t *n)
 {
-    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
-    if (d)
-        rewinddir(d); /* the duplicate shares the offset: start from the top */
-    if (!d) {
-        int e = errno;
-        if (dup >= 0)
-            close(dup);
-        errno = e;
+    DIR *d = opendir_dup(fd);
+    if (!d)
         return NULL;
-    }
     strv v = {0};
     struct dirent *de;
     while ((errno = 0, de = readdir(d)) != NULL)

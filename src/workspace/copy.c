@@ -196,16 +196,9 @@ static int copy_dir(copier *c, int sfd, int dfd, const char *rel, int depth)
 {
     if (depth > 4096)
         return err_set(c->err, CORDON_STAGE_WORKSPACE, ELOOP, "cannot copy %s/%s: too deep", c->src, rel);
-    int dup = fcntl(sfd, F_DUPFD_CLOEXEC, 3);
-    DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
-    if (d)
-        rewinddir(d); /* the duplicate shares the offset: start from the top */
-    if (!d) {
-        int e = errno;
-        if (dup >= 0)
-            close(dup);
-        return err_set(c->err, CORDON_STAGE_WORKSPACE, e, "cannot list %s/%s", c->src, rel);
-    }
+    DIR *d = opendir_dup(sfd);
+    if (!d)
+        return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot list %s/%s", c->src, rel);
     int ret = 0;
     struct dirent *de;
     while (ret == 0 && (errno = 0, de = readdir(d)) != NULL) {

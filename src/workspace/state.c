@@ -377,15 +377,9 @@ static int empty_dir(int fd, const char *what, int depth, cordon_error *err)
 {
     if (depth > 4096)
         return err_set(err, CORDON_STAGE_WORKSPACE, ELOOP, "cannot remove %s: too deep", what);
-    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (dup < 0)
-        return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot remove %s", what);
-    DIR *d = fdopendir(dup);
-    if (!d) {
-        close(dup);
+    DIR *d = opendir_dup(fd);
+    if (!d)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot list %s", what);
-    }
-    rewinddir(d); /* the duplicate shares the offset: start from the top */
     int ret = 0;
     struct dirent *de;
     while (ret == 0 && (errno = 0, de = readdir(d)) != NULL) {
