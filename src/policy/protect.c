@@ -337,6 +337,20 @@ static int protect_writable_root(resolved *r, const char *root, cordon_error *er
 
 /* ---- hidden paths: credential stores, other users' homes, host sockets, --hide ------ */
 
+/* Does a directory above `path` that the caller owns keep the caller from searching it?
+ * (Its owner can make it searchable again; only a directory of someone else's cannot be.) */
+static bool blocked_by_own_dir(const char *path)
+{
+    char *p = xstrdup(path);
+    bool own = false;
+    while (!own && path_to_parent(p)) {
+        struct stat st;
+        own = stat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && access(p, X_OK) != 0;
+    }
+    free(p);
+    return own;
+}
+
 /* Hide `path` where the sandbox would show it: an empty, unwritable directory or file in
  * its place.  exact: a rule that names the path exactly shows it after all (credential
  * stores, --hide); otherwise any rule at or above it that is not the base does (/run).  A
@@ -347,8 +361,9 @@ static int hide(resolved *r, const char *path, const char *source, bool exact, c
     canon c;
     if (canon_resolve(path, &c, err) < 0) {
         /* Below a directory the caller may not search (a HOME of /root for uid 65534),
-         * the command, with the caller's uid and no capability, cannot read it either. */
-        if (err->errnum == EACCES) {
+         * the command, with the caller's uid and no capability, cannot read it either —
+         * unless the caller owns that directory and could chmod it: then fail closed. */
+        if (err->errnum == EACCES && !blocked_by_own_dir(path)) {
             err_clear(err);
             return 0;
         }

@@ -300,6 +300,19 @@ t_home_not_searchable() {
   HOME=/root crun run --base host -- sh -c 'echo ran'
   [ "$RC" = 0 ] || die "HOME=/root as uid $MY_UID: expected exit 0, got $(last_run)"
   assert_eq "$OUT" "ran"
+  # A home of the caller's own that it cannot search: its owner (the command too) could
+  # chmod it searchable, so what cannot be looked at is refused, not skipped.
+  [ "$MY_UID" -ne 0 ] || return 0 # (root searches everything: nothing is blocked)
+  local h
+  h=$(scratch_outside_tmp)/home
+  mkdir -p "$h/.ssh"
+  echo key >"$h/.ssh/id"
+  chmod 0600 "$h"
+  HOME=$h crun run --base host -- sh -c 'echo ran'
+  chmod 0700 "$h"
+  [ "$RC" = 125 ] || die "an own HOME that cannot be searched: expected exit 125, got $(last_run)"
+  assert_contains "$ERR" "$h/.ssh"
+  assert_not_contains "$OUT" "ran"
 }
 
 run_case home_private_empty_writable t_home_private_empty_writable
