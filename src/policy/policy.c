@@ -520,12 +520,6 @@ int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_error *err)
     return 0;
 }
 
-int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err)
-{
-    NEED_POLICY(p, err);
-    return settings_load(p, file, err);
-}
-
 int cordon_policy_settings_sandboxed(const cordon_policy *p)
 {
     return p ? p->settings_sandboxed : -1;

@@ -871,6 +871,15 @@ int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)
     return settings_load_buffer(p, file, text, len, err);
 }
 
+/* The public entry point (policy.c holds the other setters; the settings file calls them,
+ * so this one lives here, with the loader it calls). */
+int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err)
+{
+    if (!p)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");
+    return settings_load(p, file, err);
+}
+
 int settings_load_buffer(struct cordon_policy *p, const char *file, const char *text, size_t len,
                          cordon_error *err)
 {
