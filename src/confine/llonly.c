@@ -38,20 +38,18 @@ static bool strictly_below(const char *path, const char *top)
 
 /* Does a path below `top` need less than `a` (so that a grant on `top` would give it
  * too much)?  A winning rule that is weaker, or a reserved path. */
-static bool restricts(const rrule *d, cordon_access a)
+static bool restricts(const plan_rule *d, cordon_access a)
 {
-    if (d->shadowed)
-        return false;
     return a == CORDON_ACCESS_WRITE ? d->access != CORDON_ACCESS_WRITE : d->access == CORDON_ACCESS_NONE;
 }
 
-static bool needs_split(const resolved *r, const char *top, cordon_access a)
+static bool needs_split(const plan *p, const char *top, cordon_access a)
 {
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (strictly_below(reserved[i], top))
             return true;
-    for (size_t i = 0; i < r->n_rules; i++)
-        if (strictly_below(r->rules[i].path, top) && restricts(&r->rules[i], a))
+    for (size_t i = 0; i < p->n_rules; i++)
+        if (strictly_below(p->rules[i].path, top) && restricts(&p->rules[i], a))
             return true;
     return false;
 }
@@ -64,10 +62,10 @@ static bool is_reserved(const char *path)
     return false;
 }
 
-static bool has_rule_at(const resolved *r, const char *path)
+static bool has_rule_at(const plan *p, const char *path)
 {
-    for (size_t i = 0; i < r->n_rules; i++)
-        if (!r->rules[i].shadowed && strcmp(r->rules[i].path, path) == 0)
+    for (size_t i = 0; i < p->n_rules; i++)
+        if (strcmp(p->rules[i].path, path) == 0)
             return true;
     return false;
 }
@@ -79,10 +77,10 @@ static ll_class class_of(cordon_access a)
 
 /* Grant `a` on `path` (a directory or file that exists), splitting it where something
  * below must get less. */
-static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_dir, cordon_access a,
+static int grant_tree(const plan *p, llonly *l, const char *path, bool is_dir, cordon_access a,
                       const char *why, int depth, cordon_error *err)
 {
-    if (!is_dir || !needs_split(r, path, a)) {
+    if (!is_dir || !needs_split(p, path, a)) {
         add_grant(l, path, class_of(a), is_dir, why);
         return 0;
     }
@@ -104,7 +102,7 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         _cleanup_free_ char *child = path_join(path, e->d_name);
-        if (is_reserved(child) || has_rule_at(r, child))
+        if (is_reserved(child) || has_rule_at(p, child))
             continue; /* cordon's own grants, or the rule's own */
         struct stat st;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -115,30 +113,28 @@ static int grant_tree(const resolved *r, llonly *l, const char *path, bool is_di
         }
         if (S_ISLNK(st.st_mode))
             continue; /* what a symlink reaches is decided at its target */
-        ret = grant_tree(r, l, child, S_ISDIR(st.st_mode), a, why, depth + 1, err);
+        ret = grant_tree(p, l, child, S_ISDIR(st.st_mode), a, why, depth + 1, err);
     }
     if (ret == 0 && errno != 0)
         ret = err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot list %s", path);
     return ret;
 }
 
-int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err)
+int llonly_grants(const plan *p, llonly *out, cordon_error *err)
 {
-    for (size_t i = 0; i < r->n_rules; i++) {
-        const rrule *x = &r->rules[i];
-        if (x->shadowed || x->access == CORDON_ACCESS_NONE || x->type == FT_MISSING)
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const plan_rule *x = &p->rules[i];
+        if (x->access == CORDON_ACCESS_NONE || !x->exists)
             continue;
         bool reserved_below = false;
         for (size_t k = 0; k < sizeof reserved / sizeof *reserved; k++)
             reserved_below |= path_has_prefix(x->path, reserved[k]);
         if (reserved_below)
             continue; /* /dev and /proc are cordon's to grant */
-        if (grant_tree(r, out, x->path, x->type == FT_DIR, x->access, x->source, 0, err) < 0)
+        if (grant_tree(p, out, x->path, x->is_dir, x->access, x->why, 0, err) < 0)
             return -1;
     }
-    /* --base host shows "/" itself as a directory to list (resolve.c may have expanded
-     * the base into its entries). */
-    if (r->policy && r->policy->base == CORDON_BASE_HOST && !has_rule_at(r, "/"))
+    if (p->list_root)
         add_grant(out, "/", LL_LIST, true, "base host: the top directory, listed");
     /* The minimal /dev of the namespaced sandbox, from the host's /dev: the nodes, and
      * ptys (/dev/ptmx and /dev/pts; the caller's other terminals there are writable by
@@ -153,7 +149,7 @@ int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err)
             add_grant(out, ptys[k], LL_DEVICE, S_ISDIR(st.st_mode), "minimal /dev: ptys");
     /* The host's /proc, read-only: Landlock keeps the command from ptrace-reading
      * processes outside the sandbox (environ, maps, fd, mem). */
-    if (proc)
+    if (p->proc)
         add_grant(out, "/proc", LL_READ, true, "/proc (the host's, read-only)");
     return 0;
 }
@@ -283,7 +279,7 @@ static int build_ruleset(llonly *l, cordon_error *err)
     return 0;
 }
 
-int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out, cordon_error *err)
+int llonly_prepare(const plan *p, llonly *out, cordon_error *err)
 {
     *out = (llonly){.ruleset_fd = -1, .prepared = true, .parent_fd = -1, .janitor = -1, .janitor_wfd = -1};
     errno = 0;
@@ -294,6 +290,7 @@ int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out
                                              "parameter"
                                            : "this kernel has none (Linux 5.13 or later with "
                                              "CONFIG_SECURITY_LANDLOCK)");
+    cordon_network net = p->network;
     if (net == CORDON_NETWORK_PROXY)
         return err_opt(err, CORDON_STAGE_USAGE, 0, "network", "Landlock isolation does not support the proxy network");
     out->net_none = net == CORDON_NETWORK_NONE;
@@ -303,7 +300,7 @@ int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out
                        "this kernel has ABI %d: use the host network, or a newer kernel",
                        out->abi);
     out->scoped = out->abi >= 6;
-    if (make_private_dir(out, err) < 0 || llonly_grants(r, proc, out, err) < 0 || build_ruleset(out, err) < 0) {
+    if (make_private_dir(out, err) < 0 || llonly_grants(p, out, err) < 0 || build_ruleset(out, err) < 0) {
         llonly_free(out);
         return -1;
     }

@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "confine/landlock.h"
-#include "policy/resolve.h"
+#include "plan/plan.h"
 
 typedef struct ll_grant {
     char *path;
@@ -44,11 +44,11 @@ typedef struct llonly {
     int janitor_wfd;  /* cordon's end of its pipe: EOF means "go", or -1 */
 } llonly;
 
-/* The grants for a resolved policy (lists the directories it must split). */
-int llonly_grants(const resolved *r, bool proc, llonly *out, cordon_error *err);
+/* The grants for a plan's rules (plan.rules: lists the directories it must split). */
+int llonly_grants(const plan *p, llonly *out, cordon_error *err);
 /* Check what the kernel offers, make the private HOME and TMPDIR, compute the grants
  * and build the ruleset. */
-int llonly_prepare(const resolved *r, cordon_network net, bool proc, llonly *out, cordon_error *err);
+int llonly_prepare(const plan *p, llonly *out, cordon_error *err);
 /* Close the ruleset and remove the private directory (never following a symlink); its
  * janitor, started before the directory was made, removes it when cordon is killed. */
 void llonly_free(llonly *l);

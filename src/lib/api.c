@@ -16,7 +16,7 @@
 #include "lib/status.h"
 #include "plan/plan.h"
 #include "policy/resolve.h"
-#include "supervise/env.h"
+#include "plan/env.h"
 #include "supervise/limits.h"
 #include "sandbox/ns.h"
 #include "sandbox/root.h"
@@ -66,7 +66,8 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
                       .runtime_dir = getenv("XDG_RUNTIME_DIR")};
     if (resolve_policy(pol, &host, &x->r, err) < 0)
         return -1;
-    if (plan_build(&x->r, &x->p, err) < 0) {
+    plan_input in = plan_input_of(pol, choose_isolation(pol, &x->isolation_why));
+    if (plan_build(&x->r, &in, &x->p, err) < 0) {
         resolved_free(&x->r);
         return -1;
     }
@@ -78,7 +79,6 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         prepared_free(x);
         return -1;
     }
-    x->p.isolation = choose_isolation(pol, &x->isolation_why);
     return 0;
 }
 
@@ -103,7 +103,7 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
                    "(-Dconfine=false, for benchmarks only)");
 #else
     /* No namespaces: the ruleset built here, HOME and TMPDIR private directories */
-    if (llonly_prepare(&x->r, pol->network, !pol->no_proc, ll, err) < 0) {
+    if (llonly_prepare(&x->p, ll, err) < 0) {
         prepared_free(x);
         return -1;
     }
@@ -116,7 +116,7 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
 /* --explain --json: the plan as data, and what the text adds after it. */
 static int explain_as_json(const cordon_policy *pol, prepared *x, char *const argv[], FILE *out, cordon_error *err)
 {
-    json_t *o = explain_json(&x->r, &x->p, &x->env, argv);
+    json_t *o = explain_json(pol, &x->r, &x->p, &x->env, argv);
     for (size_t i = 0; i < x->p.n_ops; i++) {
         if (x->p.ops[i].kind != PLAN_COW)
             continue;
@@ -166,7 +166,7 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
         prepared_free(&x);
         return r;
     }
-    explain_print(out, &x.r, &x.p, &x.env, argv);
+    explain_print(out, pol, &x.r, &x.p, &x.env, argv);
     for (size_t i = 0; i < x.p.n_ops; i++) {
         if (x.p.ops[i].kind != PLAN_COW)
             continue;
@@ -186,7 +186,7 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
         llonly ll = {.ruleset_fd = -1, .abi = landlock_abi(), .net_none = pol->network == CORDON_NETWORK_NONE};
         ll.scoped = ll.abi >= 6;
-        if (llonly_grants(&x.r, !pol->no_proc, &ll, err) < 0) {
+        if (llonly_grants(&x.p, &ll, err) < 0) {
             llonly_free(&ll);
             prepared_free(&x);
             return -1;

@@ -7,9 +7,9 @@ static const char *access_word(const rrule *x)
     return x->access == CORDON_ACCESS_NONE ? "deny" : x->access == CORDON_ACCESS_WRITE ? "write" : "read";
 }
 
-void explain_print(FILE *out, const resolved *r, const plan *p, const strv *env, char *const argv[])
+void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, const strv *env,
+                   char *const argv[])
 {
-    const struct cordon_policy *pol = r->policy;
     fprintf(out, "policy\n");
     fprintf(out, "  base        %s\n", base_name(pol->base));
     fprintf(out, "  network     %s\n", network_name(pol->network));

@@ -13,9 +13,8 @@ static const char *access_word(cordon_access a)
     return a == CORDON_ACCESS_NONE ? "deny" : a == CORDON_ACCESS_WRITE ? "write" : "read";
 }
 
-static json_t *policy_json(const resolved *r, const plan *p)
+static json_t *policy_json(const struct cordon_policy *pol, const resolved *r, const plan *p)
 {
-    const struct cordon_policy *pol = r->policy;
     json_t *o = json_object();
     json_object_set_new(o, "base", json_string(base_name(pol->base)));
     json_object_set_new(o, "network", json_string(network_name(pol->network)));
@@ -108,10 +107,11 @@ static json_t *plan_json(const plan *p)
     return a;
 }
 
-json_t *explain_json(const resolved *r, const plan *p, const strv *env, char *const argv[])
+json_t *explain_json(const struct cordon_policy *pol, const resolved *r, const plan *p, const strv *env,
+                     char *const argv[])
 {
     json_t *o = json_object();
-    json_object_set_new(o, "policy", policy_json(r, p));
+    json_object_set_new(o, "policy", policy_json(pol, r, p));
     json_object_set_new(o, "rules", rules_json(r));
     json_t *notes = json_array();
     for (size_t i = 0; i < r->n_notes; i++) {

@@ -45,6 +45,11 @@ void plan_free(plan *p)
         free(p->ops[i].work);
     }
     free(p->ops);
+    for (size_t i = 0; i < p->n_rules; i++) {
+        free(p->rules[i].path);
+        free(p->rules[i].why);
+    }
+    free(p->rules);
     strv_free(&p->warnings);
     net_plan_free(&p->net);
     free(p->home);
@@ -446,10 +451,43 @@ static void warn_overridden(const resolved *r, plan *p)
     }
 }
 
-int plan_build(const resolved *r, plan *out, cordon_error *err)
+plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation)
 {
-    *out = (plan){.network = r->policy->network, .proc = !r->policy->no_proc, .no_nested = r->policy->no_nested,
-                  .inherit_pid_ns = r->policy->inherit_pid_ns};
+    return (plan_input){.isolation = isolation,
+                        .network = pol->network,
+                        .proc = !pol->no_proc,
+                        .no_nested = pol->no_nested,
+                        .inherit_pid_ns = pol->inherit_pid_ns,
+                        .cwd_given = pol->cwd != NULL,
+                        .limits = pol->limits,
+                        .view = pol->view};
+}
+
+/* --isolation landlock: the winning rules as they are, for confine/llonly.c. */
+static void add_landlock_rules(const resolved *r, plan *out)
+{
+    out->rules = xcalloc(r->n_rules ? r->n_rules : 1, sizeof *out->rules);
+    bool root_rule = false;
+    for (size_t i = 0; i < r->n_rules; i++) {
+        const rrule *x = &r->rules[i];
+        if (x->shadowed)
+            continue;
+        root_rule |= strcmp(x->path, "/") == 0;
+        out->rules[out->n_rules++] = (plan_rule){.path = xstrdup(x->path),
+                                                 .access = x->access,
+                                                 .exists = x->type != FT_MISSING,
+                                                 .is_dir = x->type == FT_DIR,
+                                                 .why = xstrdup(x->source)};
+    }
+    /* --base host shows "/" itself as a directory to list (resolve.c may have expanded
+     * the base into its entries). */
+    out->list_root = r->base == CORDON_BASE_HOST && !root_rule;
+}
+
+int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err)
+{
+    *out = (plan){.network = in->network, .proc = in->proc, .no_nested = in->no_nested,
+                  .inherit_pid_ns = in->inherit_pid_ns, .isolation = in->isolation};
     if (out->inherit_pid_ns && !out->proc) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0,
@@ -467,8 +505,8 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
     if (tmp_private) {
         drop_base_bind_at(out, "/tmp", "/tmp");
         add_op(out, PLAN_TMPFS, "/tmp", NULL, xstrdup("private /tmp"))->mode = 01777;
-        out->tmpdir = r->policy->no_private_dirs ? NULL : xstrdup("/tmp");
-    } else if (!r->policy->no_private_dirs) {
+        out->tmpdir = r->no_private_dirs ? NULL : xstrdup("/tmp");
+    } else if (!r->no_private_dirs) {
         add_op(out, PLAN_TMPFS, PLAN_PRIVATE_TMP, NULL, xstrdup("private TMPDIR (a rule covers /tmp)"))->mode = 0700;
         out->tmpdir = xstrdup(PLAN_PRIVATE_TMP);
     }
@@ -477,7 +515,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
      * inside, unless a rule shows that path (then elsewhere), or the mount point would
      * have to be created inside a host directory. */
     bool home_here = private_home_at(r) && (r->home_type == FT_DIR || !base_covers(r, r->home));
-    if (r->policy->no_private_dirs) {
+    if (r->no_private_dirs) {
         /* the command's HOME is its environment's, showing what the view shows there */
     } else if (home_here && r->home_cow) {
         /* --base host: the real home, read-only underneath, writes to a private layer,
@@ -504,7 +542,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         add_git_identity(r, out, out->home);
     }
 
-    if (out->root_is_host && !r->policy->no_private_dirs && (!home_here || !tmp_private)) {
+    if (out->root_is_host && !r->no_private_dirs && (!home_here || !tmp_private)) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0, "internal error: the host root cannot be bound whole");
     }
@@ -525,7 +563,7 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
         add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
-    out->limits = r->policy->limits;
+    out->limits = in->limits;
 
     qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
     drop_redundant(out);
@@ -549,16 +587,22 @@ int plan_build(const resolved *r, plan *out, cordon_error *err)
                 "the working directory %s %s inside the sandbox; %s", r->cwd,
                 r->cwd_type == FT_MISSING ? "does not exist" :
                 (cov && cov->kind == PLAN_HIDE) ? "is hidden" : "would not be visible",
-                r->policy->cwd ? "choose a working directory that a rule shows"
+                in->cwd_given ? "choose a working directory that a rule shows"
                                : "start from a directory the sandbox shows, show this one, or choose "
                                  "another working directory");
         plan_free(out);
         return -1;
     }
     out->cwd = xstrdup(r->cwd);
-    if (r->policy->view && plan_apply_view(r, out, err) < 0) {
-        plan_free(out);
-        return -1;
+    if (in->view) {
+        if (plan_apply_view(in->view, out, err) < 0) {
+            plan_free(out);
+            return -1;
+        }
+        if (in->view->host_dir)
+            plan_sort(out);
     }
+    if (in->isolation == CORDON_ISOLATION_LANDLOCK)
+        add_landlock_rules(r, out);
     return 0;
 }

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "net/netplan.h"
-#include "policy/resolve.h"
+#include "policy/rules.h"
 
 typedef enum plan_kind {
     PLAN_BIND,    /* bind host `src` at `dest`, read-only or writable */
@@ -62,6 +62,16 @@ typedef struct plan_op {
                      * means the rule changes nothing (plan.warnings) */
 } plan_op;
 
+/* --isolation landlock: a winning rule, as confine/llonly.c turns it into Landlock grants
+ * on the host's own paths (nothing is mounted then). */
+typedef struct plan_rule {
+    char *path;
+    cordon_access access;
+    bool exists;
+    bool is_dir;
+    char *why; /* the rule's source */
+} plan_rule;
+
 typedef struct plan {
     /* The new root: a fresh tmpfs, or (--base host, when no mount point has to be
      * created at its top) the host root bound whole, read-only, as bubblewrap's
@@ -81,8 +91,11 @@ typedef struct plan {
     bool inherit_pid_ns; /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
     limit_values limits; /* --limit-*: applied by supervise/limits.c */
     bool no_nested; /* --no-nested: confine/ refuses user namespaces and the mount API */
-    cordon_isolation isolation; /* set by lib/api.c: namespaces, or landlock (no mounts:
-                                   the plan is then only explained, not built) */
+    cordon_isolation isolation; /* namespaces, or landlock: no mounts, the ops are then
+                                   only explained, and `rules` below is what is enforced */
+    plan_rule *rules;  /* landlock: every winning rule (none shadowed), in path order */
+    size_t n_rules;
+    bool list_root;    /* landlock, --base host with no rule on "/": "/" may be listed */
     net_plan net; /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
     strv warnings; /* rules of the caller's that change nothing (CONTRACT: a "cordon:
                     * warning:" line each): a path that does not exist, a rule overridden
@@ -114,12 +127,27 @@ static inline bool plan_op_mounts(const plan_op *op)
  * cordon's own at the top): in the private /tmp. */
 #define PLAN_HOME_FALLBACK_IN_TMP "/tmp/.cordon-home"
 
-int plan_build(const resolved *r, plan *out, cordon_error *err);
+/* What plan_build needs besides the resolved rules: the run's settings from the policy and
+ * the isolation chosen for this host (lib/api.c; never CORDON_ISOLATION_AUTO). */
+typedef struct plan_input {
+    cordon_isolation isolation;
+    cordon_network network;
+    bool proc;           /* a /proc (not --no-proc) */
+    bool no_nested;
+    bool inherit_pid_ns;
+    bool cwd_given;      /* --chdir named the working directory (for the advice) */
+    limit_values limits;
+    const policy_view *view; /* a workspace run's view, or NULL */
+} plan_input;
+
+plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation);
+int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err);
 void plan_free(plan *p);
 const char *plan_kind_name(plan_kind k);
 /* Sort the operations into plan order (parents first). */
 void plan_sort(plan *p);
-/* A workspace run (policy.view): show the view at the source's path (plan/view.c). */
-int plan_apply_view(const resolved *r, plan *p, cordon_error *err);
+/* A workspace run (policy.view): show the view at the source's path (plan/view.c); the
+ * caller sorts the plan again when a host_dir view renamed operations. */
+int plan_apply_view(const policy_view *v, plan *p, cordon_error *err);
 /* The last operation (in plan order) whose dest is `path` or above it; NOTEs skipped. */
 const plan_op *plan_covering(const plan *p, const char *path);

@@ -54,8 +54,7 @@ static int view_host_dir(const policy_view *v, plan *p, cordon_error *err)
         free(p->cwd);
         p->cwd = c;
     }
-    plan_sort(p);
-    return 0;
+    return 0; /* the destinations moved: plan_build sorts the plan again */
 }
 
 static int view_kernel(const policy_view *v, plan *p, cordon_error *err)
@@ -84,8 +83,7 @@ static int view_kernel(const policy_view *v, plan *p, cordon_error *err)
     return 0;
 }
 
-int plan_apply_view(const resolved *r, plan *p, cordon_error *err)
+int plan_apply_view(const policy_view *v, plan *p, cordon_error *err)
 {
-    const policy_view *v = r->policy->view;
     return v->host_dir ? view_host_dir(v, p, err) : view_kernel(v, p, err);
 }

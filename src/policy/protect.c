@@ -318,11 +318,10 @@ static int protect_git(resolved *r, const char *root, cordon_error *err)
     return ret;
 }
 
-static int protect_writable_root(resolved *r, const char *root, cordon_error *err)
+static int protect_writable_root(resolved *r, const struct cordon_policy *p, const char *root, cordon_error *err)
 {
     if (protect_git(r, root, err) < 0)
         return -1;
-    const struct cordon_policy *p = r->policy;
     for (size_t i = 0; i < protect_n_default_names + p->protect.n; i++) {
         const char *name = i < protect_n_default_names ? default_names[i]
                                                        : p->protect.v[i - protect_n_default_names];
@@ -451,7 +450,7 @@ static const char *const etc_links_into_run[] = {"/etc/resolv.conf", "/etc/machi
  * command from connect()ing to a socket, so they are hidden unless a rule shows them. */
 static int hide_host_sockets(resolved *r, cordon_error *err)
 {
-    if (r->policy->base != CORDON_BASE_HOST)
+    if (r->base != CORDON_BASE_HOST)
         return 0;
     const char *dirs[] = {"/run", "/var/run", r->runtime_dir};
     size_t before = r->n_rules;
@@ -507,9 +506,8 @@ static int hide_requested(resolved *r, cordon_error *err)
 /* A writable workspace that is the home, "/" or a directory above the home would let the
  * command read every credential and rewrite what the caller's shell runs at its next
  * start: refused, unless --allow names that directory (CONTRACT). */
-static int check_home_workspace(const resolved *r, cordon_error *err)
+static int check_home_workspace(const resolved *r, const struct cordon_policy *p, cordon_error *err)
 {
-    const struct cordon_policy *p = r->policy;
     const char *ws = r->workspace;
     if (p->no_workspace || p->read_only || !ws)
         return 0;
@@ -604,9 +602,9 @@ int protect_pin(resolved *r, cordon_error *err)
     return ret;
 }
 
-int protect_expand(resolved *r, cordon_error *err)
+int protect_expand(resolved *r, const struct cordon_policy *p, cordon_error *err)
 {
-    if (check_home_workspace(r, err) < 0)
+    if (check_home_workspace(r, p, err) < 0)
         return -1;
     /* The writable roots are fixed before anything is added. */
     strv roots = {0};
@@ -617,7 +615,7 @@ int protect_expand(resolved *r, cordon_error *err)
     }
     int ret = 0;
     for (size_t i = 0; ret == 0 && i < roots.n; i++)
-        ret = protect_writable_root(r, roots.v[i], err);
+        ret = protect_writable_root(r, p, roots.v[i], err);
     strv_free(&roots);
     /* A --deny of a missing path in a writable directory is refused at its first missing
      * component (plan.c): pin the directories above that, too, or the command could

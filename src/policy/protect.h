@@ -19,11 +19,13 @@
  *   below it are pinned, so that they cannot be renamed away.
  *
  * Adds rules of origin ORIGIN_PROTECT; called by resolve_policy() once the winning
- * rules are known. */
+ * rules are known.  Uses the rule set of rules.h, never resolve.c itself. */
 #pragma once
-#include "policy/resolve.h"
+#include "policy/policy.h"
+#include "policy/rules.h"
 
-int protect_expand(resolved *r, cordon_error *err);
+/* `p`: the --protect names, and the workspace flags and --allow rules the home check reads. */
+int protect_expand(resolved *r, const struct cordon_policy *p, cordon_error *err);
 
 /* The names protected at the top of every writable path (CONTRACT): .cordon .codex
  * .agents .claude .mcp.json .vscode .idea .gitmodules. */

@@ -18,58 +18,6 @@
 /* The directories of --base system, in the order the contract lists them. */
 static const char *const system_dirs[] = {"usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc"};
 
-int access_rank(cordon_access a)
-{
-    switch (a) {
-    case CORDON_ACCESS_NONE: return 3;
-    case CORDON_ACCESS_WRITE: return 2;
-    case CORDON_ACCESS_READ: return 1;
-    }
-    return 0;
-}
-
-static void rrule_clear(rrule *r)
-{
-    free(r->path);
-    free(r->given);
-    free(r->source);
-    free(r->symlink);
-    free(r->first_missing);
-    strv_free(&r->crossed);
-}
-
-void resolved_free(resolved *r)
-{
-    if (!r)
-        return;
-    for (size_t i = 0; i < r->n_rules; i++)
-        rrule_clear(&r->rules[i]);
-    free(r->rules);
-    for (size_t i = 0; i < r->n_links; i++) {
-        free(r->links[i].path);
-        free(r->links[i].target);
-        free(r->links[i].source);
-    }
-    free(r->links);
-    for (size_t i = 0; i < r->n_notes; i++) {
-        free(r->notes[i].path);
-        free(r->notes[i].source);
-        free(r->notes[i].why);
-    }
-    free(r->notes);
-    strv_free(&r->gitdirs);
-    for (size_t i = 0; i < r->n_hides; i++) {
-        free(r->hides[i].path);
-        free(r->hides[i].source);
-    }
-    free(r->hides);
-    free(r->runtime_dir);
-    free(r->home);
-    free(r->workspace);
-    free(r->cwd);
-    *r = (resolved){0};
-}
-
 static void add_link(resolved *r, const char *path, const char *target, const char *source)
 {
     for (size_t i = 0; i < r->n_links; i++)
@@ -105,60 +53,6 @@ static void merged_usr_links(resolved *r, const char *root)
     }
 }
 
-/* A path with ".." after a component that does not exist means nothing to the kernel
- * today and, once the component is made, whatever it becomes (canon.h): refuse it rather
- * than let a rule rest on a lexical guess (--deny DIR/nope/../secret would hide nothing,
- * --allow-ro DIR/nope/../sub would leave sub writable).  `what` names the input. */
-static int refuse_dotdot(canon *c, const char *what, cordon_error *err)
-{
-    if (!c->dotdot_after_missing)
-        return 0;
-    err_set(err, CORDON_STAGE_RESOLVE, 0,
-            "%s: '..' follows %s, which %s, so the kernel cannot resolve this path (and once it "
-            "exists the path may name something else); write the path without '..'%s%s%s",
-            what, c->first_missing, c->missing_under_file ? "is not a directory" : "does not exist",
-            c->path ? " (perhaps " : "", c->path ? c->path : "", c->path ? ")" : "");
-    canon_free(c);
-    return -1;
-}
-
-/* Resolve `given` and append it as a rule (ownership of nothing is taken). */
-static int add_resolved(resolved *r, const char *given, cordon_access access, rule_origin origin,
-                        const char *source, int line, cordon_error *err)
-{
-    canon c;
-    if (canon_resolve(given, &c, err) < 0) {
-        if (line > 0)
-            return err_wrap(err, "%s:%d: \"%s\"", source, line, given);
-        return err_wrap(err, "%s %s", source, given);
-    }
-    if (c.dotdot_after_missing) {
-        char *what = line > 0 ? xasprintf("%s:%d: \"%s\"", source, line, given) : xasprintf("%s %s", source, given);
-        int ret = refuse_dotdot(&c, what, err);
-        if (line > 0)
-            err->stage = CORDON_STAGE_SETTINGS;
-        free(what);
-        return ret;
-    }
-    grow(&r->rules, &r->cap_rules, r->n_rules + 1, sizeof *r->rules);
-    r->rules[r->n_rules++] = (rrule){
-        .path = c.path,
-        .given = xstrdup(given),
-        .access = access,
-        .origin = origin,
-        .source = xstrdup(source),
-        .line = line,
-        .type = c.type,
-        .dev = c.dev,
-        .ino = c.ino,
-        .symlink = c.symlink,
-        .crossed = c.crossed,
-        .first_missing = c.first_missing,
-        .missing_under_file = c.missing_under_file,
-    };
-    return 0;
-}
-
 /* One entry of the host root: a symlink is recreated inside (e.g. /bin -> usr/bin on
  * merged-/usr systems), anything else becomes a rule; a missing entry is skipped.
  * dirs_only: only directories become rules (--base system). */
@@ -183,7 +77,7 @@ static int add_top_entry(resolved *r, const char *root, const char *name, cordon
             add_link(r, inside, target, source);
         }
     } else if (!dirs_only || S_ISDIR(st.st_mode)) {
-        ret = add_resolved(r, host, access, origin, source, line, err);
+        ret = resolve_add_rule(r, host, access, origin, source, line, err);
     }
     free(host);
     free(inside);
@@ -219,45 +113,10 @@ static int expand_root(resolved *r, const char *root, cordon_access access, rule
     return ret;
 }
 
-/* Does a rule other than the base name `path` or a directory above it? */
-bool resolved_rule_covers(const resolved *r, const char *path)
-{
-    for (size_t i = 0; i < r->n_rules; i++) {
-        rule_origin o = r->rules[i].origin;
-        if (o != ORIGIN_BASE && o != ORIGIN_PROTECT && path_has_prefix(path, r->rules[i].path))
-            return true;
-    }
-    return false;
-}
-
-bool resolved_shows(const resolved *r, const char *path)
-{
-    if (path_has_prefix(path, "/proc") || path_has_prefix(path, "/dev"))
-        return false;
-    const rrule *x = resolved_lookup(r, path);
-    if (!x || x->access == CORDON_ACCESS_NONE)
-        return false;
-    /* the private /tmp and HOME are mounted over what a shallower rule shows there */
-    if (path_has_prefix(path, "/tmp") && !path_has_prefix(x->path, "/tmp") && !resolved_rule_covers(r, "/tmp"))
-        return false;
-    if (private_home_at(r) && !r->home_cow && path_has_prefix(path, r->home) && !path_has_prefix(x->path, r->home))
-        return false;
-    return true;
-}
-
 /* --base host shows the real home under a private layer that takes the writes. */
 static bool home_cow(const resolved *r)
 {
-    return r->policy->base == CORDON_BASE_HOST && private_home_at(r) && r->home_type == FT_DIR;
-}
-
-bool private_home_at(const resolved *r)
-{
-    if (r->policy && r->policy->no_private_dirs)
-        return false; /* the home shows as the view shows it */
-    return r->home && !resolved_rule_covers(r, r->home) && strcmp(r->home, "/") != 0 &&
-           !path_has_prefix(r->home, "/tmp") && !path_has_prefix(r->home, "/proc") &&
-           !path_has_prefix(r->home, "/dev");
+    return r->base == CORDON_BASE_HOST && private_home_at(r) && r->home_type == FT_DIR;
 }
 
 /* --base host can bind the host root whole (one recursive bind, as bubblewrap's
@@ -276,7 +135,7 @@ static bool host_root_whole(const resolved *r, const char *root)
             return false;
     }
     /* the private /tmp goes on /tmp, which exists; HOME and TMPDIR need places of their own */
-    if (r->policy->no_private_dirs)
+    if (r->no_private_dirs)
         return true;
     return !resolved_rule_covers(r, "/tmp") && private_home_at(r) && r->home_type == FT_DIR;
 }
@@ -358,31 +217,6 @@ static char *expand_settings_path(const policy_rule *pr, const char *home, const
     if (s[0] == '/')
         return xstrdup(s);
     return path_join(workspace, s);
-}
-
-static int cmp_rules(const void *a, const void *b)
-{
-    const rrule *x = a, *y = b;
-    int c = path_cmp(x->path, y->path);
-    if (c)
-        return c;
-    return access_rank(y->access) - access_rank(x->access);
-}
-
-static void sort_rules(resolved *r)
-{
-    if (r->n_rules == 0)
-        return;
-    qsort(r->rules, r->n_rules, sizeof *r->rules, cmp_rules);
-    for (size_t i = 0; i < r->n_rules; i++)
-        r->rules[i].shadowed = i > 0 && strcmp(r->rules[i].path, r->rules[i - 1].path) == 0;
-    r->n_sorted = r->n_rules;
-}
-
-int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_origin origin,
-                     const char *source, int line, cordon_error *err)
-{
-    return add_resolved(r, given, access, origin, source, line, err);
 }
 
 /* "--deny /x" or "settings.json:3: \"/x\"": where a rule came from, for messages. */
@@ -643,7 +477,7 @@ static int expand_globs(resolved *out, const struct cordon_policy *p, const char
             if (expand_base(out, p, root, err) < 0)
                 goto out;
         }
-        sort_rules(out);
+        resolved_sort(out);
     }
     ret = 0;
 out:
@@ -667,7 +501,7 @@ out:
 int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
                    cordon_error *err)
 {
-    *out = (resolved){.policy = p};
+    *out = (resolved){.base = p->base, .no_private_dirs = p->no_private_dirs};
     const char *root = host->root ? host->root : "/";
     int ret = -1;
     char *ws_given = NULL;
@@ -678,7 +512,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             err_wrap(err, "HOME");
             goto fail;
         }
-        if (refuse_dotdot(&c, "HOME", err) < 0)
+        if (resolve_refuse_dotdot(&c, "HOME", err) < 0)
             goto fail;
         out->home = c.path;
         out->home_type = c.type;
@@ -696,7 +530,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             err_wrap(err, "workspace");
             goto fail;
         }
-        if (refuse_dotdot(&c, p->workspace ? "--workspace" : "the current directory", err) < 0)
+        if (resolve_refuse_dotdot(&c, p->workspace ? "--workspace" : "the current directory", err) < 0)
             goto fail;
         if (c.type != FT_DIR && !p->no_workspace) {
             err_opt(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR, "workspace",
@@ -712,7 +546,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
 
     if (!p->no_workspace) {
         cordon_access a = p->read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE;
-        if (add_resolved(out, out->workspace, a, ORIGIN_WORKSPACE,
+        if (resolve_add_rule(out, out->workspace, a, ORIGIN_WORKSPACE,
                          p->workspace ? "workspace" : "workspace (current directory)", 0, err) < 0)
             goto fail;
     }
@@ -726,7 +560,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         cordon_access a = pr->access;
         if (p->read_only && a == CORDON_ACCESS_WRITE)
             a = CORDON_ACCESS_READ;
-        int r = add_resolved(out, given, a, pr->origin, pr->source, pr->line, err);
+        int r = resolve_add_rule(out, given, a, pr->origin, pr->source, pr->line, err);
         free(given);
         if (r < 0)
             goto fail;
@@ -780,7 +614,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     if (expand_base(out, p, root, err) < 0)
         goto fail;
 
-    sort_rules(out);
+    resolved_sort(out);
     merged_usr_links(out, root);
     out->home_cow = home_cow(out);
     /* Deny globs: every match a deny rule (it sorts again when it adds one). */
@@ -794,15 +628,15 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     }
     /* What cordon protects depends on which rules won: add it, then decide again. */
     size_t before = out->n_rules;
-    if (protect_expand(out, err) < 0)
+    if (protect_expand(out, p, err) < 0)
         goto fail;
     if (out->n_rules != before)
-        sort_rules(out);
+        resolved_sort(out);
     before = out->n_rules;
     if (protect_pin(out, err) < 0)
         goto fail;
     if (out->n_rules != before)
-        sort_rules(out);
+        resolved_sort(out);
 
     if (check_planted_symlinks(out, err) < 0)
         goto fail;
@@ -814,7 +648,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             err_wrap(err, "working directory");
             goto fail;
         }
-        if (refuse_dotdot(&c, p->cwd ? "--chdir" : "the current directory", err) < 0)
+        if (resolve_refuse_dotdot(&c, p->cwd ? "--chdir" : "the current directory", err) < 0)
             goto fail;
         out->cwd = c.path;
         out->cwd_type = c.type;
@@ -829,48 +663,3 @@ fail:
     return ret;
 }
 
-static bool lookup_takes(const rrule *x, bool with_missing)
-{
-    return !x->shadowed && (with_missing || x->type != FT_MISSING);
-}
-
-/* The first rule, in array order, whose path is exactly `path`. */
-static const rrule *rule_exactly(const resolved *r, const char *path, bool with_missing)
-{
-    size_t sorted = r->n_sorted < r->n_rules ? r->n_sorted : r->n_rules;
-    size_t lo = 0, hi = sorted;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (path_cmp(r->rules[mid].path, path) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < sorted && strcmp(r->rules[i].path, path) == 0; i++)
-        if (lookup_takes(&r->rules[i], with_missing))
-            return &r->rules[i];
-    for (size_t i = sorted; i < r->n_rules; i++)
-        if (strcmp(r->rules[i].path, path) == 0 && lookup_takes(&r->rules[i], with_missing))
-            return &r->rules[i];
-    return NULL;
-}
-
-const rrule *resolved_at_or_above(const resolved *r, const char *path, bool with_missing)
-{
-    if (path[0] != '/')
-        return NULL;
-    char *p = xstrdup(path);
-    const rrule *hit = NULL;
-    for (;;) {
-        hit = rule_exactly(r, p, with_missing);
-        if (hit || !path_to_parent(p))
-            break;
-    }
-    free(p);
-    return hit;
-}
-
-const rrule *resolved_lookup(const resolved *r, const char *path)
-{
-    return resolved_at_or_above(r, path, true);
-}

@@ -184,7 +184,7 @@ void resolve_ok(fixture *f)
 void plan_ok(fixture *f)
 {
     resolve_ok(f);
-    if (plan_build(&f->r, &f->pl, &f->err) < 0)
+    if (plan_build(&f->r, FX_INPUT(f), &f->pl, &f->err) < 0)
         fail_msg("plan_build: %s", f->err.message);
     f->have_pl = true;
 }

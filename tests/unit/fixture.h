@@ -74,6 +74,9 @@ void fresh_policy(fixture *f, cordon_base base); /* a new, empty policy */
 void rule_abs(fixture *f, const char *path, cordon_access a);
 void rule(fixture *f, const char *rel, cordon_access a);
 void resolve_ok(fixture *f); /* resolve_policy() into f->r, or fail */
+/* The plan's input from the fixture's policy, with namespaces (a pointer valid in the
+ * enclosing block). */
+#define FX_INPUT(f) ((const plan_input *)(plan_input[]){plan_input_of((f)->p, CORDON_ISOLATION_NAMESPACES)})
 void plan_ok(fixture *f);    /* resolve_ok(), then plan_build() into f->pl, or fail */
 
 /* ---- operations of a plan ----------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* Unit tests for the command's environment (src/supervise/env.c): pure, no host state. */
+/* Unit tests for the command's environment (src/plan/env.c): pure, no host state. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "supervise/env.h"
+#include "plan/env.h"
 #include "util/strv.h"
 
 #define HOME_IN "/.cordon/home"

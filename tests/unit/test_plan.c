@@ -56,7 +56,7 @@ static void build_fails(fixture *f)
 {
     resolve_ok(f);
     plan pl;
-    if (plan_build(&f->r, &pl, &f->err) == 0) {
+    if (plan_build(&f->r, FX_INPUT(f), &pl, &f->err) == 0) {
         plan_free(&pl);
         fail_msg("plan_build succeeded, expected a failure");
     }
@@ -580,7 +580,7 @@ static void test_pinned_bind_never_dropped(void **state)
                 found = true;
             }
         assert_true(found);
-        if (plan_build(&f->r, &f->pl, &f->err) < 0)
+        if (plan_build(&f->r, FX_INPUT(f), &f->pl, &f->err) < 0)
             fail_msg("plan_build: %s", f->err.message);
         f->have_pl = true;
         check_invariants(&f->pl);
@@ -1176,6 +1176,72 @@ static void test_plan_covering(void **state)
     assert_null(plan_covering(&f->pl, "/"));
 }
 
+/* The isolation is an input of the plan: under Landlock the plan carries the winning rules
+ * (what confine/llonly.c enforces, with nothing else of the resolved policy), and with
+ * namespaces it carries none. */
+static void test_landlock_rules_in_plan(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ws/ro");
+    rule(f, "ws/ro", CORDON_ACCESS_READ);
+    rule(f, "ws/ro", CORDON_ACCESS_NONE); /* wins at equal path: the read one is shadowed */
+    rule(f, "ws/gone", CORDON_ACCESS_NONE);
+    resolve_ok(f);
+    plan_input in = plan_input_of(f->p, CORDON_ISOLATION_LANDLOCK);
+    if (plan_build(&f->r, &in, &f->pl, &f->err) < 0)
+        fail_msg("plan_build: %s", f->err.message);
+    f->have_pl = true;
+    assert_int_equal(f->pl.isolation, CORDON_ISOLATION_LANDLOCK);
+    size_t winners = 0;
+    for (size_t i = 0; i < f->r.n_rules; i++)
+        winners += !f->r.rules[i].shadowed;
+    assert_int_equal(f->pl.n_rules, winners);
+    char *ro = fx(f, "ws/ro"), *gone = fx(f, "ws/gone");
+    int seen_ro = 0, seen_gone = 0;
+    for (size_t i = 0; i < f->pl.n_rules; i++) {
+        const plan_rule *x = &f->pl.rules[i];
+        if (strcmp(x->path, ro) == 0) {
+            seen_ro++;
+            assert_int_equal(x->access, CORDON_ACCESS_NONE);
+            assert_true(x->exists && x->is_dir);
+        } else if (strcmp(x->path, gone) == 0) {
+            seen_gone++;
+            assert_false(x->exists);
+        }
+        assert_non_null(x->why);
+    }
+    assert_int_equal(seen_ro, 1);
+    assert_int_equal(seen_gone, 1);
+    assert_false(f->pl.list_root); /* not --base host */
+    free(ro);
+    free(gone);
+
+    /* positive control: the same policy with namespaces carries no rules */
+    plan_free(&f->pl);
+    f->have_pl = false;
+    plan_ok(f);
+    assert_int_equal(f->pl.isolation, CORDON_ISOLATION_NAMESPACES);
+    assert_int_equal(f->pl.n_rules, 0);
+    assert_null(f->pl.rules);
+}
+
+/* --base host under Landlock: "/" itself may be listed unless a rule names it. */
+static void test_landlock_list_root(void **state)
+{
+    fixture *f = *state;
+    fresh_policy(f, CORDON_BASE_HOST);
+    resolve_ok(f);
+    plan_input in = plan_input_of(f->p, CORDON_ISOLATION_LANDLOCK);
+    if (plan_build(&f->r, &in, &f->pl, &f->err) < 0)
+        fail_msg("plan_build: %s", f->err.message);
+    f->have_pl = true;
+    bool root_rule = false;
+    for (size_t i = 0; i < f->pl.n_rules; i++)
+        root_rule |= strcmp(f->pl.rules[i].path, "/") == 0;
+    assert_true(f->pl.list_root != root_rule);
+    assert_true(f->pl.n_rules > 0);
+}
+
 static void test_kind_names_and_free(void **state)
 {
     fixture *f = *state;
@@ -1237,6 +1303,8 @@ int main(void)
         T(test_rule_on_root_plan),
         T(test_settings_rule_why),
         T(test_plan_covering),
+        T(test_landlock_rules_in_plan),
+        T(test_landlock_list_root),
         T(test_kind_names_and_free),
     };
 #undef T

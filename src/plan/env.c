@@ -1,4 +1,4 @@
-#include "supervise/env.h"
+#include "plan/env.h"
 
 #include <stdlib.h>
 #include <string.h>
