@@ -27,10 +27,10 @@ PACKAGES=(
 if [ "${CI:-}" = true ] || [ "${CORDON_FUZZ:-}" = 1 ]; then
   PACKAGES+=(clang libclang-rt-dev)
 fi
-# The lint pass (tests/analyze.sh: clang's static analyzer; tests/format.sh: clang-format):
-# for CI, and on request (CORDON_ANALYZE=1).
+# The lint pass (tests/analyze.sh: clang's static analyzer; tests/format.sh: clang-format;
+# tests/cppcheck.sh): for CI, and on request (CORDON_ANALYZE=1).
 if [ "${CI:-}" = true ] || [ "${CORDON_ANALYZE:-}" = 1 ]; then
-  PACKAGES+=(clang clang-format)
+  PACKAGES+=(clang clang-format cppcheck)
 fi
 # The real Codex helper (tests/e2e/test_codex_diff.sh compares cordon with it): npm, for
 # CI and on request (CORDON_CODEX=1); installed below, after the packages.

@@ -10,8 +10,9 @@
 #      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
 #   6. unless --quick: lint: clang's static analyzer over src/ (tests/analyze.sh: a report
 #      not in tests/analyze-known.txt fails) and the format check (tests/format.sh: the
-#      files of tests/format-files.txt as .clang-format says); skipped, loudly, without
-#      clang or clang-format
+#      files of tests/format-files.txt as .clang-format says) and cppcheck
+#      (tests/cppcheck.sh: tests/cppcheck-known.txt); skipped, loudly, without clang,
+#      clang-format or cppcheck
 # It installs nothing: ./bootstrap.sh does (the README's test command runs both).
 # Its last line is always "N passed, N failed, N skipped" (every TAP case of every meson
 # test, and each check of the other passes); it exits non-zero when anything failed.
@@ -283,16 +284,18 @@ fi
 
 # lint: PASS/FAIL/SKIP lines of their own (exit status 77: the tool is missing, said so)
 if [ "$QUICK" = 0 ] && [ "$BUILD_OK" = 1 ]; then
-  section "lint (tests/analyze.sh build, tests/format.sh)"
+  section "lint (tests/analyze.sh build, tests/format.sh, tests/cppcheck.sh build)"
   if [ -n "$FILTER" ]; then
     record skip "lint" "not run with --filter"
   else
-    for t in analyze format; do
+    for t in analyze format cppcheck; do
       rc=0
       if [ "$t" = analyze ]; then
         # started beside the fuzzers (above)
         wait "$ANALYZE_PID" || rc=$?
         ANALYZE_PID=""
+      elif [ "$t" = cppcheck ]; then
+        bash "tests/$t.sh" "$REPO/build" >"$TMPROOT/$t.log" 2>&1 || rc=$?
       else
         bash "tests/$t.sh" >"$TMPROOT/$t.log" 2>&1 || rc=$?
       fi

@@ -93,6 +93,8 @@ static char *printable(const char *s, size_t n, bool quoted)
 
 static const char *type_phrase(const json_t *v)
 {
+    if (!v)
+        return "nothing"; /* never today: every caller has a value (json_is_* also says no to NULL) */
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
     case JSON_ARRAY: return "an array";

@@ -523,9 +523,9 @@ static int do_file(build *b, const plan_op *op)
 {
     const char *slash = strrchr(op->dest, '/');
     char parent[4096];
-    size_t pl = (size_t)(slash - op->dest);
-    if (!slash || pl >= sizeof parent)
+    if (!slash || (size_t)(slash - op->dest) >= sizeof parent)
         return err_set(b->err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", op->dest);
+    size_t pl = (size_t)(slash - op->dest);
     memcpy(parent, op->dest, pl);
     parent[pl] = '\0';
     _cleanup_fd_ int pfd = root_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_EXISTING, b->err);

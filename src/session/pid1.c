@@ -216,7 +216,7 @@ static int read_children(sess_mem *m)
                 continue;
             char path[32];
             size_t l = 0;
-            for (; d->d_name[l] && l < 20; l++)
+            for (; l < 20 && d->d_name[l]; l++)
                 path[l] = d->d_name[l];
             for (const char *t = "/stat"; *t; t++)
                 path[l++] = *t;
