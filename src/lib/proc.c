@@ -458,7 +458,7 @@ int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *resu
     cordon_result r = {.size = sizeof r, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     cordon_error e = {.size = sizeof e};
     int ret = -1;
-    cordon_proc *c;
+    cordon_proc *c = NULL;
     static const int inherit[3] = {-1, -1, -1};
     if (check_argv(argv, &e) == 0 && spawn_with(pol, argv, inherit, 0, &c, &e) == 0)
         ret = run_to_end(c, -1, NULL, NULL, &r, &e);
@@ -474,7 +474,7 @@ int cordon_run_output(const cordon_policy *pol, char *const argv[], cordon_outpu
     cordon_result r = {.size = sizeof r, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     cordon_error e = {.size = sizeof e};
     int ret = -1, out[2] = {-1, -1}, devnull = -1;
-    cordon_proc *c;
+    cordon_proc *c = NULL;
     if (check_argv(argv, &e) < 0)
         goto done;
     if (!fn) {

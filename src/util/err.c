@@ -34,7 +34,7 @@ int err_setv(cordon_error *err, cordon_stage stage, int errnum, const char *fmt,
     return -1;
 }
 
-int err_opt(cordon_error *err, cordon_stage stage, int errnum, const char *option, const char *fmt, ...)
+int (err_opt)(cordon_error *err, cordon_stage stage, int errnum, const char *option, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -45,7 +45,7 @@ int err_opt(cordon_error *err, cordon_stage stage, int errnum, const char *optio
     return -1;
 }
 
-int err_set(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
+int (err_set)(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -54,7 +54,7 @@ int err_set(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, 
     return -1;
 }
 
-int err_wrap(cordon_error *err, const char *fmt, ...)
+int (err_wrap)(cordon_error *err, const char *fmt, ...)
 {
     if (!err)
         return -1;

@@ -28,6 +28,13 @@ int err_opt(cordon_error *err, cordon_stage stage, int errnum, const char *optio
 /* Prefix the message with context: "context: previous message". Returns -1. */
 int err_wrap(cordon_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void err_clear(cordon_error *err);
+/* err_set, err_opt and err_wrap always return -1; said so where they are called, so that
+ * the compiler and clang's analyzer (tests/analyze.sh) follow `if (f() < 0)` after
+ * `return err_set(...)` without supposing that an error path returned 0.  (err.c defines
+ * them as `int (err_set)(...)`, which the macros leave alone.) */
+#define err_set(...) ({ (err_set)(__VA_ARGS__); -1; })
+#define err_opt(...) ({ (err_opt)(__VA_ARGS__); -1; })
+#define err_wrap(...) ({ (err_wrap)(__VA_ARGS__); -1; })
 /* Copy a full-size error into the caller's, as far as its size allows. */
 void err_export(cordon_error *to, const cordon_error *from);
 /* The same for results. */
