@@ -1,7 +1,7 @@
 /* Copy-on-write workspaces: the pieces behind the cordon_workspace_* calls.
  *
- *   state.c     the state root, names, the versioned state file (written atomically),
- *               locks, removing trees
+ *   state.c     the state root, names, the backends' names, the versioned state file
+ *               (written atomically), locks, removing trees
  *   proc.c      running helpers (git, fuse-overlayfs, fusermount3): execve of an argument
  *               vector, never a shell, bounded in time
  *   backend.c   the backends: probes, create, restore, remove
