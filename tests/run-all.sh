@@ -9,9 +9,10 @@
 #   5. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
 #      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
 #   6. unless --quick: lint: clang's static analyzer over src/ (tests/analyze.sh: a report
-#      not in tests/analyze-known.txt fails) and the format check (tests/format.sh: the
-#      files of tests/format-files.txt as .clang-format says) and cppcheck
-#      (tests/cppcheck.sh: tests/cppcheck-known.txt); skipped, loudly, without clang,
+#      not in tests/analyze-known.txt fails), cppcheck (tests/cppcheck.sh:
+#      tests/cppcheck-known.txt), no file-level circles in src/ (tests/circles.sh: one not
+#      in tests/circles-known.txt fails) and the format check (tests/format.sh: the files
+#      of tests/format-files.txt as .clang-format says); skipped, loudly, without clang,
 #      clang-format or cppcheck
 # It installs nothing: ./bootstrap.sh does (the README's test command runs both).
 # Its last line is always "N passed, N failed, N skipped" (every TAP case of every meson
@@ -25,7 +26,7 @@
 #                     the unit tests always run; valgrind, fuzzing and lint do not
 set -uo pipefail
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
@@ -284,17 +285,17 @@ fi
 
 # lint: PASS/FAIL/SKIP lines of their own (exit status 77: the tool is missing, said so)
 if [ "$QUICK" = 0 ] && [ "$BUILD_OK" = 1 ]; then
-  section "lint (tests/analyze.sh build, tests/format.sh, tests/cppcheck.sh build)"
+  section "lint (tests/analyze.sh build, tests/cppcheck.sh build, tests/circles.sh build, tests/format.sh)"
   if [ -n "$FILTER" ]; then
     record skip "lint" "not run with --filter"
   else
-    for t in analyze format cppcheck; do
+    for t in analyze cppcheck circles format; do
       rc=0
       if [ "$t" = analyze ]; then
         # started beside the fuzzers (above)
         wait "$ANALYZE_PID" || rc=$?
         ANALYZE_PID=""
-      elif [ "$t" = cppcheck ]; then
+      elif [ "$t" = cppcheck ] || [ "$t" = circles ]; then
         bash "tests/$t.sh" "$REPO/build" >"$TMPROOT/$t.log" 2>&1 || rc=$?
       else
         bash "tests/$t.sh" >"$TMPROOT/$t.log" 2>&1 || rc=$?

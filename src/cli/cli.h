@@ -56,8 +56,8 @@ void help_workspace(FILE *out);
 /* `cordon session ...` (session.c); returns the exit status. */
 int cmd_session(int argc, char **argv);
 void help_session(FILE *out);
-/* The library's error as the command line prints it ("cordon: message (--flag)"), into
- * buf; and printed on stderr. */
+/* report.c: the library's error as the command line prints it ("cordon: message
+ * (--flag)"), into buf; and printed on stderr. */
 void cli_error_text(const cordon_error *err, char *buf, size_t n);
 void cli_print_error(const cordon_error *err);
 /* What the creation control refused in a run that ended, one stderr line each (the

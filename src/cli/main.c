@@ -10,42 +10,6 @@
 
 #include "cli.h"
 
-/* The library's message (its errno spelled out), with the flags for the setting it is
- * about: the library names settings as its API does, the command line by its flags. */
-void cli_error_text(const cordon_error *err, char *buf, size_t n)
-{
-    char text[2048];
-    cordon_error_text(err, text, sizeof text);
-    if (err->option[0]) {
-        char flags[96];
-        cli_option_flags(err->option, flags, sizeof flags);
-        snprintf(buf, n, "cordon: %s (%s)", text, flags);
-    } else {
-        snprintf(buf, n, "cordon: %s", text);
-    }
-}
-
-/* What the creation control refused, once the command has run: the command itself only
- * saw EPERM. */
-void cli_print_refusals(const cordon_result *res)
-{
-    const char *r = res->refusals;
-    for (unsigned i = 0; i < res->n_refusals; i++) {
-        fprintf(stderr, "cordon: refused %s\n", r);
-        r += strlen(r) + 1;
-    }
-    if (res->refused > res->n_refusals)
-        fprintf(stderr, "cordon: ... and %lu more refused calls (see --status-json)\n",
-                res->refused - res->n_refusals);
-}
-
-void cli_print_error(const cordon_error *err)
-{
-    char text[2200];
-    cli_error_text(err, text, sizeof text);
-    fprintf(stderr, "%s\n", text);
-}
-
 static void print_error(const cordon_error *err)
 {
     cli_print_error(err);

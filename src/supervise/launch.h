@@ -73,9 +73,10 @@ pid_t launch_start_command(launch *l);
 
 /* The sandbox's PID 1: build the root, start the command, reap, report.  Never returns. */
 __attribute__((noreturn)) void pid1_main(launch *l);
-/* PID 1's last steps before it supervises: non-dumpable, no capabilities (but
- * CAP_SYS_PTRACE in the permitted set for the creation control), no_new_privs, no
- * descriptor but launch_supervise_fds() and keep[], umask 077. */
+/* lockdown.c, for a run's PID 1 and a session's: PID 1's last steps before it
+ * supervises: non-dumpable, no capabilities (but CAP_SYS_PTRACE in the permitted set for
+ * the creation control), no_new_privs, no descriptor but launch_supervise_fds() and
+ * keep[], umask 077. */
 int pid1_lock_down(launch *l, const int *keep, size_t n, cordon_error *err);
 /* A command's creation-control listener, as PID 1 gets it: fail closed on a kernel that
  * cannot hand descriptors back (SECCOMP_ADDFD_FLAG_SEND), ask for synchronous wake-ups. */

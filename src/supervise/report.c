@@ -1,21 +1,10 @@
+/* The report pipe from the sandbox to cordon (report.h): its messages, written whole. */
 #include "supervise/report.h"
 
-#include <stdio.h>
-#include <errno.h>
-#include <signal.h>
-#include <poll.h>
 #include <string.h>
-#include <time.h>
-#include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "supervise/creation.h"
-#include "supervise/launch.h"
-#include "supervise/signals.h"
 #include "util/fdutil.h"
-#include "util/trace.h"
-#include "util/time.h"
 
 void report_send(int fd, report_kind kind, const cordon_error *e, int value, const char *text)
 {
@@ -52,95 +41,4 @@ void report_fail(int fd, const cordon_error *e)
 {
     report_send(fd, REPORT_SETUP_ERROR, e, 0, NULL);
     _exit(CORDON_EXIT_SETUP);
-}
-
-/* The deadline passed or the CPU time is used up: everything dies, cordon is told why. */
-static __attribute__((noreturn)) void end_run(launch *l, void (*finish)(void), report_kind why)
-{
-    finish();
-    if (l->cc)
-        cc_report(l->cc, l->report_fd);
-    report_send(l->report_fd, why, NULL, 0, NULL);
-    _exit(0);
-}
-
-void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
-{
-    cc_state *cc = l->cc;
-    int listener = cc ? cc->listener : -1;
-    for (;;) {
-        int wait_ms = -1;
-        if (l->deadline_ms >= 0) {
-            long long left = l->deadline_ms - now_ms();
-            if (left <= 0)
-                end_run(l, finish, REPORT_TIMEOUT);
-            wait_ms = left > 1000000 ? 1000000 : (int)left;
-        }
-        int cpu_ms = limits_next_check_ms(&l->limits);
-        if (cpu_ms >= 0 && (wait_ms < 0 || cpu_ms < wait_ms))
-            wait_ms = cpu_ms;
-        struct pollfd fds[3] = {
-            {.fd = sfd, .events = POLLIN},
-            {.fd = listener, .events = POLLIN},
-            {.fd = l->life_fd, .events = POLLIN},
-        };
-        int n = poll(fds, 3, wait_ms);
-        if (n < 0 && errno != EINTR)
-            _exit(CORDON_EXIT_SETUP);
-        unsigned hit = l->limits.hit;
-        limits_sample_pids(&l->limits, cc ? cc->pw.proc_fd : -1);
-        if (l->limits.hit != hit) /* at once: the run may end by a kill, with no report after */
-            report_send(l->report_fd, REPORT_LIMITS_HIT, NULL, (int)l->limits.hit, NULL);
-        if (limits_cpu_used_up(&l->limits))
-            end_run(l, finish, REPORT_CPU_LIMIT);
-        if (n <= 0)
-            continue;
-        if (fds[2].revents & (POLLHUP | POLLERR | POLLIN)) {
-            /* cordon is gone (nothing is ever written here): so is the sandbox, with no
-             * one to report to */
-            finish();
-            _exit(CORDON_EXIT_SETUP);
-        }
-        if (fds[1].revents & POLLIN)
-            cc_serve_one(cc);
-        else if (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-            listener = -1; /* no process is left under the filter */
-        if (!(fds[0].revents & POLLIN))
-            continue;
-        struct signalfd_siginfo si;
-        ssize_t r = read(sfd, &si, sizeof si);
-        if (r < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-        if (r != (ssize_t)sizeof si)
-            _exit(CORDON_EXIT_SETUP);
-        if (si.ssi_signo == (uint32_t)SIGNAL_CORDON_GONE) {
-            /* --isolation landlock: cordon is gone, and no PID namespace takes the rest
-             * down with us: kill everything first (its parent-death signal). */
-            kill(cmd, SIGKILL);
-            finish();
-            _exit(CORDON_EXIT_SETUP);
-        }
-        if (si.ssi_signo != SIGCHLD) {
-            kill(cmd, (int)si.ssi_signo);
-            continue;
-        }
-        for (;;) {
-            int status;
-            pid_t w = waitpid(-1, &status, WNOHANG);
-            if (w <= 0)
-                break;
-            if (cc && w != cmd)
-                cc_reaped(cc, w, status);
-            if (w == cmd) {
-                TRACE("command-exited");
-                /* Whatever the command left behind dies now, before cordon is told:
-                 * when cordon returns, nothing of the sandbox runs any more. */
-                finish();
-                if (cc)
-                    cc_report(cc, l->report_fd);
-                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
-                _exit(0);
-            }
-        }
-    }
 }

@@ -39,7 +39,7 @@ void report_fill(report_msg *m, report_kind kind, const cordon_error *e, int val
 __attribute__((noreturn)) void report_fail(int fd, const cordon_error *e);
 
 struct launch;
-/* The supervising loop of PID 1 (and of --isolation landlock's stand-in): forward the
+/* loop.c: the supervising loop of PID 1 (and of --isolation landlock's stand-in): forward the
  * signals read from sfd to the command, reap orphans, serve the creation control's
  * notifications (l->cc, when it has a listener), and when the command ends call finish()
  * (kill and reap whatever it left), report the refusals and the status, and exit.  It

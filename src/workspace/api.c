@@ -22,29 +22,6 @@
 
 #define LOCK_WAIT_MS 60000 /* how long a command waits for another that changes the workspace */
 
-static const char *const backend_names[] = {"auto", "kernel", "fuse", "copy", "worktree", "none"};
-
-const char *cordon_ws_backend_name(cordon_ws_backend b)
-{
-    return (unsigned)b < sizeof backend_names / sizeof *backend_names ? backend_names[b] : "?";
-}
-
-int cordon_ws_backend_from_string(const char *s, cordon_ws_backend *out, cordon_error *err)
-{
-    for (size_t i = 0; s && i < sizeof backend_names / sizeof *backend_names; i++)
-        if (strcmp(s, backend_names[i]) == 0) {
-            *out = (cordon_ws_backend)i;
-            return 0;
-        }
-    if (s && (strcmp(s, "overlayfs") == 0 || strcmp(s, "overlay") == 0)) {
-        *out = CORDON_WS_AUTO;
-        return 0;
-    }
-    return err_set(err, CORDON_STAGE_USAGE, 0,
-                   "unknown workspace backend '%s'; backends are auto, kernel, fuse, copy, worktree, none",
-                   s ? s : "");
-}
-
 int cordon_settings_workspace_backend(const char *file, cordon_ws_backend *out, cordon_error *err)
 {
     /* the user's own file, by the path given (symlinks followed, as for --settings) */

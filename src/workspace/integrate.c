@@ -1316,100 +1316,18 @@ out:
 /* ---------------------------------------------------------------------------------- */
 /* worktree */
 
-static ws_git worktree_git(const cordon_workspace *ws, char **tree)
-{
-    *tree = ws_path(ws, "tree");
-    return (ws_git){.work_tree = *tree};
-}
-
-/* A tree of the worktree as it is (uncommitted and untracked files included), written
- * through a temporary index so that the worktree's own is untouched. */
-static int worktree_tree(const cordon_workspace *ws, char **out, cordon_error *err)
-{
-    char *tree;
-    ws_git g = worktree_git(ws, &tree);
-    char *index = ws_path(ws, "worktree.index");
-    g.index = index;
-    unlink(index);
-    int ret = -1;
-    const char *rt[] = {"read-tree", "HEAD", NULL};
-    const char *add[] = {"add", "-A", "--", ".", NULL};
-    const char *wt[] = {"write-tree", NULL};
-    if (ws_git_ok(&g, rt, NULL, 0, NULL, err) == 0 && ws_git_ok(&g, add, NULL, 0, NULL, err) == 0 &&
-        ws_git_ok(&g, wt, NULL, 0, out, err) == 0)
-        ret = 0;
-    unlink(index);
-    free(index);
-    free(tree);
-    return ret;
-}
-
-int ws_worktree_changes(cordon_workspace *ws, ws_changes *out, cordon_error *err)
-{
-    *out = (ws_changes){0};
-    char *t = NULL;
-    if (worktree_tree(ws, &t, err) < 0)
-        return -1;
-    ws_git g = {.work_tree = ws->st.source};
-    const char *dt[] = {"diff-tree", "-r", "--no-renames", "--name-status", "-z", ws->st.base, t, NULL};
-    ws_out o;
-    int r = ws_git_run(&g, dt, NULL, 0, &o, err);
-    free(t);
-    if (r < 0)
-        return -1;
-    const char *text = o.out;
-    size_t len = o.out_len;
-    for (size_t i = 0; i < len;) {
-        const char *st = text + i;
-        i += strlen(st) + 1;
-        if (i >= len)
-            break;
-        const char *path = text + i;
-        i += strlen(path) + 1;
-        ws_change c = {.status = st[0] == 'A' ? 'A' : st[0] == 'D' ? 'D' : 'M', .path = xstrdup(path)};
-        if (ws_protected_name(path)) {
-            grow(&out->skipped, &out->cap_skipped, out->n_skipped + 1, sizeof c);
-            out->skipped[out->n_skipped++] = c;
-        } else {
-            grow(&out->v, &out->cap, out->n + 1, sizeof c);
-            out->v[out->n++] = c;
-        }
-    }
-    ws_out_free(&o);
-    return 0;
-}
-
-int ws_worktree_diff(cordon_workspace *ws, bool name_status, FILE *out, cordon_error *err)
-{
-    char *t = NULL;
-    if (worktree_tree(ws, &t, err) < 0)
-        return -1;
-    ws_git g = {.work_tree = ws->st.source};
-    const char *dt_ns[] = {"diff-tree", "-r", "--no-renames", "--name-status", ws->st.base, t, NULL};
-    const char *dt_p[] = {"diff-tree", "-r", "--no-renames", "-p", "--binary", "--no-color", ws->st.base, t, NULL};
-    char *text = NULL;
-    int r = ws_git_ok(&g, name_status ? dt_ns : dt_p, NULL, 0, &text, err);
-    free(t);
-    if (r < 0)
-        return -1;
-    if (*text)
-        fprintf(out, "%s\n", text);
-    free(text);
-    return 0;
-}
-
 static int integrate_worktree(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
                               cordon_error *err)
 {
     char *tree;
-    ws_git wg = worktree_git(ws, &tree);
+    ws_git wg = ws_worktree_git(ws, &tree);
     ws_git sg = {.work_tree = ws->st.source};
     int ret = -1;
     char *t = NULL, *wt_head = NULL, *ref = NULL, *tip = NULL, *merged = NULL, *commit = NULL, *ws_tip = NULL;
     char *bref = xasprintf("refs/heads/%s", ws->st.branch);
     journal j = {0};
     /* 1. what the worktree holds, as a commit on cordon/NAME (when there is something) */
-    if (worktree_tree(ws, &t, err) < 0)
+    if (ws_worktree_tree(ws, &t, err) < 0)
         goto out;
     if (git_tip(&wg, "HEAD", &wt_head, err) < 0)
         goto out;

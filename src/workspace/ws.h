@@ -1,12 +1,13 @@
 /* Copy-on-write workspaces: the pieces behind the cordon_workspace_* calls.
  *
- *   state.c     the state root, names, the versioned state file (written atomically),
- *               locks, removing trees
+ *   state.c     the state root, names, the backends' names, the versioned state file
+ *               (written atomically), locks, removing trees
  *   proc.c      running helpers (git, fuse-overlayfs, fusermount3): execve of an argument
  *               vector, never a shell, bounded in time
  *   backend.c   the backends: probes, create, restore, remove
  *   copy.c      the copy backend's tree copy and its manifest
- *   changes.c   the change set, read from the upper layer (or the copy) against the source
+ *   changes.c   the change set, read from the upper layer (or the copy) against the source,
+ *               or for the worktree backend git's own (and its diff)
  *   udiff.c     the unified diff printer
  *   git.c       host git on the source, with nothing the workspace planted in reach
  *   integrate.c the journal, applying changes to the source, the commit, recovery
@@ -193,14 +194,20 @@ int ws_git_run_fd(const ws_git *g, const char *const args[], int in_fd, ws_out *
 /* Is dir the top of a git work tree? */
 bool ws_git_is_top(const char *dir);
 
+/* ---- changes.c: the worktree backend (git's own) ---- */
+/* The worktree backend's change set and diff (git's own). */
+int ws_worktree_changes(cordon_workspace *ws, ws_changes *out, cordon_error *err);
+int ws_worktree_diff(cordon_workspace *ws, bool name_status, FILE *out, cordon_error *err);
+/* git on the worktree (*tree: its path, the caller frees it), and a tree object of the
+ * worktree as it is (uncommitted and untracked files included) into *out. */
+ws_git ws_worktree_git(const cordon_workspace *ws, char **tree);
+int ws_worktree_tree(const cordon_workspace *ws, char **out, cordon_error *err);
+
 /* ---- integrate.c ---- */
 int ws_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err);
 /* Finish an interrupted integration, if any (holding the state lock).  1 when it did. */
 int ws_recover(cordon_workspace *ws, cordon_error *err);
 bool ws_journal_pending(const cordon_workspace *ws);
-/* The worktree backend's change set and diff (git's own). */
-int ws_worktree_changes(cordon_workspace *ws, ws_changes *out, cordon_error *err);
-int ws_worktree_diff(cordon_workspace *ws, bool name_status, FILE *out, cordon_error *err);
 
 /* ---- run.c ---- */
 int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res, cordon_error *err);
