@@ -29,7 +29,7 @@ int dev_open_sources(dev_sources *d, cordon_error *err)
         d->fds[i] = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
         if (d->fds[i] < 0)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot bind the host's %s", path);
-        if (root_set_attr(d->fds[i], NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false, err) < 0)
+        if (mnt_set_attr(d->fds[i], NULL, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, false, err) < 0)
             return -1;
     }
     return 0;
@@ -38,19 +38,19 @@ int dev_open_sources(dev_sources *d, cordon_error *err)
 static int mount_at(int root_fd, root_scratch *s, int m, const char *dest, dest_create kind,
                     cordon_error *err)
 {
-    _cleanup_fd_ int d = root_open_dest(root_fd, s, dest, kind, err);
+    _cleanup_fd_ int d = mnt_open_dest(root_fd, s, dest, kind, err);
     if (d < 0)
         return -1;
-    return root_attach(m, d, dest, err);
+    return mnt_attach(m, d, dest, err);
 }
 
 int dev_build(int root_fd, root_scratch *s, dev_sources *d, cordon_error *err)
 {
     {
-        _cleanup_fd_ int m = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
+        _cleanup_fd_ int m = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, err);
         if (m < 0 || mount_at(root_fd, s, m, "/dev", DEST_DIR, err) < 0)
             return err_wrap(err, "/dev");
-        if (root_mark_ours(s, m, err) < 0 || root_ro_later(s, m, err) < 0)
+        if (mnt_mark_ours(s, m, err) < 0 || mnt_ro_later(s, m, err) < 0)
             return -1;
     }
     for (size_t i = 0; i < PLAN_DEV_NODES; i++) {
@@ -70,15 +70,15 @@ int dev_build(int root_fd, root_scratch *s, dev_sources *d, cordon_error *err)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount /dev/pts");
     }
     {
-        _cleanup_fd_ int m = root_private_tmpfs(s, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+        _cleanup_fd_ int m = mnt_private_tmpfs(s, 01777, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
         if (m < 0 || mount_at(root_fd, s, m, "/dev/shm", DEST_DIR, err) < 0)
             return err_wrap(err, "/dev/shm");
         /* private, as /tmp is (under --limit-memory the same tmpfs: the creation control
          * tells the host's file systems by device, and must not count it as one) */
-        if (root_mark_ours(s, m, err) < 0)
+        if (mnt_mark_ours(s, m, err) < 0)
             return -1;
     }
-    _cleanup_fd_ int dev = root_open_dest(root_fd, s, "/dev", DEST_EXISTING, err);
+    _cleanup_fd_ int dev = mnt_open_dest(root_fd, s, "/dev", DEST_EXISTING, err);
     if (dev < 0)
         return -1;
     static const char *const links[][2] = {

@@ -1,7 +1,8 @@
 /* The minimal /dev (plan.h's plan_dev_nodes bound from the host, a private devpts
  * instance, a private /dev/shm, and the fd/stdin/stdout/stderr links). */
 #pragma once
-#include "sandbox/root.h"
+#include "plan/plan.h"
+#include "sandbox/mount.h"
 
 typedef struct dev_sources {
     int fds[PLAN_DEV_NODES]; /* cloned host device nodes, opened before the pivot */

@@ -59,71 +59,6 @@ void root_scratch_free(root_scratch *s)
     *s = (root_scratch){0};
 }
 
-static int fd_mount_id(int fd, uint64_t *id)
-{
-    struct statx stx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0)
-        return -1;
-    if (!(stx.stx_mask & STATX_MNT_ID)) {
-        errno = ENOSYS;
-        return -1;
-    }
-    *id = stx.stx_mnt_id;
-    return 0;
-}
-
-int root_mark_ours(root_scratch *s, int mnt_fd, cordon_error *err)
-{
-    uint64_t id;
-    if (fd_mount_id(mnt_fd, &id) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read a mount id (statx)");
-    if (s->n_ours >= s->cap)
-        return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts");
-    s->ours[s->n_ours++] = id;
-    return 0;
-}
-
-int root_ro_later(root_scratch *s, int mnt_fd, cordon_error *err)
-{
-    if (s->n_later_ro >= s->cap)
-        return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts");
-    int fd = fcntl(mnt_fd, F_DUPFD_CLOEXEC, 3);
-    if (fd < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "dup");
-    s->later_ro[s->n_later_ro++] = fd;
-    return 0;
-}
-
-static bool is_ours(const root_scratch *s, int dir_fd)
-{
-    uint64_t id;
-    if (fd_mount_id(dir_fd, &id) < 0)
-        return false;
-    for (size_t i = 0; i < s->n_ours; i++)
-        if (s->ours[i] == id)
-            return true;
-    return false;
-}
-
-int root_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err)
-{
-    _cleanup_fd_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-    if (fs < 0) {
-        int e = errno;
-        if (e == EPERM) /* the first mount in the new namespace: AppArmor's userns rule */
-            return err_opt(err, CORDON_STAGE_ROOT, e, "isolation", "cannot create a tmpfs (fsopen) in the new "
-                           "user namespace (%s)%s", ns_userns_hint(), NS_ISOLATION_HINT);
-        return err_set(err, CORDON_STAGE_ROOT, e, "cannot create a tmpfs (fsopen)");
-    }
-    if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
-        fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsconfig)");
-    int m = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
-    if (m < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
-    return m;
-}
-
 /* The shared tmpfs of --limit-memory: `size` bytes of data in all, and one inode per KiB
  * of it (at least 4096), since inodes take memory too. */
 static int new_capped_tmpfs(unsigned long long size, cordon_error *err)
@@ -143,129 +78,6 @@ static int new_capped_tmpfs(unsigned long long size, cordon_error *err)
     if (m < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
     return m;
-}
-
-int root_private_tmpfs(root_scratch *s, unsigned mode, unsigned attrs, cordon_error *err)
-{
-    char m[16];
-    snprintf(m, sizeof m, "%o", mode);
-    if (s->private_fd < 0)
-        return root_new_tmpfs(m, attrs, err);
-    char name[16];
-    snprintf(name, sizeof name, "%u", s->n_private++);
-    if (mkdirat(s->private_fd, name, 0700) < 0 || fchmodat(s->private_fd, name, mode, 0) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot make a private directory in the --limit-memory tmpfs");
-    int t = open_tree(s->private_fd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-    if (t < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot bind a private directory of the --limit-memory tmpfs");
-    if (root_set_attr(t, NULL, attrs, false, err) < 0) {
-        close(t);
-        return -1;
-    }
-    return t;
-}
-
-int root_set_attr(int tree_fd, const char *path, unsigned set, bool recursive, cordon_error *err)
-{
-    struct mount_attr a = {.attr_set = set};
-    unsigned flags = (path && *path ? 0 : AT_EMPTY_PATH) | (recursive ? AT_RECURSIVE : 0);
-    if (mount_setattr(tree_fd, path ? path : "", flags, &a, sizeof a) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot set mount attributes (mount_setattr)");
-    return 0;
-}
-
-int root_attach(int tree_fd, int dest_fd, const char *dest, cordon_error *err)
-{
-    if (move_mount(tree_fd, "", dest_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount on %s (move_mount)", dest);
-    return 0;
-}
-
-/* Open `path` (absolute, inside the new root) from root_fd without following any
- * symlink, creating what is missing only inside mounts cordon made.  Returns an
- * O_PATH descriptor. */
-int root_open_dest(int root_fd, const root_scratch *s, const char *path, dest_create create,
-                   cordon_error *err)
-{
-    int cur = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (cur < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
-    const char *p = path;
-    struct stat st = {.st_mode = S_IFDIR};
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        const char *after = p + n;
-        while (*after == '/')
-            after++;
-        bool last = *after == '\0';
-        char comp[256];
-        if (n >= sizeof comp) {
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", path);
-        }
-        memcpy(comp, p, n);
-        comp[n] = '\0';
-        if (strcmp(comp, "..") == 0 || strcmp(comp, ".") == 0) {
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, EINVAL, "'%s' is not a canonical path", path);
-        }
-        int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0 && errno == ENOENT && create != DEST_EXISTING) {
-            if (!is_ours(s, cur)) {
-                close(cur);
-                return err_set(err, CORDON_STAGE_ROOT, 0,
-                               "refusing to create the mount point %s: '%s' would be made in a "
-                               "host directory",
-                               path, comp);
-            }
-            int r = (last && create == DEST_FILE) ? mknodat(cur, comp, S_IFREG | 0444, 0)
-                                                  : mkdirat(cur, comp, 0755);
-            if (r < 0 && errno != EEXIST) {
-                int e2 = errno;
-                close(cur);
-                return err_set(err, CORDON_STAGE_ROOT, e2, "cannot create the mount point %s", path);
-            }
-            next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        }
-        if (next < 0) {
-            int e2 = errno;
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, e2, "cannot open %s in the new root", path);
-        }
-        close(cur);
-        cur = next;
-        if (fstat(cur, &st) < 0) {
-            int e2 = errno;
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, e2, "cannot look at %s", path);
-        }
-        if (S_ISLNK(st.st_mode)) {
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, ELOOP,
-                           "refusing to follow the symlink at %.*s while setting up %s (setup "
-                           "never follows symlinks)",
-                           (int)(p + n - path), path, path);
-        }
-        if (!last && !S_ISDIR(st.st_mode)) {
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "cannot set up %s", path);
-        }
-        p += n;
-    }
-    if (create == DEST_DIR && !S_ISDIR(st.st_mode)) {
-        close(cur);
-        return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "the mount point %s", path);
-    }
-    if (create == DEST_FILE && S_ISDIR(st.st_mode)) {
-        close(cur);
-        return err_set(err, CORDON_STAGE_ROOT, EISDIR, "the mount point %s", path);
-    }
-    return cur;
 }
 
 /* Open a bind source by descriptor, check that it is what the resolver saw, and clone
@@ -294,7 +106,7 @@ static int open_source(const plan_op *op, cordon_error *err)
     if (tree < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->src);
     unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->read_only ? MOUNT_ATTR_RDONLY : 0);
-    if (root_set_attr(tree, NULL, attrs, true, err) < 0) {
+    if (mnt_set_attr(tree, NULL, attrs, true, err) < 0) {
         close(tree);
         return err_wrap(err, "%s: %s", op->why, op->src);
     }
@@ -350,7 +162,7 @@ static int open_overlay(const plan_op *op, cordon_error *err)
  * view holds there, not what the host's lower layer holds), reached without symlinks. */
 static int do_bind_in_view(build *b, const plan_op *op)
 {
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_EXISTING, b->err);
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_EXISTING, b->err);
     if (d < 0)
         return err_wrap(b->err, "%s: in the workspace's view", op->why);
     struct stat st;
@@ -365,7 +177,7 @@ static int do_bind_in_view(build *b, const plan_op *op)
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->dest);
     unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->read_only ? MOUNT_ATTR_RDONLY : 0);
-    if (root_set_attr(t, NULL, attrs, true, b->err) < 0 || root_attach(t, d, op->dest, b->err) < 0)
+    if (mnt_set_attr(t, NULL, attrs, true, b->err) < 0 || mnt_attach(t, d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s", op->why);
     return 0;
 }
@@ -379,11 +191,11 @@ static int do_symlink(build *b, const plan_op *op)
         return err_set(b->err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", op->dest);
     memcpy(parent, op->dest, pl);
     parent[pl] = '\0';
-    _cleanup_fd_ int pfd = root_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_DIR, b->err);
+    _cleanup_fd_ int pfd = mnt_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_DIR, b->err);
     if (pfd < 0)
         return -1;
     /* an O_PATH fd cannot be used as a dirfd for symlinkat() checks of ownership */
-    if (!is_ours(b->s, pfd))
+    if (!mnt_is_ours(b->s, pfd))
         return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to create the symlink %s in a host directory",
                        op->dest);
     if (symlinkat(op->src, pfd, slash + 1) < 0) {
@@ -417,13 +229,13 @@ static int do_hide(build *b, size_t i)
     const plan_op *op = &b->p->ops[i];
     if (op->is_dir && has_children(b->p, i)) {
         /* Mount points will be made in it: a tmpfs of its own, read-only at the end. */
-        _cleanup_fd_ int m = root_new_tmpfs("0555", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
+        _cleanup_fd_ int m = mnt_new_tmpfs("0555", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
         if (m < 0)
             return -1;
-        _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
-        if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+        _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+        if (d < 0 || mnt_attach(m, d, op->dest, b->err) < 0)
             return err_wrap(b->err, "%s: hiding %s", op->why, op->dest);
-        if (root_mark_ours(b->s, m, b->err) < 0 || root_ro_later(b->s, m, b->err) < 0)
+        if (mnt_mark_ours(b->s, m, b->err) < 0 || mnt_ro_later(b->s, m, b->err) < 0)
             return -1;
         return 0;
     }
@@ -432,31 +244,31 @@ static int do_hide(build *b, size_t i)
     _cleanup_fd_ int t = open_tree(b->stage_fd, empty, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot hide %s (open_tree)", op->why, op->dest);
-    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                       false, b->err) < 0)
         return -1;
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
-    if (d < 0 || root_attach(t, d, op->dest, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
+    if (d < 0 || mnt_attach(t, d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s: hiding %s", op->why, op->dest);
     return 0;
 }
 
 static int do_tmpfs(build *b, const plan_op *op)
 {
-    _cleanup_fd_ int m = root_private_tmpfs(b->s, op->mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
+    _cleanup_fd_ int m = mnt_private_tmpfs(b->s, op->mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
     if (m < 0)
         return -1;
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
-    if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || mnt_attach(m, d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s", op->why);
-    return root_mark_ours(b->s, m, b->err);
+    return mnt_mark_ours(b->s, m, b->err);
 }
 
 static int do_bind(build *b, size_t i)
 {
     const plan_op *op = &b->p->ops[i];
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
-    if (d < 0 || root_attach(b->s->tree_fds[i], d, op->dest, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
+    if (d < 0 || mnt_attach(b->s->tree_fds[i], d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s", op->why);
     close(b->s->tree_fds[i]);
     b->s->tree_fds[i] = -1;
@@ -474,11 +286,11 @@ static int do_caller_proc(build *b, const plan_op *op)
     if (fstatfs(t, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)
         return err_set(b->err, CORDON_STAGE_ROOT, errno ? errno : EINVAL,
                        "the caller's /proc is not a procfs: cannot share the caller's PID namespace");
-    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true,
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true,
                       b->err) < 0)
         return err_wrap(b->err, "the caller's /proc");
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
-    if (d < 0 || root_attach(t, d, op->dest, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || mnt_attach(t, d, op->dest, b->err) < 0)
         return -1;
     return 0;
 }
@@ -492,17 +304,17 @@ static int do_hold(build *b, const plan_op *op)
         /* 0755, not 0555: in a sandbox nested in cordon's, the mount points are made by
          * the outer supervisor, with no capability to override a mode (read-only comes
          * from the mount, once sealed) */
-        _cleanup_fd_ int m = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
+        _cleanup_fd_ int m = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, b->err);
         if (m < 0)
             return -1;
-        _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
-        if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+        _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+        if (d < 0 || mnt_attach(m, d, op->dest, b->err) < 0)
             return err_wrap(b->err, "%s", op->why);
-        if (root_mark_ours(b->s, m, b->err) < 0 || root_ro_later(b->s, m, b->err) < 0)
+        if (mnt_mark_ours(b->s, m, b->err) < 0 || mnt_ro_later(b->s, m, b->err) < 0)
             return -1;
         return 0;
     }
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_EXISTING, b->err);
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_EXISTING, b->err);
     if (d < 0)
         return err_wrap(b->err, "%s", op->why);
     struct stat st;
@@ -511,11 +323,11 @@ static int do_hold(build *b, const plan_op *op)
     _cleanup_fd_ int t = open_tree(d, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->dest);
-    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, b->err) < 0 ||
-        root_attach(t, d, op->dest, b->err) < 0)
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, b->err) < 0 ||
+        mnt_attach(t, d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s", op->why);
     /* the overlay's, not a host file system (the creation control's git rules) */
-    return root_mark_ours(b->s, t, b->err);
+    return mnt_mark_ours(b->s, t, b->err);
 }
 
 /* A file cordon writes (PLAN_FILE), only ever in a tmpfs of its own. */
@@ -528,10 +340,10 @@ static int do_file(build *b, const plan_op *op)
     size_t pl = (size_t)(slash - op->dest);
     memcpy(parent, op->dest, pl);
     parent[pl] = '\0';
-    _cleanup_fd_ int pfd = root_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_EXISTING, b->err);
+    _cleanup_fd_ int pfd = mnt_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_EXISTING, b->err);
     if (pfd < 0)
         return err_wrap(b->err, "%s", op->why);
-    if (!is_ours(b->s, pfd))
+    if (!mnt_is_ours(b->s, pfd))
         return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to write %s in a host directory", op->dest);
     _cleanup_fd_ int fd = openat(pfd, slash + 1, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 || write_all(fd, op->src, strlen(op->src)) < 0)
@@ -554,8 +366,8 @@ static int open_cow(const plan_op *op, root_scratch *s, int at, cordon_error *er
     if (fstat(lower, &st) < 0 || st.st_dev != op->dev || st.st_ino != op->ino)
         return err_set(err, CORDON_STAGE_ROOT, 0, "%s: %s was replaced while the sandbox was being set up", op->why,
                        op->src);
-    _cleanup_fd_ int layers = root_private_tmpfs(s, 0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-    if (layers < 0 || root_attach(layers, at, "the home's private layer", err) < 0)
+    _cleanup_fd_ int layers = mnt_private_tmpfs(s, 0755, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+    if (layers < 0 || mnt_attach(layers, at, "the home's private layer", err) < 0)
         return -1;
     if (mkdirat(layers, "upper", st.st_mode & 07777) < 0 || mkdirat(layers, "work", 0700) < 0 ||
         fchmodat(layers, "upper", st.st_mode & 07777, 0) < 0)
@@ -584,7 +396,7 @@ static int open_cow(const plan_op *op, root_scratch *s, int at, cordon_error *er
     int t = open_tree(lower, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
     if (t < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->src);
-    if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, err) < 0) {
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true, err) < 0) {
         close(t);
         return err_wrap(err, "%s: %s", op->why, op->src);
     }
@@ -594,13 +406,13 @@ static int open_cow(const plan_op *op, root_scratch *s, int at, cordon_error *er
 static int do_cow(build *b, size_t i)
 {
     const plan_op *op = &b->p->ops[i];
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
-    if (d < 0 || root_attach(b->s->tree_fds[i], d, op->dest, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || mnt_attach(b->s->tree_fds[i], d, op->dest, b->err) < 0)
         return err_wrap(b->err, "%s", op->why);
     /* The overlay is cordon's own file system: what the command creates there vanishes,
      * so the creation control's rules for host file systems do not apply to it.  The
      * read-only fallback is the host's. */
-    if (!b->s->cow_fallback && root_mark_ours(b->s, b->s->tree_fds[i], b->err) < 0)
+    if (!b->s->cow_fallback && mnt_mark_ours(b->s, b->s->tree_fds[i], b->err) < 0)
         return -1;
     close(b->s->tree_fds[i]);
     b->s->tree_fds[i] = -1;
@@ -614,13 +426,13 @@ static int do_home_fallback(build *b)
     const plan *p = b->p;
     if (!b->s->cow_fallback || !p->home_fallback)
         return 0;
-    _cleanup_fd_ int m = root_private_tmpfs(b->s, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
+    _cleanup_fd_ int m = mnt_private_tmpfs(b->s, 0700, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
     if (m < 0)
         return -1;
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, p->home_fallback, DEST_DIR, b->err);
-    if (d < 0 || root_attach(m, d, p->home_fallback, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, p->home_fallback, DEST_DIR, b->err);
+    if (d < 0 || mnt_attach(m, d, p->home_fallback, b->err) < 0)
         return err_wrap(b->err, "the private HOME (the home is read-only: %s)", b->s->cow_why);
-    return root_mark_ours(b->s, m, b->err);
+    return mnt_mark_ours(b->s, m, b->err);
 }
 
 static int do_proc(build *b, const plan_op *op)
@@ -635,8 +447,8 @@ static int do_proc(build *b, const plan_op *op)
     _cleanup_fd_ int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
     if (m < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot mount a fresh /proc (fsmount)");
-    _cleanup_fd_ int d = root_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
-    if (d < 0 || root_attach(m, d, op->dest, b->err) < 0)
+    _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+    if (d < 0 || mnt_attach(m, d, op->dest, b->err) < 0)
         return -1;
     /* As bubblewrap does: the parts of /proc that configure the kernel stay read-only
      * even where the user namespace would let a write through.  That is only when the
@@ -658,9 +470,9 @@ static int do_proc(build *b, const plan_op *op)
         _cleanup_fd_ int t = open_tree(m, ro[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
         if (t < 0)
             return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot protect /proc/%s", ro[i]);
-        if (root_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+        if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
                           true, b->err) < 0 ||
-            root_attach(t, target, ro[i], b->err) < 0)
+            mnt_attach(t, target, ro[i], b->err) < 0)
             return err_wrap(b->err, "protecting /proc/%s", ro[i]);
     }
     return 0;
@@ -751,8 +563,8 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     }
     _cleanup_fd_ int stage = -1;
     if (plan_hides(p)) {
-        stage = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
-        if (stage < 0 || root_attach(stage, at, "the staging area", err) < 0)
+        stage = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+        if (stage < 0 || mnt_attach(stage, at, "the staging area", err) < 0)
             return -1;
         int fd = openat(stage, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
         if (fd < 0 || mkdirat(stage, EMPTY_DIR_NAME, 0555) < 0)
@@ -765,7 +577,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     _cleanup_fd_ int priv = -1;
     if (p->limits.v[CORDON_LIMIT_MEMORY]) {
         priv = new_capped_tmpfs(p->limits.v[CORDON_LIMIT_MEMORY], err);
-        if (priv < 0 || root_attach(priv, at, "the --limit-memory tmpfs", err) < 0)
+        if (priv < 0 || mnt_attach(priv, at, "the --limit-memory tmpfs", err) < 0)
             return -1;
         s->private_fd = priv;
     }
@@ -776,13 +588,13 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     _cleanup_fd_ int root = -1;
     if (p->root_is_host) {
         root = steal_fd(&host_root);
-        if (root_attach(root, at, "the new root", err) < 0)
+        if (mnt_attach(root, at, "the new root", err) < 0)
             return -1;
     } else {
-        root = root_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-        if (root < 0 || root_attach(root, at, "the new root", err) < 0)
+        root = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+        if (root < 0 || mnt_attach(root, at, "the new root", err) < 0)
             return -1;
-        if (root_mark_ours(s, root, err) < 0)
+        if (mnt_mark_ours(s, root, err) < 0)
             return -1;
     }
     build b = {.p = p, .s = s, .root_fd = root, .stage_fd = stage, .err = err};
@@ -817,12 +629,12 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
     TRACE("plan-applied");
     /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
     for (size_t i = 0; i < s->n_later_ro; i++) {
-        if (root_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+        if (mnt_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
             return -1;
         close(s->later_ro[i]);
     }
     s->n_later_ro = 0;
-    if (!p->root_is_host && root_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+    if (!p->root_is_host && mnt_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
         return err_wrap(err, "making the new root read-only");
     TRACE("sealed");
     return pivot(root, err);

@@ -91,7 +91,7 @@ static int open_parent(const char *path, char *name, cordon_error *err)
     if (root < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
     root_scratch none = {0};
-    return root_open_dest(root, &none, pl ? parent : "/", DEST_EXISTING, err);
+    return mnt_open_dest(root, &none, pl ? parent : "/", DEST_EXISTING, err);
 }
 
 /* Which file systems are the host's: every mount of the new root's table but cordon's
@@ -227,7 +227,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
             _cleanup_fd_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
             root_scratch none = {0};
             cordon_error ignored = {0};
-            _cleanup_fd_ int d = root < 0 ? -1 : root_open_dest(root, &none, op->dest, DEST_EXISTING, &ignored);
+            _cleanup_fd_ int d = root < 0 ? -1 : mnt_open_dest(root, &none, op->dest, DEST_EXISTING, &ignored);
             struct stat st;
             if (d >= 0 && fstat(d, &st) == 0 && op->kind == PLAN_GITDIR && S_ISDIR(st.st_mode)) {
                 cc->gitdirs[cc->n_gitdirs].dev = st.st_dev;

@@ -38,7 +38,7 @@
 
 #include "cordon.h"
 #include "plan/plan.h"
-#include "sandbox/root.h"
+#include "sandbox/mount.h"
 #include "supervise/pathwalk.h"
 
 #define CC_MAX_RULES 1024

@@ -1,0 +1,196 @@
+#include "sandbox/mount.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/ns.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+
+static int fd_mount_id(int fd, uint64_t *id)
+{
+    struct statx stx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) < 0)
+        return -1;
+    if (!(stx.stx_mask & STATX_MNT_ID)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    *id = stx.stx_mnt_id;
+    return 0;
+}
+
+int mnt_mark_ours(root_scratch *s, int mnt_fd, cordon_error *err)
+{
+    uint64_t id;
+    if (fd_mount_id(mnt_fd, &id) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read a mount id (statx)");
+    if (s->n_ours >= s->cap)
+        return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts");
+    s->ours[s->n_ours++] = id;
+    return 0;
+}
+
+int mnt_ro_later(root_scratch *s, int mnt_fd, cordon_error *err)
+{
+    if (s->n_later_ro >= s->cap)
+        return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts");
+    int fd = fcntl(mnt_fd, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "dup");
+    s->later_ro[s->n_later_ro++] = fd;
+    return 0;
+}
+
+bool mnt_is_ours(const root_scratch *s, int dir_fd)
+{
+    uint64_t id;
+    if (fd_mount_id(dir_fd, &id) < 0)
+        return false;
+    for (size_t i = 0; i < s->n_ours; i++)
+        if (s->ours[i] == id)
+            return true;
+    return false;
+}
+
+int mnt_new_tmpfs(const char *mode, unsigned attrs, cordon_error *err)
+{
+    _cleanup_fd_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+    if (fs < 0) {
+        int e = errno;
+        if (e == EPERM) /* the first mount in the new namespace: AppArmor's userns rule */
+            return err_opt(err, CORDON_STAGE_ROOT, e, "isolation",
+                           "cannot create a tmpfs (fsopen) in the new user namespace (%s)%s", ns_userns_hint(),
+                           NS_ISOLATION_HINT);
+        return err_set(err, CORDON_STAGE_ROOT, e, "cannot create a tmpfs (fsopen)");
+    }
+    if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsconfig)");
+    int m = fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+    if (m < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
+    return m;
+}
+
+int mnt_private_tmpfs(root_scratch *s, unsigned mode, unsigned attrs, cordon_error *err)
+{
+    char m[16];
+    snprintf(m, sizeof m, "%o", mode);
+    if (s->private_fd < 0)
+        return mnt_new_tmpfs(m, attrs, err);
+    char name[16];
+    snprintf(name, sizeof name, "%u", s->n_private++);
+    if (mkdirat(s->private_fd, name, 0700) < 0 || fchmodat(s->private_fd, name, mode, 0) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot make a private directory in the --limit-memory tmpfs");
+    int t = open_tree(s->private_fd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (t < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot bind a private directory of the --limit-memory tmpfs");
+    if (mnt_set_attr(t, NULL, attrs, false, err) < 0) {
+        close(t);
+        return -1;
+    }
+    return t;
+}
+
+int mnt_set_attr(int tree_fd, const char *path, unsigned set, bool recursive, cordon_error *err)
+{
+    struct mount_attr a = {.attr_set = set};
+    unsigned flags = (path && *path ? 0 : AT_EMPTY_PATH) | (recursive ? AT_RECURSIVE : 0);
+    if (mount_setattr(tree_fd, path ? path : "", flags, &a, sizeof a) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot set mount attributes (mount_setattr)");
+    return 0;
+}
+
+int mnt_attach(int tree_fd, int dest_fd, const char *dest, cordon_error *err)
+{
+    if (move_mount(tree_fd, "", dest_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount on %s (move_mount)", dest);
+    return 0;
+}
+
+int mnt_open_dest(int root_fd, const root_scratch *s, const char *path, dest_create create, cordon_error *err)
+{
+    int cur = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cur < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
+    const char *p = path;
+    struct stat st = {.st_mode = S_IFDIR};
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *after = p + n;
+        while (*after == '/')
+            after++;
+        bool last = *after == '\0';
+        char comp[256];
+        if (n >= sizeof comp) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", path);
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        if (strcmp(comp, "..") == 0 || strcmp(comp, ".") == 0) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, EINVAL, "'%s' is not a canonical path", path);
+        }
+        int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0 && errno == ENOENT && create != DEST_EXISTING) {
+            if (!mnt_is_ours(s, cur)) {
+                close(cur);
+                return err_set(err, CORDON_STAGE_ROOT, 0,
+                               "refusing to create the mount point %s: '%s' would be made in a "
+                               "host directory",
+                               path, comp);
+            }
+            int r = (last && create == DEST_FILE) ? mknodat(cur, comp, S_IFREG | 0444, 0) : mkdirat(cur, comp, 0755);
+            if (r < 0 && errno != EEXIST) {
+                int e2 = errno;
+                close(cur);
+                return err_set(err, CORDON_STAGE_ROOT, e2, "cannot create the mount point %s", path);
+            }
+            next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (next < 0) {
+            int e2 = errno;
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, e2, "cannot open %s in the new root", path);
+        }
+        close(cur);
+        cur = next;
+        if (fstat(cur, &st) < 0) {
+            int e2 = errno;
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, e2, "cannot look at %s", path);
+        }
+        if (S_ISLNK(st.st_mode)) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, ELOOP,
+                           "refusing to follow the symlink at %.*s while setting up %s (setup "
+                           "never follows symlinks)",
+                           (int)(p + n - path), path, path);
+        }
+        if (!last && !S_ISDIR(st.st_mode)) {
+            close(cur);
+            return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "cannot set up %s", path);
+        }
+        p += n;
+    }
+    if (create == DEST_DIR && !S_ISDIR(st.st_mode)) {
+        close(cur);
+        return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "the mount point %s", path);
+    }
+    if (create == DEST_FILE && S_ISDIR(st.st_mode)) {
+        close(cur);
+        return err_set(err, CORDON_STAGE_ROOT, EISDIR, "the mount point %s", path);
+    }
+    return cur;
+}
