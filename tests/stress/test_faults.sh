@@ -160,7 +160,7 @@ for i in range(trials):
 # (what the test scripts themselves make there, when other test files run at the same
 # time, does not come from cordon)
 import re
-harness = ("cordon-e2e-", "cordon-tests.", "cordon-bootstrap.", "cordon-fuzz-build.", "cordon-test-")
+harness = ("cordon-e2e-", "cordon-tests.", "cordon-bootstrap.", "cordon-fuzz-build.", "cordon-test-", "cordon-test.")
 def foreign(n):
     return n.startswith(harness) or re.match(r"^cc[A-Za-z0-9]{6}\.[a-z]+$", n)  # a compiler'"'"'s
 new_tmp = set(n for n in ours_in("/tmp") - tmp_before if not foreign(n))
