@@ -11,7 +11,8 @@
 #   6. unless --quick: lint: clang's static analyzer over src/ (tests/analyze.sh: a report
 #      not in tests/analyze-known.txt fails) and the format check (tests/format.sh: the
 #      files of tests/format-files.txt as .clang-format says); skipped, loudly, without
-#      clang or clang-format
+#      clang or clang-format.  The lint that needs no clang, tests/refs.sh (comments cite
+#      only files the tree has), is a meson test (suite lint) of step 1, --quick included
 # It installs nothing: ./bootstrap.sh does (the README's test command runs both).
 # Its last line is always "N passed, N failed, N skipped" (every TAP case of every meson
 # test, and each check of the other passes); it exits non-zero when anything failed.
@@ -24,7 +25,7 @@
 #                     the unit tests always run; valgrind, fuzzing and lint do not
 set -uo pipefail
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 
 QUICK=0
 FILTER=""
