@@ -223,8 +223,8 @@ CORDON_API int cordon_policy_publish_port_string(cordon_policy *p, const char *s
  * appended to FILE (created 0600; a symlink there is refused). */
 CORDON_API int cordon_policy_set_network_log(cordon_policy *p, const char *file, cordon_error *err);
 
-/* Read a settings file (JSON, see CONTRACT).  Rules add to the policy; scalar values
- * apply unless a setter already chose them explicitly. */
+/* Read a settings file (JSON: README, "Settings file").  Rules add to the policy; scalar
+ * values apply unless a setter already chose them explicitly. */
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);
 /* The settings' "sandbox.enabled": 1, 0, or -1 when no settings file said. */
 CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);

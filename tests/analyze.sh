@@ -72,7 +72,7 @@ while IFS=$'\t' read -r file _; do
   rel=${file#"$src"/}
   new=0 old=0
   while IFS= read -r line; do
-    # "DIR/src/x.c:12:3: warning: message [checker]" -> "src/x.c: message [checker]"
+    # "DIR/src/FILE.c:12:3: warning: message [checker]" -> "src/FILE.c: message [checker]"
     key=$(printf '%s\n' "$line" | sed -E "s|^$src/||; s|^([^:]+):[0-9]+:[0-9]+: (warning\|error): |\1: |")
     if [ "${want[$key]:-0}" -gt 0 ]; then
       want[$key]=$((${want[$key]} - 1))

@@ -13,7 +13,8 @@
 #      tests/cppcheck-known.txt), no file-level circles in src/ (tests/circles.sh: one not
 #      in tests/circles-known.txt fails) and the format check (tests/format.sh: the files
 #      of tests/format-files.txt as .clang-format says); skipped, loudly, without clang,
-#      clang-format or cppcheck
+#      clang-format or cppcheck.  The lint that needs no clang, tests/refs.sh (comments
+#      cite only files the tree has), is a meson test (suite lint) of step 1, --quick included
 # It installs nothing: ./bootstrap.sh does (the README's test command runs both).
 # Its last line is always "N passed, N failed, N skipped" (every TAP case of every meson
 # test, and each check of the other passes); it exits non-zero when anything failed.

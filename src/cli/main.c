@@ -109,7 +109,7 @@ static void print_limits_hit(const cordon_result *res)
         fputs("cordon: the sandbox reached its process limit (--limit-pids); forks were refused\n", stderr);
 }
 
-/* Rules that change nothing: said, and the run goes on (CONTRACT). */
+/* Rules that change nothing: said, and the run goes on (README, "Warnings and messages"). */
 static void print_warning(const char *message, void *ctx)
 {
     (void)ctx;

@@ -7,7 +7,7 @@
  * send no SIGCHLD), so it may not use malloc or stdio, which c-ares does for its state and
  * to read resolv.conf; and glibc's getaddrinfo blocks.  What the proxy needs is small: the
  * addresses of one fully qualified name, asked of the host's name servers, which the run
- * reads from /etc/resolv.conf (and /etc/hosts, net/hostsfile.h) before the helper starts. */
+ * reads from /etc/resolv.conf (and /etc/hosts: net/hostconf.h) before the helper starts. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>

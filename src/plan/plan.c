@@ -329,12 +329,13 @@ static void drop_redundant(plan *p)
     }
 }
 
-/* Directories that only hold mount points are read-only (CONTRACT, "Always"): where a
- * mount lies two or more levels below a private writable mount (HOME, /tmp), the
- * directory on the way that cordon would otherwise make in that writable mount (so that a
- * write there "succeeded" and vanished, `echo hi > ../sibling.txt` from a workspace in
- * /tmp/x) is a read-only one of its own.  Below the home of --base host (a PLAN_COW) it
- * is the real directory, bound onto itself read-only.  Returns how many were added. */
+/* Directories that only hold mount points are read-only (README, "Always, whatever the
+ * base"): where a mount lies two or more levels below a private writable mount (HOME,
+ * /tmp), the directory on the way that cordon would otherwise make in that writable
+ * mount (so that a write there "succeeded" and vanished, `echo hi > ../sibling.txt` from
+ * a workspace in /tmp/x) is a read-only one of its own.  Below the home of --base host
+ * (a PLAN_COW) it is the real directory, bound onto itself read-only.  Returns how many
+ * were added. */
 static size_t add_holders(plan *p)
 {
     size_t added = 0, n = p->n_ops;
@@ -520,7 +521,7 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     } else if (home_here && r->home_cow) {
         /* --base host: the real home, read-only underneath, writes to a private layer,
          * so that what is installed there (~/.local/bin, ~/.cargo, ~/.nvm) keeps
-         * working; its credential stores are hidden by resolve/protect.c's rules */
+         * working; its credential stores are hidden by policy/protect.c's rules */
         drop_base_bind_at(out, r->home, "HOME");
         plan_op *op = add_op(out, PLAN_COW, r->home, r->home,
                              xstrdup("HOME: the real home, read-only underneath, writes to a private layer"));

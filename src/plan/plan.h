@@ -97,9 +97,10 @@ typedef struct plan {
     size_t n_rules;
     bool list_root;    /* landlock, --base host with no rule on "/": "/" may be listed */
     net_plan net; /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
-    strv warnings; /* rules of the caller's that change nothing (CONTRACT: a "cordon:
-                    * warning:" line each): a path that does not exist, a rule overridden
-                    * at equal length, a rule that adds nothing to what is above it */
+    strv warnings; /* rules of the caller's that change nothing (README, "Warnings and
+                    * messages": a "cordon: warning:" line each): a path that does not
+                    * exist, a rule overridden at equal length, a rule that adds nothing to
+                    * what is above it */
 } plan;
 
 /* The minimal /dev of PLAN_DEV: these character devices of the host's, each bound at its

@@ -16,8 +16,9 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-/* Names protected at the top of every writable path (CONTRACT): what agents and editors
- * load from a project as configuration, and git's submodule list. */
+/* Names protected at the top of every writable path (README, "Workspace protection"):
+ * what agents and editors load from a project as configuration, and git's submodule
+ * list. */
 const char *const protect_default_names[] = {
     ".cordon", ".codex", ".agents", ".claude", ".mcp.json", ".vscode", ".idea", ".gitmodules",
 };
@@ -505,7 +506,7 @@ static int hide_requested(resolved *r, cordon_error *err)
 
 /* A writable workspace that is the home, "/" or a directory above the home would let the
  * command read every credential and rewrite what the caller's shell runs at its next
- * start: refused, unless --allow names that directory (CONTRACT). */
+ * start: refused, unless --allow names that directory (README, "The home and the host"). */
 static int check_home_workspace(const resolved *r, const struct cordon_policy *p, cordon_error *err)
 {
     const char *ws = r->workspace;

@@ -1,4 +1,5 @@
-/* What cordon protects by itself, whatever the rules say (CONTRACT, "Always"):
+/* What cordon protects by itself, whatever the rules say (README, "Workspace protection"
+ * and "The home and the host"):
  *
  * - at the top of every writable path: .git/hooks, .git/config and
  *   .git/config.worktree (also in the directory a .git file's "gitdir:" names, its
@@ -27,8 +28,8 @@
 /* `p`: the --protect names, and the workspace flags and --allow rules the home check reads. */
 int protect_expand(resolved *r, const struct cordon_policy *p, cordon_error *err);
 
-/* The names protected at the top of every writable path (CONTRACT): .cordon .codex
- * .agents .claude .mcp.json .vscode .idea .gitmodules. */
+/* The names protected at the top of every writable path (README, "Workspace
+ * protection"): .cordon .codex .agents .claude .mcp.json .vscode .idea .gitmodules. */
 extern const char *const protect_default_names[];
 extern const size_t protect_n_default_names;
 /* Once the rules are sorted again: pin every directory between a writable directory and a

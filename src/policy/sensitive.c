@@ -1,7 +1,8 @@
 #include "policy/sensitive.h"
 
-/* Credential stores (CONTRACT lists the first 32, in its order; more after them).  A
- * directory entry hides everything below it; add a line to hide one more. */
+/* Credential stores (the README lists the first 32, in its order, in "The home and the
+ * host"; more after them).  A directory entry hides everything below it; add a line to
+ * hide one more. */
 const home_entry credential_stores[] = {
     {".ssh", "SSH keys and agent configuration"},
     {".gnupg", "GnuPG keys and agent sockets"},

@@ -1,7 +1,8 @@
 /* The tables of what in a home directory cordon treats specially, whatever the rules say
- * (CONTRACT, "Always"): one entry per path, relative to the home, with what it holds.
- * Extending a table is adding a line to sensitive.c; protect.c applies them, `cordon
- * explain` names the entry behind each rule it adds, and doc/cordon.1 lists them.
+ * (README, "The home and the host"): one entry per path, relative to the home, with
+ * what it holds.  Extending a table is adding a line to sensitive.c; protect.c applies
+ * them, `cordon explain` names the entry behind each rule it adds, and doc/cordon.1
+ * lists them.
  *
  * - credential stores: hidden wherever the caller's home is visible (--base host, a rule
  *   that shows the home or a directory above an entry), unless a rule names the entry's

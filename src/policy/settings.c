@@ -1,4 +1,4 @@
-/* The settings-file reader (CONTRACT: "Settings file").
+/* The settings-file reader (README, "Settings file").
  *
  * A settings file is checked in full before any of it reaches the policy: a file with
  * an error changes nothing, so a caller that reports the error and goes on (a harness
@@ -440,9 +440,9 @@ static void apply_net(const settings *s, cordon_policy *p)
         p->net.log = xstrdup(s->network_log);
 }
 
-/* ---- the rest of the run options (CONTRACT: every `cordon run` option has a key, the
- * camelCase of its flag), checked with the setters' own rules on a scratch policy, applied
- * by apply_run().  --settings itself (the file) and --help have none. ------------------ */
+/* ---- the rest of the run options (README, "Settings file": every `cordon run` flag has
+ * a key, the camelCase of the flag), checked with the setters' own rules on a scratch
+ * policy, applied by apply_run().  --settings itself (the file) and --help have none. - */
 
 static const char *const run_keys[] = {
     "base",   "workspace", "noWorkspace", "readOnlyPaths", "deniedGlobs", "globDepth", "protect",

@@ -311,8 +311,8 @@ static bool exists_at(int dir, const char *name, struct stat *st)
     return fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Is `dir` a git directory, as git decides (setup.c, is_git_directory): a HEAD, and
- * objects and refs (or a commondir that has them)? */
+/* Is `dir` a git directory, as git decides (is_git_directory() in git's own setup.c): a
+ * HEAD, and objects and refs (or a commondir that has them)? */
 static bool is_gitdir(int dir)
 {
     struct stat st;

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -260,6 +261,14 @@ static bool writable_cgroup(const char *dir)
            faccessat(AT_FDCWD, procs, W_OK, AT_EACCESS) == 0;
 }
 
+/* Is dir on a read-only mount?  A container's /sys/fs/cgroup is, by default (Docker's):
+ * then no permission or delegation would help, and the message says so. */
+static bool readonly_mount(const char *dir)
+{
+    struct statvfs s;
+    return statvfs(dir, &s) == 0 && (s.f_flag & ST_RDONLY);
+}
+
 typedef struct host_cgroups {
     char *self;      /* /proc/self/cgroup */
     char *mountinfo; /* /proc/self/mountinfo */
@@ -331,6 +340,13 @@ static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, s
                 mnt, v2_controller[i]);
             return -1;
         }
+    if (readonly_mount(own)) {
+        err_set(why, CORDON_STAGE_LIMITS, 0,
+            "the cgroup v2 file system at %s is mounted read-only (as a container's /sys/fs/cgroup "
+            "is by default): no cgroup can be made in it",
+            mnt);
+        return -1;
+    }
     err_set(why, CORDON_STAGE_LIMITS, 0,
         "no cgroup from %s up to %s is both writable by uid %u and has the needed controllers "
         "enabled for its children (cgroup.subtree_control): cgroup v2 is not delegated to you",
@@ -349,7 +365,14 @@ static int find_v1(const host_cgroups *h, const char *controller, char *dir, siz
         return -1;
     }
     if (!writable_cgroup(dir)) {
-        err_set(why, CORDON_STAGE_LIMITS, 0, "the cgroup v1 directory %s is not writable by uid %u", dir, (unsigned)geteuid());
+        if (readonly_mount(dir))
+            err_set(why, CORDON_STAGE_LIMITS, 0,
+                "the cgroup v1 directory %s is on a read-only mount (as a container's /sys/fs/cgroup "
+                "is by default)",
+                dir);
+        else
+            err_set(why, CORDON_STAGE_LIMITS, 0, "the cgroup v1 directory %s is not writable by uid %u", dir,
+                (unsigned)geteuid());
         return -1;
     }
     return 0;

@@ -17,6 +17,24 @@ mechanism() {
   esac
 }
 
+# pids_refused ARG...: whether cordon must refuse these limits here: as root without a
+# cgroup (a read-only /sys/fs/cgroup, as in a container by default), RLIMIT_NPROC would not
+# bind, so --limit-pids fails closed (README, "Resource limits").
+pids_refused() {
+  [ "$MY_UID" -eq 0 ] && [ "$(mechanism "$@")" = rlimit ]
+}
+
+# expect_pids_refused ARG...: cordon run ARG... exits 125 before starting anything, with a
+# message that names the limit, says why and what to do.
+expect_pids_refused() {
+  expect_exit 125 run "$@"
+  assert_cordon_stderr
+  assert_contains "$ERR" "a process limit cannot be enforced here" "the refusal says what"
+  assert_contains "$ERR" "--limit-pids" "the refusal names the limit"
+  assert_contains "$ERR" "does not apply RLIMIT_NPROC to root" "the refusal says why"
+  assert_contains "$ERR" "run cordon as another user" "the refusal says what to do"
+}
+
 # cgroup_dirs ARG...: the directories the run's cgroups are made in (cgroup mechanisms).
 cgroup_dirs() {
   "$CORDON" explain "$@" 2>/dev/null | sed -n 's/^limits (cgroup v[12]: cgroups\{0,1\} of the run.s own under \(.*\))$/\1/p' | tr ' ' '\n'
@@ -55,7 +73,13 @@ t_bad_values() {
 }
 
 t_good_values() {
-  expect_ok run --limit-pids 100 --limit-memory 512M --limit-cpu 60 -- true
+  if pids_refused --limit-pids 100 --limit-memory 512M --limit-cpu 60; then
+    # as root without a cgroup: good values, refused all the same (no rlimit binds root)
+    expect_pids_refused --limit-pids 100 --limit-memory 512M --limit-cpu 60 -- true
+    expect_ok run --limit-memory 512M --limit-cpu 60 -- true
+  else
+    expect_ok run --limit-pids 100 --limit-memory 512M --limit-cpu 60 -- true
+  fi
   expect_ok run --limit-memory 2G -- true
   expect_ok run --limit-memory 1073741824 --limit-memory=256MiB --limit-memory 1g -- true
 }
@@ -139,6 +163,13 @@ t_fork_bomb() {
   local m mech cpid most rc=0 start end
   m=$(new_mark)
   mech=$(mechanism --limit-pids 50)
+  if pids_refused --limit-pids 50; then
+    # (not the bomb itself: were the refusal gone, it would run unlimited, as root)
+    expect_pids_refused --limit-pids 50 --timeout 5 --status-json "$CT/st.json" -- sh -c 'echo started'
+    assert_not_contains "$OUT" "started" "the refused run started its command"
+    assert_eq "$(json_get "$CT/st.json" started)" "false" "status-json: the refused run never started"
+    skip_case "as root without a cgroup ($mech) --limit-pids is refused (exit 125, asserted): no fork bomb can be contained here"
+  fi
   start=$(date +%s%N)
   # A fork bomb that keeps trying (a shell's gives up at the first refused fork), at the
   # lowest priority so that the watcher keeps up; the marked sleep is how the watcher
@@ -166,6 +197,11 @@ t_fork_bomb() {
 }
 
 t_pids_positive() {
+  if pids_refused --limit-pids 50; then
+    expect_pids_refused --limit-pids 50 -- sh -c 'echo started'
+    assert_not_contains "$OUT" "started" "the refused run started its command"
+    skip_case "as root without a cgroup ($(mechanism --limit-pids 50)) --limit-pids is refused (exit 125, asserted): nothing runs under a process limit here"
+  fi
   # 20 processes at once under a limit of 50: all run
   expect_output "20" run --limit-pids 50 -- sh -c 'n=0; for i in $(seq 20); do sleep 0.5 & n=$((n+1)); done; wait; echo $n'
 }
@@ -240,7 +276,15 @@ t_status_json_limits() {
   assert_eq "$(json_limits "$CT/none.json")" "null" "status-json limits without a limit"
   local mech
   mech=$(mechanism --limit-pids 100 --limit-memory 1G --limit-cpu 30)
-  expect_ok run --limit-pids 100 --limit-memory 1G --limit-cpu 30 --status-json "$CT/st.json" -- true
+  if pids_refused --limit-pids 100 --limit-memory 1G --limit-cpu 30; then
+    # refused before anything started: no limits were at work
+    expect_pids_refused --limit-pids 100 --limit-memory 1G --limit-cpu 30 --status-json "$CT/refused.json" -- true
+    assert_eq "$(json_limits "$CT/refused.json")" "null" "status-json limits of a refused run"
+    assert_eq "$(json_get "$CT/refused.json" stage)" '"limits"' "status-json stage of a refused run"
+    expect_ok run --limit-memory 1G --limit-cpu 30 --status-json "$CT/st.json" -- true
+  else
+    expect_ok run --limit-pids 100 --limit-memory 1G --limit-cpu 30 --status-json "$CT/st.json" -- true
+  fi
   assert_eq "$(json_limits "$CT/st.json")" "$mech -" "status-json limits of a run within its limits"
 }
 
@@ -254,6 +298,30 @@ t_explain_limits() {
     cgroup2 | cgroup1 | rlimit) ;;
     *) die "explain names no mechanism: $(printf '%s' "$OUT" | grep -A1 '^limits')" ;;
   esac
+  # explain warns of the refusal exactly where cordon run refuses
+  if pids_refused --limit-pids 50; then
+    assert_contains "$OUT" "(as root, --limit-pids fails" "explain: the refusal of --limit-pids as root"
+  else
+    assert_not_contains "$OUT" "--limit-pids fails" "explain: no refusal where a process limit holds"
+  fi
+  # every cgroup file system read-only (tests/ro-cgroup.sh, which says in
+  # CORDON_TEST_RO_CGROUP what the mechanism was before): no cgroup can be used, and where
+  # one could before, explain and check say it is the read-only mount
+  if [ -n "${CORDON_TEST_RO_CGROUP:-}" ]; then
+    assert_eq "$(mechanism --limit-pids 50 --limit-memory 64M --limit-cpu 2)" "rlimit" \
+      "explain's mechanism with every cgroup file system read-only"
+    crun check --json
+    local check
+    check=$(printf '%s' "$OUT" | "$PY" -c 'import json,sys; c = json.load(sys.stdin)["checks"]["cgroup_delegation"]; print(c["mechanism"], c["detail"])')
+    assert_contains "$check" "rlimit " "cordon check's mechanism with every cgroup file system read-only"
+    case $CORDON_TEST_RO_CGROUP in
+      cgroup*)
+        crun explain --limit-pids 50 --limit-memory 64M --limit-cpu 2
+        assert_contains "$(printf '%s' "$OUT" | grep -m1 '^limits (')" "read-only" \
+          "explain says why the $CORDON_TEST_RO_CGROUP cgroup is out of use"
+        assert_contains "$check" "read-only" "cordon check says why the $CORDON_TEST_RO_CGROUP cgroup is out of use" ;;
+    esac
+  fi
   crun explain
   assert_contains "$OUT" "limits" "explain without limits"
 }

@@ -85,8 +85,9 @@ t_settings_unknown_key() {
   printf '%s\n' "$ERR" | grep -Eq '(line 4|:4([^0-9]|$))' || die "the message does not name line 4: $(printf '%s' "$ERR" | _one_line)"
 }
 
-# A harness's own settings file holds much besides "sandbox" (CONTRACT): other top-level
-# keys are ignored, "sandbox" still applies, and a typo inside "sandbox" is still an error.
+# A harness's own settings file holds much besides "sandbox" (README, "Settings file"):
+# other top-level keys are ignored, "sandbox" still applies, and a typo inside "sandbox"
+# is still an error.
 t_settings_unknown_top_key() {
   write_settings top.json '{"model": "m", "permissions": {"allow": []}, "orchestration": {"sandboxed": true},
     "sandbox": {"readOnly": true}}'

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Host code execution through git: after the command ran, a `git status` or `git commit`
-# on the host must run nothing the command planted (CONTRACT, "Always": git). Each attack
-# writes a payload that leaves $CT/marker when run, points git at it the way an attacker
-# would, and a host git runs afterwards; the marker must not appear. Positive control for
-# each: the same attack done without cordon, in a copy, does make this git run the
-# payload (so the attack is real on this machine's git).
+# on the host must run nothing the command planted (README, "Workspace protection"). Each
+# attack writes a payload that leaves $CT/marker when run, points git at it the way an
+# attacker would, and a host git runs afterwards; the marker must not appear. Positive
+# control for each: the same attack done without cordon, in a copy, does make this git run
+# the payload (so the attack is real on this machine's git).
 . "$(dirname "$0")/lib.sh"
 
 command -v git >/dev/null || { skip "all" "git not found (./bootstrap.sh installs it)"; finish; }

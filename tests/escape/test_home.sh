@@ -9,7 +9,7 @@
 # writable.
 . "$(dirname "$0")/lib.sh"
 
-# The contract's list of credential stores (CONTRACT, "Always, whatever the base").
+# The README's list of credential stores ("The home and the host"), in its order.
 STORES=(.ssh .gnupg .aws .azure .config/gcloud .kube .docker .netrc .git-credentials .config/gh
   .pypirc .npmrc .config/git/credentials .pgpass .vault-token .claude/.credentials.json
   .codex/auth.json .cargo/credentials.toml .config/containers/auth.json .terraform.d

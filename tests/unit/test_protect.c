@@ -1004,7 +1004,7 @@ static void test_git_file_read_only(void **state)
 
 /* ---- credential stores -------------------------------------------------------------- */
 
-/* The contract's list: every one of them is in the table (sensitive.c). */
+/* The README's list ("The home and the host"): every one of them is in the table (sensitive.c). */
 static const char *const stores[] = {
     ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
     ".git-credentials", ".config/gh", ".pypirc", ".npmrc", ".config/git/credentials", ".pgpass",
@@ -1022,7 +1022,7 @@ static void test_credential_table(void **state)
         for (size_t k = 0; k < n_credential_stores; k++)
             found |= strcmp(credential_stores[k].path, stores[i]) == 0;
         if (!found)
-            fail_msg("~/%s (CONTRACT) is not in the credential store table", stores[i]);
+            fail_msg("~/%s (in the README's list) is not in the credential store table", stores[i]);
     }
     /* the entries are relative and clean: no leading or trailing '/', no "." or ".." */
     for (size_t k = 0; k < n_credential_stores + n_startup_files; k++) {
