@@ -298,7 +298,14 @@ static void probe_cgroup(probe_result *r)
     char text[sizeof why.message + 128];
     cordon_error_text(&why, text, sizeof text);
     DETAIL(r, "no cgroup can be used: %s", text);
-    FIX(r, "run cordon in a delegated cgroup: systemd-run --user --scope -p Delegate=yes cordon run ..., with "
+    if (why.errnum == EROFS)
+        FIX(r, "the cgroup file system is mounted read-only (a container's default): give the container a "
+               "writable cgroup of its own (a privileged container, or one with a delegated cgroup), or run "
+               "cordon as a user other than root, whose process limit rlimits enforce; resource limits fall "
+               "back to rlimits meanwhile%s",
+            getuid() == 0 || geteuid() == 0 ? " (and a process limit cannot be enforced as root)" : "");
+    else
+        FIX(r, "run cordon in a delegated cgroup: systemd-run --user --scope -p Delegate=yes cordon run ..., with "
            "pids and memory enabled in the parent's cgroup.subtree_control; resource limits fall back to "
            "rlimits meanwhile%s",
         getuid() == 0 || geteuid() == 0 ? " (and a process limit cannot be enforced as root)" : "");

@@ -341,7 +341,7 @@ static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, s
             return -1;
         }
     if (readonly_mount(own)) {
-        err_set(why, CORDON_STAGE_LIMITS, 0,
+        err_set(why, CORDON_STAGE_LIMITS, EROFS,
             "the cgroup v2 file system at %s is mounted read-only (as a container's /sys/fs/cgroup "
             "is by default): no cgroup can be made in it",
             mnt);
@@ -366,7 +366,7 @@ static int find_v1(const host_cgroups *h, const char *controller, char *dir, siz
     }
     if (!writable_cgroup(dir)) {
         if (readonly_mount(dir))
-            err_set(why, CORDON_STAGE_LIMITS, 0,
+            err_set(why, CORDON_STAGE_LIMITS, EROFS,
                 "the cgroup v1 directory %s is on a read-only mount (as a container's /sys/fs/cgroup "
                 "is by default)",
                 dir);
@@ -671,10 +671,18 @@ static int use_rlimits(limits_run *l, cordon_error *err)
 /* why = "first; second", each with its errno spelled out. */
 static void join_whys(cordon_error *why, const cordon_error *first, const cordon_error *second)
 {
+    /* EROFS (a cgroup file system mounted read-only) travels on, for `cordon check`'s
+     * advice: spelled out once, at the end */
     char a[sizeof first->message + 128], b[sizeof second->message + 128];
-    cordon_error_text(first, a, sizeof a);
-    cordon_error_text(second, b, sizeof b);
-    err_set(why, CORDON_STAGE_LIMITS, 0, "%s; %s", a, b);
+    if (first->errnum == EROFS)
+        snprintf(a, sizeof a, "%s", first->message);
+    else
+        cordon_error_text(first, a, sizeof a);
+    if (second->errnum == EROFS)
+        snprintf(b, sizeof b, "%s", second->message);
+    else
+        cordon_error_text(second, b, sizeof b);
+    err_set(why, CORDON_STAGE_LIMITS, first->errnum == EROFS || second->errnum == EROFS ? EROFS : 0, "%s; %s", a, b);
 }
 
 int limits_prepare(limits_run *l, const limit_values *want, cordon_error *err)

@@ -312,14 +312,17 @@ t_explain_limits() {
       "explain's mechanism with every cgroup file system read-only"
     crun check --json
     local check
-    check=$(printf '%s' "$OUT" | "$PY" -c 'import json,sys; c = json.load(sys.stdin)["checks"]["cgroup_delegation"]; print(c["mechanism"], c["detail"])')
+    check=$(printf '%s' "$OUT" | "$PY" -c 'import json,sys; c = json.load(sys.stdin)["checks"]["cgroup_delegation"]; print(c["mechanism"], c["detail"], "FIX:", c["fix"])')
     assert_contains "$check" "rlimit " "cordon check's mechanism with every cgroup file system read-only"
     case $CORDON_TEST_RO_CGROUP in
       cgroup*)
         crun explain --limit-pids 50 --limit-memory 64M --limit-cpu 2
         assert_contains "$(printf '%s' "$OUT" | grep -m1 '^limits (')" "read-only" \
           "explain says why the $CORDON_TEST_RO_CGROUP cgroup is out of use"
-        assert_contains "$check" "read-only" "cordon check says why the $CORDON_TEST_RO_CGROUP cgroup is out of use" ;;
+        assert_contains "$check" "read-only" "cordon check says why the $CORDON_TEST_RO_CGROUP cgroup is out of use"
+        # and its advice is for a read-only cgroup file system, not systemd-run's delegation
+        assert_contains "${check#*FIX:}" "mounted read-only (a container's default)" "cordon check's fix for a read-only cgroup"
+        assert_not_contains "${check#*FIX:}" "systemd-run" "cordon check's fix for a read-only cgroup" ;;
     esac
   fi
   crun explain
