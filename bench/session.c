@@ -35,10 +35,8 @@ extern char **environ;
 enum { LIB, CLI, RUN, BWRAP, TRUE_, N_KINDS };
 static const char *names[N_KINDS] = {"lib", "cli", "run", "bwrap", "true"};
 static const char *what[N_KINDS] = {
-    "cordon_session_spawn + wait of true",
-    "cordon session exec NAME -- true",
-    "cordon run --base host -- true",
-    "bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all ... true",
+    "cordon_session_spawn + wait of true", "cordon session exec NAME -- true",
+    "cordon run --base host -- true",      "bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all ... true",
     "bare fork+exec of /bin/true",
 };
 
@@ -125,9 +123,19 @@ int main(int argc, char **argv)
     }
     char *cli[] = {(char *)cordon, (char *)"session", (char *)"exec", (char *)name, (char *)"--", (char *)"true", NULL};
     char *run[] = {(char *)cordon, (char *)"run", (char *)"--base", (char *)"host", (char *)"--", (char *)"true", NULL};
-    char *bw[] = {(char *)bwrap, (char *)"--ro-bind", (char *)"/", (char *)"/", (char *)"--dev", (char *)"/dev",
-                  (char *)"--proc", (char *)"/proc", (char *)"--unshare-all", (char *)"--die-with-parent",
-                  (char *)"--new-session", (char *)"true", NULL};
+    char *bw[] = {(char *)bwrap,
+                  (char *)"--ro-bind",
+                  (char *)"/",
+                  (char *)"/",
+                  (char *)"--dev",
+                  (char *)"/dev",
+                  (char *)"--proc",
+                  (char *)"/proc",
+                  (char *)"--unshare-all",
+                  (char *)"--die-with-parent",
+                  (char *)"--new-session",
+                  (char *)"true",
+                  NULL};
     char *tru[] = {(char *)"/bin/true", NULL};
     double *ms[N_KINDS];
     int n[N_KINDS] = {0}, failed[N_KINDS] = {0};

@@ -67,8 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 __builtin_trap();
             }
         }
-        cx_host h = {.policy_cwd = "/work/proj", .tmpdir = "/var/tmp", .home = "/home/u",
-                     .exists = fz_exists, .is_dir = fz_is_dir, .gitdir_of = fz_gitdir};
+        cx_host h = {.policy_cwd = "/work/proj",
+                     .tmpdir = "/var/tmp",
+                     .home = "/home/u",
+                     .exists = fz_exists,
+                     .is_dir = fz_is_dir,
+                     .gitdir_of = fz_gitdir};
         cx_plan plan;
         cordon_error e2 = {0};
         if (cx_map(&p, &h, data[0] & 0x80, &plan, &e2) == 0) {

@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct sockaddr_storage out[1];
     int n;
     const char *why;
-    if (ql <= 0 || dns_parse_answer(q, (size_t)ql, id, "registry.npmjs.org", DNS_TYPE_A, out, 1, &n, &why) != DNS_BOGUS) {
+    if (ql <= 0 ||
+        dns_parse_answer(q, (size_t)ql, id, "registry.npmjs.org", DNS_TYPE_A, out, 1, &n, &why) != DNS_BOGUS) {
         fprintf(stderr, "a query was taken for an answer\n");
         __builtin_trap();
     }

@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fprintf(stderr, "refused without naming the file: stage %d, \"%s\"\n", (int)err.stage, err.message);
             __builtin_trap();
         }
-        if (p->n_rules || p->n_globs || p->settings_enabled != -1 || p->read_only ||
-            p->limits.v[0] || p->limits.v[1] || p->limits.v[2]) {
+        if (p->n_rules || p->n_globs || p->settings_enabled != -1 || p->read_only || p->limits.v[0] || p->limits.v[1] ||
+            p->limits.v[2]) {
             fprintf(stderr, "a refused settings document changed the policy\n");
             __builtin_trap();
         }

@@ -22,9 +22,9 @@ extern "C" {
 #define CORDON_API
 #endif
 
-#define CORDON_EXIT_TIMEOUT 124  /* --timeout expired */
-#define CORDON_EXIT_SETUP 125    /* cordon failed before the command could start */
-#define CORDON_EXIT_NOEXEC 126   /* found but not executable */
+#define CORDON_EXIT_TIMEOUT  124 /* --timeout expired */
+#define CORDON_EXIT_SETUP    125 /* cordon failed before the command could start */
+#define CORDON_EXIT_NOEXEC   126 /* found but not executable */
 #define CORDON_EXIT_NOTFOUND 127 /* command not found */
 
 /* Where a failure happened: the `stage` of --status-json. */
@@ -61,7 +61,12 @@ typedef struct cordon_error {
                          * noNested refused a nested one */
     char message[1024]; /* what went wrong and, where known, how to fix it */
 } cordon_error;
-#define CORDON_ERROR_INIT {.size = sizeof(cordon_error)}
+/* clang-format off: an initializer on one line */
+#define CORDON_ERROR_INIT            \
+    {                                \
+        .size = sizeof(cordon_error) \
+    }
+/* clang-format on */
 
 CORDON_API const char *cordon_stage_name(cordon_stage stage);
 /* The message with the errno spelled out ("...: Permission denied"), as the command line
@@ -112,8 +117,8 @@ CORDON_API int cordon_policy_set_isolation(cordon_policy *p, cordon_isolation i,
 
 CORDON_API int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon_error *err);
 /* PATH must be absolute.  `source` names where the rule came from (e.g. "--allow"). */
-CORDON_API int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access,
-                                      const char *source, cordon_error *err);
+CORDON_API int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access, const char *source,
+                                      cordon_error *err);
 /* The workspace (writable unless read-only); default: the current directory. */
 CORDON_API int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err);
 CORDON_API int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err);
@@ -154,8 +159,7 @@ CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cor
  * may be called from several threads at once when the policy serves several runs.  NULL
  * (the default) drops them.  The command line prints "cordon: warning: MESSAGE". */
 typedef void (*cordon_warning_fn)(const char *message, void *ctx);
-CORDON_API int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx,
-                                                 cordon_error *err);
+CORDON_API int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx, cordon_error *err);
 
 /* Keep NAME (one path component, e.g. ".vscode") read-only at the top of every writable
  * path, like .git/hooks, .cordon, .codex and .agents. */
@@ -182,15 +186,13 @@ CORDON_API int cordon_policy_set_limit(cordon_policy *p, cordon_limit which, uns
                                        cordon_error *err);
 /* As on the command line: "50" (pids), "512M" or "2G" (memory: K, M, G, T are powers of
  * 1024; a plain number is bytes), "10" (CPU seconds). */
-CORDON_API int cordon_policy_set_limit_string(cordon_policy *p, cordon_limit which, const char *s,
-                                              cordon_error *err);
+CORDON_API int cordon_policy_set_limit_string(cordon_policy *p, cordon_limit which, const char *s, cordon_error *err);
 
 /* Hide every match of GLOB like a --deny (see doc/cordon.1, "DENY GLOBS"): an absolute
  * pattern with `*`, `?`, `[...]` and `**`, expanded on the host at launch under its static
  * directory prefix.  A pattern with no static prefix (whose first component already holds a
  * glob character) is refused at once.  `source` names the rule in messages (default "--deny-glob"). */
-CORDON_API int cordon_policy_add_deny_glob(cordon_policy *p, const char *glob, const char *source,
-                                           cordon_error *err);
+CORDON_API int cordon_policy_add_deny_glob(cordon_policy *p, const char *glob, const char *source, cordon_error *err);
 /* How many levels below its static prefix a deny glob looks: 1 .. CORDON_GLOB_MAX_DEPTH,
  * or -1 for unlimited (the default). */
 #define CORDON_GLOB_MAX_DEPTH 4096
@@ -249,7 +251,7 @@ CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *
  * "home_layer" (under --base host: whether the kernel overlay works here), "confinement"
  * (seccomp's refused calls, Landlock's rules) and "limits_mechanism". */
 #define CORDON_EXPLAIN_VERBOSE 0x1u
-#define CORDON_EXPLAIN_JSON 0x2u
+#define CORDON_EXPLAIN_JSON    0x2u
 CORDON_API int cordon_explain_ex(const cordon_policy *p, char *const argv[], unsigned flags, FILE *out,
                                  cordon_error *err);
 
@@ -263,7 +265,7 @@ typedef struct cordon_result {
     int status_code; /* the command's own exit code, or -1 when it did not exit */
     int signal;      /* the signal that killed the command, or 0 */
     bool timed_out;
-    bool started;    /* the command was executed */
+    bool started; /* the command was executed */
     /* How the resource limits were applied: "cgroup2", "cgroup1", "rlimit", or NULL when
      * none was set; and the limits known to have been reached (1u << CORDON_LIMIT_*): a
      * refused fork or an OOM kill in the run's cgroup, or the CPU time used up. */
@@ -288,7 +290,12 @@ typedef struct cordon_result {
     bool network_counted;
     unsigned network_allowed, network_refused, network_failed;
 } cordon_result;
-#define CORDON_RESULT_INIT {.size = sizeof(cordon_result)}
+/* clang-format off: an initializer on one line */
+#define CORDON_RESULT_INIT            \
+    {                                 \
+        .size = sizeof(cordon_result) \
+    }
+/* clang-format on */
 
 /* ---- running commands ------------------------------------------------------------
  *
@@ -321,8 +328,7 @@ typedef struct cordon_result {
  * stdin, stdout and stderr.  Returns 0 when the command ran (whatever its status,
  * see result), or -1 with err filled when setup failed (result->exit_code is 125,
  * or 126/127 when the command could not be executed). */
-CORDON_API int cordon_run(const cordon_policy *p, char *const argv[], cordon_result *result,
-                          cordon_error *err);
+CORDON_API int cordon_run(const cordon_policy *p, char *const argv[], cordon_result *result, cordon_error *err);
 
 /* Called with output as it arrives; returning non-zero stops the run (the whole sandbox
  * is killed; the result then says SIGKILL). */
@@ -334,10 +340,10 @@ CORDON_API int cordon_run_output(const cordon_policy *p, char *const argv[], cor
 
 /* Start a sandboxed child and return at once (once the sandbox's PID 1 exists: a failure
  * of setup after that shows in cordon_proc_wait's result). */
-#define CORDON_SPAWN_STDIN_PIPE 0x1u    /* else stdin is /dev/null */
-#define CORDON_SPAWN_STDOUT_PIPE 0x2u   /* else inherited */
-#define CORDON_SPAWN_STDERR_PIPE 0x4u   /* else inherited */
-#define CORDON_SPAWN_MERGE_STDERR 0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
+#define CORDON_SPAWN_STDIN_PIPE    0x1u  /* else stdin is /dev/null */
+#define CORDON_SPAWN_STDOUT_PIPE   0x2u  /* else inherited */
+#define CORDON_SPAWN_STDERR_PIPE   0x4u  /* else inherited */
+#define CORDON_SPAWN_MERGE_STDERR  0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
 #define CORDON_SPAWN_STDIN_INHERIT 0x10u /* stdin is the caller's own (not with STDIN_PIPE) */
 /* A terminal: the command's stdin, stdout and stderr (stderr: unless STDERR_PIPE) are a
  * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command leads
@@ -413,17 +419,22 @@ CORDON_API int cordon_session_new(const cordon_policy *p, cordon_session **out, 
  * this first layout. */
 typedef struct cordon_session_cmd {
     unsigned size;
-    const char *cwd;   /* the working directory inside; NULL: the session's */
-    char *const *env;  /* NAME=VALUE entries set over the session's environment
+    const char *cwd;  /* the working directory inside; NULL: the session's */
+    char *const *env; /* NAME=VALUE entries set over the session's environment
                         * (NULL-terminated), or NULL */
-    double timeout;    /* seconds; 0: the session policy's; < 0: none */
-    bool keep;         /* what the command leaves running stays in the session */
-    bool tty;          /* a pseudo-terminal of the sandbox's own as the command's 0, 1, 2
+    double timeout;   /* seconds; 0: the session policy's; < 0: none */
+    bool keep;        /* what the command leaves running stays in the session */
+    bool tty;         /* a pseudo-terminal of the sandbox's own as the command's 0, 1, 2
                         * and controlling terminal: cordon_proc_stdin() and _stdout() are
                         * its master (the spawn flags must be 0); set its size with
                         * TIOCSWINSZ on it */
 } cordon_session_cmd;
-#define CORDON_SESSION_CMD_INIT {.size = sizeof(cordon_session_cmd)}
+/* clang-format off: an initializer on one line */
+#define CORDON_SESSION_CMD_INIT            \
+    {                                      \
+        .size = sizeof(cordon_session_cmd) \
+    }
+/* clang-format on */
 
 /* Start argv in the session, as cordon_spawn does (the same flags and cordon_proc;
  * cordon_proc_exit_fd is readable once the command and what it left have ended, and
@@ -498,8 +509,8 @@ CORDON_API int cordon_status_file_write(cordon_status_file *f, const cordon_resu
                                         const cordon_error *setup_err, cordon_error *err);
 CORDON_API void cordon_status_file_close(cordon_status_file *f);
 /* Both steps at once. */
-CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result,
-                                        const cordon_error *setup_err, cordon_error *err);
+CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result, const cordon_error *setup_err,
+                                        cordon_error *err);
 
 CORDON_API const char *cordon_version(void);
 
@@ -557,8 +568,7 @@ typedef struct cordon_workspace cordon_workspace;
  * every later call (cordon_workspace_notes() says why others were not). */
 CORDON_API int cordon_workspace_create(const char *root, const char *name, const char *source,
                                        cordon_ws_backend backend, cordon_workspace **out, cordon_error *err);
-CORDON_API int cordon_workspace_open(const char *root, const char *name, cordon_workspace **out,
-                                     cordon_error *err);
+CORDON_API int cordon_workspace_open(const char *root, const char *name, cordon_workspace **out, cordon_error *err);
 CORDON_API void cordon_workspace_free(cordon_workspace *ws);
 CORDON_API const char *cordon_workspace_name(const cordon_workspace *ws);
 CORDON_API const char *cordon_workspace_source(const cordon_workspace *ws);
@@ -595,10 +605,10 @@ CORDON_API int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE 
 
 typedef struct cordon_ws_integrated {
     size_t added, modified, deleted;
-    bool committed;     /* a git source: one commit was made */
-    char commit[65];    /* its id */
-    char branch[256];   /* the branch it is on */
-    bool recovered;     /* an integration that was interrupted was completed first */
+    bool committed;              /* a git source: one commit was made */
+    char commit[65];             /* its id */
+    char branch[256];            /* the branch it is on */
+    bool recovered;              /* an integration that was interrupted was completed first */
     cordon_ws_changes conflicts; /* worktree: the paths a merge could not take */
     cordon_ws_changes skipped;   /* changes never integrated (protected names, special files) */
 } cordon_ws_integrated;
@@ -606,8 +616,8 @@ typedef struct cordon_ws_integrated {
  * exactly one commit on its current branch (none for no change).  MESSAGE may be NULL.
  * 0 done, 1 conflicts (worktree: nothing changed), -1 error.  Free with
  * cordon_ws_integrated_free(). */
-CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message,
-                                          cordon_ws_integrated *res, cordon_error *err);
+CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
+                                          cordon_error *err);
 CORDON_API void cordon_ws_integrated_free(cordon_ws_integrated *res);
 
 /* Re-establish the recorded backend (fuse: mount again after a reboot; all: finish an
@@ -615,11 +625,11 @@ CORDON_API void cordon_ws_integrated_free(cordon_ws_integrated *res);
 CORDON_API int cordon_workspace_restore(cordon_workspace *ws, cordon_error *err);
 
 typedef struct cordon_ws_status {
-    bool ready;        /* usable as it is */
-    bool mounted;      /* fuse: the merged view is mounted */
-    bool pending;      /* an integration was interrupted (the next call completes it) */
-    bool in_use;       /* a run is using it */
-    char detail[512];  /* what is wrong when not ready, and the fix */
+    bool ready;       /* usable as it is */
+    bool mounted;     /* fuse: the merged view is mounted */
+    bool pending;     /* an integration was interrupted (the next call completes it) */
+    bool in_use;      /* a run is using it */
+    char detail[512]; /* what is wrong when not ready, and the fix */
 } cordon_ws_status;
 CORDON_API int cordon_workspace_status(cordon_workspace *ws, cordon_ws_status *st, cordon_error *err);
 

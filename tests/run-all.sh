@@ -11,8 +11,8 @@
 #   6. unless --quick: lint: clang's static analyzer over src/ (tests/analyze.sh: a report
 #      not in tests/analyze-known.txt fails), cppcheck (tests/cppcheck.sh:
 #      tests/cppcheck-known.txt), no file-level circles in src/ (tests/circles.sh: one not
-#      in tests/circles-known.txt fails) and the format check (tests/format.sh: the files
-#      of tests/format-files.txt as .clang-format says); skipped, loudly, without clang,
+#      in tests/circles-known.txt fails) and the format check (tests/format.sh: every C
+#      file as .clang-format says); skipped, loudly, without clang,
 #      clang-format or cppcheck.  The lint that needs no clang, tests/refs.sh (comments
 #      cite only files the tree has), is a meson test (suite lint) of step 1, --quick included
 # It installs nothing: ./bootstrap.sh does (the README's test command runs both).

@@ -326,8 +326,7 @@ const option_def run_options[] = {
     {"--deny-glob", "GLOB", opt_deny_glob,
      "every match of GLOB (an absolute pattern: * ? [...] **) hidden like --deny; expanded at "
      "launch under the pattern's static directory prefix, e.g. --deny-glob \"$PWD/**/*.env\""},
-    {"--glob-depth", "N", opt_glob_depth,
-     "how many levels below its prefix --deny-glob looks (default: unlimited)"},
+    {"--glob-depth", "N", opt_glob_depth, "how many levels below its prefix --deny-glob looks (default: unlimited)"},
     {"--protect", "NAME", opt_protect,
      "also keep NAME read-only at the top of every writable path (as .git/hooks, .codex ...)"},
     {"--read-only", NULL, opt_read_only,
@@ -368,8 +367,7 @@ const option_def run_options[] = {
     {"--no-nested", NULL, opt_no_nested,
      "no sandbox inside the sandbox: refuse new user namespaces and the mount API, and add "
      "Landlock filesystem rules (by default the command may nest sandboxes, only ever stricter)"},
-    {"--limit-pids", "N", opt_limit_pids,
-     "at most N processes and threads at once for the command and all it starts"},
+    {"--limit-pids", "N", opt_limit_pids, "at most N processes and threads at once for the command and all it starts"},
     {"--limit-memory", "SIZE", opt_limit_memory,
      "at most SIZE of memory (bytes, or K M G T: powers of 1024, e.g. 512M); the kernel kills "
      "what goes over; the private /tmp, HOME, TMPDIR and /dev/shm hold at most SIZE together"},
@@ -463,8 +461,9 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
             snprintf(two, sizeof two, "-%s", arg);
             const char *eq1 = strchr(two, '=');
             if (find_option(two, eq1 ? (size_t)(eq1 - two) : strlen(two)))
-                return cli_fail(err, "unknown option '%s': did you mean '%.*s'? (options are long; see `cordon help "
-                                     "run`)",
+                return cli_fail(err,
+                                "unknown option '%s': did you mean '%.*s'? (options are long; see `cordon help "
+                                "run`)",
                                 arg, eq1 ? (int)(eq1 - two) : (int)strlen(two), two);
             return cli_fail(err, "unknown option '%s'; options are long (--allow ...); see `cordon help run`", arg);
         }
@@ -476,8 +475,7 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
             if (near)
                 return cli_fail(err, "unknown option '%.*s': did you mean %s? (see `cordon help run`)", (int)len, arg,
                                 near);
-            return cli_fail(err, "unknown option '%.*s'; see `cordon help run`",
-                           (int)len, arg);
+            return cli_fail(err, "unknown option '%.*s'; see `cordon help run`", (int)len, arg);
         }
         if (o->explain_only && !a->explain)
             return cli_fail(err, "%s is an option of `cordon explain`, not of `cordon run`", o->name);

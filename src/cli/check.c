@@ -21,11 +21,15 @@ static void print_text(json_t *doc)
         printf("  %s\n", str_or(doc, "error", "(no reason given)"));
     const char *key;
     json_t *c;
-    json_object_foreach(json_object_get(doc, "checks"), key, c) {
+    json_object_foreach(json_object_get(doc, "checks"), key, c)
+    {
         bool ok = json_is_true(json_object_get(c, "ok"));
         bool required = json_is_true(json_object_get(c, "required"));
-        printf("  %-5s %-22s %s\n", ok ? "ok" : required ? "FAIL" : "no", str_or(c, "title", key),
-               str_or(c, "detail", ""));
+        printf("  %-5s %-22s %s\n",
+               ok         ? "ok"
+               : required ? "FAIL"
+                          : "no",
+               str_or(c, "title", key), str_or(c, "detail", ""));
         const char *fix = json_string_value(json_object_get(c, "fix"));
         if (fix)
             printf("  %-5s %-22s fix: %s\n", "", "", fix);

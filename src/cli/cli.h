@@ -10,10 +10,10 @@ typedef struct run_args {
     cordon_policy *pol;
     const char *status_json;
     const char *timeout; /* as given, for messages */
-    char **command; /* NULL-terminated, points into argv */
-    int tty;        /* --tty 1, --no-tty 0, neither -1 */
-    bool explain;   /* parsing for `cordon explain` (set by the caller) */
-    bool json, verbose; /* explain --json, --verbose */
+    char **command;      /* NULL-terminated, points into argv */
+    int tty;             /* --tty 1, --no-tty 0, neither -1 */
+    bool explain;        /* parsing for `cordon explain` (set by the caller) */
+    bool json, verbose;  /* explain --json, --verbose */
     bool help;
 } run_args;
 

@@ -22,7 +22,7 @@ void help_main(FILE *out)
           out);
 }
 
-#define HELP_LEFT 28  /* width of the option column */
+#define HELP_LEFT  28 /* width of the option column */
 #define HELP_WIDTH 79 /* the lines of `cordon help run` */
 
 /* text from column HELP_LEFT + 3 on, wrapped at word boundaries to HELP_WIDTH */
@@ -50,9 +50,8 @@ static void print_wrapped(FILE *out, const char *text)
 
 void help_run(FILE *out, const char *cmd)
 {
-    fprintf(out,
-            "usage: cordon %s [OPTIONS] [--] %s\n\n",
-            cmd, strcmp(cmd, "explain") == 0 ? "[COMMAND [ARG...]]" : "COMMAND [ARG...]");
+    fprintf(out, "usage: cordon %s [OPTIONS] [--] %s\n\n", cmd,
+            strcmp(cmd, "explain") == 0 ? "[COMMAND [ARG...]]" : "COMMAND [ARG...]");
     if (strcmp(cmd, "explain") == 0)
         fputs("Print the policy, the resolved rules and the ordered mount plan that `cordon run`\n"
               "would use with the same options. Runs nothing.\n\n",

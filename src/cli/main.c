@@ -148,7 +148,7 @@ static int cmd_run(int argc, char **argv, bool explain)
     } else {
         int tty = a.tty >= 0 ? a.tty : cordon_policy_settings_tty(a.pol);
         int r = cli_tty_wanted(tty) ? cli_run_tty(a.pol, a.command, &res, &err)
-                                      : run_forwarding(a.pol, a.command, &res, &err);
+                                    : run_forwarding(a.pol, a.command, &res, &err);
         if (r < 0)
             print_error(&err);
         if (res.isolation_why)
@@ -209,7 +209,6 @@ int main(int argc, char **argv)
         printf("cordon %s\n", cordon_version());
         return 0;
     }
-    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, workspace, session, help\n",
-            cmd);
+    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, workspace, session, help\n", cmd);
     return CORDON_EXIT_SETUP;
 }

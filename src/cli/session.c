@@ -218,7 +218,8 @@ static void relay_tty(cordon_proc *c)
             if (ioctl(0, TIOCGWINSZ, &ws) == 0)
                 ioctl(master, TIOCSWINSZ, &ws);
         }
-        struct pollfd fds[3] = {{.fd = master, .events = POLLIN}, {.fd = in_open ? 0 : -1, .events = POLLIN},
+        struct pollfd fds[3] = {{.fd = master, .events = POLLIN},
+                                {.fd = in_open ? 0 : -1, .events = POLLIN},
                                 {.fd = exit_fd, .events = POLLIN}};
         if (poll(fds, 3, -1) < 0) {
             if (errno == EINTR)
@@ -247,7 +248,6 @@ static void relay_tty(cordon_proc *c)
     if (raw)
         tcsetattr(0, TCSANOW, &saved);
 }
-
 
 static void free_strings(char ***v)
 {
@@ -410,7 +410,8 @@ static int session_list(int argc, char **argv)
         json_t *doc = json_loads(json, 0, &jerr);
         size_t k;
         json_t *e;
-        json_array_foreach(json_object_get(doc, "sessions"), k, e) {
+        json_array_foreach(json_object_get(doc, "sessions"), k, e)
+        {
             char when[64] = "?";
             time_t t = (time_t)json_integer_value(json_object_get(e, "started"));
             struct tm tm;

@@ -25,9 +25,9 @@
 static cordon_proc *volatile relay_proc;
 static volatile int relay_master = -1;
 static volatile sig_atomic_t relay_pending;
-static int term_fd = -1;           /* cordon's terminal whose mode is changed (stdin), or -1 */
-static int size_fd = -1;           /* where the window size comes from */
-static struct termios term_saved;  /* its mode before the run */
+static int term_fd = -1;          /* cordon's terminal whose mode is changed (stdin), or -1 */
+static int size_fd = -1;          /* where the window size comes from */
+static struct termios term_saved; /* its mode before the run */
 static volatile sig_atomic_t raw_wanted, raw_on;
 
 static void raw_set(void)
@@ -72,9 +72,7 @@ static void on_signal(int sig)
     int saved = errno;
     int m = relay_master;
     switch (sig) {
-    case SIGWINCH:
-        copy_window_size();
-        break;
+    case SIGWINCH: copy_window_size(); break;
     case SIGINT:
     case SIGQUIT:
         /* as the terminal would: to the foreground job inside, not only the command */
@@ -95,9 +93,7 @@ static void on_signal(int sig)
         copy_window_size();
         to_command(sig);
         break;
-    default: /* SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 */
-        to_command(sig);
-        break;
+    default: /* SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 */ to_command(sig); break;
     }
     errno = saved;
 }
@@ -110,10 +106,10 @@ static void on_fatal(int sig)
     raise(sig);
 }
 
-static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+static const int relayed[] = {SIGINT,   SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
                               SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU};
-static const int fatal[] = {SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSYS,
-                            SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+static const int fatal[] = {SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO,   SIGPWR,
+                            SIGSYS,  SIGSEGV,   SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTRAP};
 
 static void install_handlers(void)
 {
@@ -140,7 +136,7 @@ static void block_all(sigset_t *old)
 }
 
 #define OUT_CAP (256 * 1024)
-#define IN_CAP 4096
+#define IN_CAP  4096
 
 typedef struct relay {
     int master;

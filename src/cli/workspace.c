@@ -241,7 +241,6 @@ static int take_root(int *argc, char **argv, const char **root)
     return 0;
 }
 
-
 static int cmd_run_ws(int argc, char **argv)
 {
     if (argc < 1 || argv[0][0] == '-') {
@@ -331,19 +330,19 @@ static int cmd_integrate(int argc, char **argv)
         print_err(&err);
         code = CORDON_EXIT_SETUP;
     } else if (r == 1) {
-        fprintf(stderr, "cordon: workspace %s: the merge into %s conflicts in:\n", a.name,
-                cordon_workspace_source(ws));
+        fprintf(stderr, "cordon: workspace %s: the merge into %s conflicts in:\n", a.name, cordon_workspace_source(ws));
         for (size_t i = 0; i < res.conflicts.n; i++)
             fprintf(stderr, "cordon:   %s\n", res.conflicts.v[i].path);
-        fprintf(stderr, "cordon: nothing was changed; resolve them on branch cordon/%s (or in the source) and "
-                        "integrate again\n",
+        fprintf(stderr,
+                "cordon: nothing was changed; resolve them on branch cordon/%s (or in the source) and "
+                "integrate again\n",
                 a.name);
         code = EXIT_CONFLICT;
     } else if (res.added + res.modified + res.deleted == 0) {
         printf("workspace %s: nothing to integrate\n", a.name);
     } else {
-        printf("workspace %s: integrated %zu added, %zu modified, %zu deleted into %s", a.name, res.added,
-               res.modified, res.deleted, cordon_workspace_source(ws));
+        printf("workspace %s: integrated %zu added, %zu modified, %zu deleted into %s", a.name, res.added, res.modified,
+               res.deleted, cordon_workspace_source(ws));
         if (res.committed)
             printf("; commit %.12s on %s", res.commit, res.branch);
         putchar('\n');
@@ -449,8 +448,9 @@ int cmd_workspace(int argc, char **argv)
     if (strcmp(sub, "list") == 0 || strcmp(sub, "status") == 0 || strcmp(sub, "restore") == 0 ||
         strcmp(sub, "remove") == 0)
         return cmd_simple(sub, argc - 1, argv + 1);
-    fprintf(stderr, "cordon: unknown workspace subcommand '%s'; subcommands are create, run, diff, integrate, "
-                    "list, status, restore, remove\n",
+    fprintf(stderr,
+            "cordon: unknown workspace subcommand '%s'; subcommands are create, run, diff, integrate, "
+            "list, status, restore, remove\n",
             sub);
     return CORDON_EXIT_SETUP;
 }

@@ -61,9 +61,9 @@ typedef enum cx_access { CX_READ = 0, CX_WRITE = 1, CX_DENY = 2 } cx_access;
 
 typedef struct cx_entry {
     cx_path_kind kind;
-    char *path;       /* CX_PATH: absolute; CX_GLOB: the pattern as given */
+    char *path; /* CX_PATH: absolute; CX_GLOB: the pattern as given */
     cx_special special;
-    char *subpath;    /* CX_SP_PROJECT_ROOTS: "subpath", or NULL */
+    char *subpath; /* CX_SP_PROJECT_ROOTS: "subpath", or NULL */
     cx_access access;
     bool skip_missing; /* "missing_path_behavior": "skip" */
 } cx_entry;
@@ -76,10 +76,10 @@ typedef enum cx_profile_kind {
 
 typedef struct cx_profile {
     cx_profile_kind kind;
-    bool fs_restricted;  /* CX_MANAGED: "restricted" (entries apply) or "unrestricted" */
+    bool fs_restricted; /* CX_MANAGED: "restricted" (entries apply) or "unrestricted" */
     cx_entry *entries;
     size_t n_entries, cap_entries;
-    int glob_depth;      /* glob_scan_max_depth, or 0 when not given */
+    int glob_depth; /* glob_scan_max_depth, or 0 when not given */
     bool network_enabled;
 } cx_profile;
 
@@ -147,7 +147,7 @@ typedef struct cx_plan {
     strv deny_globs;
     int glob_depth; /* 0: not set */
     cordon_network network;
-    bool fs_restricted; /* some file system restriction remains (for --use-legacy-landlock) */
+    bool fs_restricted;      /* some file system restriction remains (for --use-legacy-landlock) */
     bool allow_unix_sockets; /* proxy mode: --managed-network's dangerouslyAllowAllUnixSockets */
 } cx_plan;
 
@@ -156,8 +156,7 @@ void cx_plan_free(cx_plan *p);
 
 /* Apply a plan (sandbox mode) to a fresh policy through the public setters; `env` is
  * the environment to pass whole, as the helper does. */
-int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_policy *p,
-             cordon_error *err);
+int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_policy *p, cordon_error *err);
 
 /* WSL1 (no user namespaces): /proc/version names Microsoft and the kernel release does
  * not say WSL2.  Pure: the two files' contents (NULL when unreadable). */

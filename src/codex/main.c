@@ -333,8 +333,12 @@ int cordon_codex_main(int argc, char *const argv[])
     }
     bool proxy = a.managed_network || a.allow_network_for_proxy;
     const char *tmpdir = getenv("TMPDIR"), *home = getenv("HOME");
-    cx_host host = {.policy_cwd = policy_cwd, .tmpdir = tmpdir, .home = home,
-                    .exists = host_exists, .is_dir = host_is_dir, .gitdir_of = host_gitdir_of};
+    cx_host host = {.policy_cwd = policy_cwd,
+                    .tmpdir = tmpdir,
+                    .home = home,
+                    .exists = host_exists,
+                    .is_dir = host_is_dir,
+                    .gitdir_of = host_gitdir_of};
     if (cx_map(&prof, &host, proxy, &plan, &err) < 0) {
         print_error(&err);
         goto out;

@@ -57,12 +57,8 @@ typedef struct resolved_entry {
 static char *special_path(const cx_entry *e, const cx_host *h, const char **why)
 {
     switch (e->special) {
-    case CX_SP_ROOT:
-        *why = "root";
-        return xstrdup("/");
-    case CX_SP_MINIMAL:
-        *why = "minimal";
-        return NULL; /* the platform's directories: handled as a base */
+    case CX_SP_ROOT: *why = "root"; return xstrdup("/");
+    case CX_SP_MINIMAL: *why = "minimal"; return NULL; /* the platform's directories: handled as a base */
     case CX_SP_PROJECT_ROOTS:
         *why = "project_roots";
         if (e->subpath && e->subpath[0] == '/')
@@ -78,9 +74,7 @@ static char *special_path(const cx_entry *e, const cx_host *h, const char **why)
         *why = "tmpdir";
         /* Codex ignores a TMPDIR that is unset, empty or relative. */
         return h->tmpdir && h->tmpdir[0] == '/' ? strip_slashes(h->tmpdir) : NULL;
-    case CX_SP_SLASH_TMP:
-        *why = "slash_tmp";
-        return h->is_dir("/tmp", h->ctx) ? xstrdup("/tmp") : NULL;
+    case CX_SP_SLASH_TMP: *why = "slash_tmp"; return h->is_dir("/tmp", h->ctx) ? xstrdup("/tmp") : NULL;
     }
     return NULL;
 }
@@ -171,8 +165,7 @@ int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, c
             if (e->special == CX_SP_MINIMAL && e->access != CX_DENY)
                 minimal = true; /* platform defaults are read-only, whatever the access */
             break;
-        case CX_GLOB:
-            break; /* below */
+        case CX_GLOB: break; /* below */
         }
     }
 

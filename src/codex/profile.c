@@ -147,8 +147,8 @@ static int parse_access(json_t *entry, const char *where, cx_access *out, cordon
     else if (strcmp(s, "deny") == 0 || strcmp(s, "none") == 0)
         *out = CX_DENY;
     else
-        return USAGE(err, "%s.access: unknown access \"%s\"; expected \"read\", \"write\", \"deny\" or \"none\"",
-                     where, s);
+        return USAGE(err, "%s.access: unknown access \"%s\"; expected \"read\", \"write\", \"deny\" or \"none\"", where,
+                     s);
     return 0;
 }
 
@@ -250,7 +250,8 @@ static int parse_entries(json_t *arr, const char *where, cx_profile *p, cordon_e
         return USAGE(err, "%s: expected an array of entries", where);
     size_t i;
     json_t *entry;
-    json_array_foreach (arr, i, entry) {
+    json_array_foreach(arr, i, entry)
+    {
         char ew[128];
         snprintf(ew, sizeof ew, "%s[%zu]", where, i);
         if (parse_entry(entry, ew, p, err) < 0)
@@ -273,12 +274,12 @@ static int parse_depth(json_t *obj, const char *where, int *out, cordon_error *e
 
 /* Refuse members other than `allowed` (serde's deny_unknown_fields); `hint` ends the
  * message. */
-static int deny_unknown(json_t *obj, const char *where, const char *const *allowed, const char *hint,
-                        cordon_error *err)
+static int deny_unknown(json_t *obj, const char *where, const char *const *allowed, const char *hint, cordon_error *err)
 {
     const char *key;
     json_t *v;
-    json_object_foreach (obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         bool ok = false;
         for (size_t i = 0; allowed[i]; i++)
             ok |= strcmp(key, allowed[i]) == 0;
@@ -298,7 +299,8 @@ static int parse_path_list(json_t *obj, const char *key, const char *where, cx_a
         return USAGE(err, "%s.%s: expected an array of absolute paths", where, key);
     size_t i;
     json_t *v;
-    json_array_foreach (arr, i, v) {
+    json_array_foreach(arr, i, v)
+    {
         char w[128];
         snprintf(w, sizeof w, "%s.%s[%zu]", where, key, i);
         if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
@@ -524,7 +526,8 @@ int cx_netctx_parse(const char *json, cx_netctx *out, cordon_error *err)
         out->ports = xcalloc(json_array_size(ports) + 1, sizeof *out->ports);
         size_t i;
         json_t *v;
-        json_array_foreach (ports, i, v) {
+        json_array_foreach(ports, i, v)
+        {
             if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 65535) {
                 USAGE(err, "%s.loopbackPorts[%zu]: expected a port number (0 to 65535)", w, i);
                 goto out;
@@ -540,7 +543,8 @@ int cx_netctx_parse(const char *json, cx_netctx *out, cordon_error *err)
         }
         size_t i;
         json_t *v;
-        json_array_foreach (socks, i, v) {
+        json_array_foreach(socks, i, v)
+        {
             if (!json_is_string(v)) {
                 USAGE(err, "%s.allowUnixSockets[%zu]: expected a string", w, i);
                 goto out;

@@ -12,10 +12,20 @@
 /* The variables Codex's helper rewrites (PROXY_ENV_KEYS), matched without regard to case
  * (http_proxy and HTTP_PROXY alike). */
 static const char *const proxy_vars[] = {
-    "HTTP_PROXY",          "HTTPS_PROXY",        "ALL_PROXY",          "FTP_PROXY",
-    "YARN_HTTP_PROXY",     "YARN_HTTPS_PROXY",   "NPM_CONFIG_HTTP_PROXY", "NPM_CONFIG_HTTPS_PROXY",
-    "NPM_CONFIG_PROXY",    "BUNDLE_HTTP_PROXY",  "BUNDLE_HTTPS_PROXY", "PIP_PROXY",
-    "DOCKER_HTTP_PROXY",   "DOCKER_HTTPS_PROXY",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "FTP_PROXY",
+    "YARN_HTTP_PROXY",
+    "YARN_HTTPS_PROXY",
+    "NPM_CONFIG_HTTP_PROXY",
+    "NPM_CONFIG_HTTPS_PROXY",
+    "NPM_CONFIG_PROXY",
+    "BUNDLE_HTTP_PROXY",
+    "BUNDLE_HTTPS_PROXY",
+    "PIP_PROXY",
+    "DOCKER_HTTP_PROXY",
+    "DOCKER_HTTPS_PROXY",
 };
 
 static bool is_proxy_var(const char *name, size_t len)

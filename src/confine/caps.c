@@ -21,13 +21,13 @@ int caps_drop_all_but(uint64_t permitted, cordon_error *err)
      * capabilities from granting any on exec). */
     struct __user_cap_header_struct get = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
     struct __user_cap_data_struct have[2] = {{0}};
-    if (syscall(SYS_capget, &get, have) == 0 && !have[0].permitted && !have[1].permitted &&
-        !have[0].effective && !have[1].effective && !have[0].inheritable && !have[1].inheritable)
+    if (syscall(SYS_capget, &get, have) == 0 && !have[0].permitted && !have[1].permitted && !have[0].effective &&
+        !have[1].effective && !have[0].inheritable && !have[1].inheritable)
         return 0;
     /* Root inside must not regain capabilities on exec: lock the securebits first
      * (needs CAP_SETPCAP, which we still hold in the user namespace). */
-    unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-                         SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
+    unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+                         SECBIT_KEEP_CAPS_LOCKED;
     if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot lock the securebits");
     for (unsigned long cap = 0;; cap++) {

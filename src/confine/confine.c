@@ -18,8 +18,8 @@ void confine_prepare(confine_prep *c, const plan *p)
         /* No namespaces: nothing to nest into, no IPC namespace (System V and POSIX
          * queues would be the host's), and without a network namespace of its own,
          * --network none allows TCP sockets only (Landlock refuses them). */
-        c->seccomp_mode = SC_MODE_NO_NESTED | SC_MODE_HOST_IPC |
-                          (p->network == CORDON_NETWORK_NONE ? SC_MODE_TCP_ONLY : 0);
+        c->seccomp_mode =
+            SC_MODE_NO_NESTED | SC_MODE_HOST_IPC | (p->network == CORDON_NETWORK_NONE ? SC_MODE_TCP_ONLY : 0);
         c->seccomp = seccomp_program(c->seccomp_mode);
         c->landlock = (landlock_prep){.ruleset_fd = -1, .abi = landlock_abi()};
         return;
@@ -73,14 +73,15 @@ void confine_explain(FILE *out, const plan *p, bool verbose)
     landlock_describe(&c.landlock, ll, sizeof ll);
     fprintf(out, "  nesting       %s\n",
             p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (--isolation landlock)"
-            : p->no_nested ? "refused (--no-nested): no new user namespaces, no mount API"
+            : p->no_nested                            ? "refused (--no-nested): no new user namespaces, no mount API"
                            : "allowed: the command may build sandboxes inside (only ever stricter)");
     size_t refused = 0;
     for (size_t i = 0; i < sc_n_rules; i++)
         refused += sc_rule_applies(&sc_rules[i], c.seccomp_mode);
     if (!verbose) {
-        fprintf(out, "  seccomp       %u instructions for %s; %zu calls refused (`cordon explain --verbose` "
-                     "lists them, doc/seccomp.md says why)\n",
+        fprintf(out,
+                "  seccomp       %u instructions for %s; %zu calls refused (`cordon explain --verbose` "
+                "lists them, doc/seccomp.md says why)\n",
                 c.seccomp->len, sc_arches, refused);
     } else {
         fprintf(out, "  seccomp       %u instructions for %s; refused (EPERM unless noted):\n", c.seccomp->len,
@@ -108,9 +109,10 @@ struct json_t *confine_json(const plan *p)
     json_t *o = json_object();
     json_object_set_new(o, "capabilities", json_string("none"));
     json_object_set_new(o, "no_new_privs", json_true());
-    json_object_set_new(o, "nesting", json_string(p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (landlock isolation)"
-                                                  : p->no_nested                          ? "refused"
-                                                                                          : "allowed"));
+    json_object_set_new(o, "nesting",
+                        json_string(p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (landlock isolation)"
+                                    : p->no_nested                            ? "refused"
+                                                                              : "allowed"));
     if (!c.enabled) {
         json_object_set_new(o, "seccomp", json_null());
         json_object_set_new(o, "landlock", json_null());

@@ -13,8 +13,8 @@
 #include "plan/plan.h"
 
 typedef struct confine_prep {
-    bool enabled;             /* false only in a -Dconfine=false build (benchmarks) */
-    unsigned seccomp_mode;    /* sc_mode bits */
+    bool enabled;          /* false only in a -Dconfine=false build (benchmarks) */
+    unsigned seccomp_mode; /* sc_mode bits */
     const sc_program *seccomp;
     landlock_prep landlock;
 } confine_prep;

@@ -17,29 +17,29 @@
  * cordon knows here, with the ABI that introduced it. */
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
+#define SYS_landlock_add_rule       445
+#define SYS_landlock_restrict_self  446
 #endif
-#define LL_FS_EXECUTE (1ULL << 0) /* ABI 1 */
-#define LL_FS_WRITE_FILE (1ULL << 1)
-#define LL_FS_READ_FILE (1ULL << 2)
-#define LL_FS_READ_DIR (1ULL << 3)
-#define LL_FS_REMOVE_DIR (1ULL << 4)
-#define LL_FS_REMOVE_FILE (1ULL << 5)
-#define LL_FS_MAKE_CHAR (1ULL << 6)
-#define LL_FS_MAKE_DIR (1ULL << 7)
-#define LL_FS_MAKE_REG (1ULL << 8)
-#define LL_FS_MAKE_SOCK (1ULL << 9)
-#define LL_FS_MAKE_FIFO (1ULL << 10)
-#define LL_FS_MAKE_BLOCK (1ULL << 11)
-#define LL_FS_MAKE_SYM (1ULL << 12)
-#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
-#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
-#define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
-#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
-#define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
-#define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH 1
+#define LL_FS_EXECUTE                 (1ULL << 0) /* ABI 1 */
+#define LL_FS_WRITE_FILE              (1ULL << 1)
+#define LL_FS_READ_FILE               (1ULL << 2)
+#define LL_FS_READ_DIR                (1ULL << 3)
+#define LL_FS_REMOVE_DIR              (1ULL << 4)
+#define LL_FS_REMOVE_FILE             (1ULL << 5)
+#define LL_FS_MAKE_CHAR               (1ULL << 6)
+#define LL_FS_MAKE_DIR                (1ULL << 7)
+#define LL_FS_MAKE_REG                (1ULL << 8)
+#define LL_FS_MAKE_SOCK               (1ULL << 9)
+#define LL_FS_MAKE_FIFO               (1ULL << 10)
+#define LL_FS_MAKE_BLOCK              (1ULL << 11)
+#define LL_FS_MAKE_SYM                (1ULL << 12)
+#define LL_FS_REFER                   (1ULL << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE                (1ULL << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV               (1ULL << 15) /* ABI 5 */
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)  /* ABI 6 */
+#define LL_SCOPE_SIGNAL               (1ULL << 1)  /* ABI 6 */
+#define LL_CREATE_RULESET_VERSION     (1U << 0)
+#define LL_RULE_PATH_BENEATH          1
 
 /* struct landlock_ruleset_attr as of ABI 6; older kernels get a prefix of it. */
 struct ll_ruleset_attr {
@@ -58,11 +58,11 @@ struct ll_path_beneath_attr {
 /* Not MAKE_CHAR or MAKE_BLOCK: device nodes are never created in a sandbox that has no
  * user namespace of its own (and would be on nodev mounts); not IOCTL_DEV: writable
  * trees hold no usable device (nodev). */
-#define LL_WRITE_RIGHTS                                                                    \
-    (LL_READ_RIGHTS | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | \
-     LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER)
+#define LL_WRITE_RIGHTS                                                                                           \
+    (LL_READ_RIGHTS | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | \
+     LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER)
 #define LL_DEVICE_RIGHTS (LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
-#define LL_PROC_RIGHTS (LL_FS_WRITE_FILE | LL_FS_TRUNCATE)
+#define LL_PROC_RIGHTS   (LL_FS_WRITE_FILE | LL_FS_TRUNCATE)
 /* Rights that make sense on a single file (landlock_add_rule refuses others). */
 #define LL_FILE_RIGHTS (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
@@ -144,18 +144,14 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
                 add_rule(lp, &cap, op->dest, LL_WRITE);
             break;
         case PLAN_TMPFS:
-        case PLAN_COW:
-            add_rule(lp, &cap, op->dest, LL_WRITE);
-            break;
+        case PLAN_COW: add_rule(lp, &cap, op->dest, LL_WRITE); break;
         case PLAN_DEV:
             for (size_t k = 0; k < PLAN_DEV_NODES; k++)
                 add_rule(lp, &cap, plan_dev_nodes[k], LL_DEVICE);
             add_rule(lp, &cap, "/dev/pts", LL_DEVICE);
             add_rule(lp, &cap, "/dev/shm", LL_WRITE);
             break;
-        case PLAN_PROC:
-            add_rule(lp, &cap, op->dest, LL_PROC);
-            break;
+        case PLAN_PROC: add_rule(lp, &cap, op->dest, LL_PROC); break;
         case PLAN_HIDE:
         case PLAN_HOLD:
         case PLAN_FILE:
@@ -163,8 +159,7 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
         case PLAN_NOTE:
         case PLAN_NOCREATE:
         case PLAN_GITDIR:
-        case PLAN_LIFT:
-            break;
+        case PLAN_LIFT: break;
         }
     }
 }
@@ -242,8 +237,7 @@ int landlock_apply(const landlock_prep *lp, cordon_error *err)
                 return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock: cannot look at %s", r->path);
             uint64_t rights = landlock_class_rights(r->cls, S_ISDIR(st.st_mode)) & lp->handled;
             if (rights && landlock_allow(rs, fd, rights) < 0)
-                return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock: cannot add the rule for %s",
-                               r->path);
+                return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock: cannot add the rule for %s", r->path);
         }
         landlock_allow_stdio(rs, lp->handled);
     }
@@ -264,7 +258,7 @@ void landlock_describe(const landlock_prep *lp, char *buf, size_t size)
     }
     const char *scope = lp->scoped ? "abstract Unix sockets and signals scoped to the sandbox"
                                    : "no scoping (ABI 6, Linux 6.12, scopes abstract Unix sockets and signals)";
-    const char *fs = lp->fs ? "filesystem rules below"
+    const char *fs = lp->fs        ? "filesystem rules below"
                      : lp->abi < 2 ? "no filesystem rules (ABI 1 cannot allow renames between directories)"
                                    : "no filesystem rules unless --no-nested (they forbid mounting, so "
                                      "sandboxes inside the sandbox)";

@@ -64,9 +64,9 @@ void landlock_prep_free(landlock_prep *lp);
 int landlock_apply(const landlock_prep *lp, cordon_error *err);
 
 /* Building blocks for llonly.c. */
-#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define LL_NET_BIND_TCP    (1ULL << 0) /* ABI 4 */
 #define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
-#define LL_SCOPES_ALL (3ULL)           /* abstract Unix sockets and signals, ABI 6 */
+#define LL_SCOPES_ALL      (3ULL)      /* abstract Unix sockets and signals, ABI 6 */
 uint64_t landlock_fs_rights_of_abi(int abi);
 /* The rights of a class; only those of a single file when !is_dir. */
 uint64_t landlock_class_rights(ll_class c, bool is_dir);

@@ -77,8 +77,8 @@ static ll_class class_of(cordon_access a)
 
 /* Grant `a` on `path` (a directory or file that exists), splitting it where something
  * below must get less. */
-static int grant_tree(const plan *p, llonly *l, const char *path, bool is_dir, cordon_access a,
-                      const char *why, int depth, cordon_error *err)
+static int grant_tree(const plan *p, llonly *l, const char *path, bool is_dir, cordon_access a, const char *why,
+                      int depth, cordon_error *err)
 {
     if (!is_dir || !needs_split(p, path, a)) {
         add_grant(l, path, class_of(a), is_dir, why);
@@ -191,13 +191,14 @@ static void reap_stale_dirs(int parent_fd)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         int pid = 0, n = 0;
-        if (strncmp(e->d_name, "cordon-ll-", 10) != 0 || sscanf(e->d_name + 10, "%d-%*x%n", &pid, &n) != 1 ||
-            n == 0 || e->d_name[10 + n] != '\0' || pid <= 0)
+        if (strncmp(e->d_name, "cordon-ll-", 10) != 0 || sscanf(e->d_name + 10, "%d-%*x%n", &pid, &n) != 1 || n == 0 ||
+            e->d_name[10 + n] != '\0' || pid <= 0)
             continue;
         if (kill(pid, 0) == 0 || errno != ESRCH)
             continue; /* its cordon runs (or a process of someone else's has the PID) */
         struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+            st.st_uid == geteuid())
             (void)remove_tree_at(dirfd(d), e->d_name);
     }
 }
@@ -227,7 +228,8 @@ static int make_private_dir(llonly *l, cordon_error *err)
         int e = errno;
         close(p[0]);
         close(p[1]);
-        return err_set(err, CORDON_STAGE_CONFINE, e, "Landlock isolation: cannot start the private directory's janitor");
+        return err_set(err, CORDON_STAGE_CONFINE, e,
+                       "Landlock isolation: cannot start the private directory's janitor");
     }
     if (pid == 0) {
         close(p[1]);
@@ -243,8 +245,7 @@ static int make_private_dir(llonly *l, cordon_error *err)
     l->home = path_join(l->dir, "home");
     l->tmpdir = path_join(l->dir, "tmp");
     if (mkdir(l->home, 0700) < 0 || mkdir(l->tmpdir, 0700) < 0)
-        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot make %s/home and tmp",
-                       l->dir);
+        return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot make %s/home and tmp", l->dir);
     add_grant(l, l->home, LL_WRITE, true, "private HOME");
     add_grant(l, l->tmpdir, LL_WRITE, true, "private TMPDIR");
     return 0;

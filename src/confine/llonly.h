@@ -29,19 +29,19 @@ typedef struct ll_grant {
 
 typedef struct llonly {
     int abi;
-    int ruleset_fd;   /* -1 until built */
-    bool net_none;    /* TCP connect and bind refused (ABI 4) */
-    bool scoped;      /* abstract Unix sockets and signals scoped (ABI 6) */
+    int ruleset_fd; /* -1 until built */
+    bool net_none;  /* TCP connect and bind refused (ABI 4) */
+    bool scoped;    /* abstract Unix sockets and signals scoped (ABI 6) */
     ll_grant *grants;
     size_t n_grants, cap_grants;
-    char *dir;        /* the private directory, removed by llonly_free(), or NULL */
-    char *home;       /* dir/home: HOME inside */
-    char *tmpdir;     /* dir/tmp: TMPDIR inside */
-    bool prepared;    /* llonly_prepare() set the three below (a caller may zero-fill
+    char *dir;       /* the private directory, removed by llonly_free(), or NULL */
+    char *home;      /* dir/home: HOME inside */
+    char *tmpdir;    /* dir/tmp: TMPDIR inside */
+    bool prepared;   /* llonly_prepare() set the three below (a caller may zero-fill
                          the struct, with ruleset_fd = -1: then they mean nothing) */
-    int parent_fd;    /* the directory dir was made in, or -1 */
-    pid_t janitor;    /* removes dir when cordon is gone (also killed), or -1 */
-    int janitor_wfd;  /* cordon's end of its pipe: EOF means "go", or -1 */
+    int parent_fd;   /* the directory dir was made in, or -1 */
+    pid_t janitor;   /* removes dir when cordon is gone (also killed), or -1 */
+    int janitor_wfd; /* cordon's end of its pipe: EOF means "go", or -1 */
 } llonly;
 
 /* The grants for a plan's rules (plan.rules: lists the directories it must split). */

@@ -19,11 +19,11 @@ typedef struct sc_program {
 } sc_program;
 
 /* Generated at build time (seccomp_bpf.c): */
-extern const sc_program sc_programs[SC_PROGRAMS]; /* indexed by sc_mode bits */
-extern const char sc_arches[];                    /* the ABIs the programs cover */
-extern const char sc_skipped[];                   /* rows libseccomp did not know */
+extern const sc_program sc_programs[SC_PROGRAMS];         /* indexed by sc_mode bits */
+extern const char sc_arches[];                            /* the ABIs the programs cover */
+extern const char sc_skipped[];                           /* rows libseccomp did not know */
 extern const sc_program sc_cmd_programs[SC_CMD_PROGRAMS]; /* the command's filter, by sc_cmd_mode */
-extern const sc_notify_call sc_notify_calls[];    /* notify rows' calls on every ABI */
+extern const sc_notify_call sc_notify_calls[];            /* notify rows' calls on every ABI */
 extern const size_t sc_n_notify_calls;
 
 static inline const sc_program *seccomp_program(unsigned mode)

@@ -251,8 +251,8 @@ static void emit_notify_calls(FILE *out, const target *t, const char *prefix)
             n++;
         }
     }
-    fprintf(out, "};\nextern const size_t %s_n_notify_calls;\nconst size_t %s_n_notify_calls = %zu;\n\n",
-            prefix, prefix, n);
+    fprintf(out, "};\nextern const size_t %s_n_notify_calls;\nconst size_t %s_n_notify_calls = %zu;\n\n", prefix,
+            prefix, n);
 }
 
 int main(int argc, char **argv)

@@ -37,70 +37,73 @@
  * `setarch -R`); the query 0xffffffff stays allowed. */
 #define ALLOWED_PERSONALITY (PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE)
 
-#define WHY_IO_URING                                                                       \
-    "io_uring: a large kernel attack surface with a long list of privilege escalations; "  \
+#define WHY_IO_URING                                                                      \
+    "io_uring: a large kernel attack surface with a long list of privilege escalations; " \
     "the operations it queues are not system calls, so seccomp cannot see them"
-#define WHY_KEYS                                                                           \
-    "kernel keyrings are not namespaced: the user keyring is shared with the caller's "     \
+#define WHY_KEYS                                                                        \
+    "kernel keyrings are not namespaced: the user keyring is shared with the caller's " \
     "sessions on the host (Kerberos tickets, fscrypt and ecryptfs keys)"
-#define WHY_NUMA                                                                           \
-    "NUMA memory policy and page migration: not needed, and a source of kernel memory "    \
+#define WHY_NUMA                                                                        \
+    "NUMA memory policy and page migration: not needed, and a source of kernel memory " \
     "disclosures (as Flatpak and Docker)"
-#define WHY_NEST_MOUNT                                                                     \
-    "--no-nested: the mount API; ENOSYS so that tools fall back to mount(2), which is "    \
+#define WHY_NEST_MOUNT                                                                  \
+    "--no-nested: the mount API; ENOSYS so that tools fall back to mount(2), which is " \
     "refused too"
 #define WHY_NEST_NS "--no-nested: changing namespaces or the root"
-#define WHY_TCP_ONLY                                                                       \
-    "--isolation landlock, --network none: without a network namespace, only TCP sockets, "  \
-    "whose connect and bind Landlock refuses; UDP, raw and other families would reach the "   \
-    "host's network, and a Unix socket any host service by its path (Landlock does not "      \
+#define WHY_TCP_ONLY                                                                        \
+    "--isolation landlock, --network none: without a network namespace, only TCP sockets, " \
+    "whose connect and bind Landlock refuses; UDP, raw and other families would reach the " \
+    "host's network, and a Unix socket any host service by its path (Landlock does not "    \
     "govern connecting to one); socketpair(2) stays allowed"
-#define WHY_SYSV                                                                           \
-    "--isolation landlock: no IPC namespace, so System V objects are the host's: the "      \
+#define WHY_SYSV                                                                       \
+    "--isolation landlock: no IPC namespace, so System V objects are the host's: the " \
     "caller's other programs' shared memory, queues and semaphores, found by key or id"
-#define WHY_MQUEUE                                                                         \
-    "--isolation landlock: no IPC namespace, so POSIX message queues are the host's, "       \
+#define WHY_MQUEUE                                                                     \
+    "--isolation landlock: no IPC namespace, so POSIX message queues are the host's, " \
     "found by name (mq_open does not go through the file system Landlock governs)"
-#define WHY_FASTOPEN                                                                       \
-    "--isolation landlock, --network none: TCP Fast Open connects without connect(2)"
+#define WHY_FASTOPEN "--isolation landlock, --network none: TCP Fast Open connects without connect(2)"
 
 #define WHY_SETID                                                                          \
-    "a set-user-ID or set-group-ID file left in a writable path would give any host user "  \
-    "who runs it the command's uid or gid (as root: euid 0); refused whatever the file, "    \
+    "a set-user-ID or set-group-ID file left in a writable path would give any host user " \
+    "who runs it the command's uid or gid (as root: euid 0); refused whatever the file, "  \
     "directories included (mkdir(2) ignores these bits)"
-#define SETID(call, arg)                                                                   \
-    {call, 0, EPERM, SC_FLAGS, arg, S_ISUID, call "(mode with S_ISUID)", WHY_SETID, SC_DENY, SC_OP_NONE, 0}, \
-    {call, 0, EPERM, SC_FLAGS, arg, S_ISGID, call "(mode with S_ISGID)", WHY_SETID, SC_DENY, SC_OP_NONE, 0}
+#define SETID(call, arg)                                                                                      \
+    {call, 0, EPERM, SC_FLAGS, arg, S_ISUID, call "(mode with S_ISUID)", WHY_SETID, SC_DENY, SC_OP_NONE, 0},  \
+    {                                                                                                         \
+        call, 0, EPERM, SC_FLAGS, arg, S_ISGID, call "(mode with S_ISGID)", WHY_SETID, SC_DENY, SC_OP_NONE, 0 \
+    }
 
 /* The command's filter: the calls that create a name, or open a file for writing, are
  * performed by the supervisor on the command's behalf (supervise/creation.c). */
-#define WHY_CREATE                                                                         \
-    "creates a name: the supervisor resolves the path itself, refuses protected names "    \
+#define WHY_CREATE                                                                      \
+    "creates a name: the supervisor resolves the path itself, refuses protected names " \
     "(agent configuration, new git repositories, git hooks and config), and performs it"
 #define WHY_WRITE                                                                          \
-    "opens a file for writing: the supervisor refuses git configuration and hooks of any "  \
+    "opens a file for writing: the supervisor refuses git configuration and hooks of any " \
     "repository, and performs the open"
-#define NOTIFY(call, op, match, arg, value, value2, what, why)                              \
-    {call, 0, 0, match, arg, value, what, why, SC_CMD, op, value2}
-#define OPEN_ROWS(call, op, arg)                                                           \
-    NOTIFY(call, op, SC_FLAGS, arg, O_CREAT, 0, call "(O_CREAT)", WHY_CREATE),              \
-    NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_WRONLY, call "(O_WRONLY)", WHY_WRITE),     \
-    NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_RDWR, call "(O_RDWR)", WHY_WRITE),         \
-    NOTIFY(call, op, SC_FLAGS, arg, O_TRUNC, 0, call "(O_TRUNC)", WHY_WRITE)
+#define NOTIFY(call, op, match, arg, value, value2, what, why)       \
+    {                                                                \
+        call, 0, 0, match, arg, value, what, why, SC_CMD, op, value2 \
+    }
+#define OPEN_ROWS(call, op, arg)                                                             \
+    NOTIFY(call, op, SC_FLAGS, arg, O_CREAT, 0, call "(O_CREAT)", WHY_CREATE),               \
+        NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_WRONLY, call "(O_WRONLY)", WHY_WRITE), \
+        NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_RDWR, call "(O_RDWR)", WHY_WRITE),     \
+        NOTIFY(call, op, SC_FLAGS, arg, O_TRUNC, 0, call "(O_TRUNC)", WHY_WRITE)
 /* mount(2) flags that do not make a new file system (a remount, a bind, a move, a
  * change of propagation): such calls are not notified. */
 #define NEW_FS_NOT (MS_REMOUNT | MS_BIND | MS_MOVE | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
-#define WHY_NEW_FS                                                                         \
-    "a new file system in a nested namespace: the supervisor makes it itself when its type "  \
-    "is one nested sandboxes use (tmpfs, proc, sysfs, devpts, mqueue, cgroup, fuse); a "       \
-    "kernel overlay would create files in a host directory on the command's behalf, out of "   \
+#define WHY_NEW_FS                                                                           \
+    "a new file system in a nested namespace: the supervisor makes it itself when its type " \
+    "is one nested sandboxes use (tmpfs, proc, sysfs, devpts, mqueue, cgroup, fuse); a "     \
+    "kernel overlay would create files in a host directory on the command's behalf, out of " \
     "the supervisor's sight"
-#define WHY_NEWROOT                                                                        \
-    "the thread's root may change: the supervisor forgets what it remembers of it (the call "  \
+#define WHY_NEWROOT                                                                           \
+    "the thread's root may change: the supervisor forgets what it remembers of it (the call " \
     "itself goes on unchanged)"
-#define WHY_LANDLOCK                                                                       \
-    "the supervisor performs creations with the sandbox's own Landlock domain and could "   \
-    "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "     \
+#define WHY_LANDLOCK                                                                      \
+    "the supervisor performs creations with the sandbox's own Landlock domain and could " \
+    "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "  \
     "tools say so instead of trusting restrictions that would not hold"
 
 const sc_rule sc_rules[] = {
@@ -170,8 +173,7 @@ const sc_rule sc_rules[] = {
     {"unshare", 0, EPERM, SC_FLAGS, 0, CLONE_NEWCGROUP, "unshare(CLONE_NEWCGROUP)",
      "a cgroup namespace of the command's own would let it mount and write the cgroup tree "
      "above the sandbox"},
-    {"clone", 0, EPERM, SC_FLAGS, 0, CLONE_NEWCGROUP, "clone(CLONE_NEWCGROUP)",
-     "as unshare(CLONE_NEWCGROUP)"},
+    {"clone", 0, EPERM, SC_FLAGS, 0, CLONE_NEWCGROUP, "clone(CLONE_NEWCGROUP)", "as unshare(CLONE_NEWCGROUP)"},
     {"clone3", 0, ENOSYS, SC_ANY, 0, 0, "clone3",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes libc fall back to "
      "clone(2), which is checked (as Docker's default profile does)"},
@@ -212,8 +214,14 @@ const sc_rule sc_rules[] = {
      "MSG_FASTOPEN among them"},
 
     /* --- always: no set-user-ID or set-group-ID file ----------------------------- */
-    SETID("chmod", 1), SETID("fchmod", 1), SETID("fchmodat", 2), SETID("fchmodat2", 2),
-    SETID("mknod", 1), SETID("mknodat", 2), SETID("open", 2), SETID("openat", 3),
+    SETID("chmod", 1),
+    SETID("fchmod", 1),
+    SETID("fchmodat", 2),
+    SETID("fchmodat2", 2),
+    SETID("mknod", 1),
+    SETID("mknodat", 2),
+    SETID("open", 2),
+    SETID("openat", 3),
     SETID("creat", 1),
 
     /* --- the command's filter (SC_CMD) --------------------------------------------- */
@@ -245,12 +253,12 @@ const sc_rule sc_rules[] = {
     NOTIFY("mount", SC_OP_MOUNT, SC_NONE_OF, 3, NEW_FS_NOT, 0, "mount(a new file system)", WHY_NEW_FS),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
-     "openat(2), whose creations and writes the supervisor performs", SC_CMD, SC_OP_NONE, 0},
-    {"landlock_create_ruleset", 0, ENOSYS, SC_ANY, 0, 0, "landlock_create_ruleset", WHY_LANDLOCK,
+     "openat(2), whose creations and writes the supervisor performs",
      SC_CMD, SC_OP_NONE, 0},
+    {"landlock_create_ruleset", 0, ENOSYS, SC_ANY, 0, 0, "landlock_create_ruleset", WHY_LANDLOCK, SC_CMD, SC_OP_NONE,
+     0},
     {"landlock_add_rule", 0, ENOSYS, SC_ANY, 0, 0, "landlock_add_rule", WHY_LANDLOCK, SC_CMD, SC_OP_NONE, 0},
-    {"landlock_restrict_self", 0, ENOSYS, SC_ANY, 0, 0, "landlock_restrict_self", WHY_LANDLOCK, SC_CMD,
-     SC_OP_NONE, 0},
+    {"landlock_restrict_self", 0, ENOSYS, SC_ANY, 0, 0, "landlock_restrict_self", WHY_LANDLOCK, SC_CMD, SC_OP_NONE, 0},
 
     /* --- --isolation landlock: the host's IPC objects ------------------------------- */
     {"shmget", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "shmget", WHY_SYSV},

@@ -23,7 +23,7 @@ typedef enum sc_mode {
                                     and POSIX message queues (the host's) refused */
 } sc_mode;
 #define SC_MODE_BITS 4
-#define SC_PROGRAMS (1u << SC_MODE_BITS)
+#define SC_PROGRAMS  (1u << SC_MODE_BITS)
 
 /* How a row looks at the call's arguments. */
 typedef enum sc_match {
@@ -62,25 +62,25 @@ typedef enum sc_cmd_mode {
 /* What a notify row's call is, for the supervisor (one value per argument layout). */
 typedef enum sc_op {
     SC_OP_NONE = 0,
-    SC_OP_OPEN,       /* open(path, flags, mode) */
-    SC_OP_OPENAT,     /* openat(dirfd, path, flags, mode) */
-    SC_OP_CREAT,      /* creat(path, mode) */
-    SC_OP_MKDIR,      /* mkdir(path, mode) */
-    SC_OP_MKDIRAT,    /* mkdirat(dirfd, path, mode) */
-    SC_OP_MKNOD,      /* mknod(path, mode, dev) */
-    SC_OP_MKNODAT,    /* mknodat(dirfd, path, mode, dev) */
-    SC_OP_RENAME,     /* rename(old, new) */
-    SC_OP_RENAMEAT,   /* renameat(olddirfd, old, newdirfd, new) */
-    SC_OP_RENAMEAT2,  /* renameat2(olddirfd, old, newdirfd, new, flags) */
-    SC_OP_LINK,       /* link(old, new) */
-    SC_OP_LINKAT,     /* linkat(olddirfd, old, newdirfd, new, flags) */
-    SC_OP_SYMLINK,    /* symlink(target, new) */
-    SC_OP_SYMLINKAT,  /* symlinkat(target, newdirfd, new) */
-    SC_OP_PRCTL,      /* prctl(CORDON_PRCTL, request, buffer, length): a nested cordon */
-    SC_OP_FSOPEN,     /* fsopen(fsname, flags) */
-    SC_OP_MOUNT,      /* mount(source, target, fstype, flags, data) of a new file system */
-    SC_OP_UMASK,      /* umask(mask): the supervisor's copy of the thread's umask */
-    SC_OP_NEWROOT,    /* chroot, pivot_root, setns, unshare: the thread's root may change */
+    SC_OP_OPEN,      /* open(path, flags, mode) */
+    SC_OP_OPENAT,    /* openat(dirfd, path, flags, mode) */
+    SC_OP_CREAT,     /* creat(path, mode) */
+    SC_OP_MKDIR,     /* mkdir(path, mode) */
+    SC_OP_MKDIRAT,   /* mkdirat(dirfd, path, mode) */
+    SC_OP_MKNOD,     /* mknod(path, mode, dev) */
+    SC_OP_MKNODAT,   /* mknodat(dirfd, path, mode, dev) */
+    SC_OP_RENAME,    /* rename(old, new) */
+    SC_OP_RENAMEAT,  /* renameat(olddirfd, old, newdirfd, new) */
+    SC_OP_RENAMEAT2, /* renameat2(olddirfd, old, newdirfd, new, flags) */
+    SC_OP_LINK,      /* link(old, new) */
+    SC_OP_LINKAT,    /* linkat(olddirfd, old, newdirfd, new, flags) */
+    SC_OP_SYMLINK,   /* symlink(target, new) */
+    SC_OP_SYMLINKAT, /* symlinkat(target, newdirfd, new) */
+    SC_OP_PRCTL,     /* prctl(CORDON_PRCTL, request, buffer, length): a nested cordon */
+    SC_OP_FSOPEN,    /* fsopen(fsname, flags) */
+    SC_OP_MOUNT,     /* mount(source, target, fstype, flags, data) of a new file system */
+    SC_OP_UMASK,     /* umask(mask): the supervisor's copy of the thread's umask */
+    SC_OP_NEWROOT,   /* chroot, pivot_root, setns, unshare: the thread's root may change */
 } sc_op;
 
 /* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer
@@ -99,13 +99,13 @@ typedef struct sc_rule {
     unsigned when;       /* sc_mode bits that must all be set; 0 = always */
     int errnum;          /* EPERM, or ENOSYS where callers must fall back */
     sc_match match;
-    unsigned arg;        /* argument index for everything but SC_ANY */
+    unsigned arg; /* argument index for everything but SC_ANY */
     uint64_t value;
-    const char *what;    /* short form for `cordon explain`: "socket(AF_VSOCK)" */
-    const char *why;     /* the reason, as in doc/seccomp.md */
-    sc_filter filter;    /* SC_DENY unless noted */
-    sc_op op;            /* notify rows (errnum 0): what the supervisor does */
-    uint64_t value2;     /* SC_MASKED: the expected value */
+    const char *what; /* short form for `cordon explain`: "socket(AF_VSOCK)" */
+    const char *why;  /* the reason, as in doc/seccomp.md */
+    sc_filter filter; /* SC_DENY unless noted */
+    sc_op op;         /* notify rows (errnum 0): what the supervisor does */
+    uint64_t value2;  /* SC_MASKED: the expected value */
 } sc_rule;
 
 extern const sc_rule sc_rules[];

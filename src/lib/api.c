@@ -62,7 +62,9 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     if (!getcwd(cwd, sizeof cwd))
         return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
     const char *home = getenv("HOME");
-    host_info host = {.home = home && home[0] == '/' ? home : NULL, .cwd = cwd, .root = "/",
+    host_info host = {.home = home && home[0] == '/' ? home : NULL,
+                      .cwd = cwd,
+                      .root = "/",
                       .runtime_dir = getenv("XDG_RUNTIME_DIR")};
     if (resolve_policy(pol, &host, &x->r, err) < 0)
         return -1;
@@ -173,12 +175,14 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
         char why[160] = "";
         bool nested = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
         if (root_cow_probe(nested, why, sizeof why))
-            fprintf(out, "\nhome: %s is the real home, read-only underneath, and takes writes in a private layer "
-                         "that vanishes at exit (a kernel overlay: it works here)\n",
+            fprintf(out,
+                    "\nhome: %s is the real home, read-only underneath, and takes writes in a private layer "
+                    "that vanishes at exit (a kernel overlay: it works here)\n",
                     x.p.ops[i].dest);
         else
-            fprintf(out, "\nhome: no kernel overlay here (%s): %s is the real home, read-only, and HOME is %s, "
-                         "private and empty\n",
+            fprintf(out,
+                    "\nhome: no kernel overlay here (%s): %s is the real home, read-only, and HOME is %s, "
+                    "private and empty\n",
                     why, x.p.ops[i].dest, x.p.home_fallback);
     }
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {

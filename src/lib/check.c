@@ -41,8 +41,8 @@
 #define PROBE_MS 500
 
 /* `cordon check` is advice on running cordon: it names the command line's options. */
-#define CHECK_ISOLATION_HINT                                                               \
-    "; where that cannot be changed, `--isolation landlock` runs the command without "      \
+#define CHECK_ISOLATION_HINT                                                           \
+    "; where that cannot be changed, `--isolation landlock` runs the command without " \
     "namespaces, under Landlock and seccomp only (weaker: see doc/security.md)"
 
 typedef struct probe_result {
@@ -71,8 +71,8 @@ __attribute__((format(printf, 3, 4))) static void say(char *buf, size_t n, const
     vsnprintf(buf, n, fmt, ap);
     va_end(ap);
 }
-#define DETAIL(r, ...) say((r)->detail, sizeof (r)->detail, __VA_ARGS__)
-#define FIX(r, ...) say((r)->fix, sizeof (r)->fix, __VA_ARGS__)
+#define DETAIL(r, ...) say((r)->detail, sizeof(r)->detail, __VA_ARGS__)
+#define FIX(r, ...)    say((r)->fix, sizeof(r)->fix, __VA_ARGS__)
 
 /* strerror without locale or allocation (for the probes' children). */
 static const char *errtext(int e)
@@ -113,9 +113,10 @@ static void probe_userns(probe_result *r)
     }
     DETAIL(r, "user namespaces do not work here (%s: %s)", ns_step_name(np.step), errtext(np.errnum));
     if (own_seccomp_mode() == 2)
-        FIX(r, "a seccomp filter on cordon itself refuses them: inside a container this is its profile "
-               "(Docker's default); run the container with a profile that allows clone/unshare with "
-               "CLONE_NEWUSER (or --security-opt seccomp=unconfined)%s",
+        FIX(r,
+            "a seccomp filter on cordon itself refuses them: inside a container this is its profile "
+            "(Docker's default); run the container with a profile that allows clone/unshare with "
+            "CLONE_NEWUSER (or --security-opt seccomp=unconfined)%s",
             CHECK_ISOLATION_HINT);
     else
         FIX(r, "%s%s", ns_userns_hint(), CHECK_ISOLATION_HINT);
@@ -155,9 +156,10 @@ static void probe_pidfd(probe_result *r)
     if (pid < 0 || waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED | __WALL) < 0) {
         int e = errno;
         DETAIL(r, "%s: %s", pid < 0 ? "clone with CLONE_PIDFD" : "waitid(P_PIDFD)", errtext(e));
-        FIX(r, "%s", e == ENOSYS || e == EINVAL ? "Linux 5.4 or later is needed (pidfds supervise the sandbox)"
-                                                : "a seccomp filter on cordon itself refuses clone (a container's "
-                                                  "profile): allow clone3 or clone with CLONE_PIDFD");
+        FIX(r, "%s",
+            e == ENOSYS || e == EINVAL ? "Linux 5.4 or later is needed (pidfds supervise the sandbox)"
+                                       : "a seccomp filter on cordon itself refuses clone (a container's "
+                                         "profile): allow clone3 or clone with CLONE_PIDFD");
         return;
     }
     r->ok = 1;
@@ -173,10 +175,11 @@ static void probe_landlock(probe_result *r)
         bool disabled = errno == EOPNOTSUPP;
         DETAIL(r, "no Landlock: %s; the namespaces still confine the filesystem",
                disabled ? "built in but disabled at boot" : "not in this kernel");
-        FIX(r, "%s", disabled ? "add landlock to the kernel's lsm= boot parameter (e.g. "
-                                "lsm=landlock,lockdown,yama,integrity,apparmor,bpf) and reboot"
-                              : "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK=y (6.12 or later to scope "
-                                "abstract Unix sockets and signals)");
+        FIX(r, "%s",
+            disabled ? "add landlock to the kernel's lsm= boot parameter (e.g. "
+                       "lsm=landlock,lockdown,yama,integrity,apparmor,bpf) and reboot"
+                     : "Linux 5.13 or later with CONFIG_SECURITY_LANDLOCK=y (6.12 or later to scope "
+                       "abstract Unix sockets and signals)");
         return;
     }
     r->ok = 1;
@@ -228,10 +231,11 @@ static void probe_overlay(probe_result *r)
         close(ov);
     }
     DETAIL(r, "no overlayfs in a user namespace (%s)", errtext(e));
-    FIX(r, "%s", e == ENODEV ? "load the overlay module (sudo modprobe overlay); cordon workspace falls back to "
-                               "fuse-overlayfs or a copy meanwhile"
-                             : "Linux 5.11 or later mounts overlayfs in user namespaces; cordon workspace falls "
-                               "back to fuse-overlayfs or a copy meanwhile");
+    FIX(r, "%s",
+        e == ENODEV ? "load the overlay module (sudo modprobe overlay); cordon workspace falls back to "
+                      "fuse-overlayfs or a copy meanwhile"
+                    : "Linux 5.11 or later mounts overlayfs in user namespaces; cordon workspace falls "
+                      "back to fuse-overlayfs or a copy meanwhile");
 }
 
 static bool in_path(const char *name, char *found, size_t size)
@@ -299,16 +303,18 @@ static void probe_cgroup(probe_result *r)
     cordon_error_text(&why, text, sizeof text);
     DETAIL(r, "no cgroup can be used: %s", text);
     if (why.errnum == EROFS)
-        FIX(r, "the cgroup file system is mounted read-only (a container's default): give the container a "
-               "writable cgroup of its own (a privileged container, or one with a delegated cgroup), or run "
-               "cordon as a user other than root, whose process limit rlimits enforce; resource limits fall "
-               "back to rlimits meanwhile%s",
+        FIX(r,
+            "the cgroup file system is mounted read-only (a container's default): give the container a "
+            "writable cgroup of its own (a privileged container, or one with a delegated cgroup), or run "
+            "cordon as a user other than root, whose process limit rlimits enforce; resource limits fall "
+            "back to rlimits meanwhile%s",
             getuid() == 0 || geteuid() == 0 ? " (and a process limit cannot be enforced as root)" : "");
     else
-        FIX(r, "run cordon in a delegated cgroup: systemd-run --user --scope -p Delegate=yes cordon run ..., with "
-           "pids and memory enabled in the parent's cgroup.subtree_control; resource limits fall back to "
-           "rlimits meanwhile%s",
-        getuid() == 0 || geteuid() == 0 ? " (and a process limit cannot be enforced as root)" : "");
+        FIX(r,
+            "run cordon in a delegated cgroup: systemd-run --user --scope -p Delegate=yes cordon run ..., with "
+            "pids and memory enabled in the parent's cgroup.subtree_control; resource limits fall back to "
+            "rlimits meanwhile%s",
+            getuid() == 0 || geteuid() == 0 ? " (and a process limit cannot be enforced as root)" : "");
 }
 
 /* Run `true` under p (timeout 10 s): 1 when it exits 0, else 0 with why in r. */
@@ -318,8 +324,7 @@ static int try_true(cordon_policy *p, probe_result *r)
     cordon_result res = {0};
     char *const cmd[] = {(char *)"true", NULL};
     int ok = cordon_policy_set_no_workspace(p, true, &err) == 0 && cordon_policy_set_cwd(p, "/", &err) == 0 &&
-             cordon_policy_set_timeout(p, 10, &err) == 0 && cordon_run(p, cmd, &res, &err) == 0 &&
-             res.exit_code == 0;
+             cordon_policy_set_timeout(p, 10, &err) == 0 && cordon_run(p, cmd, &res, &err) == 0 && res.exit_code == 0;
     if (!ok) {
         char text[sizeof err.message + 128];
         if (err.message[0])

@@ -25,11 +25,11 @@
 struct cordon_proc {
     uint64_t magic;
     outer_run *run;
-    sess_cmd *sc;     /* a session's command (src/session) instead of a run of its own */
-    int fd[3];        /* the caller's ends: stdin's write end, stdout's and stderr's read ends */
-    int pty;          /* CORDON_SPAWN_PTY: the terminal's master, or -1 */
-    llonly ll;        /* --isolation landlock: the private HOME and TMPDIR, removed at free */
-    net_host *net;    /* the network helper's side (src/net), or NULL */
+    sess_cmd *sc;  /* a session's command (src/session) instead of a run of its own */
+    int fd[3];     /* the caller's ends: stdin's write end, stdout's and stderr's read ends */
+    int pty;       /* CORDON_SPAWN_PTY: the terminal's master, or -1 */
+    llonly ll;     /* --isolation landlock: the private HOME and TMPDIR, removed at free */
+    net_host *net; /* the network helper's side (src/net), or NULL */
     cordon_isolation isolation;
     const char *isolation_why;
 };
@@ -62,8 +62,8 @@ static int check_flags(unsigned flags, cordon_error *err)
     if ((flags & CORDON_SPAWN_STDIN_PIPE) && (flags & CORDON_SPAWN_STDIN_INHERIT))
         return err_set(err, CORDON_STAGE_USAGE, EINVAL,
                        "cordon_spawn: CORDON_SPAWN_STDIN_PIPE and CORDON_SPAWN_STDIN_INHERIT exclude each other");
-    unsigned not_pty = CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDIN_INHERIT | CORDON_SPAWN_STDOUT_PIPE |
-                       CORDON_SPAWN_MERGE_STDERR;
+    unsigned not_pty =
+        CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDIN_INHERIT | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR;
     if ((flags & CORDON_SPAWN_PTY) && (flags & not_pty))
         return err_set(err, CORDON_STAGE_USAGE, EINVAL,
                        "cordon_spawn: CORDON_SPAWN_PTY makes the terminal the command's stdin and stdout: it "
@@ -77,8 +77,7 @@ static int check_argv(char *const argv[], cordon_error *err)
     if (!argv)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no command given (argv is NULL)");
     if (!argv[0] || !argv[0][0])
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no command given (argv[0] is %s)",
-                       argv[0] ? "empty" : "NULL");
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no command given (argv[0] is %s)", argv[0] ? "empty" : "NULL");
     return 0;
 }
 
@@ -206,8 +205,8 @@ static int start_session(void *ctx, const int stdio[3], cordon_proc **out, cordo
     return 0;
 }
 
-int proc_spawn_session(int via, const char *path, char *const argv[], unsigned flags,
-                       const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err)
+int proc_spawn_session(int via, const char *path, char *const argv[], unsigned flags, const cordon_session_cmd *cmd,
+                       cordon_proc **out, cordon_error *err)
 {
     cordon_error e = {.size = sizeof e};
     if (out)
@@ -233,8 +232,8 @@ int proc_spawn_session(int via, const char *path, char *const argv[], unsigned f
     }
     session_start ss = {via, path, argv, cmd};
     /* with a terminal, the command's 0, 1 and 2 are the terminal's: nothing of ours */
-    int r = spawn_common("cordon_session_spawn", tty ? CORDON_SPAWN_STDIN_INHERIT : flags, start_session, &ss, out,
-                         err);
+    int r =
+        spawn_common("cordon_session_spawn", tty ? CORDON_SPAWN_STDIN_INHERIT : flags, start_session, &ss, out, err);
     if (r == 0 && tty) {
         cordon_proc *c = *out;
         int master = sess_cmd_tty(c->sc);
@@ -440,8 +439,7 @@ void cordon_proc_free(cordon_proc *c)
 /* to completion */
 
 /* Wait for c to end (reading out_fd into fn), free it, fill res; 0 when the command ran. */
-static int run_to_end(cordon_proc *c, int out_fd, cordon_output_fn fn, void *ctx, cordon_result *res,
-                      cordon_error *e)
+static int run_to_end(cordon_proc *c, int out_fd, cordon_output_fn fn, void *ctx, cordon_result *res, cordon_error *e)
 {
     int w = outer_wait(c->run, -1, out_fd, fn, ctx, res, e);
     if (w == 0)

@@ -34,10 +34,10 @@
 
 struct cordon_status_file {
     uint64_t magic;
-    int dir_fd;    /* the directory FILE is in, opened before the run */
-    char *name;    /* FILE's last component */
-    char *shown;   /* FILE as given, for messages */
-    int fd;        /* the file the document goes into: unnamed, or named `tmp` */
+    int dir_fd;             /* the directory FILE is in, opened before the run */
+    char *name;             /* FILE's last component */
+    char *shown;            /* FILE as given, for messages */
+    int fd;                 /* the file the document goes into: unnamed, or named `tmp` */
     char tmp[NAME_MAX + 1]; /* its name, when the file system has no O_TMPFILE; else "" */
 };
 
@@ -79,8 +79,7 @@ cordon_status_file *cordon_status_file_open(const char *file, cordon_error *err)
     f->shown = xstrdup(file);
     const char *slash = strrchr(file, '/');
     const char *base = slash ? slash + 1 : file;
-    _cleanup_free_ char *dir = slash ? xasprintf("%.*s", (int)(slash == file ? 1 : slash - file), file)
-                                     : xstrdup(".");
+    _cleanup_free_ char *dir = slash ? xasprintf("%.*s", (int)(slash == file ? 1 : slash - file), file) : xstrdup(".");
     f->name = xstrdup(base);
     if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 || strlen(base) > NAME_MAX - 48) {
         err_set(&e, CORDON_STAGE_USAGE, 0, "%s: not a file name (give the path of a file to write)", file);

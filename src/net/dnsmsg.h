@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define DNS_TYPE_A 1
-#define DNS_TYPE_AAAA 28
+#define DNS_TYPE_A     1
+#define DNS_TYPE_AAAA  28
 #define DNS_TYPE_CNAME 5
 /* What the query offers (EDNS0): answers this large need no TCP. */
 #define DNS_UDP_MAX 1232

@@ -240,13 +240,13 @@ static net_addr_class classify_v4(uint32_t a)
         int bits;
         net_addr_class cls;
     } t[] = {
-        {V4(0, 0, 0, 0), 8, NET_ADDR_UNSPECIFIED},      {V4(10, 0, 0, 0), 8, NET_ADDR_PRIVATE},
-        {V4(100, 64, 0, 0), 10, NET_ADDR_SHARED},       {V4(127, 0, 0, 0), 8, NET_ADDR_LOOPBACK},
-        {V4(169, 254, 0, 0), 16, NET_ADDR_LINK_LOCAL},  {V4(172, 16, 0, 0), 12, NET_ADDR_PRIVATE},
-        {V4(192, 0, 0, 0), 24, NET_ADDR_RESERVED},      {V4(192, 0, 2, 0), 24, NET_ADDR_RESERVED},
-        {V4(192, 88, 99, 0), 24, NET_ADDR_RESERVED},    {V4(192, 168, 0, 0), 16, NET_ADDR_PRIVATE},
-        {V4(198, 18, 0, 0), 15, NET_ADDR_RESERVED},     {V4(198, 51, 100, 0), 24, NET_ADDR_RESERVED},
-        {V4(203, 0, 113, 0), 24, NET_ADDR_RESERVED},    {V4(224, 0, 0, 0), 4, NET_ADDR_MULTICAST},
+        {V4(0, 0, 0, 0), 8, NET_ADDR_UNSPECIFIED},        {V4(10, 0, 0, 0), 8, NET_ADDR_PRIVATE},
+        {V4(100, 64, 0, 0), 10, NET_ADDR_SHARED},         {V4(127, 0, 0, 0), 8, NET_ADDR_LOOPBACK},
+        {V4(169, 254, 0, 0), 16, NET_ADDR_LINK_LOCAL},    {V4(172, 16, 0, 0), 12, NET_ADDR_PRIVATE},
+        {V4(192, 0, 0, 0), 24, NET_ADDR_RESERVED},        {V4(192, 0, 2, 0), 24, NET_ADDR_RESERVED},
+        {V4(192, 88, 99, 0), 24, NET_ADDR_RESERVED},      {V4(192, 168, 0, 0), 16, NET_ADDR_PRIVATE},
+        {V4(198, 18, 0, 0), 15, NET_ADDR_RESERVED},       {V4(198, 51, 100, 0), 24, NET_ADDR_RESERVED},
+        {V4(203, 0, 113, 0), 24, NET_ADDR_RESERVED},      {V4(224, 0, 0, 0), 4, NET_ADDR_MULTICAST},
         {V4(255, 255, 255, 255), 32, NET_ADDR_MULTICAST}, {V4(240, 0, 0, 0), 4, NET_ADDR_RESERVED},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
@@ -290,15 +290,15 @@ net_addr_class net_addr_classify(const struct sockaddr *sa)
         int bits;
         net_addr_class cls;
     } t[] = {
-        {{0}, 96, NET_ADDR_RESERVED},                           /* ::/96, IPv4-compatible */
-        {{0, 0x64, 0xff, 0x9b, 0, 1}, 48, NET_ADDR_PRIVATE},    /* local-use NAT64 */
-        {{0x01, 0}, 64, NET_ADDR_RESERVED},                     /* 100::/64 discard */
-        {{0x20, 0x01, 0x0d, 0xb8}, 32, NET_ADDR_RESERVED},      /* documentation */
-        {{0x20, 0x01, 0x00, 0x00}, 32, NET_ADDR_RESERVED},      /* Teredo: carries another address */
-        {{0x20, 0x01, 0x00}, 23, NET_ADDR_RESERVED},            /* IETF protocol assignments */
-        {{0xfc}, 7, NET_ADDR_PRIVATE},                          /* unique local */
+        {{0}, 96, NET_ADDR_RESERVED},                        /* ::/96, IPv4-compatible */
+        {{0, 0x64, 0xff, 0x9b, 0, 1}, 48, NET_ADDR_PRIVATE}, /* local-use NAT64 */
+        {{0x01, 0}, 64, NET_ADDR_RESERVED},                  /* 100::/64 discard */
+        {{0x20, 0x01, 0x0d, 0xb8}, 32, NET_ADDR_RESERVED},   /* documentation */
+        {{0x20, 0x01, 0x00, 0x00}, 32, NET_ADDR_RESERVED},   /* Teredo: carries another address */
+        {{0x20, 0x01, 0x00}, 23, NET_ADDR_RESERVED},         /* IETF protocol assignments */
+        {{0xfc}, 7, NET_ADDR_PRIVATE},                       /* unique local */
         {{0xfe, 0x80}, 10, NET_ADDR_LINK_LOCAL},
-        {{0xfe, 0xc0}, 10, NET_ADDR_PRIVATE},                   /* site-local (deprecated) */
+        {{0xfe, 0xc0}, 10, NET_ADDR_PRIVATE}, /* site-local (deprecated) */
         {{0xff}, 8, NET_ADDR_MULTICAST},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
@@ -341,8 +341,9 @@ net_reason net_decide_addr(const net_rules *r, net_verdict *v, const struct sock
 
 const char *net_addr_str(const struct sockaddr *sa, char *buf, size_t n)
 {
-    const void *a = sa->sa_family == AF_INET ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
-                                             : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+    const void *a = sa->sa_family == AF_INET
+                        ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+                        : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
     if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) || !inet_ntop(sa->sa_family, a, buf, (socklen_t)n))
         snprintf(buf, n, "?");
     return buf;

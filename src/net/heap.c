@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #define MIN_SHIFT 6 /* 64 bytes */
-#define CHUNK (1u << 20)
+#define CHUNK     (1u << 20)
 
 /* Every block starts with a header saying how large it is (its class, or its mapping's
  * size): 16 bytes, so that what follows keeps max_align_t's alignment. */
 typedef struct block {
-    size_t size; /* usable bytes: the class's, or the mapping's */
+    size_t size;   /* usable bytes: the class's, or the mapping's */
     size_t mapped; /* 0: from a class; else the mapping's length */
 } block;
 #define HDR 16

@@ -44,8 +44,8 @@
 #endif
 
 #define CONNECT_TIMEOUT_MS 10000
-#define LINGER_MS 2000
-#define EV_RELAY (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
+#define LINGER_MS          2000
+#define EV_RELAY           (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
 
 const char *net_strerror(int e)
 {
@@ -64,8 +64,8 @@ static const char *kind_name(conn_kind k)
     return "?";
 }
 
-void helper_log(helper *hp, const char *kind, const char *host, unsigned port, const char *decision,
-                const char *reason, const char *rule, const struct sockaddr *addr)
+void helper_log(helper *hp, const char *kind, const char *host, unsigned port, const char *decision, const char *reason,
+                const char *rule, const struct sockaddr *addr)
 {
     if (hp->log_fd < 0)
         return;
@@ -564,9 +564,7 @@ static void conn_timeout(conn *c)
         connect_failed(c, ETIMEDOUT);
         break;
     case CS_LINGER:
-    case CS_RELAY:
-        conn_close(c);
-        break;
+    case CS_RELAY: conn_close(c); break;
     }
 }
 
@@ -590,16 +588,13 @@ static void conn_event(helper *hp, ev_handle *h, uint32_t events)
         if (side == 1 && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
             check_connect(c);
         break;
-    case CS_RELAY:
-        pump(c);
-        break;
+    case CS_RELAY: pump(c); break;
     case CS_LINGER:
         if (side == 0)
             linger_pump(c);
         break;
     case CS_RESOLVE:
-    case CS_WAIT_SOCKET:
-        break;
+    case CS_WAIT_SOCKET: break;
     }
 }
 
@@ -780,9 +775,10 @@ static void listen_event(helper *hp, ev_handle *h, uint32_t events)
     const net_listen *l = h->obj;
     int fd = -1;
     for (int n = 0; n < 64 && accept_one(hp, h->fd, &fd); n++) {
-        conn *c = conn_new(hp, l->kind == NET_LISTEN_PROXY ? CK_PROXY
-                               : l->kind == NET_LISTEN_BRIDGE ? CK_BRIDGE
-                                                              : CK_FORWARD,
+        conn *c = conn_new(hp,
+                           l->kind == NET_LISTEN_PROXY    ? CK_PROXY
+                           : l->kind == NET_LISTEN_BRIDGE ? CK_BRIDGE
+                                                          : CK_FORWARD,
                            fd);
         if (!c)
             continue;
@@ -835,12 +831,12 @@ static void publish_event(helper *hp, ev_handle *h, uint32_t events)
         /* what the command listens on: 127.0.0.1, else ::1 (a server bound to
          * "localhost" may have taken the IPv6 one only) */
         struct sockaddr_in *a = (struct sockaddr_in *)&c->addr[0];
-        *a = (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons(pb->inside),
-                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        *a = (struct sockaddr_in){
+            .sin_family = AF_INET, .sin_port = htons(pb->inside), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
         c->alen[0] = sizeof *a;
         struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&c->addr[1];
-        *a6 = (struct sockaddr_in6){.sin6_family = AF_INET6, .sin6_port = htons(pb->inside),
-                                    .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+        *a6 = (struct sockaddr_in6){
+            .sin6_family = AF_INET6, .sin6_port = htons(pb->inside), .sin6_addr = IN6ADDR_LOOPBACK_INIT};
         c->alen[1] = sizeof *a6;
         c->naddr = 2;
         ask_factory(c);
@@ -901,8 +897,8 @@ static void handover_event(helper *hp, ev_handle *h, uint32_t events)
         for (int twin = 0; twin <= (msg.v6[i] ? 1 : 0); twin++) {
             size_t j = hp->n_listen++;
             hp->listen_fds[j] = fds[k++];
-            hp->listen_h[j] = (ev_handle){.fn = listen_event, .obj = (void *)(uintptr_t)&hp->np->listen[i],
-                                          .fd = hp->listen_fds[j]};
+            hp->listen_h[j] =
+                (ev_handle){.fn = listen_event, .obj = (void *)(uintptr_t)&hp->np->listen[i], .fd = hp->listen_fds[j]};
         }
     }
     if (hp->np->n_publish) {
@@ -1031,8 +1027,17 @@ void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
         (void)setrlimit(RLIMIT_NOFILE, &rl);
     }
 
-    helper hp = {.np = np, .hc = &h->hc, .counts = h->counts, .log_fd = h->log_fd, .ctl_fd = ctl_fd, .handover_fd = sock,
-                 .pidfd = pid1_pidfd, .userns_fd = -1, .netns_fd = -1, .fact_fd = -1, .fact_pidfd = -1,
+    helper hp = {.np = np,
+                 .hc = &h->hc,
+                 .counts = h->counts,
+                 .log_fd = h->log_fd,
+                 .ctl_fd = ctl_fd,
+                 .handover_fd = sock,
+                 .pidfd = pid1_pidfd,
+                 .userns_fd = -1,
+                 .netns_fd = -1,
+                 .fact_fd = -1,
+                 .fact_pidfd = -1,
                  .pub_fds = np->n_publish ? h->pub_fds : NULL};
     hp.rules = (net_rules){.allow = np->allow.v, .n_allow = np->allow.n, .deny = np->deny.v, .n_deny = np->deny.n};
     hp.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -1050,8 +1055,8 @@ void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
     if (np->n_publish) {
         hp.pub_h = heap_calloc(&hp.heap, np->n_publish, sizeof *hp.pub_h);
         for (size_t i = 0; i < np->n_publish; i++)
-            hp.pub_h[i] = (ev_handle){.fn = publish_event, .obj = (void *)(uintptr_t)&np->publish[i],
-                                      .fd = h->pub_fds[i]};
+            hp.pub_h[i] =
+                (ev_handle){.fn = publish_event, .obj = (void *)(uintptr_t)&np->publish[i], .fd = h->pub_fds[i]};
     }
     loop(&hp);
     factory_stop(&hp);

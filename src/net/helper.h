@@ -39,12 +39,12 @@ typedef enum conn_state {
 /* One direction: from fd[i] to fd[1 - i]. */
 typedef struct half {
     int pipe[2];
-    size_t inpipe;    /* bytes in the pipe */
-    size_t cap;       /* the pipe's size */
-    bool big;         /* grown for a bulk transfer (helper.n_big counts them) */
-    bool eof;         /* the source ended */
-    bool shut;        /* the destination was shut down for writing */
-    char *pre;        /* bytes to send before the pipe's: a rewritten head, a reply */
+    size_t inpipe; /* bytes in the pipe */
+    size_t cap;    /* the pipe's size */
+    bool big;      /* grown for a bulk transfer (helper.n_big counts them) */
+    bool eof;      /* the source ended */
+    bool shut;     /* the destination was shut down for writing */
+    char *pre;     /* bytes to send before the pipe's: a rewritten head, a reply */
     size_t pre_len, pre_off;
 } half;
 
@@ -56,27 +56,27 @@ typedef struct half {
  * 64 KiB to this, for fewer system calls per byte (about 20% more throughput), for at most
  * NET_PIPES_BIG directions at a time: pipe pages count against the user's
  * pipe-user-pages-soft (64 MiB), which all of the user's programs share. */
-#define NET_PIPE_BIG (1024 * 1024)
+#define NET_PIPE_BIG  (1024 * 1024)
 #define NET_PIPES_BIG 16
 
 struct conn {
     helper *hp;
     ev_handle h[2];
-    int fd[2];     /* 0: the side that connected to us; 1: the side we connected to */
+    int fd[2]; /* 0: the side that connected to us; 1: the side we connected to */
     bool rd[2], wr[2];
-    half dir[2];   /* dir[0]: fd[0] -> fd[1]; dir[1]: fd[1] -> fd[0] */
+    half dir[2]; /* dir[0]: fd[0] -> fd[1]; dir[1]: fd[1] -> fd[0] */
     conn_kind kind;
     conn_state state;
     bool dead;
     const net_listen *listen; /* BRIDGE, FORWARD, PROXY: the listener it came through */
     uint16_t publish_port;    /* PUBLISH: the command's port inside */
     /* the filtering proxy */
-    char *buf;                /* what the client sent so far (CS_HEAD) */
+    char *buf; /* what the client sent so far (CS_HEAD) */
     size_t blen;
-    size_t early_off;         /* bytes of buf past the request: they go upstream first */
-    const char *proto;        /* "http", "connect", "socks5" */
-    int socks_stage;          /* 0: greeting, 1: request */
-    bool http_absolute;       /* an absolute-form request: the head is rewritten */
+    size_t early_off;   /* bytes of buf past the request: they go upstream first */
+    const char *proto;  /* "http", "connect", "socks5" */
+    int socks_stage;    /* 0: greeting, 1: request */
+    bool http_absolute; /* an absolute-form request: the head is rewritten */
     char host[NET_HOST_MAX];
     uint16_t port;
     net_verdict verdict;
@@ -84,21 +84,21 @@ struct conn {
     socklen_t alen[CONN_MAX_ADDRS];
     int naddr, iaddr;
     int last_err;
-    int presock;              /* PUBLISH: the socket the factory made, for conn_connect_next */
+    int presock; /* PUBLISH: the socket the factory made, for conn_connect_next */
     dns_query *q;
-    long long deadline;       /* CLOCK_MONOTONIC ms, or 0 */
-    conn *prev, *next;        /* every live conn */
-    conn *tprev, *tnext;      /* those with a deadline */
-    conn *dnext;              /* closed in this loop turn: freed at its end */
-    bool again;               /* in helper.again: more to move, its epoll edges consumed */
+    long long deadline;  /* CLOCK_MONOTONIC ms, or 0 */
+    conn *prev, *next;   /* every live conn */
+    conn *tprev, *tnext; /* those with a deadline */
+    conn *dnext;         /* closed in this loop turn: freed at its end */
+    bool again;          /* in helper.again: more to move, its epoll edges consumed */
     conn *anext;
 };
 
 struct helper {
-    heap heap;              /* everything the helper allocates (net/heap.h) */
+    heap heap; /* everything the helper allocates (net/heap.h) */
     int epfd;
     const net_plan *np;
-    const hostconf *hc;     /* the host's name servers and /etc/hosts, read by the run */
+    const hostconf *hc; /* the host's name servers and /etc/hosts, read by the run */
     net_rules rules;
     int log_fd;
     int ctl_fd, handover_fd, pidfd;
@@ -109,22 +109,22 @@ struct helper {
     int *pub_fds;
     ev_handle *pub_h;
     int userns_fd, netns_fd;
-    int fact_fd;            /* the socket factory (publish), or -1 */
+    int fact_fd; /* the socket factory (publish), or -1 */
     int fact_pidfd;
     ev_handle fact_h;
-    conn **fact_wait;       /* conns waiting for a socket from it, in order */
+    conn **fact_wait; /* conns waiting for a socket from it, in order */
     size_t n_fact_wait, cap_fact_wait;
     dns_query *queries, *dead_queries;
-    net_counts *counts;     /* shared with the run (net/host.h) */
+    net_counts *counts; /* shared with the run (net/host.h) */
     size_t n_conns;
-    bool full_logged;       /* "too many connections" said once per episode */
+    bool full_logged; /* "too many connections" said once per episode */
     conn *conns, *timed, *dead, *again;
-    int pool[64][2];        /* empty pipes kept for the next connections */
+    int pool[64][2]; /* empty pipes kept for the next connections */
     size_t n_pool;
-    size_t n_big;           /* pipes grown to NET_PIPE_BIG */
+    size_t n_big;                  /* pipes grown to NET_PIPE_BIG */
     long long accept_paused_until; /* out of descriptors: listeners rest until then */
     bool stop;
-    long long now;          /* CLOCK_MONOTONIC ms, updated every loop turn */
+    long long now; /* CLOCK_MONOTONIC ms, updated every loop turn */
 };
 
 /* Count a decision where the run can read it at any time. */
@@ -143,14 +143,14 @@ void conn_queue(conn *c, int dir, const char *data, size_t n);
  * still sends, so that the reply is not lost to a reset). */
 void conn_reply_close(conn *c, const char *data, size_t n);
 void conn_relay(conn *c);
-void helper_log(helper *hp, const char *kind, const char *host, unsigned port, const char *decision,
-                const char *reason, const char *rule, const struct sockaddr *addr);
+void helper_log(helper *hp, const char *kind, const char *host, unsigned port, const char *decision, const char *reason,
+                const char *rule, const struct sockaddr *addr);
 
 /* proxy.c: the filtering proxy's side of a conn in CS_HEAD / CS_RESOLVE */
 void proxy_start(conn *c);
 void proxy_on_readable(conn *c);
-void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs,
-                    const socklen_t *lens, int n, bool local);
+void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs, const socklen_t *lens,
+                    int n, bool local);
 /* The connection to the destination failed (errno e) or timed out (e == ETIMEDOUT). */
 void proxy_connect_failed(conn *c, int e);
 /* Connected: reply to the client, forward the request, relay. */

@@ -52,7 +52,8 @@ static int listen_host(const net_publish *pb, cordon_error *err)
         return err_opt(err, CORDON_STAGE_NAMESPACES, errno, "publishPort", "cannot create a socket");
     int one = 1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(pb->host), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {
+        .sin_family = AF_INET, .sin_port = htons(pb->host), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0) {
         int e = errno;
         close(fd);

@@ -49,9 +49,14 @@ typedef struct net_host {
     net_counts *counts; /* shared with the helper, or NULL */
     pid_t pid;          /* the helper, or -1 */
     int pidfd;
-    int ctl_fd;         /* ours: a byte or EOF says stop */
+    int ctl_fd; /* ours: a byte or EOF says stop */
 } net_host;
-#define NET_HOST_INIT {.log_fd = -1, .pid = -1, .pidfd = -1, .ctl_fd = -1}
+/* clang-format off: an initializer on one line */
+#define NET_HOST_INIT                                      \
+    {                                                      \
+        .log_fd = -1, .pid = -1, .pidfd = -1, .ctl_fd = -1 \
+    }
+/* clang-format on */
 
 /* Does this plan need a helper (and PID 1 a socket pair to it)? */
 bool net_host_needed(const plan *p);

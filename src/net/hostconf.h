@@ -7,7 +7,7 @@
 
 #include "net/domain.h"
 
-#define HOSTCONF_NS_MAX 3       /* as glibc's MAXNS */
+#define HOSTCONF_NS_MAX    3    /* as glibc's MAXNS */
 #define HOSTCONF_HOSTS_MAX 1024 /* name/address pairs kept from /etc/hosts */
 
 typedef struct hostconf_entry {

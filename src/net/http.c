@@ -221,9 +221,9 @@ http_parse http_parse_request(const char *buf, size_t len, http_request *r)
 /* Hop-by-hop headers and the proxy's own, never forwarded (RFC 9110, 7.6.1). */
 static bool dropped(const char *name, size_t n)
 {
-    static const char *const drop[] = {"host",           "connection", "proxy-connection", "keep-alive",
-                                       "proxy-authorization", "proxy-authenticate", "te", "trailer",
-                                       "upgrade"};
+    static const char *const drop[] = {
+        "host", "connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate",
+        "te",   "trailer",    "upgrade"};
     for (size_t i = 0; i < sizeof drop / sizeof *drop; i++)
         if (strlen(drop[i]) == n && strncasecmp(drop[i], name, n) == 0)
             return true;

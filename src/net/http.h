@@ -24,7 +24,7 @@ typedef enum http_parse {
 } http_parse;
 
 typedef struct http_request {
-    bool connect;            /* CONNECT host:port */
+    bool connect; /* CONNECT host:port */
     char method[24];
     char host[NET_HOST_MAX]; /* normalised */
     uint16_t port;

@@ -90,8 +90,8 @@ int net_inside_setup(const net_plan *np, int sock, cordon_error *err)
     } c;
     memset(&c, 0, sizeof c);
     struct iovec iov = {.iov_base = &msg, .iov_len = sizeof msg};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-                       .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf, .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
     struct cmsghdr *cm = &c.align;
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;

@@ -130,9 +130,9 @@ static void proxy_env(strv *env, uint16_t port)
             env->v[i] = entry;
         }
     }
-    static const char *const http_vars[] = {"HTTP_PROXY",       "http_proxy",      "HTTPS_PROXY",
-                                            "https_proxy",      "npm_config_proxy", "npm_config_https_proxy",
-                                            "YARN_HTTP_PROXY",  "YARN_HTTPS_PROXY", "PIP_PROXY"};
+    static const char *const http_vars[] = {"HTTP_PROXY",      "http_proxy",       "HTTPS_PROXY",
+                                            "https_proxy",     "npm_config_proxy", "npm_config_https_proxy",
+                                            "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY"};
     for (size_t i = 0; i < sizeof http_vars / sizeof *http_vars; i++)
         set_env(env, http_vars[i], http);
     set_env(env, "ALL_PROXY", socks);
@@ -259,7 +259,8 @@ int net_plan_build(const struct cordon_policy *pol, strv *env, net_plan *out, co
         return -1;
     }
     for (size_t i = 0; i < n->n_forward; i++) {
-        net_listen *l = add_listen(out, NET_LISTEN_FORWARD, n->forward[i], xasprintf("--forward-port %u", n->forward[i]));
+        net_listen *l =
+            add_listen(out, NET_LISTEN_FORWARD, n->forward[i], xasprintf("--forward-port %u", n->forward[i]));
         endpoint_add(&l->to, "127.0.0.1", n->forward[i]);
     }
     if (n->n_publish) {
@@ -334,8 +335,9 @@ void net_plan_explain(FILE *out, const net_plan *np, cordon_network network)
                      "named exactly\n");
     if (network == CORDON_NETWORK_PROXY)
         fprintf(out, "  sockets  %s\n",
-                np->allow_unix ? "AF_INET, AF_INET6 and AF_UNIX (--allow-unix-sockets)"
-                               : "AF_INET and AF_INET6 only, and AF_UNIX socket pairs (--allow-unix-sockets: AF_UNIX too)");
+                np->allow_unix
+                    ? "AF_INET, AF_INET6 and AF_UNIX (--allow-unix-sockets)"
+                    : "AF_INET and AF_INET6 only, and AF_UNIX socket pairs (--allow-unix-sockets: AF_UNIX too)");
     if (np->log)
         fprintf(out, "  log      %s (JSON lines, appended)\n", np->log);
 }

@@ -60,11 +60,11 @@ typedef struct net_plan {
     size_t n_listen;
     net_publish *publish;
     size_t n_publish;
-    strv allow, deny;  /* the filtering proxy's patterns (copies) */
+    strv allow, deny;   /* the filtering proxy's patterns (copies) */
     net_hostent *hosts; /* --add-host */
     size_t n_hosts;
-    net_endpoint dns;   /* --dns-server (up to 3 in addr[], see NET_DNS_MAX), n = 0: the host's */
-    char *log;         /* --network-log FILE, or NULL */
+    net_endpoint dns; /* --dns-server (up to 3 in addr[], see NET_DNS_MAX), n = 0: the host's */
+    char *log;        /* --network-log FILE, or NULL */
 } net_plan;
 
 /* The most listeners (bridges, the proxy, forwarded ports) and published ports one sandbox

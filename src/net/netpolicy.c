@@ -9,10 +9,10 @@
 #include "util/strv.h"
 
 /* Every setter: a NULL policy is an error, not a crash. */
-#define NEED_POLICY(p, err)                                                                \
-    do {                                                                                   \
-        if (!(p))                                                                          \
-            return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");      \
+#define NEED_POLICY(p, err)                                                            \
+    do {                                                                               \
+        if (!(p))                                                                      \
+            return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)"); \
     } while (0)
 
 void policy_net_free(policy_net *n)
@@ -124,8 +124,8 @@ int cordon_policy_add_dns_server(cordon_policy *p, const char *address, cordon_e
     strv_push(&p->net.dns, xasprintf("%s %lu", host, pn));
     return 0;
 bad:
-    return err_opt(err, CORDON_STAGE_USAGE, 0, "dnsServer", "'%s': %s (give ADDRESS, ADDRESS:PORT or [IPv6]:PORT)",
-                   a, why);
+    return err_opt(err, CORDON_STAGE_USAGE, 0, "dnsServer", "'%s': %s (give ADDRESS, ADDRESS:PORT or [IPv6]:PORT)", a,
+                   why);
 }
 
 int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_error *err)

@@ -14,7 +14,7 @@
 #include "net/http.h"
 #include "net/socks.h"
 
-#define HEAD_TIMEOUT_MS 30000
+#define HEAD_TIMEOUT_MS    30000
 #define RESOLVE_TIMEOUT_MS 15000
 
 static bool is_socks(const conn *c)
@@ -111,8 +111,8 @@ static void check_addrs(conn *c, const struct sockaddr_storage *addrs, const soc
     if (first == NET_DENIED_ADDR) {
         snprintf(rule, sizeof rule, "--deny-domain %s", first_rule);
         snprintf(why, sizeof why, "resolves to %s, which %s refuses", a, rule);
-        snprintf(body, sizeof body, "cordon: the sandbox refused %s: it resolves to %s, which %s refuses\n", c->host,
-                 a, rule);
+        snprintf(body, sizeof body, "cordon: the sandbox refused %s: it resolves to %s, which %s refuses\n", c->host, a,
+                 rule);
         refuse(c, why, rule, sa, body, "destination_ip_prohibited");
         return;
     }
@@ -144,8 +144,8 @@ static void resolved_cb(void *arg, int status, const char *error, const struct s
     proxy_resolved(c, status, error, addrs, lens, n, local);
 }
 
-void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs,
-                    const socklen_t *lens, int n, bool local)
+void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs, const socklen_t *lens,
+                    int n, bool local)
 {
     if (c->dead)
         return;
@@ -335,9 +335,9 @@ void proxy_connect_failed(conn *c, int e)
     HELPER_COUNT(c->hp, failed);
     helper_log(c->hp, c->proto, c->host, c->port, "failed", why, NULL, tried);
     if (is_socks(c)) {
-        uint8_t code = e == ECONNREFUSED ? SOCKS5_REFUSED
-                       : e == ENETUNREACH ? SOCKS5_NET_UNREACHABLE
-                       : e == ETIMEDOUT ? SOCKS5_TTL_EXPIRED
+        uint8_t code = e == ECONNREFUSED   ? SOCKS5_REFUSED
+                       : e == ENETUNREACH  ? SOCKS5_NET_UNREACHABLE
+                       : e == ETIMEDOUT    ? SOCKS5_TTL_EXPIRED
                        : e == EHOSTUNREACH ? SOCKS5_HOST_UNREACHABLE
                                            : SOCKS5_FAILURE;
         reply_socks(c, code);

@@ -9,15 +9,15 @@
 #include "net/domain.h"
 
 /* Reply codes (RFC 1928, 6). */
-#define SOCKS5_OK 0x00
-#define SOCKS5_FAILURE 0x01
-#define SOCKS5_NOT_ALLOWED 0x02
-#define SOCKS5_NET_UNREACHABLE 0x03
+#define SOCKS5_OK               0x00
+#define SOCKS5_FAILURE          0x01
+#define SOCKS5_NOT_ALLOWED      0x02
+#define SOCKS5_NET_UNREACHABLE  0x03
 #define SOCKS5_HOST_UNREACHABLE 0x04
-#define SOCKS5_REFUSED 0x05
-#define SOCKS5_TTL_EXPIRED 0x06
-#define SOCKS5_BAD_COMMAND 0x07
-#define SOCKS5_BAD_ADDRESS 0x08
+#define SOCKS5_REFUSED          0x05
+#define SOCKS5_TTL_EXPIRED      0x06
+#define SOCKS5_BAD_COMMAND      0x07
+#define SOCKS5_BAD_ADDRESS      0x08
 
 /* The greeting: VER=5, NMETHODS, METHODS.  Returns the bytes it takes (> 0), 0 when more
  * are needed, -1 when it is not a SOCKS5 greeting.  *noauth: "no authentication" (0x00)
@@ -29,8 +29,8 @@ typedef struct socks5_request {
     bool domain;             /* ATYP 3: a name for the proxy to resolve */
     char host[NET_HOST_MAX]; /* normalised name, or the literal address as text */
     uint16_t port;
-    uint8_t reply;           /* on -1: the reply code to send */
-    const char *why;         /* on -1: a static phrase */
+    uint8_t reply;   /* on -1: the reply code to send */
+    const char *why; /* on -1: a static phrase */
 } socks5_request;
 
 /* The request: VER=5 CMD RSV=0 ATYP DST.ADDR DST.PORT.  Returns the bytes it takes (> 0),

@@ -9,10 +9,11 @@
 /* The variables the Codex helper bridges (codex-rs/linux-sandbox, PROXY_ENV_KEYS), compared
  * without regard to case as it does, plus SOCKS_PROXY. */
 static const char *const proxy_vars[] = {
-    "HTTP_PROXY",          "HTTPS_PROXY",        "ALL_PROXY",          "FTP_PROXY",
-    "SOCKS_PROXY",         "YARN_HTTP_PROXY",    "YARN_HTTPS_PROXY",   "NPM_CONFIG_HTTP_PROXY",
-    "NPM_CONFIG_HTTPS_PROXY", "NPM_CONFIG_PROXY", "BUNDLE_HTTP_PROXY", "BUNDLE_HTTPS_PROXY",
-    "PIP_PROXY",           "DOCKER_HTTP_PROXY",  "DOCKER_HTTPS_PROXY",
+    "HTTP_PROXY",       "HTTPS_PROXY",           "ALL_PROXY",
+    "FTP_PROXY",        "SOCKS_PROXY",           "YARN_HTTP_PROXY",
+    "YARN_HTTPS_PROXY", "NPM_CONFIG_HTTP_PROXY", "NPM_CONFIG_HTTPS_PROXY",
+    "NPM_CONFIG_PROXY", "BUNDLE_HTTP_PROXY",     "BUNDLE_HTTPS_PROXY",
+    "PIP_PROXY",        "DOCKER_HTTP_PROXY",     "DOCKER_HTTPS_PROXY",
 };
 
 bool proxy_var_name(const char *name, size_t len)
@@ -27,7 +28,7 @@ static const struct {
     const char *name;
     uint16_t port;
 } schemes[] = {
-    {"http", 80},     {"https", 443},    {"socks", 1080},  {"socks4", 1080},
+    {"http", 80},      {"https", 443},   {"socks", 1080},   {"socks4", 1080},
     {"socks4a", 1080}, {"socks5", 1080}, {"socks5h", 1080},
 };
 
@@ -45,8 +46,8 @@ int proxy_url_parse(const char *value, proxy_url *u, const char **why)
     size_t start = 0, end = strlen(value);
     while (start < end && (value[start] == ' ' || value[start] == '\t'))
         start++;
-    while (end > start && (value[end - 1] == ' ' || value[end - 1] == '\t' || value[end - 1] == '\n' ||
-                           value[end - 1] == '\r'))
+    while (end > start &&
+           (value[end - 1] == ' ' || value[end - 1] == '\t' || value[end - 1] == '\n' || value[end - 1] == '\r'))
         end--;
     for (size_t i = start; i < end; i++)
         if ((unsigned char)value[i] < 0x21 || (unsigned char)value[i] == 0x7f)

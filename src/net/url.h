@@ -8,12 +8,12 @@
 #include "net/domain.h"
 
 typedef struct proxy_url {
-    char scheme[16];     /* lower case; "" when the value had none (read as http) */
-    char host[NET_HOST_MAX]; /* normalised (net_host_normalize) */
-    uint16_t port;       /* given, or the scheme's default (http 80, https 443, socks 1080) */
+    char scheme[16];                   /* lower case; "" when the value had none (read as http) */
+    char host[NET_HOST_MAX];           /* normalised (net_host_normalize) */
+    uint16_t port;                     /* given, or the scheme's default (http 80, https 443, socks 1080) */
     size_t userinfo_off, userinfo_len; /* "user:pass" in the value, without the '@' */
-    size_t rest_off, end_off; /* the path, query or fragment (maybe empty), blanks trimmed */
-    bool loopback;       /* localhost, 127.0.0.0/8 or ::1 */
+    size_t rest_off, end_off;          /* the path, query or fragment (maybe empty), blanks trimmed */
+    bool loopback;                     /* localhost, 127.0.0.0/8 or ::1 */
 } proxy_url;
 
 /* Parse a proxy variable's value (surrounding blanks ignored).  Returns 0, or -1 with

@@ -38,8 +38,7 @@ static void set(strv *e, const char *name, const char *value)
     strv_push(e, entry);
 }
 
-strv env_build(const struct cordon_policy *p, char *const *host_env, const char *home,
-               const char *tmpdir)
+strv env_build(const struct cordon_policy *p, char *const *host_env, const char *home, const char *tmpdir)
 {
     strv e = {0};
     strv_push(&e, NULL);

@@ -6,7 +6,6 @@
 #include "util/strv.h"
 
 /* Returns a NULL-terminated vector of "NAME=VALUE" strings. */
-strv env_build(const struct cordon_policy *p, char *const *host_env, const char *home,
-               const char *tmpdir);
+strv env_build(const struct cordon_policy *p, char *const *host_env, const char *home, const char *tmpdir);
 /* Does NAME belong to the default passlist? */
 bool env_in_passlist(const char *name, size_t len);

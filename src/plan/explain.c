@@ -20,7 +20,9 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     for (size_t i = 0; p->home && i < p->n_ops; i++)
         cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;
     fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
-            !p->home ? "" : cow ? " (the real home, read-only underneath; writes go to a private layer)" : " (private)");
+            !p->home ? ""
+            : cow    ? " (the real home, read-only underneath; writes go to a private layer)"
+                     : " (private)");
     fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
             p->tmpdir ? " (private)" : "");
     if (pol->timeout > 0)
@@ -46,8 +48,7 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
         fputc('\n', out);
     }
     for (size_t i = 0; i < r->n_links; i++)
-        fprintf(out, "  %-6s %-40s %s  [-> %s]\n", "link", r->links[i].path, r->links[i].source,
-                r->links[i].target);
+        fprintf(out, "  %-6s %-40s %s  [-> %s]\n", "link", r->links[i].path, r->links[i].source, r->links[i].target);
     /* Deny globs: what each matched (its matches are deny rules above, named after it),
      * and matches that needed no rule. */
     for (size_t i = 0; i < r->n_notes; i++)
@@ -87,13 +88,15 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
         if (op->kind == PLAN_HOLD)
             fprintf(out, "  [%s]", op->from_view ? "bound onto itself read-only" : "empty read-only tmpfs");
         if (op->kind == PLAN_COW)
-            fprintf(out, "  [kernel overlay: lower %s read-only, upper in a private tmpfs; else %s read-only and "
-                         "HOME=%s]",
+            fprintf(out,
+                    "  [kernel overlay: lower %s read-only, upper in a private tmpfs; else %s read-only and "
+                    "HOME=%s]",
                     op->src, op->src, p->home_fallback ? p->home_fallback : "?");
         if (op->kind == PLAN_TMPFS && p->limits.v[CORDON_LIMIT_MEMORY]) {
             char sz[64];
             limit_format(CORDON_LIMIT_MEMORY, p->limits.v[CORDON_LIMIT_MEMORY], sz, sizeof sz);
-            fprintf(out, "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
+            fprintf(out,
+                    "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
                     op->mode, sz);
         } else if (op->kind == PLAN_TMPFS) {
             fprintf(out, "  [mode %o]", op->mode);

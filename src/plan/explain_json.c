@@ -76,8 +76,9 @@ static json_t *plan_json(const plan *p)
     json_object_set_new(root, "kind", json_string(p->root_is_host ? "bind" : "tmpfs"));
     json_object_set_new(root, "dest", json_string("/"));
     json_object_set_new(root, "read_only", json_true());
-    json_object_set_new(root, "why", json_string(p->root_is_host ? "base host: the host root, whole, as the new root"
-                                                                 : "new root (read-only once built)"));
+    json_object_set_new(root, "why",
+                        json_string(p->root_is_host ? "base host: the host root, whole, as the new root"
+                                                    : "new root (read-only once built)"));
     json_array_append_new(a, root);
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
@@ -85,7 +86,10 @@ static json_t *plan_json(const plan *p)
         json_object_set_new(o, "kind", json_string(plan_kind_name(op->kind)));
         json_object_set_new(o, "dest", json_string(op->dest));
         if (op->src)
-            json_object_set_new(o, op->kind == PLAN_SYMLINK ? "target" : op->kind == PLAN_FILE ? "content" : "src",
+            json_object_set_new(o,
+                                op->kind == PLAN_SYMLINK ? "target"
+                                : op->kind == PLAN_FILE  ? "content"
+                                                         : "src",
                                 json_string(op->src));
         if (op->kind == PLAN_BIND || op->kind == PLAN_HOLD || op->kind == PLAN_HIDE)
             json_object_set_new(o, "read_only", json_boolean(op->kind != PLAN_BIND || op->read_only));

@@ -9,8 +9,8 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-const char *const plan_dev_nodes[PLAN_DEV_NODES] = {"/dev/null", "/dev/zero", "/dev/full",
-                                                   "/dev/random", "/dev/urandom", "/dev/tty"};
+const char *const plan_dev_nodes[PLAN_DEV_NODES] = {"/dev/null",   "/dev/zero",    "/dev/full",
+                                                    "/dev/random", "/dev/urandom", "/dev/tty"};
 
 const char *plan_kind_name(plan_kind k)
 {
@@ -106,19 +106,15 @@ static int kind_order(plan_kind k)
     case PLAN_SYMLINK:
     case PLAN_OVERLAY:
     case PLAN_HOLD:
-    case PLAN_COW:
-        return 0;
+    case PLAN_COW: return 0;
     case PLAN_TMPFS:
     case PLAN_DEV:
-    case PLAN_PROC:
-        return 1;
-    case PLAN_FILE:
-        return 2;
+    case PLAN_PROC: return 1;
+    case PLAN_FILE: return 2;
     case PLAN_NOTE:
     case PLAN_NOCREATE:
     case PLAN_GITDIR:
-    case PLAN_LIFT:
-        return 2;
+    case PLAN_LIFT: return 2;
     }
     return 3;
 }
@@ -320,8 +316,8 @@ static void drop_redundant(plan *p)
                 warn(p, "%s %s: already %s through %s (%s); the rule adds nothing", op->why, op->dest,
                      op->read_only ? "read-only" : "writable", parent ? parent->dest : "/",
                      parent ? parent->why : "the host root");
-            char *why = xasprintf("%s: already %s through %s", op->why,
-                                  op->read_only ? "read-only" : "writable", parent ? parent->dest : "/");
+            char *why = xasprintf("%s: already %s through %s", op->why, op->read_only ? "read-only" : "writable",
+                                  parent ? parent->dest : "/");
             free(op->why);
             op->why = why;
             op->kind = PLAN_NOTE;
@@ -355,8 +351,8 @@ static size_t add_holders(plan *p)
             continue; /* right in the private mount, which is writable */
         bool view = parent->kind == PLAN_COW;
         char *hold = xasprintf("%.*s", (int)(slash - dest), dest);
-        char *why = xasprintf("holds %s; read-only (a write here would vanish with the private %s)", dest,
-                              parent->dest);
+        char *why =
+            xasprintf("holds %s; read-only (a write here would vanish with the private %s)", dest, parent->dest);
         bool have = false;
         for (size_t j = 0; j < p->n_ops && !have; j++)
             have = plan_op_mounts(&p->ops[j]) && strcmp(p->ops[j].dest, hold) == 0;
@@ -411,7 +407,8 @@ static void add_git_identity(const resolved *r, plan *p, const char *home)
                            id->email[0] ? "\temail = " : "", id->email[0] ? q.v[1] : "", id->email[0] ? "\n" : "");
     strv_free(&q);
     char *dest = path_join(home, ".gitconfig");
-    add_op(p, PLAN_FILE, dest, text, xstrdup("git identity from the host's configuration (user.name, user.email only)"));
+    add_op(p, PLAN_FILE, dest, text,
+           xstrdup("git identity from the host's configuration (user.name, user.email only)"));
     free(dest);
     free(text);
 }
@@ -445,8 +442,9 @@ static void warn_overridden(const resolved *r, plan *p)
         /* (the same access twice is not reported: a rule that names a path exactly means
          * more than its access there, e.g. --allow of the home lifts its refusal) */
         if (w && w->access != x->access)
-            warn(p, "%s %s: overridden by %s, which makes the same path %s (at equal length deny beats write "
-                    "beats read); the rule changes nothing",
+            warn(p,
+                 "%s %s: overridden by %s, which makes the same path %s (at equal length deny beats write "
+                 "beats read); the rule changes nothing",
                  why, x->given, w->source, access_verb(w->access));
         free(why);
     }
@@ -487,8 +485,11 @@ static void add_landlock_rules(const resolved *r, plan *out)
 
 int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err)
 {
-    *out = (plan){.network = in->network, .proc = in->proc, .no_nested = in->no_nested,
-                  .inherit_pid_ns = in->inherit_pid_ns, .isolation = in->isolation};
+    *out = (plan){.network = in->network,
+                  .proc = in->proc,
+                  .no_nested = in->no_nested,
+                  .inherit_pid_ns = in->inherit_pid_ns,
+                  .isolation = in->isolation};
     if (out->inherit_pid_ns && !out->proc) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0,
@@ -551,14 +552,16 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
      * private directory of its own there. */
     if (tmp_private && out->tmpdir && mounts_below(out, "/tmp")) {
         add_op(out, PLAN_TMPFS, PLAN_TMPDIR_IN_TMP, NULL,
-               xstrdup("private TMPDIR (/tmp holds a mount: TMPDIR is kept empty)"))->mode = 0700;
+               xstrdup("private TMPDIR (/tmp holds a mount: TMPDIR is kept empty)"))
+            ->mode = 0700;
         free(out->tmpdir);
         out->tmpdir = xstrdup(PLAN_TMPDIR_IN_TMP);
     }
     add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
     if (out->proc)
         add_op(out, PLAN_PROC, "/proc", NULL,
-               xstrdup(out->inherit_pid_ns ? "the caller's /proc, read-only (the caller's PID namespace)" : "fresh /proc"));
+               xstrdup(out->inherit_pid_ns ? "the caller's /proc, read-only (the caller's PID namespace)"
+                                           : "fresh /proc"));
     else if (out->root_is_host)
         /* the host root bound whole brings the host's /proc along: --no-proc hides it */
         add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
@@ -584,13 +587,13 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     else if (cov && cov->kind != PLAN_HIDE)
         visible = strcmp(cov->dest, r->cwd) == 0;
     if (!visible) {
-        err_opt(err, CORDON_STAGE_PLAN, 0, "chdir",
-                "the working directory %s %s inside the sandbox; %s", r->cwd,
-                r->cwd_type == FT_MISSING ? "does not exist" :
-                (cov && cov->kind == PLAN_HIDE) ? "is hidden" : "would not be visible",
+        err_opt(err, CORDON_STAGE_PLAN, 0, "chdir", "the working directory %s %s inside the sandbox; %s", r->cwd,
+                r->cwd_type == FT_MISSING         ? "does not exist"
+                : (cov && cov->kind == PLAN_HIDE) ? "is hidden"
+                                                  : "would not be visible",
                 in->cwd_given ? "choose a working directory that a rule shows"
-                               : "start from a directory the sandbox shows, show this one, or choose "
-                                 "another working directory");
+                              : "start from a directory the sandbox shows, show this one, or choose "
+                                "another working directory");
         plan_free(out);
         return -1;
     }

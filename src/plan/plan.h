@@ -13,29 +13,29 @@
 #include "policy/rules.h"
 
 typedef enum plan_kind {
-    PLAN_BIND,    /* bind host `src` at `dest`, read-only or writable */
-    PLAN_HIDE,    /* an empty, read-only directory or file over `dest` */
-    PLAN_TMPFS,   /* a private, empty, writable tmpfs at `dest` */
-    PLAN_SYMLINK, /* a symlink at `dest` pointing to `src` */
-    PLAN_DEV,     /* the minimal /dev */
-    PLAN_PROC,    /* a fresh /proc */
-    PLAN_NOTE,    /* nothing to do; `why` says why (shown by explain) */
+    PLAN_BIND,     /* bind host `src` at `dest`, read-only or writable */
+    PLAN_HIDE,     /* an empty, read-only directory or file over `dest` */
+    PLAN_TMPFS,    /* a private, empty, writable tmpfs at `dest` */
+    PLAN_SYMLINK,  /* a symlink at `dest` pointing to `src` */
+    PLAN_DEV,      /* the minimal /dev */
+    PLAN_PROC,     /* a fresh /proc */
+    PLAN_NOTE,     /* nothing to do; `why` says why (shown by explain) */
     PLAN_NOCREATE, /* not a mount: the last component of `dest` does not exist and must not
                     * be created; its parent exists inside.  The creation control
                     * (supervise/creation.h) refuses it, so nothing is placed on the host */
-    PLAN_GITDIR,  /* not a mount: a git directory known at start, where a HEAD may be
+    PLAN_GITDIR,   /* not a mount: a git directory known at start, where a HEAD may be
                    * created (creation.h) */
-    PLAN_LIFT,    /* not a mount: a path a rule grants write on exactly, which lifts the
+    PLAN_LIFT,     /* not a mount: a path a rule grants write on exactly, which lifts the
                    * creation control's git rules there (creation.h) */
-    PLAN_OVERLAY, /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
+    PLAN_OVERLAY,  /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
                    * (a copy-on-write workspace, plan/view.c) */
-    PLAN_HOLD,    /* a read-only directory at `dest` that only holds mount points below a
+    PLAN_HOLD,     /* a read-only directory at `dest` that only holds mount points below a
                    * private writable one (HOME, /tmp): an empty tmpfs, read-only once
                    * what it holds is mounted, or (from_view) the directory as the view
                    * shows it there, bound onto itself read-only */
-    PLAN_FILE,    /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
+    PLAN_FILE,     /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
                    * (the private HOME's .gitconfig with the host's git identity) */
-    PLAN_COW,     /* the host directory `src` at `dest`, read-only underneath, with a
+    PLAN_COW,      /* the host directory `src` at `dest`, read-only underneath, with a
                    * private layer that takes the writes and vanishes (a kernel overlay,
                    * upper and work layers in a tmpfs of the run's own): the home under
                    * --base host.  Where the kernel refuses the overlay, `src` read-only
@@ -51,9 +51,9 @@ typedef struct plan_op {
     bool pin;       /* BIND: kept even where it adds no access (see rrule.pin) */
     dev_t dev;      /* BIND: what the source must still be when it is opened */
     ino_t ino;
-    unsigned mode;  /* TMPFS */
-    char *why;      /* where it came from, for explain and error messages */
-    char *upper;    /* OVERLAY: the upper and work layers (host paths) */
+    unsigned mode; /* TMPFS */
+    char *why;     /* where it came from, for explain and error messages */
+    char *upper;   /* OVERLAY: the upper and work layers (host paths) */
     char *work;
     bool in_view;   /* BIND below an OVERLAY: `dest` bound onto itself from inside the
                      * overlay's view, not from the host */
@@ -81,23 +81,23 @@ typedef struct plan {
     ino_t root_ino;
     plan_op *ops;
     size_t n_ops, cap_ops;
-    char *home;   /* HOME inside */
+    char *home;          /* HOME inside */
     char *home_fallback; /* a PLAN_COW home that the kernel would not overlay: HOME here
                           * instead (a private tmpfs), or NULL */
-    char *tmpdir; /* TMPDIR inside */
-    char *cwd;    /* working directory inside */
+    char *tmpdir;        /* TMPDIR inside */
+    char *cwd;           /* working directory inside */
     cordon_network network;
     bool proc;
-    bool inherit_pid_ns; /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
-    limit_values limits; /* --limit-*: applied by supervise/limits.c */
-    bool no_nested; /* --no-nested: confine/ refuses user namespaces and the mount API */
+    bool inherit_pid_ns;        /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
+    limit_values limits;        /* --limit-*: applied by supervise/limits.c */
+    bool no_nested;             /* --no-nested: confine/ refuses user namespaces and the mount API */
     cordon_isolation isolation; /* namespaces, or landlock: no mounts, the ops are then
                                    only explained, and `rules` below is what is enforced */
-    plan_rule *rules;  /* landlock: every winning rule (none shadowed), in path order */
+    plan_rule *rules;           /* landlock: every winning rule (none shadowed), in path order */
     size_t n_rules;
-    bool list_root;    /* landlock, --base host with no rule on "/": "/" may be listed */
-    net_plan net; /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
-    strv warnings; /* rules of the caller's that change nothing (README, "Warnings and
+    bool list_root; /* landlock, --base host with no rule on "/": "/" may be listed */
+    net_plan net;   /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
+    strv warnings;  /* rules of the caller's that change nothing (README, "Warnings and
                     * messages": a "cordon: warning:" line each): a path that does not
                     * exist, a rule overridden at equal length, a rule that adds nothing to
                     * what is above it */
@@ -111,7 +111,7 @@ typedef struct plan {
 extern const char *const plan_dev_nodes[PLAN_DEV_NODES];
 
 #define PLAN_PRIVATE_HOME "/.cordon/home"
-#define PLAN_PRIVATE_TMP "/.cordon/tmp"
+#define PLAN_PRIVATE_TMP  "/.cordon/tmp"
 
 /* Does the operation mount something (as opposed to a NOTE, a FILE written in a private
  * mount, or a rule for the creation control: NOCREATE, GITDIR, LIFT)? */
@@ -133,10 +133,10 @@ static inline bool plan_op_mounts(const plan_op *op)
 typedef struct plan_input {
     cordon_isolation isolation;
     cordon_network network;
-    bool proc;           /* a /proc (not --no-proc) */
+    bool proc; /* a /proc (not --no-proc) */
     bool no_nested;
     bool inherit_pid_ns;
-    bool cwd_given;      /* --chdir named the working directory (for the advice) */
+    bool cwd_given; /* --chdir named the working directory (for the advice) */
     limit_values limits;
     const policy_view *view; /* a workspace run's view, or NULL */
 } plan_input;

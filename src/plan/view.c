@@ -47,8 +47,8 @@ static int view_host_dir(const policy_view *v, plan *p, cordon_error *err)
     }
     if (!found)
         return err_set(err, CORDON_STAGE_PLAN, 0,
-                       "workspace %s: a rule hides or replaces its view %s, so it cannot be shown at %s",
-                       v->name, v->host_dir, v->source);
+                       "workspace %s: a rule hides or replaces its view %s, so it cannot be shown at %s", v->name,
+                       v->host_dir, v->source);
     if (path_has_prefix(p->cwd, v->host_dir)) {
         char *c = move_prefix(p->cwd, v->host_dir, v->source);
         free(p->cwd);
@@ -65,8 +65,8 @@ static int view_kernel(const policy_view *v, plan *p, cordon_error *err)
             top = &p->ops[i];
     if (!top)
         return err_set(err, CORDON_STAGE_PLAN, 0,
-                       "workspace %s: a rule hides or replaces its source %s, where its view is shown",
-                       v->name, v->source);
+                       "workspace %s: a rule hides or replaces its source %s, where its view is shown", v->name,
+                       v->source);
     top->kind = PLAN_OVERLAY;
     top->upper = xstrdup(v->upper);
     top->work = xstrdup(v->work);

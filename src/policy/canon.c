@@ -117,8 +117,7 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
                 out->first_missing = xstrdup(resolved);
                 continue;
             }
-            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s' (resolving '%s')",
-                           resolved, in);
+            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s' (resolving '%s')", resolved, in);
             goto fail;
         }
         if (!S_ISLNK(st.st_mode)) {

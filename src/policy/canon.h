@@ -18,14 +18,14 @@
 typedef enum ftype { FT_MISSING = 0, FT_DIR, FT_FILE, FT_OTHER } ftype;
 
 typedef struct canon {
-    char *path;    /* canonical absolute path */
-    ftype type;    /* of the final component (never a symlink) */
+    char *path; /* canonical absolute path */
+    ftype type; /* of the final component (never a symlink) */
     dev_t dev;
     ino_t ino;
-    char *symlink; /* the first symlink crossed, as a path, or NULL */
-    strv crossed;  /* every symlink crossed, in order */
-    char *first_missing;     /* FT_MISSING: the path up to the first component that is missing */
-    bool missing_under_file; /* FT_MISSING because a component is a file, not a directory */
+    char *symlink;             /* the first symlink crossed, as a path, or NULL */
+    strv crossed;              /* every symlink crossed, in order */
+    char *first_missing;       /* FT_MISSING: the path up to the first component that is missing */
+    bool missing_under_file;   /* FT_MISSING because a component is a file, not a directory */
     bool dotdot_after_missing; /* a ".." follows first_missing: `path` is a lexical guess */
 } canon;
 

@@ -14,7 +14,7 @@
 #include "util/strv.h"
 
 #define MAX_DEPTH 16
-#define MAX_FILE (1 << 20)
+#define MAX_FILE  (1 << 20)
 
 typedef struct parser {
     const char *p, *end;
@@ -290,8 +290,7 @@ static void paths_var(const parser *ps, const char *name, const char *value, voi
     paths_walk *w = arg;
     const gitconfig_ctx *ctx = w->ctx;
     strv *out = w->out;
-    bool include = (strcmp(ps->section, "include") == 0 && !ps->subsection[0]) ||
-                   strcmp(ps->section, "includeif") == 0;
+    bool include = (strcmp(ps->section, "include") == 0 && !ps->subsection[0]) || strcmp(ps->section, "includeif") == 0;
     if (include && strcmp(name, "path") == 0) {
         char *target = expand(ctx, w->dir, value);
         if (target) {

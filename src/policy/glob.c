@@ -21,7 +21,6 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-
 // ---- character classes and component matching ---------------------------------------
 
 // Named classes, ASCII only and independent of the locale.  Returns 1 (in the class),
@@ -31,18 +30,30 @@ static int named_class(const char *name, size_t len, unsigned char c)
 #define IS(s) (len == sizeof(s) - 1 && memcmp(name, s, len) == 0)
     bool lower = c >= 'a' && c <= 'z', upper = c >= 'A' && c <= 'Z', digit = c >= '0' && c <= '9';
     bool graph = c > 0x20 && c < 0x7f;
-    if (IS("alnum")) return lower || upper || digit;
-    if (IS("alpha")) return lower || upper;
-    if (IS("blank")) return c == ' ' || c == '\t';
-    if (IS("cntrl")) return c < 0x20 || c == 0x7f;
-    if (IS("digit")) return digit;
-    if (IS("graph")) return graph;
-    if (IS("lower")) return lower;
-    if (IS("print")) return graph || c == ' ';
-    if (IS("punct")) return graph && !lower && !upper && !digit;
-    if (IS("space")) return c == ' ' || (c >= '\t' && c <= '\r');
-    if (IS("upper")) return upper;
-    if (IS("xdigit")) return digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (IS("alnum"))
+        return lower || upper || digit;
+    if (IS("alpha"))
+        return lower || upper;
+    if (IS("blank"))
+        return c == ' ' || c == '\t';
+    if (IS("cntrl"))
+        return c < 0x20 || c == 0x7f;
+    if (IS("digit"))
+        return digit;
+    if (IS("graph"))
+        return graph;
+    if (IS("lower"))
+        return lower;
+    if (IS("print"))
+        return graph || c == ' ';
+    if (IS("punct"))
+        return graph && !lower && !upper && !digit;
+    if (IS("space"))
+        return c == ' ' || (c >= '\t' && c <= '\r');
+    if (IS("upper"))
+        return upper;
+    if (IS("xdigit"))
+        return digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
     return -1;
 #undef IS
 }
@@ -104,8 +115,11 @@ static const char *scan_class(const char *p, unsigned char c, bool *hit, const c
 static size_t char_len(const unsigned char *s)
 {
     unsigned char c = s[0];
-    size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3
-             : (c >= 0xf0 && c <= 0xf4) ? 4 : 1;
+    size_t n = c < 0x80                   ? 1
+               : (c >= 0xc2 && c <= 0xdf) ? 2
+               : (c >= 0xe0 && c <= 0xef) ? 3
+               : (c >= 0xf0 && c <= 0xf4) ? 4
+                                          : 1;
     for (size_t i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80)
             return 1;
@@ -175,10 +189,22 @@ void glob_pat_free(glob_pat *g)
     free(g);
 }
 
-const char *glob_pat_text(const glob_pat *g) { return g->text; }
-const char *glob_pat_prefix(const glob_pat *g) { return g->prefix; }
-const char *glob_pat_walk_from(const glob_pat *g) { return g->walk_from; }
-bool glob_pat_literal(const glob_pat *g) { return g->literal; }
+const char *glob_pat_text(const glob_pat *g)
+{
+    return g->text;
+}
+const char *glob_pat_prefix(const glob_pat *g)
+{
+    return g->prefix;
+}
+const char *glob_pat_walk_from(const glob_pat *g)
+{
+    return g->walk_from;
+}
+bool glob_pat_literal(const glob_pat *g)
+{
+    return g->literal;
+}
 
 // Classify one component [b, b+len) (already free of '/'); fills *out unless out is NULL.
 static int classify(const char *pattern, const char *b, size_t len, gcomp *out, cordon_error *err)
@@ -245,8 +271,8 @@ static int parse(const char *pattern, glob_pat *g, cordon_error *err)
         while (*s && *s != '/') {
             if (*s == '\\') {
                 if (s[1] == '\0')
-                    return err_set(err, CORDON_STAGE_USAGE, 0,
-                                   "deny glob '%s': a '\\' at the end escapes nothing", pattern);
+                    return err_set(err, CORDON_STAGE_USAGE, 0, "deny glob '%s': a '\\' at the end escapes nothing",
+                                   pattern);
                 if (s[1] == '/')
                     return err_set(err, CORDON_STAGE_USAGE, 0,
                                    "deny glob '%s': a '/' cannot be escaped (no file name holds one)", pattern);
@@ -317,7 +343,8 @@ int glob_compile(const char *pattern, glob_pat **out, cordon_error *err)
 {
     *out = NULL;
     if (!pattern || !*pattern)
-        return err_set(err, CORDON_STAGE_USAGE, 0, "deny glob: empty pattern; give an absolute pattern such as /home/me/project/**/*.env");
+        return err_set(err, CORDON_STAGE_USAGE, 0,
+                       "deny glob: empty pattern; give an absolute pattern such as /home/me/project/**/*.env");
     if (pattern[0] != '/')
         return err_set(err, CORDON_STAGE_USAGE, 0,
                        "deny glob '%s': not an absolute pattern; start it with the directory to look in, "

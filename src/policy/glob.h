@@ -129,5 +129,5 @@ typedef struct glob_walk_opts {
  * On a large tree (more than a few dozen directories waiting) helper threads share the
  * walk, up to the number of CPUs cordon may run on (at most 4); they are joined before
  * this returns.  Hits are sorted by path (path_cmp), duplicates removed. */
-int glob_expand(glob_pat *const *pats, const char *const *roots, size_t n, const glob_walk_opts *opts,
-                glob_hits *out, size_t *failed, cordon_error *err);
+int glob_expand(glob_pat *const *pats, const char *const *roots, size_t n, const glob_walk_opts *opts, glob_hits *out,
+                size_t *failed, cordon_error *err);

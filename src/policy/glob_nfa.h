@@ -20,10 +20,10 @@ struct glob_pat {
     char *walk_from;
     gcomp *c;
     size_t n, cap;
-    size_t walk;    // index of the first component below walk_from
-    bool literal;   // no glob character at all
-    bool dir_only;  // a trailing '/'
-    uint64_t wild;  // components that need their directory listed
+    size_t walk;   // index of the first component below walk_from
+    bool literal;  // no glob character at all
+    bool dir_only; // a trailing '/'
+    uint64_t wild; // components that need their directory listed
 };
 
 #define BIT(i) ((uint64_t)1 << (i))

@@ -51,7 +51,7 @@ void glob_hits_free(glob_hits *h)
     *h = (glob_hits){0};
 }
 
-#define DIRBUF_SIZE (32 * 1024)
+#define DIRBUF_SIZE      (32 * 1024)
 #define GLOB_MAX_THREADS 4
 // Helpers start once this many directories wait: small trees stay on one thread.
 #define HELPERS_AFTER 32
@@ -130,10 +130,9 @@ static void dirref_put(walker *w, dirref *d)
 }
 
 // Fail closed, naming pattern pi.
-__attribute__((format(printf, 4, 5)))
-static int wfail(worker *k, size_t pi, int errnum, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int wfail(worker *k, size_t pi, int errnum, const char *fmt, ...)
 {
-    char msg[sizeof ((cordon_error *)NULL)->message];
+    char msg[sizeof((cordon_error *)NULL)->message];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -246,8 +245,7 @@ static bool keep_inside(const glob_walk_opts *o, const char *path)
 // One entry `name` of directory d (at `depth` below the root; the entry is one deeper),
 // whose states are st.  dtype is getdents' d_type, or DT_UNKNOWN; `probe`: the name was
 // not listed, only taken from a literal component, so it may not exist.
-static int visit(worker *k, dirref *d, const uint64_t *st, int depth, const char *name, unsigned char dtype,
-                 bool probe)
+static int visit(worker *k, dirref *d, const uint64_t *st, int depth, const char *name, unsigned char dtype, bool probe)
 {
     walker *w = k->w;
     uint64_t *next = k->next;
@@ -622,8 +620,8 @@ static int cmp_hits(const void *a, const void *b)
     return (x->pattern > y->pattern) - (x->pattern < y->pattern);
 }
 
-int glob_expand(glob_pat *const *pats, const char *const *roots, size_t n, const glob_walk_opts *opts,
-                glob_hits *out, size_t *failed, cordon_error *err)
+int glob_expand(glob_pat *const *pats, const char *const *roots, size_t n, const glob_walk_opts *opts, glob_hits *out,
+                size_t *failed, cordon_error *err)
 {
     *out = (glob_hits){0};
     glob_walk_opts dflt = {.max_depth = -1};

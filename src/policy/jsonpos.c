@@ -270,8 +270,7 @@ int jsonpos_line(const char *text, size_t len, const jsonpos_step *path, size_t 
     return walk(&c, path, n);
 }
 
-size_t jsonpos_array_lines(const char *text, size_t len, const jsonpos_step *path, size_t n,
-                           int *lines, size_t count)
+size_t jsonpos_array_lines(const char *text, size_t len, const jsonpos_step *path, size_t n, int *lines, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         lines[i] = 0;

@@ -14,7 +14,9 @@ typedef struct jsonpos_step {
     size_t index;    /* 0-based element index when key is NULL */
 } jsonpos_step;
 
+/* clang-format off: an initializer on one line */
 #define JSONPOS_KEY(k) ((jsonpos_step){.key = (k), .index = 0})
+/* clang-format on */
 #define JSONPOS_INDEX(i) ((jsonpos_step){.key = NULL, .index = (i)})
 
 /* The 1-based line of what path[0..n) names: for a member, the line of its key; for an
@@ -26,5 +28,4 @@ int jsonpos_line(const char *text, size_t len, const jsonpos_step *path, size_t 
  * every i < count (0 for elements that do not exist).  One pass over the text, so
  * numbering every element of a large array stays linear.  Returns the number of
  * elements found (at most count), or 0 when the path does not name an array. */
-size_t jsonpos_array_lines(const char *text, size_t len, const jsonpos_step *path, size_t n,
-                           int *lines, size_t count);
+size_t jsonpos_array_lines(const char *text, size_t len, const jsonpos_step *path, size_t n, int *lines, size_t count);

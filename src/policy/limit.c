@@ -10,10 +10,10 @@
 #include "util/err.h"
 
 /* pids.max cannot exceed PID_MAX_LIMIT (2^22), and cordon adds its own PID 1. */
-#define PIDS_MAX 4194303ULL
+#define PIDS_MAX   4194303ULL
 #define MEMORY_MIN (1ULL << 20)
 #define MEMORY_MAX (1ULL << 60)
-#define CPU_MAX 31536000ULL /* a year, as --timeout */
+#define CPU_MAX    31536000ULL /* a year, as --timeout */
 
 const char *limit_name(cordon_limit which)
 {
@@ -49,21 +49,19 @@ int limit_check(cordon_limit which, unsigned long long v, cordon_error *err)
     switch (which) {
     case CORDON_LIMIT_PIDS:
         if (v > PIDS_MAX)
-            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitPids", "%llu is more than %llu processes", v,
-                           PIDS_MAX);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitPids", "%llu is more than %llu processes", v, PIDS_MAX);
         break;
     case CORDON_LIMIT_MEMORY:
         if (v < MEMORY_MIN)
             return err_opt(err, CORDON_STAGE_USAGE, 0, "limitMemory",
                            "%llu bytes is less than 1M; nothing can run in that", v);
         if (v > MEMORY_MAX)
-            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitMemory", "%llu bytes is more than 1024 petabytes",
-                           v);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitMemory", "%llu bytes is more than 1024 petabytes", v);
         break;
     case CORDON_LIMIT_CPU:
         if (v > CPU_MAX)
-            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitCpu",
-                           "%llu is more than a year (31536000 CPU seconds)", v);
+            return err_opt(err, CORDON_STAGE_USAGE, 0, "limitCpu", "%llu is more than a year (31536000 CPU seconds)",
+                           v);
         break;
     }
     return 0;
@@ -126,12 +124,8 @@ int limit_parse(cordon_limit which, const char *s, unsigned long long *out, cord
 void limit_format(cordon_limit which, unsigned long long v, char *buf, size_t n)
 {
     switch (which) {
-    case CORDON_LIMIT_PIDS:
-        snprintf(buf, n, "%llu", v);
-        return;
-    case CORDON_LIMIT_CPU:
-        snprintf(buf, n, "%llu s", v);
-        return;
+    case CORDON_LIMIT_PIDS: snprintf(buf, n, "%llu", v); return;
+    case CORDON_LIMIT_CPU: snprintf(buf, n, "%llu s", v); return;
     case CORDON_LIMIT_MEMORY: {
         static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
         unsigned i = 0;

@@ -11,8 +11,8 @@
 #include "util/path.h"
 #include "util/strv.h"
 
-void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
-                     rule_origin origin, const char *source, int line, bool expand)
+void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access, rule_origin origin,
+                     const char *source, int line, bool expand)
 {
     grow(&p->rules, &p->cap_rules, p->n_rules + 1, sizeof *p->rules);
     p->rules[p->n_rules++] = (policy_rule){
@@ -68,10 +68,10 @@ const char *origin_name(rule_origin o)
 }
 
 /* Every setter: a NULL policy is an error, not a crash. */
-#define NEED_POLICY(p, err)                                                                \
-    do {                                                                                   \
-        if (!(p))                                                                          \
-            return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");      \
+#define NEED_POLICY(p, err)                                                            \
+    do {                                                                               \
+        if (!(p))                                                                      \
+            return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)"); \
     } while (0)
 
 cordon_policy *cordon_policy_new(void)
@@ -183,8 +183,7 @@ static char *absolute_arg(const char *path, const char *what, const char *option
     }
     if (path[0] != '/') {
         err_opt(err, CORDON_STAGE_USAGE, 0, option,
-                "%s%s'%s' is a relative path; give an absolute path (for example \"$PWD/%s\")", what, sep, path,
-                path);
+                "%s%s'%s' is a relative path; give an absolute path (for example \"$PWD/%s\")", what, sep, path, path);
         return NULL;
     }
     /* Kept as written: ".." and symlinks are resolved on the host by canon.c, since a
@@ -192,8 +191,8 @@ static char *absolute_arg(const char *path, const char *what, const char *option
     return xstrdup(path);
 }
 
-int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access,
-                           const char *source, cordon_error *err)
+int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access, const char *source,
+                           cordon_error *err)
 {
     NEED_POLICY(p, err);
     const char *what = source && *source ? source : "path rule";
@@ -218,8 +217,7 @@ int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error 
     } else {
         char cwd[4096];
         if (!getcwd(cwd, sizeof cwd))
-            return err_opt(err, CORDON_STAGE_USAGE, errno, "workspace", "cannot resolve the relative path '%s'",
-                           dir);
+            return err_opt(err, CORDON_STAGE_USAGE, errno, "workspace", "cannot resolve the relative path '%s'", dir);
         abs = path_join(cwd, dir);
     }
     free(p->workspace);
@@ -292,7 +290,8 @@ void policy_add_settings_env(struct cordon_policy *p, bool keep, const char *nam
     size_t at = p->n_env_settings++;
     memmove(&p->env[at + 1], &p->env[at], (p->n_env - at) * sizeof *p->env);
     p->n_env++;
-    p->env[at] = (env_op){.kind = keep ? ENV_KEEP : ENV_SET, .name = xstrdup(name), .value = keep ? NULL : xstrdup(value)};
+    p->env[at] =
+        (env_op){.kind = keep ? ENV_KEEP : ENV_SET, .name = xstrdup(name), .value = keep ? NULL : xstrdup(value)};
 }
 
 int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err)
@@ -300,13 +299,11 @@ int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_er
     NEED_POLICY(p, err);
     const char *eq = name_eq_value ? strchr(name_eq_value, '=') : NULL;
     if (!eq)
-        return err_opt(err, CORDON_STAGE_USAGE, 0, "env", "'%s' is not NAME=VALUE",
-                       name_eq_value ? name_eq_value : "");
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "env", "'%s' is not NAME=VALUE", name_eq_value ? name_eq_value : "");
     size_t n = (size_t)(eq - name_eq_value);
     if (!valid_env_name(name_eq_value, n))
         return err_opt(err, CORDON_STAGE_USAGE, 0, "env",
-                       "'%s' does not start with a variable name (no spaces or control characters)",
-                       name_eq_value);
+                       "'%s' does not start with a variable name (no spaces or control characters)", name_eq_value);
     push_env(p, ENV_SET, xstrndup(name_eq_value, n), xstrdup(eq + 1));
     return 0;
 }
@@ -347,8 +344,8 @@ int cordon_policy_set_timeout(cordon_policy *p, double seconds, cordon_error *er
 {
     NEED_POLICY(p, err);
     if (!isfinite(seconds) || seconds < 0 || seconds > 31536000.0)
-        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout",
-                       "%g is not a number of seconds between 0 and 31536000", seconds);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout", "%g is not a number of seconds between 0 and 31536000",
+                       seconds);
     p->timeout = seconds;
     p->scalars_set |= POLICY_SET_TIMEOUT;
     return 0;
@@ -367,8 +364,7 @@ int cordon_policy_set_timeout_string(cordon_policy *p, const char *s, cordon_err
         return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout",
                        "'%s' is not a positive number of seconds (e.g. 10 or 2.5)", s);
     if (v > 31536000.0)
-        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout", "'%s' is more than a year (31536000 seconds)",
-                       s);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "timeout", "'%s' is more than a year (31536000 seconds)", s);
     return cordon_policy_set_timeout(p, v, err);
 }
 
@@ -481,8 +477,8 @@ int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err)
     return 0;
 }
 
-void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin,
-                     const char *source, int line, bool expand)
+void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin, const char *source, int line,
+                     bool expand)
 {
     grow(&p->globs, &p->cap_globs, p->n_globs + 1, sizeof *p->globs);
     p->globs[p->n_globs++] = (policy_glob){
@@ -494,8 +490,7 @@ void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin o
     };
 }
 
-int cordon_policy_add_deny_glob(cordon_policy *p, const char *pattern, const char *source,
-                                cordon_error *err)
+int cordon_policy_add_deny_glob(cordon_policy *p, const char *pattern, const char *source, cordon_error *err)
 {
     NEED_POLICY(p, err);
     const char *what = source && *source ? source : "deny glob";

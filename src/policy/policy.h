@@ -20,22 +20,22 @@ typedef enum rule_origin {
 } rule_origin;
 
 typedef struct policy_rule {
-    char *path;          /* as given (flags: absolute; settings: may use ~, <workspace>, relative) */
+    char *path; /* as given (flags: absolute; settings: may use ~, <workspace>, relative) */
     cordon_access access;
     rule_origin origin;
-    char *source;        /* "--allow", or the settings file name */
-    int line;            /* settings line, or 0 */
-    bool expand;         /* settings syntax: ~, <workspace>, <data-root>, relative to workspace */
+    char *source; /* "--allow", or the settings file name */
+    int line;     /* settings line, or 0 */
+    bool expand;  /* settings syntax: ~, <workspace>, <data-root>, relative to workspace */
 } policy_rule;
 
 /* A deny glob (--deny-glob, or a deniedPaths entry with a glob character): expanded on
  * the host at launch by resolve.c (policy/glob.h), each match becoming a deny rule. */
 typedef struct policy_glob {
-    char *pattern;       /* as given (settings: may use ~, <workspace>, relative) */
-    rule_origin origin;  /* ORIGIN_FLAG or ORIGIN_SETTINGS */
-    char *source;        /* "--deny-glob", or the settings file name */
-    int line;            /* settings line, or 0 */
-    bool expand;         /* settings syntax, as for policy_rule */
+    char *pattern;      /* as given (settings: may use ~, <workspace>, relative) */
+    rule_origin origin; /* ORIGIN_FLAG or ORIGIN_SETTINGS */
+    char *source;       /* "--deny-glob", or the settings file name */
+    int line;           /* settings line, or 0 */
+    bool expand;        /* settings syntax, as for policy_rule */
 } policy_glob;
 
 typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
@@ -57,16 +57,16 @@ typedef struct policy_port {
     unsigned short inside, host;
 } policy_port;
 typedef struct policy_net {
-    strv allow, deny;          /* --allow-domain, --deny-domain: normalised patterns */
-    strv hosts;                /* --add-host: "name=address", normalised */
-    strv dns;                  /* --dns-server: "address port", normalised */
-    bool allow_unix;           /* --allow-unix-sockets */
-    bool allow_unix_set;       /* chosen by the setter: settings do not override */
-    unsigned short *forward;   /* --forward-port */
+    strv allow, deny;        /* --allow-domain, --deny-domain: normalised patterns */
+    strv hosts;              /* --add-host: "name=address", normalised */
+    strv dns;                /* --dns-server: "address port", normalised */
+    bool allow_unix;         /* --allow-unix-sockets */
+    bool allow_unix_set;     /* chosen by the setter: settings do not override */
+    unsigned short *forward; /* --forward-port */
     size_t n_forward;
-    policy_port *publish;      /* --publish-port */
+    policy_port *publish; /* --publish-port */
     size_t n_publish;
-    char *log;                 /* --network-log FILE */
+    char *log; /* --network-log FILE */
 } policy_net;
 void policy_net_free(policy_net *n);
 
@@ -104,25 +104,25 @@ struct cordon_policy {
     char *cwd;      /* absolute as given, or NULL = the current directory */
     double timeout; /* seconds; 0 = none */
     bool no_proc;
-    bool inherit_pid_ns; /* the caller's PID namespace and /proc (read-only) */
+    bool inherit_pid_ns;  /* the caller's PID namespace and /proc (read-only) */
     bool no_private_dirs; /* no private HOME and TMPDIR (cordon_policy_set_private_dirs) */
-    bool no_nested; /* --no-nested */
+    bool no_nested;       /* --no-nested */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */
 
-    int settings_enabled; /* -1: no settings file said; else 0/1 */
-    char *settings_enabled_where; /* "FILE:LINE" of the "enabled" that said so, or NULL */
-    int settings_sandboxed; /* orchestration.sandboxed: -1: no settings file said; else 0/1 */
+    int settings_enabled;          /* -1: no settings file said; else 0/1 */
+    char *settings_enabled_where;  /* "FILE:LINE" of the "enabled" that said so, or NULL */
+    int settings_sandboxed;        /* orchestration.sandboxed: -1: no settings file said; else 0/1 */
     char *orchestration_isolation; /* orchestration.isolation as given, or NULL */
-    strv protect;         /* --protect NAME: more names kept read-only atop writable paths */
+    strv protect;                  /* --protect NAME: more names kept read-only atop writable paths */
 
-    policy_rule *hides;   /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them
+    policy_rule *hides; /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them
                            * exactly (as the credential stores are: policy/protect.c) */
     size_t n_hides, cap_hides;
 
-    policy_glob *globs;   /* deny globs, in the order given */
+    policy_glob *globs; /* deny globs, in the order given */
     size_t n_globs, cap_globs;
-    int glob_depth;       /* --glob-depth: levels below a glob's static prefix; -1 = unlimited */
+    int glob_depth; /* --glob-depth: levels below a glob's static prefix; -1 = unlimited */
 
     limit_values limits;
     unsigned limits_set; /* 1u << cordon_limit chosen by a setter: settings do not override */
@@ -130,10 +130,10 @@ struct cordon_policy {
     policy_net net;
     const policy_view *view; /* a workspace run's view (not owned), or NULL */
 
-    unsigned scalars_set; /* POLICY_SET_*: chosen by a setter; settings do not override */
-    size_t n_env_settings; /* env[0..n): from settings files, before the setters' (which win) */
+    unsigned scalars_set;       /* POLICY_SET_*: chosen by a setter; settings do not override */
+    size_t n_env_settings;      /* env[0..n): from settings files, before the setters' (which win) */
     char *settings_status_json; /* "statusJson" of a settings file (the caller writes it), or NULL */
-    int settings_tty;      /* "tty": -1 not said, 0, 1 */
+    int settings_tty;           /* "tty": -1 not said, 0, 1 */
 
     cordon_warning_fn warn_fn; /* cordon_policy_set_warning_handler: rules that change
                                   nothing, said once per run or explain; NULL: dropped */
@@ -158,23 +158,22 @@ enum {
 void policy_add_settings_env(struct cordon_policy *p, bool keep, const char *name, const char *value);
 
 /* Append a rule (copies strings). */
-void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access,
-                     rule_origin origin, const char *source, int line, bool expand);
+void policy_add_rule(struct cordon_policy *p, const char *path, cordon_access access, rule_origin origin,
+                     const char *source, int line, bool expand);
 
 /* Append a --hide path (copies strings). */
 void policy_add_hide(struct cordon_policy *p, const char *path, rule_origin origin, const char *source, int line,
                      bool expand);
 
 /* Append a deny glob (copies strings; the pattern was checked by the caller). */
-void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin,
-                     const char *source, int line, bool expand);
+void policy_add_glob(struct cordon_policy *p, const char *pattern, rule_origin origin, const char *source, int line,
+                     bool expand);
 
 /* Settings reader (settings.c): fill p from a JSON settings file.  Errors name the
  * file, the line and the key, with stage CORDON_STAGE_SETTINGS. */
 int settings_load(struct cordon_policy *p, const char *file, cordon_error *err);
 /* The same on a document already in memory; `name` stands for the file in messages. */
-int settings_load_buffer(struct cordon_policy *p, const char *name, const char *buf, size_t len,
-                         cordon_error *err);
+int settings_load_buffer(struct cordon_policy *p, const char *name, const char *buf, size_t len, cordon_error *err);
 
 const char *access_name(cordon_access a);
 const char *base_name(cordon_base b);

@@ -93,8 +93,8 @@ static int pin_between(resolved *r, const char *below, cordon_error *err)
 
 /* Keep `path` read-only if it would otherwise be writable; where it is missing, keep it
  * from being created (the creation control refuses the name: plan.c, PLAN_NOCREATE). */
-static int protect_path(resolved *r, const char *path, const char *what, const char *root,
-                        bool hold_missing, cordon_error *err)
+static int protect_path(resolved *r, const char *path, const char *what, const char *root, bool hold_missing,
+                        cordon_error *err)
 {
     canon c;
     if (canon_resolve(path, &c, err) < 0) {
@@ -118,8 +118,8 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
         const rrule *w = effective(r, c.crossed.v[k]);
         if (w && w->access == CORDON_ACCESS_WRITE && strcmp(w->path, c.crossed.v[k]) != 0) {
             char *source = xasprintf("protected %s in writable %s", what, root);
-            ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT,
-                                   source, 0, err);
+            ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT, source,
+                                   0, err);
             free(source);
             goto out;
         }
@@ -135,8 +135,7 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
     char *top = xstrdup(eff->path);
     char *source = xasprintf("protected %s in writable %s", what, root);
     /* The path as spelled: a symlink crossed inside a writable path fails closed. */
-    ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT,
-                           source, 0, err);
+    ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT, source, 0, err);
     free(source);
     if (ret == 0)
         ret = pin_between(r, missing ? c.first_missing : c.path, err);
@@ -192,8 +191,7 @@ static int protect_config_targets(resolved *r, const char *gitdir, const char *r
     return ret;
 }
 
-static int protect_git_dir(resolved *r, const char *gitdir, const char *root, int depth,
-                           cordon_error *err)
+static int protect_git_dir(resolved *r, const char *gitdir, const char *root, int depth, cordon_error *err)
 {
     note_gitdir(r, gitdir);
     if (depth == 0 && protect_config_targets(r, gitdir, root, err) < 0)
@@ -324,8 +322,7 @@ static int protect_writable_root(resolved *r, const struct cordon_policy *p, con
     if (protect_git(r, root, err) < 0)
         return -1;
     for (size_t i = 0; i < protect_n_default_names + p->protect.n; i++) {
-        const char *name = i < protect_n_default_names ? default_names[i]
-                                                       : p->protect.v[i - protect_n_default_names];
+        const char *name = i < protect_n_default_names ? default_names[i] : p->protect.v[i - protect_n_default_names];
         char *path = path_join(root, name);
         int ret = protect_path(r, path, name, root, true, err);
         free(path);
@@ -444,7 +441,7 @@ static int hide_other_homes(resolved *r, cordon_error *err)
 /* Files of /etc that are symlinks into /run on some systems (systemd-resolved's
  * resolv.conf, a container's machine-id): shown again when /run is hidden. */
 static const char *const etc_links_into_run[] = {"/etc/resolv.conf", "/etc/machine-id", "/etc/hostname",
-                                                 "/etc/hosts", "/etc/localtime", "/etc/timezone"};
+                                                 "/etc/hosts",       "/etc/localtime",  "/etc/timezone"};
 
 /* --base host: the host's service sockets (docker.sock, D-Bus, ssh and gpg agents,
  * systemd) live under /run and $XDG_RUNTIME_DIR; a read-only bind does not keep a
@@ -456,8 +453,8 @@ static int hide_host_sockets(resolved *r, cordon_error *err)
     const char *dirs[] = {"/run", "/var/run", r->runtime_dir};
     size_t before = r->n_rules;
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-        if (dirs[i] && hide(r, dirs[i], "host service sockets (--base host; a rule that shows them lifts this)",
-                            false, err) < 0)
+        if (dirs[i] &&
+            hide(r, dirs[i], "host service sockets (--base host; a rule that shows them lifts this)", false, err) < 0)
             return -1;
     if (r->n_rules == before)
         return 0;

@@ -56,9 +56,8 @@ static void merged_usr_links(resolved *r, const char *root)
 /* One entry of the host root: a symlink is recreated inside (e.g. /bin -> usr/bin on
  * merged-/usr systems), anything else becomes a rule; a missing entry is skipped.
  * dirs_only: only directories become rules (--base system). */
-static int add_top_entry(resolved *r, const char *root, const char *name, cordon_access access,
-                         rule_origin origin, const char *source, int line, bool dirs_only,
-                         cordon_error *err)
+static int add_top_entry(resolved *r, const char *root, const char *name, cordon_access access, rule_origin origin,
+                         const char *source, int line, bool dirs_only, cordon_error *err)
 {
     char *host = path_join(root, name);
     char *inside = path_join("/", name);
@@ -87,8 +86,8 @@ static int add_top_entry(resolved *r, const char *root, const char *name, cordon
 /* One rule per entry of `dir` (a directory of the host root), symlinks recreated.
  * Used for --base host and for any rule on "/", so that the sandbox's root stays a
  * tmpfs of its own in which private mount points can be made. */
-static int expand_root(resolved *r, const char *root, cordon_access access, rule_origin origin,
-                       const char *source, int line, bool skip_tmp, cordon_error *err)
+static int expand_root(resolved *r, const char *root, cordon_access access, rule_origin origin, const char *source,
+                       int line, bool skip_tmp, cordon_error *err)
 {
     _cleanup_dir_ DIR *d = opendir(root);
     if (!d)
@@ -140,12 +139,10 @@ static bool host_root_whole(const resolved *r, const char *root)
     return !resolved_rule_covers(r, "/tmp") && private_home_at(r) && r->home_type == FT_DIR;
 }
 
-static int expand_base(resolved *r, const struct cordon_policy *p, const char *root,
-                       cordon_error *err)
+static int expand_base(resolved *r, const struct cordon_policy *p, const char *root, cordon_error *err)
 {
     switch (p->base) {
-    case CORDON_BASE_EMPTY:
-        return 0;
+    case CORDON_BASE_EMPTY: return 0;
     case CORDON_BASE_HOST: {
         struct stat st;
         if (stat(root, &st) < 0)
@@ -169,8 +166,8 @@ static int expand_base(resolved *r, const struct cordon_policy *p, const char *r
     }
     case CORDON_BASE_SYSTEM:
         for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
-            if (add_top_entry(r, root, system_dirs[i], CORDON_ACCESS_READ, ORIGIN_BASE, "base system", 0,
-                              true, err) < 0)
+            if (add_top_entry(r, root, system_dirs[i], CORDON_ACCESS_READ, ORIGIN_BASE, "base system", 0, true, err) <
+                0)
                 return -1;
         return 0;
     }
@@ -178,21 +175,20 @@ static int expand_base(resolved *r, const struct cordon_policy *p, const char *r
 }
 
 /* Settings syntax: ~, ~/x, <workspace>[/x], <data-root>[/x], relative (to the workspace). */
-static char *expand_settings_path(const policy_rule *pr, const char *home, const char *workspace,
-                                  const char *data_root, cordon_error *err)
+static char *expand_settings_path(const policy_rule *pr, const char *home, const char *workspace, const char *data_root,
+                                  cordon_error *err)
 {
     const char *s = pr->path;
     const char *where_file = pr->source;
     if (s[0] == '~') {
         if (s[1] != '\0' && s[1] != '/') {
-            err_set(err, CORDON_STAGE_SETTINGS, 0,
-                    "%s:%d: \"%s\": only ~ and ~/ are understood (not ~user)", where_file, pr->line, s);
+            err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d: \"%s\": only ~ and ~/ are understood (not ~user)",
+                    where_file, pr->line, s);
             return NULL;
         }
         if (!home) {
-            err_set(err, CORDON_STAGE_SETTINGS, 0,
-                    "%s:%d: \"%s\" uses ~ but HOME is not set to an absolute path", where_file,
-                    pr->line, s);
+            err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d: \"%s\" uses ~ but HOME is not set to an absolute path",
+                    where_file, pr->line, s);
             return NULL;
         }
         return path_join(home, s + 1);
@@ -209,9 +205,8 @@ static char *expand_settings_path(const policy_rule *pr, const char *home, const
         return path_join(data_root, s + sizeof dr - 1);
     }
     if (s[0] == '<') {
-        err_set(err, CORDON_STAGE_SETTINGS, 0,
-                "%s:%d: \"%s\": unknown placeholder; known: <workspace>, <data-root>", where_file,
-                pr->line, s);
+        err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d: \"%s\": unknown placeholder; known: <workspace>, <data-root>",
+                where_file, pr->line, s);
         return NULL;
     }
     if (s[0] == '/')
@@ -452,8 +447,8 @@ static int expand_globs(resolved *out, const struct cordon_policy *p, const char
         if (p->glob_depth > 0 && !glob_pat_literal(pats[i]))
             snprintf(depth, sizeof depth, "%d", p->glob_depth);
         add_note(out, "glob", glob_pat_text(pats[i]), wheres[i],
-                 roots[i] ? xasprintf("%zu match%s under %s (depth %s)", count[i], count[i] == 1 ? "" : "es",
-                                      roots[i], depth)
+                 roots[i] ? xasprintf("%zu match%s under %s (depth %s)", count[i], count[i] == 1 ? "" : "es", roots[i],
+                                      depth)
                           : xasprintf("%s does not exist: nothing to expand", glob_pat_walk_from(pats[i])));
     }
 
@@ -498,8 +493,7 @@ out:
     return ret;
 }
 
-int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
-                   cordon_error *err)
+int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out, cordon_error *err)
 {
     *out = (resolved){.base = p->base, .no_private_dirs = p->no_private_dirs};
     const char *root = host->root ? host->root : "/";
@@ -518,7 +512,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         out->home_type = c.type;
         out->home_dev = c.dev;
         out->home_ino = c.ino;
-        c.path = NULL; /* kept */
+        c.path = NULL;  /* kept */
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
 
@@ -533,28 +527,27 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         if (resolve_refuse_dotdot(&c, p->workspace ? "--workspace" : "the current directory", err) < 0)
             goto fail;
         if (c.type != FT_DIR && !p->no_workspace) {
-            err_opt(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR, "workspace",
-                    "workspace '%s'%s", ws_given,
-                    p->workspace ? "" : " (the current directory: set another workspace, or none)");
+            err_opt(err, CORDON_STAGE_RESOLVE, c.type == FT_MISSING ? ENOENT : ENOTDIR, "workspace", "workspace '%s'%s",
+                    ws_given, p->workspace ? "" : " (the current directory: set another workspace, or none)");
             canon_free(&c);
             goto fail;
         }
         out->workspace = c.path;
-        c.path = NULL; /* kept */
+        c.path = NULL;  /* kept */
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
 
     if (!p->no_workspace) {
         cordon_access a = p->read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE;
         if (resolve_add_rule(out, out->workspace, a, ORIGIN_WORKSPACE,
-                         p->workspace ? "workspace" : "workspace (current directory)", 0, err) < 0)
+                             p->workspace ? "workspace" : "workspace (current directory)", 0, err) < 0)
             goto fail;
     }
 
     for (size_t i = 0; i < p->n_rules; i++) {
         const policy_rule *pr = &p->rules[i];
-        char *given = pr->expand ? expand_settings_path(pr, out->home, out->workspace, p->data_root, err)
-                                 : xstrdup(pr->path);
+        char *given =
+            pr->expand ? expand_settings_path(pr, out->home, out->workspace, p->data_root, err) : xstrdup(pr->path);
         if (!given)
             goto fail;
         cordon_access a = pr->access;
@@ -571,8 +564,8 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         out->hides = xcalloc(p->n_hides, sizeof *out->hides);
     for (size_t i = 0; i < p->n_hides; i++) {
         const policy_rule *pr = &p->hides[i];
-        char *given = pr->expand ? expand_settings_path(pr, out->home, out->workspace, p->data_root, err)
-                                 : xstrdup(pr->path);
+        char *given =
+            pr->expand ? expand_settings_path(pr, out->home, out->workspace, p->data_root, err) : xstrdup(pr->path);
         if (!given)
             goto fail;
         out->hides[out->n_hides++] = (rhide){
@@ -652,7 +645,7 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
             goto fail;
         out->cwd = c.path;
         out->cwd_type = c.type;
-        c.path = NULL; /* kept */
+        c.path = NULL;  /* kept */
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
     ret = 0;
@@ -662,4 +655,3 @@ fail:
         resolved_free(out);
     return ret;
 }
-

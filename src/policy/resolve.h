@@ -14,11 +14,10 @@
 
 /* What the resolver needs to know about the caller; tests fill it by hand. */
 typedef struct host_info {
-    const char *home; /* $HOME, or NULL */
-    const char *cwd;  /* the current directory (absolute) */
-    const char *root; /* the host root to list for --base host; "/" except in tests */
+    const char *home;        /* $HOME, or NULL */
+    const char *cwd;         /* the current directory (absolute) */
+    const char *root;        /* the host root to list for --base host; "/" except in tests */
     const char *runtime_dir; /* $XDG_RUNTIME_DIR, or NULL: hidden under --base host */
 } host_info;
 
-int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out,
-                   cordon_error *err);
+int resolve_policy(const struct cordon_policy *p, const host_info *host, resolved *out, cordon_error *err);

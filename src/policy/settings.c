@@ -48,23 +48,23 @@ typedef struct settings_ctx {
 
 /* What one file says, validated completely before it is applied. */
 typedef struct settings {
-    int enabled, network, read_only; /* -1 = not given, else 0/1 */
-    json_t *allowed, *denied;        /* borrowed from the document, or NULL */
-    json_t *hidden;                  /* hiddenPaths (--hide), borrowed, or NULL */
+    int enabled, network, read_only;    /* -1 = not given, else 0/1 */
+    json_t *allowed, *denied;           /* borrowed from the document, or NULL */
+    json_t *hidden;                     /* hiddenPaths (--hide), borrowed, or NULL */
     unsigned long long limit[LIMITS_N]; /* limitPids, limitMemory, limitCpu; 0 = not given */
-    int isolation;                   /* -1 = not given, else a cordon_isolation */
-    int sandboxed;                   /* orchestration.sandboxed: -1 = not given, else 0/1 */
-    const char *orch_isolation;      /* orchestration.isolation (borrowed), or NULL */
+    int isolation;                      /* -1 = not given, else a cordon_isolation */
+    int sandboxed;                      /* orchestration.sandboxed: -1 = not given, else 0/1 */
+    const char *orch_isolation;         /* orchestration.isolation (borrowed), or NULL */
     /* the network (src/net) */
     json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports;
-    int allow_unix;                  /* -1 = not given, else 0/1 */
+    int allow_unix; /* -1 = not given, else 0/1 */
     const char *network_log;
     /* the other run options (apply_run) */
-    int base;                        /* -1 = not given, else a cordon_base */
-    char *workspace, *data_root, *chdir; /* owned (~ expanded), or NULL */
-    const char *status_json;         /* borrowed, or NULL */
+    int base;                                             /* -1 = not given, else a cordon_base */
+    char *workspace, *data_root, *chdir;                  /* owned (~ expanded), or NULL */
+    const char *status_json;                              /* borrowed, or NULL */
     int no_workspace, clear_env, no_proc, no_nested, tty; /* -1 = not given */
-    double timeout;                  /* 0 = not given */
+    double timeout;                                       /* 0 = not given */
     int glob_depth;
     bool glob_depth_set;
     json_t *env, *keep_env, *protect, *ro_paths, *denied_globs; /* borrowed, or NULL */
@@ -114,10 +114,9 @@ static int line_of(const settings_ctx *ctx, const jsonpos_step *path, size_t n)
 }
 
 /* Fill the error as "FILE:LINE: message" (or "FILE: message" when the line is unknown). */
-__attribute__((format(printf, 3, 4)))
-static int fail(const settings_ctx *ctx, int line, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(const settings_ctx *ctx, int line, const char *fmt, ...)
 {
-    char msg[sizeof ((cordon_error *)NULL)->message];
+    char msg[sizeof((cordon_error *)NULL)->message];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -139,8 +138,7 @@ static int read_settings(const char *file, char **text, size_t *len, cordon_erro
     if (fstat(fd, &st) < 0)
         return err_set(err, CORDON_STAGE_SETTINGS, errno, "settings file %s: cannot read", file);
     if (!S_ISREG(st.st_mode))
-        return err_set(err, CORDON_STAGE_SETTINGS, 0,
-                       "settings file %s: not a regular file; give a JSON file", file);
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "settings file %s: not a regular file; give a JSON file", file);
     /* Not st_size, which may be stale (the file can grow) or 0 (/proc): read one byte
      * past the limit to notice a file that is too large. */
     _cleanup_free_ char *buf = xmalloc(SETTINGS_MAX_BYTES + 1);
@@ -160,17 +158,16 @@ static int malformed(const char *file, const json_error_t *jerr, cordon_error *e
     /* jansson quotes the offending input in its text; keep it on one line. */
     _cleanup_free_ char *why = printable(jerr->text, strlen(jerr->text), false);
     if (jerr->line > 0 && jerr->column > 0)
-        return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d:%d: malformed JSON: %s", file,
-                       jerr->line, jerr->column, why);
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d:%d: malformed JSON: %s", file, jerr->line, jerr->column,
+                       why);
     if (jerr->line > 0)
-        return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d: malformed JSON: %s", file,
-                       jerr->line, why);
+        return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s:%d: malformed JSON: %s", file, jerr->line, why);
     return err_set(err, CORDON_STAGE_SETTINGS, 0, "%s: malformed JSON: %s", file, why);
 }
 
 /* `prefix` is the dotted path of the enclosing object ("" or "sandbox."). */
-static int unknown_key(const settings_ctx *ctx, const jsonpos_step *path, size_t n,
-                       const char *prefix, const char *key, const char *known)
+static int unknown_key(const settings_ctx *ctx, const jsonpos_step *path, size_t n, const char *prefix, const char *key,
+                       const char *known)
 {
     _cleanup_free_ char *shown = printable(key, strlen(key), true);
     /* a typo of a known key is said first */
@@ -182,18 +179,16 @@ static int unknown_key(const settings_ctx *ctx, const jsonpos_step *path, size_t
         list[nw++] = w;
     const char *near = closest_word(key, list, nw);
     if (near)
-        return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\": did you mean \"%s%s\"? (known keys: %s)",
-                    prefix, shown, prefix, near, known);
-    return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\"; known keys: %s", prefix,
-                shown, known);
+        return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\": did you mean \"%s%s\"? (known keys: %s)", prefix,
+                    shown, prefix, near, known);
+    return fail(ctx, line_of(ctx, path, n), "unknown key \"%s%s\"; known keys: %s", prefix, shown, known);
 }
 
 static int get_bool(const settings_ctx *ctx, const char *key, const json_t *v, int *out)
 {
     if (!json_is_boolean(v)) {
         jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
-        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be true or false, not %s",
-                    key, type_phrase(v));
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be true or false, not %s", key, type_phrase(v));
     }
     *out = json_is_true(v) ? 1 : 0;
     return 0;
@@ -205,12 +200,11 @@ static int get_isolation(const settings_ctx *ctx, const char *key, const json_t 
     jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
     cordon_isolation i;
     if (!json_is_string(v) || cordon_isolation_from_string(json_string_value(v), &i, NULL) < 0) {
-        _cleanup_free_ char *shown = json_is_string(v) ? printable(json_string_value(v), json_string_length(v), true)
-                                                       : NULL;
+        _cleanup_free_ char *shown =
+            json_is_string(v) ? printable(json_string_value(v), json_string_length(v), true) : NULL;
         if (shown)
             return fail(ctx, line_of(ctx, at, 2),
-                        "key \"sandbox.%s\" is \"%s\": use one of \"namespaces\", \"landlock\", \"auto\"", key,
-                        shown);
+                        "key \"sandbox.%s\" is \"%s\": use one of \"namespaces\", \"landlock\", \"auto\"", key, shown);
         return fail(ctx, line_of(ctx, at, 2),
                     "key \"sandbox.%s\" must be one of \"namespaces\", \"landlock\", \"auto\", not %s", key,
                     type_phrase(v));
@@ -226,24 +220,20 @@ static bool is_glob(const char *s)
 }
 
 /* Paths stay raw here ("~", "<workspace>/x", relative...): resolve.c expands them. */
-static int check_path(const settings_ctx *ctx, const char *key, size_t i, const json_t *e,
-                      bool deny)
+static int check_path(const settings_ctx *ctx, const char *key, size_t i, const json_t *e, bool deny)
 {
     jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key), JSONPOS_INDEX(i)};
     if (!json_is_string(e))
-        return fail(ctx, line_of(ctx, at, 3),
-                    "\"sandbox.%s[%zu]\" must be a non-empty path string, not %s", key, i,
+        return fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a non-empty path string, not %s", key, i,
                     type_phrase(e));
     const char *s = json_string_value(e);
     size_t n = json_string_length(e);
     if (n == 0)
-        return fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a non-empty path string",
-                    key, i);
+        return fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a non-empty path string", key, i);
     /* "\u0000" would cut the path short at the NUL: refuse rather than guess. */
     if (strlen(s) != n)
         return fail(ctx, line_of(ctx, at, 3),
-                    "\"sandbox.%s[%zu]\" contains a NUL byte (\\u0000), which no path can hold", key,
-                    i);
+                    "\"sandbox.%s[%zu]\" contains a NUL byte (\\u0000), which no path can hold", key, i);
     /* A deny entry with a glob character is a deny glob (expanded at launch by resolve.c,
      * where its prefix is checked once ~ and <workspace> are known); its syntax is checked
      * now, so that a typo fails here, naming the line, and never silently hides nothing. */
@@ -260,22 +250,18 @@ static int check_paths(const settings_ctx *ctx, const char *key, json_t *v, bool
 {
     if (!json_is_array(v)) {
         jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
-        return fail(ctx, line_of(ctx, at, 2),
-                    "key \"sandbox.%s\" must be an array of path strings, not %s", key,
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be an array of path strings, not %s", key,
                     type_phrase(v));
     }
     size_t i;
     json_t *e;
-    json_array_foreach(v, i, e)
-        if (check_path(ctx, key, i, e, deny) < 0)
-            return -1;
+    json_array_foreach(v, i, e) if (check_path(ctx, key, i, e, deny) < 0) return -1;
     return 0;
 }
 
 /* limitPids and limitCpu: a positive JSON integer; limitMemory: that (bytes) or a size
  * string as on the command line ("512M"). */
-static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit which, const json_t *v,
-                     settings *s)
+static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit which, const json_t *v, settings *s)
 {
     jsonpos_step at[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY(key)};
     const char *what = which == CORDON_LIMIT_PIDS     ? "a whole number of processes (e.g. 100)"
@@ -286,8 +272,7 @@ static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit whic
     if (json_is_integer(v)) {
         json_int_t i = json_integer_value(v);
         if (i <= 0)
-            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be at least 1, not %lld", key,
-                        (long long)i);
+            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be at least 1, not %lld", key, (long long)i);
         n = (unsigned long long)i;
         if (limit_check(which, n, &e) == 0) {
             s->limit[which] = n;
@@ -301,8 +286,7 @@ static int get_limit(const settings_ctx *ctx, const char *key, cordon_limit whic
             return 0;
         }
     } else {
-        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be %s, not %s", key, what,
-                    type_phrase(v));
+        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" must be %s, not %s", key, what, type_phrase(v));
     }
     /* limit.c's message names no option: the key is the context here */
     const char *msg = e.message;
@@ -330,8 +314,7 @@ static int get_network(const settings_ctx *ctx, const char *key, const json_t *v
                     "key \"sandbox.%s\" is \"%s\": use true, false, \"none\", \"host\" or \"proxy\"", key, shown);
     }
     return fail(ctx, line_of(ctx, at, 2),
-                "key \"sandbox.%s\" must be true, false, \"none\", \"host\" or \"proxy\", not %s", key,
-                type_phrase(v));
+                "key \"sandbox.%s\" must be true, false, \"none\", \"host\" or \"proxy\", not %s", key, type_phrase(v));
 }
 
 /* ---- the network's keys (src/net), checked here with the setters' own rules on a
@@ -339,8 +322,8 @@ static int get_network(const settings_ctx *ctx, const char *key, const json_t *v
 
 static bool is_net_key(const char *key)
 {
-    static const char *const keys[] = {"allowedDomains", "deniedDomains", "addHosts",  "dnsServers",
-                                       "allowUnixSockets", "forwardPorts", "publishPorts", "networkLog"};
+    static const char *const keys[] = {"allowedDomains",   "deniedDomains", "addHosts",     "dnsServers",
+                                       "allowUnixSockets", "forwardPorts",  "publishPorts", "networkLog"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -391,7 +374,8 @@ static int parse_net_key(const settings_ctx *ctx, const char *key, json_t *v, se
     size_t i;
     json_t *e;
     int r = 0;
-    json_array_foreach(v, i, e) {
+    json_array_foreach(v, i, e)
+    {
         cordon_error err = {0};
         if (net_entry(scratch, key, e, &err) < 0) {
             at[2] = (jsonpos_step)JSONPOS_INDEX(i);
@@ -402,12 +386,12 @@ static int parse_net_key(const settings_ctx *ctx, const char *key, json_t *v, se
     }
     cordon_policy_free(scratch);
     if (r == 0) {
-        json_t **slot = strcmp(key, "allowedDomains") == 0 ? &s->allowed_domains
-                        : strcmp(key, "deniedDomains") == 0  ? &s->denied_domains
-                        : strcmp(key, "addHosts") == 0       ? &s->add_hosts
-                        : strcmp(key, "dnsServers") == 0     ? &s->dns_servers
-                        : strcmp(key, "forwardPorts") == 0   ? &s->forward_ports
-                                                             : &s->publish_ports;
+        json_t **slot = strcmp(key, "allowedDomains") == 0  ? &s->allowed_domains
+                        : strcmp(key, "deniedDomains") == 0 ? &s->denied_domains
+                        : strcmp(key, "addHosts") == 0      ? &s->add_hosts
+                        : strcmp(key, "dnsServers") == 0    ? &s->dns_servers
+                        : strcmp(key, "forwardPorts") == 0  ? &s->forward_ports
+                                                            : &s->publish_ports;
         *slot = v;
     }
     return r;
@@ -420,8 +404,10 @@ static void apply_net(const settings *s, cordon_policy *p)
     const struct {
         const char *key;
         json_t *v;
-    } lists[] = {{"allowedDomains", s->allowed_domains}, {"deniedDomains", s->denied_domains},
-                 {"addHosts", s->add_hosts},             {"dnsServers", s->dns_servers},
+    } lists[] = {{"allowedDomains", s->allowed_domains},
+                 {"deniedDomains", s->denied_domains},
+                 {"addHosts", s->add_hosts},
+                 {"dnsServers", s->dns_servers},
                  {"forwardPorts", s->forward_ports},
                  {"publishPorts", s->publish_ports}};
     for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
@@ -429,7 +415,8 @@ static void apply_net(const settings *s, cordon_policy *p)
         json_t *e;
         if (!lists[k].v)
             continue;
-        json_array_foreach(lists[k].v, i, e) {
+        json_array_foreach(lists[k].v, i, e)
+        {
             cordon_error err;
             (void)net_entry(p, lists[k].key, e, &err);
         }
@@ -445,9 +432,8 @@ static void apply_net(const settings *s, cordon_policy *p)
  * policy, applied by apply_run().  --settings itself (the file) and --help have none. - */
 
 static const char *const run_keys[] = {
-    "base",   "workspace", "noWorkspace", "readOnlyPaths", "deniedGlobs", "globDepth", "protect",
-    "dataRoot", "env",     "keepEnv",     "clearEnv",      "chdir",       "timeout",   "statusJson",
-    "noProc", "noNested",  "tty",
+    "base",    "workspace", "noWorkspace", "readOnlyPaths", "deniedGlobs", "globDepth", "protect",  "dataRoot", "env",
+    "keepEnv", "clearEnv",  "chdir",       "timeout",       "statusJson",  "noProc",    "noNested", "tty",
 };
 
 static bool is_run_key(const char *key)
@@ -476,8 +462,9 @@ static int get_abs_path(const settings_ctx *ctx, const char *key, const json_t *
     }
     if (str[0] != '/') {
         _cleanup_free_ char *shown = printable(str, strlen(str), true);
-        return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.%s\" is \"%s\": give an absolute path, or one starting "
-                                              "with ~/",
+        return fail(ctx, line_of(ctx, at, 2),
+                    "key \"sandbox.%s\" is \"%s\": give an absolute path, or one starting "
+                    "with ~/",
                     key, shown);
     }
     *out = xstrdup(str);
@@ -496,11 +483,12 @@ static int check_strings(const settings_ctx *ctx, const char *key, const json_t 
     size_t i;
     json_t *e;
     int r = 0;
-    json_array_foreach(v, i, e) {
+    json_array_foreach(v, i, e)
+    {
         at[2] = (jsonpos_step)JSONPOS_INDEX(i);
         if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e)) {
-            r = fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a string without NUL bytes, not %s", key,
-                     i, json_is_string(e) ? "that string" : type_phrase(e));
+            r = fail(ctx, line_of(ctx, at, 3), "\"sandbox.%s[%zu]\" must be a string without NUL bytes, not %s", key, i,
+                     json_is_string(e) ? "that string" : type_phrase(e));
             break;
         }
         cordon_error err = {0};
@@ -532,8 +520,9 @@ static int parse_run_key(const settings_ctx *ctx, const char *key, json_t *v, se
         cordon_error e = {0};
         if (!json_is_string(v) || cordon_base_from_string(json_string_value(v), &b, &e) < 0) {
             if (!json_is_string(v))
-                return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.base\" must be \"system\", \"host\" or \"empty\", "
-                                                      "not %s",
+                return fail(ctx, line_of(ctx, at, 2),
+                            "key \"sandbox.base\" must be \"system\", \"host\" or \"empty\", "
+                            "not %s",
                             type_phrase(v));
             _cleanup_free_ char *why = printable(e.message, strlen(e.message), false);
             return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.base\": %s", why);
@@ -568,12 +557,14 @@ static int parse_run_key(const settings_ctx *ctx, const char *key, json_t *v, se
     if (strcmp(key, "timeout") == 0) {
         cordon_policy *scratch = cordon_policy_new();
         cordon_error e = {0};
-        int r = json_is_number(v) && json_number_value(v) > 0 ? cordon_policy_set_timeout(scratch, json_number_value(v), &e)
-                                                              : -1;
+        int r = json_is_number(v) && json_number_value(v) > 0
+                    ? cordon_policy_set_timeout(scratch, json_number_value(v), &e)
+                    : -1;
         cordon_policy_free(scratch);
         if (r < 0)
-            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.timeout\" must be a positive number of seconds "
-                                                  "(at most a year), not %s",
+            return fail(ctx, line_of(ctx, at, 2),
+                        "key \"sandbox.timeout\" must be a positive number of seconds "
+                        "(at most a year), not %s",
                         json_is_number(v) ? "that number" : type_phrase(v));
         s->timeout = json_number_value(v);
         return 0;
@@ -581,8 +572,9 @@ static int parse_run_key(const settings_ctx *ctx, const char *key, json_t *v, se
     if (strcmp(key, "globDepth") == 0) {
         json_int_t d = json_is_integer(v) ? json_integer_value(v) : 0;
         if (!json_is_integer(v) || (d != -1 && (d < 1 || d > 4096)))
-            return fail(ctx, line_of(ctx, at, 2), "key \"sandbox.globDepth\" must be a whole number of levels from 1 "
-                                                  "to 4096 (or -1: unlimited), not %s",
+            return fail(ctx, line_of(ctx, at, 2),
+                        "key \"sandbox.globDepth\" must be a whole number of levels from 1 "
+                        "to 4096 (or -1: unlimited), not %s",
                         json_is_integer(v) ? "that number" : type_phrase(v));
         s->glob_depth = (int)d;
         s->glob_depth_set = true;
@@ -596,7 +588,8 @@ static int parse_run_key(const settings_ctx *ctx, const char *key, json_t *v, se
         const char *name;
         json_t *val;
         int r = 0;
-        json_object_foreach(v, name, val) {
+        json_object_foreach(v, name, val)
+        {
             jsonpos_step vat[] = {JSONPOS_KEY("sandbox"), JSONPOS_KEY("env"), JSONPOS_KEY(name)};
             _cleanup_free_ char *shown = printable(name, strlen(name), true);
             if (!json_is_string(val) || strlen(json_string_value(val)) != json_string_length(val)) {
@@ -641,7 +634,8 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
 {
     const char *key;
     json_t *v;
-    json_object_foreach(sandbox, key, v) {
+    json_object_foreach(sandbox, key, v)
+    {
         int r;
         if (strcmp(key, "enabled") == 0) {
             r = get_bool(ctx, key, v, &s->enabled);
@@ -719,12 +713,12 @@ static int parse_orchestration(const settings_ctx *ctx, json_t *o, settings *s)
 static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
 {
     if (!json_is_object(root))
-        return fail(ctx, line_of(ctx, NULL, 0),
-                    "the top level must be an object like {\"sandbox\": {...}}, not %s",
+        return fail(ctx, line_of(ctx, NULL, 0), "the top level must be an object like {\"sandbox\": {...}}, not %s",
                     type_phrase(root));
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         jsonpos_step at[] = {JSONPOS_KEY(key)};
         if (strcmp(key, "orchestration") == 0) {
             if (parse_orchestration(ctx, v, s) < 0)
@@ -734,16 +728,15 @@ static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
         if (strcmp(key, "sandbox") != 0)
             continue; /* a harness's own settings file holds much else */
         if (!json_is_object(v))
-            return fail(ctx, line_of(ctx, at, 1), "key \"sandbox\" must be an object, not %s",
-                        type_phrase(v));
+            return fail(ctx, line_of(ctx, at, 1), "key \"sandbox\" must be an object, not %s", type_phrase(v));
         if (parse_sandbox(ctx, v, s) < 0)
             return -1;
     }
     return 0;
 }
 
-static void add_rules(const settings_ctx *ctx, struct cordon_policy *p, const char *key,
-                      const json_t *array, cordon_access access)
+static void add_rules(const settings_ctx *ctx, struct cordon_policy *p, const char *key, const json_t *array,
+                      cordon_access access)
 {
     if (!array)
         return;
@@ -815,16 +808,13 @@ static void apply_run(const settings_ctx *ctx, settings *s, cordon_policy *p)
     const char *name;
     json_t *val;
     if (s->env)
-        json_object_foreach(s->env, name, val)
-            policy_add_settings_env(p, false, name, json_string_value(val));
+        json_object_foreach(s->env, name, val) policy_add_settings_env(p, false, name, json_string_value(val));
     size_t i;
     json_t *e;
     if (s->keep_env)
-        json_array_foreach(s->keep_env, i, e)
-            policy_add_settings_env(p, true, json_string_value(e), NULL);
+        json_array_foreach(s->keep_env, i, e) policy_add_settings_env(p, true, json_string_value(e), NULL);
     if (s->protect)
-        json_array_foreach(s->protect, i, e)
-            cordon_policy_protect(p, json_string_value(e), NULL);
+        json_array_foreach(s->protect, i, e) cordon_policy_protect(p, json_string_value(e), NULL);
     add_rules(ctx, p, "readOnlyPaths", s->ro_paths, CORDON_ACCESS_READ);
     add_rules(ctx, p, "deniedGlobs", s->denied_globs, CORDON_ACCESS_NONE);
 }
@@ -882,8 +872,7 @@ int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error
     return settings_load(p, file, err);
 }
 
-int settings_load_buffer(struct cordon_policy *p, const char *file, const char *text, size_t len,
-                         cordon_error *err)
+int settings_load_buffer(struct cordon_policy *p, const char *file, const char *text, size_t len, cordon_error *err)
 {
     if (!file || !*file)
         file = "(settings)";
@@ -897,9 +886,18 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
     if (!root)
         return malformed(file, &jerr, err);
     settings_ctx ctx = {.file = file, .text = text, .len = len, .err = err};
-    settings s = {.enabled = -1, .network = -1, .read_only = -1, .isolation = -1, .sandboxed = -1,
-                  .allow_unix = -1, .base = -1, .no_workspace = -1, .clear_env = -1, .no_proc = -1,
-                  .no_nested = -1, .tty = -1};
+    settings s = {.enabled = -1,
+                  .network = -1,
+                  .read_only = -1,
+                  .isolation = -1,
+                  .sandboxed = -1,
+                  .allow_unix = -1,
+                  .base = -1,
+                  .no_workspace = -1,
+                  .clear_env = -1,
+                  .no_proc = -1,
+                  .no_nested = -1,
+                  .tty = -1};
     int r = parse_root(&ctx, root, &s);
     if (r == 0)
         apply(&ctx, &s, p);

@@ -35,8 +35,7 @@ int dev_open_sources(dev_sources *d, cordon_error *err)
     return 0;
 }
 
-static int mount_at(int root_fd, root_scratch *s, int m, const char *dest, dest_create kind,
-                    cordon_error *err)
+static int mount_at(int root_fd, root_scratch *s, int m, const char *dest, dest_create kind, cordon_error *err)
 {
     _cleanup_fd_ int d = mnt_open_dest(root_fd, s, dest, kind, err);
     if (d < 0)
@@ -82,7 +81,7 @@ int dev_build(int root_fd, root_scratch *s, dev_sources *d, cordon_error *err)
     if (dev < 0)
         return -1;
     static const char *const links[][2] = {
-        {"ptmx", "pts/ptmx"},       {"fd", "/proc/self/fd"},         {"stdin", "/proc/self/fd/0"},
+        {"ptmx", "pts/ptmx"},          {"fd", "/proc/self/fd"},       {"stdin", "/proc/self/fd/0"},
         {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
     };
     for (size_t i = 0; i < sizeof links / sizeof *links; i++) {

@@ -15,8 +15,8 @@ pid_t ns_clone_into(bool new_net, bool new_pid, int cgroup_fd, int *pidfd, cordo
 int ns_write_id_maps(uid_t uid, gid_t gid, cordon_error *err);
 /* Appended to the messages of a host that refuses user namespaces, which name the
  * option "isolation" (cordon_error.option: the command line adds its flag). */
-#define NS_ISOLATION_HINT                                                                  \
-    "; where that cannot be changed, Landlock isolation runs the command without "         \
+#define NS_ISOLATION_HINT                                                          \
+    "; where that cannot be changed, Landlock isolation runs the command without " \
     "namespaces, under Landlock and seccomp only (weaker: see doc/security.md)"
 /* A sentence on why the kernel may refuse user namespaces here, and the fix. */
 const char *ns_userns_hint(void);

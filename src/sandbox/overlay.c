@@ -27,8 +27,7 @@ static int fail(char *why, size_t n, const char *what)
     return -1;
 }
 
-int overlay_mount(const int *lowers, size_t n_lowers, int upper, int work, unsigned attrs, char *why,
-                  size_t why_len)
+int overlay_mount(const int *lowers, size_t n_lowers, int upper, int work, unsigned attrs, char *why, size_t why_len)
 {
     _cleanup_fd_ int fs = fsopen("overlay", FSOPEN_CLOEXEC);
     if (fs < 0)

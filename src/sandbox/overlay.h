@@ -9,5 +9,4 @@
  * the upper layer then holds every change as whole files that src/workspace/changes.c
  * reads.  Returns a detached mount (fsmount, with `attrs`), or -1 with errno set and the
  * step that failed (with the kernel's own message when it gave one) in why. */
-int overlay_mount(const int *lowers, size_t n_lowers, int upper, int work, unsigned attrs, char *why,
-                  size_t why_len);
+int overlay_mount(const int *lowers, size_t n_lowers, int upper, int work, unsigned attrs, char *why, size_t why_len);

@@ -32,7 +32,7 @@ typedef struct build {
     cordon_error *err;
 } build;
 
-#define EMPTY_NAME "empty"
+#define EMPTY_NAME     "empty"
 #define EMPTY_DIR_NAME "emptydir"
 
 void root_scratch_init(root_scratch *s, const plan *p)
@@ -73,7 +73,8 @@ static int new_capped_tmpfs(unsigned long long size, cordon_error *err)
         fsconfig(fs, FSCONFIG_SET_STRING, "size", sz, 0) < 0 ||
         fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
         fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs of %s bytes for --limit-memory (fsconfig)", sz);
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs of %s bytes for --limit-memory (fsconfig)",
+                       sz);
     int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
     if (m < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
@@ -100,8 +101,7 @@ static int open_source(const plan_op *op, cordon_error *err)
         return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot look at %s", op->why, op->src);
     if (st.st_dev != op->dev || st.st_ino != op->ino || S_ISDIR(st.st_mode) != op->is_dir)
         return err_set(err, CORDON_STAGE_ROOT, 0,
-                       "%s: %s was replaced while the sandbox was being set up; refusing to bind it",
-                       op->why, op->src);
+                       "%s: %s was replaced while the sandbox was being set up; refusing to bind it", op->why, op->src);
     int tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
     if (tree < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->src);
@@ -132,8 +132,8 @@ static int open_layer(const char *path, const plan_op *op, bool check, cordon_er
     struct stat st;
     if (check && (fstat(fd, &st) < 0 || st.st_dev != op->dev || st.st_ino != op->ino)) {
         close(fd);
-        return err_set(err, CORDON_STAGE_ROOT, 0, "%s: %s was replaced while the sandbox was being set up",
-                       op->why, path);
+        return err_set(err, CORDON_STAGE_ROOT, 0, "%s: %s was replaced while the sandbox was being set up", op->why,
+                       path);
     }
     return fd;
 }
@@ -153,8 +153,8 @@ static int open_overlay(const plan_op *op, cordon_error *err)
     unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (op->read_only ? MOUNT_ATTR_RDONLY : 0);
     int m = overlay_mount(&lower, 1, upper, work, attrs, why, sizeof why);
     if (m < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot mount the kernel overlay of %s: %s", op->why,
-                       op->src, why);
+        return err_set(err, CORDON_STAGE_ROOT, errno, "%s: cannot mount the kernel overlay of %s: %s", op->why, op->src,
+                       why);
     return m;
 }
 
@@ -170,9 +170,8 @@ static int do_bind_in_view(build *b, const plan_op *op)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot look at %s", op->why, op->dest);
     if (S_ISDIR(st.st_mode) != op->is_dir)
         return err_set(b->err, CORDON_STAGE_ROOT, 0,
-                       "%s: %s is a %s in the workspace's view but a %s in its source; refusing to bind it",
-                       op->why, op->dest, S_ISDIR(st.st_mode) ? "directory" : "file",
-                       op->is_dir ? "directory" : "file");
+                       "%s: %s is a %s in the workspace's view but a %s in its source; refusing to bind it", op->why,
+                       op->dest, S_ISDIR(st.st_mode) ? "directory" : "file", op->is_dir ? "directory" : "file");
     _cleanup_fd_ int t = open_tree(d, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot bind %s (open_tree)", op->why, op->dest);
@@ -196,8 +195,7 @@ static int do_symlink(build *b, const plan_op *op)
         return -1;
     /* an O_PATH fd cannot be used as a dirfd for symlinkat() checks of ownership */
     if (!mnt_is_ours(b->s, pfd))
-        return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to create the symlink %s in a host directory",
-                       op->dest);
+        return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to create the symlink %s in a host directory", op->dest);
     if (symlinkat(op->src, pfd, slash + 1) < 0) {
         char cur[4096];
         ssize_t n;
@@ -244,8 +242,8 @@ static int do_hide(build *b, size_t i)
     _cleanup_fd_ int t = open_tree(b->stage_fd, empty, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
     if (t < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot hide %s (open_tree)", op->why, op->dest);
-    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                      false, b->err) < 0)
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false,
+                     b->err) < 0)
         return -1;
     _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, op->is_dir ? DEST_DIR : DEST_FILE, b->err);
     if (d < 0 || mnt_attach(t, d, op->dest, b->err) < 0)
@@ -287,7 +285,7 @@ static int do_caller_proc(build *b, const plan_op *op)
         return err_set(b->err, CORDON_STAGE_ROOT, errno ? errno : EINVAL,
                        "the caller's /proc is not a procfs: cannot share the caller's PID namespace");
     if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true,
-                      b->err) < 0)
+                     b->err) < 0)
         return err_wrap(b->err, "the caller's /proc");
     _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
     if (d < 0 || mnt_attach(t, d, op->dest, b->err) < 0)
@@ -383,8 +381,7 @@ static int open_cow(const plan_op *op, root_scratch *s, int at, cordon_error *er
         snprintf(s->cow_why, sizeof s->cow_why, "inside another cordon sandbox, which refuses kernel overlays");
         errno = EPERM;
     } else {
-        m = overlay_mount(&lower, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, s->cow_why,
-                          sizeof s->cow_why);
+        m = overlay_mount(&lower, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, s->cow_why, sizeof s->cow_why);
     }
     if (m >= 0)
         return m;
@@ -470,8 +467,8 @@ static int do_proc(build *b, const plan_op *op)
         _cleanup_fd_ int t = open_tree(m, ro[i], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
         if (t < 0)
             return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot protect /proc/%s", ro[i]);
-        if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
-                          true, b->err) < 0 ||
+        if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true,
+                         b->err) < 0 ||
             mnt_attach(t, target, ro[i], b->err) < 0)
             return err_wrap(b->err, "protecting /proc/%s", ro[i]);
     }
@@ -510,8 +507,8 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
 {
     /* Nothing done here may propagate back to the host's mount namespace. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno,
-                       "cannot make the mount namespace private (%s)", "is the kernel refusing mounts "
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot make the mount namespace private (%s)",
+                       "is the kernel refusing mounts "
                        "in user namespaces? see `cordon check`");
 
     /* 1. Open every source while the host tree is still the root. */
@@ -555,8 +552,14 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
      * the host's /tmp where no private one covers it. */
     _cleanup_fd_ int host_root = -1;
     if (p->root_is_host) {
-        plan_op host = {.kind = PLAN_BIND, .dest = (char *)"/", .src = (char *)"/", .read_only = true,
-                        .is_dir = true, .dev = p->root_dev, .ino = p->root_ino, .why = (char *)"base host"};
+        plan_op host = {.kind = PLAN_BIND,
+                        .dest = (char *)"/",
+                        .src = (char *)"/",
+                        .read_only = true,
+                        .is_dir = true,
+                        .dev = p->root_dev,
+                        .ino = p->root_ino,
+                        .why = (char *)"base host"};
         host_root = open_source(&host, err);
         if (host_root < 0)
             return -1;

@@ -22,12 +22,12 @@
 
 struct sess_cmd {
     int conn;
-    int tty;        /* the terminal's master, or -1 */
-    bool ended;     /* the result is final */
+    int tty;    /* the terminal's master, or -1 */
+    bool ended; /* the result is final */
     bool eof;
     double started_s;
     outer_outcome o;
-    bool refused;   /* the holder refused the connection */
+    bool refused; /* the holder refused the connection */
     char refused_why[512];
     cordon_result res;
     cordon_error err;
@@ -310,7 +310,8 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     int fds[3];
     for (int i = 0; i < 3; i++)
         fds[i] = stdio[i] >= 0 ? stdio[i] : i;
-    if (send_fds(c->conn, req, len, fds, 3, MSG_NOSIGNAL) < 0 && !(via < 0 && (errno == EPIPE || errno == ECONNRESET))) {
+    if (send_fds(c->conn, req, len, fds, 3, MSG_NOSIGNAL) < 0 &&
+        !(via < 0 && (errno == EPIPE || errno == ECONNRESET))) {
         /* (a holder that refused the hello closed the connection already: its answer is
          * there to read, as for a refusal after the request) */
         if (errno == EMSGSIZE || errno == ENOBUFS)

@@ -28,21 +28,21 @@
 
 #define SESSION_MAGIC 0x636f72646f6e5353ULL /* "cordonSS" */
 #define SESSION_FREED 0x46524545442d5353ULL
-#define SESS_PENDING 64 /* clients whose hello has not arrived yet */
+#define SESS_PENDING  64 /* clients whose hello has not arrived yet */
 
 struct cordon_session {
     uint64_t magic;
-    bool owned;        /* made here (else opened: a client of a published one) */
-    outer_run *run;    /* owned: the sandbox */
-    int ctl;           /* owned: our end of PID 1's control socket */
-    char path[sizeof ((struct sockaddr_un *)0)->sun_path]; /* published or opened socket */
+    bool owned;                                           /* made here (else opened: a client of a published one) */
+    outer_run *run;                                       /* owned: the sandbox */
+    int ctl;                                              /* owned: our end of PID 1's control socket */
+    char path[sizeof((struct sockaddr_un *)0)->sun_path]; /* published or opened socket */
     char name[72];
-    int listen_fd;     /* published: the listening socket, else -1 */
+    int listen_fd; /* published: the listening socket, else -1 */
     dev_t sock_dev, dir_dev, ns_dev;
     ino_t sock_ino, dir_ino, ns_ino;
     int jan_w, jan_pidfd; /* published: the janitor (closing jan_w lets it go) */
-    net_host *net;     /* owned: the network helper's side (src/net), or NULL */
-    int stop_conn;     /* a stop request, answered once everything is gone */
+    net_host *net;        /* owned: the network helper's side (src/net), or NULL */
+    int stop_conn;        /* a stop request, answered once everything is gone */
     time_t started;
 };
 
@@ -178,8 +178,8 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         goto fail;
     }
     static char *const no_argv[] = {NULL};
-    outer_opts o = {.timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m,
-                    .session_fd = ctl[1]};
+    outer_opts o = {
+        .timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m, .session_fd = ctl[1]};
     /* the session's network, as a run's: the helper lives as long as the session */
     outer_helper helper;
     if (proc_run_helper(&x.p, &helper, &s->net, &e) < 0)
@@ -281,8 +281,8 @@ static int start_janitor(cordon_session *s, int dir_fd, const char *name, cordon
         while (read(p[0], &b, 1) != 0 && errno == EINTR)
             ;
         struct stat st;
-        if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) &&
-            st.st_dev == s->sock_dev && st.st_ino == s->sock_ino)
+        if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == s->sock_dev &&
+            st.st_ino == s->sock_ino)
             unlinkat(dir_fd, name, 0);
         _exit(0);
     }
@@ -332,8 +332,10 @@ int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err
         if (c >= 0 || probe.errnum != ECONNREFUSED) {
             if (c >= 0)
                 close(c);
-            err_set(&e, CORDON_STAGE_USAGE, EEXIST, "a session named '%s' is running already (stop it first: "
-                    "cordon_session_stop)", name);
+            err_set(&e, CORDON_STAGE_USAGE, EEXIST,
+                    "a session named '%s' is running already (stop it first: "
+                    "cordon_session_stop)",
+                    name);
             goto fail;
         }
     }
@@ -345,8 +347,7 @@ int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
         err_set(&e, CORDON_STAGE_USAGE, errno,
-                errno == EADDRINUSE ? "a session named '%s' is running already" : "cannot publish session '%s'",
-                name);
+                errno == EADDRINUSE ? "a session named '%s' is running already" : "cannot publish session '%s'", name);
         goto fail;
     }
     if (fchmodat(dir_fd, name, 0600, 0) < 0 || fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -482,7 +483,8 @@ int cordon_session_serve(cordon_session *s, int watch_fd, cordon_error *err)
     cordon_error e = {.size = sizeof e};
     if (!valid(s) || !s->owned || s->listen_fd < 0) {
         if (valid(s))
-            err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_serve: the session is not published "
+            err_set(&e, CORDON_STAGE_USAGE, EINVAL,
+                    "cordon_session_serve: the session is not published "
                     "(cordon_session_listen)");
         else
             bad_session(s, "cordon_session_serve", &e);
@@ -629,7 +631,7 @@ static int ask(const char *path, uint32_t kind, int timeout_ms, sess_reply *r, c
 int cordon_session_open(const char *name, cordon_session **out, cordon_error *err)
 {
     cordon_error e = {.size = sizeof e};
-    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    char path[sizeof((struct sockaddr_un *)0)->sun_path];
     if (!out) {
         err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_open: nowhere to put the session (out is NULL)");
         goto fail;
@@ -672,7 +674,7 @@ fail:
 int cordon_session_stop(const char *name, cordon_error *err)
 {
     cordon_error e = {.size = sizeof e};
-    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    char path[sizeof((struct sockaddr_un *)0)->sun_path];
     sess_reply r;
     int ret = -1;
     if (sess_socket_path(name, path, sizeof path, false, &e) == 0 && ask(path, SESS_HELLO_STOP, 60000, &r, &e) == 0)
@@ -705,7 +707,7 @@ int cordon_session_list(char **json, cordon_error *err)
     }
     struct dirent *de;
     while ((de = readdir(d))) {
-        char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+        char path[sizeof((struct sockaddr_un *)0)->sun_path];
         struct stat st;
         if (de->d_name[0] == '.' || snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path ||
             lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
@@ -714,8 +716,8 @@ int cordon_session_list(char **json, cordon_error *err)
         cordon_error ignored = {.size = sizeof ignored};
         if (ask(path, SESS_HELLO_INFO, 2000, &r, &ignored) < 0)
             continue; /* stale (and removed now), or not answering */
-        json_array_append_new(arr, json_pack("{s:s, s:i, s:I}", "name", de->d_name, "pid", (int)r.holder_pid,
-                                             "started", (json_int_t)r.started));
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:I}", "name", de->d_name, "pid", (int)r.holder_pid, "started",
+                                             (json_int_t)r.started));
     }
     closedir(d);
     json_t *doc = json_pack("{s:s, s:o}", "dir", dir, "sessions", arr);

@@ -39,9 +39,9 @@ enum { T_SIG = 1, T_LIFE, T_CTL, T_SHEP, T_CONN, T_LISTENER };
  * generation (a slot released and taken again within one batch of events must not get
  * the events of its previous command). */
 #define TAG(kind, slot, gen) (((uint64_t)(gen) << 32) | ((uint64_t)(uint32_t)(slot) << 8) | (uint64_t)(kind))
-#define TAG_KIND(t) ((int)((t)&0xff))
-#define TAG_SLOT(t) ((int)(((t) >> 8) & 0xffffff))
-#define TAG_GEN(t) ((uint32_t)((t) >> 32))
+#define TAG_KIND(t)          ((int)((t)&0xff))
+#define TAG_SLOT(t)          ((int)(((t) >> 8) & 0xffffff))
+#define TAG_GEN(t)           ((uint32_t)((t) >> 32))
 
 /* A report to a client: never blocks (a client that does not read loses it). */
 static void tell(int fd, report_kind kind, const cordon_error *e, int value, const char *text)
@@ -115,7 +115,9 @@ static void record_checks(const launch *l, sess_mem *m)
             else
                 continue;
         } else if (plan_op_mounts(op) && r == 0) {
-            *c = (sess_check){.dest = op->dest, .dev = st.st_dev, .ino = st.st_ino,
+            *c = (sess_check){.dest = op->dest,
+                              .dev = st.st_dev,
+                              .ino = st.st_ino,
                               .kind = op->kind == PLAN_BIND ? SESS_CHECK_BIND : SESS_CHECK_MOUNT};
         } else {
             continue; /* shadowed by a later mount, or nothing to hold */
@@ -519,8 +521,8 @@ static int park_wait(launch *l, sess_mem *m, pid_t shep, int want, int slot, int
             until = now_ms() + 2000;
             continue;
         }
-        struct pollfd fds[3] = {{.fd = m->shep_r, .events = POLLIN}, {.fd = m->sfd, .events = POLLIN},
-                                {.fd = listener, .events = POLLIN}};
+        struct pollfd fds[3] = {
+            {.fd = m->shep_r, .events = POLLIN}, {.fd = m->sfd, .events = POLLIN}, {.fd = listener, .events = POLLIN}};
         struct timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000000L};
         RAW(SYS_ppoll, fds, 3, &ts, 0, 8);
         if (listener >= 0 && (fds[2].revents & POLLIN)) {
@@ -579,8 +581,8 @@ static int open_tty(const sess_req *rq, int *slave)
         close(master);
         return -e;
     }
-    struct winsize ws = {.ws_row = rq->ws_row, .ws_col = rq->ws_col, .ws_xpixel = rq->ws_xpixel,
-                         .ws_ypixel = rq->ws_ypixel};
+    struct winsize ws = {
+        .ws_row = rq->ws_row, .ws_col = rq->ws_col, .ws_xpixel = rq->ws_xpixel, .ws_ypixel = rq->ws_ypixel};
     if (ws.ws_row && ws.ws_col)
         (void)ioctl(master, TIOCSWINSZ, &ws);
     return master;
@@ -755,8 +757,8 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     sess_slot *s = &m->slots[i];
     const sess_req *rq = (const sess_req *)m->req;
     int conn = s->conn;
-    if (len < sizeof *rq || rq->magic != SESS_MAGIC || rq->version != SESS_VERSION ||
-        (rq->flags & ~SESS_REQ_FLAGS) || rq->argc < 1) {
+    if (len < sizeof *rq || rq->magic != SESS_MAGIC || rq->version != SESS_VERSION || (rq->flags & ~SESS_REQ_FLAGS) ||
+        rq->argc < 1) {
         tell_error(conn, CORDON_STAGE_USAGE, EINVAL, "malformed request to the session");
         release_slot(m, s);
         return;
@@ -821,8 +823,13 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         }
     }
 
-    cmd_fields f = {.slot = i, .flags = rq->flags, .umask = (mode_t)(rq->umask & 0777), .argv = argv, .envp = envp,
-                    .cwd = cwd[0] ? cwd : NULL, .ctty = slave >= 0};
+    cmd_fields f = {.slot = i,
+                    .flags = rq->flags,
+                    .umask = (mode_t)(rq->umask & 0777),
+                    .argv = argv,
+                    .envp = envp,
+                    .cwd = cwd[0] ? cwd : NULL,
+                    .ctty = slave >= 0};
     sigemptyset(&f.mask);
     for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
         if ((rq->sigmask >> (sig - 1)) & 1)
@@ -1068,8 +1075,8 @@ void sess_pid1_main(launch *l, int sfd)
     }
     record_checks(l, m);
     int shep[2], ll[2];
-    if (pipe2(shep, O_CLOEXEC | O_NONBLOCK) < 0 ||
-        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ll) < 0 || (m->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+    if (pipe2(shep, O_CLOEXEC | O_NONBLOCK) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ll) < 0 ||
+        (m->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot set up the session's PID 1");
         report_fail(l->report_fd, &err);
     }
@@ -1086,8 +1093,15 @@ void sess_pid1_main(launch *l, int sfd)
     for (int i = 0; i < SESS_SLOTS; i++)
         m->slots[i] = (sess_slot){.state = SLOT_FREE, .conn = -1, .listener = -1, .stack = -1, .gen = 0};
     m->spare = (sess_spare){.go = -1, .listener = -1, .stack = -1};
-    int keep[] = {sfd, m->epfd, m->proc_fd, m->shep_r, m->shep_w, m->ll_r, m->ll_w,
-                  l->cc ? l->cc->pw.proc_fd : -1, l->cc ? l->cc->pw.root_fd : -1};
+    int keep[] = {sfd,
+                  m->epfd,
+                  m->proc_fd,
+                  m->shep_r,
+                  m->shep_w,
+                  m->ll_r,
+                  m->ll_w,
+                  l->cc ? l->cc->pw.proc_fd : -1,
+                  l->cc ? l->cc->pw.root_fd : -1};
     if (pid1_lock_down(l, keep, sizeof keep / sizeof keep[0], &err) < 0)
         report_fail(l->report_fd, &err);
     ep_add(m, sfd, EPOLLIN, TAG(T_SIG, 0, 0));
@@ -1136,17 +1150,10 @@ void sess_pid1_main(launch *l, int sfd)
                 (i >= SESS_SLOTS || m->slots[i].gen != TAG_GEN(tag)))
                 continue; /* about a command that is gone */
             switch (TAG_KIND(tag)) {
-            case T_SIG:
-                drain_signals(m);
-                break;
-            case T_LIFE:
-                end_session(l, 0); /* the owner is gone */
-            case T_CTL:
-                read_ctl(l, m);
-                break;
-            case T_SHEP:
-                drain_shep(m);
-                break;
+            case T_SIG: drain_signals(m); break;
+            case T_LIFE: end_session(l, 0); /* the owner is gone */
+            case T_CTL: read_ctl(l, m); break;
+            case T_SHEP: drain_shep(m); break;
             case T_CONN: {
                 sess_slot *s = &m->slots[i];
                 if (s->conn < 0)

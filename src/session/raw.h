@@ -47,7 +47,7 @@ static inline long raw6(long n, long a, long b, long c, long d, long e, long f)
 }
 #endif
 
-#define RAW(n, ...) raw_n(n, __VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define RAW(n, ...)                     raw_n(n, __VA_ARGS__, 0, 0, 0, 0, 0, 0)
 #define raw_n(n, a, b, c, d, e, f, ...) raw6((n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
 
 static inline __attribute__((noreturn)) void raw_exit(int code)

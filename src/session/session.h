@@ -46,13 +46,13 @@
 #include "supervise/launch.h"
 #include "supervise/report.h"
 
-#define SESS_SLOTS 256        /* commands at once (running or kept) */
-#define SESS_REFUSALS 8       /* creation-control refusals kept per command */
-#define SESS_S_STACK (64u * 1024u)
-#define SESS_C_STACK (2u * 1024u * 1024u) /* until exec: execvp may need much */
-#define SESS_GUARD 4096u
-#define SESS_STACKS (SESS_SLOTS + 1) /* every slot's shepherd, and the spare's */
-#define SESS_SETUP_TIMEOUT_MS 10000 /* a shepherd that does not start its command */
+#define SESS_SLOTS            256 /* commands at once (running or kept) */
+#define SESS_REFUSALS         8   /* creation-control refusals kept per command */
+#define SESS_S_STACK          (64u * 1024u)
+#define SESS_C_STACK          (2u * 1024u * 1024u) /* until exec: execvp may need much */
+#define SESS_GUARD            4096u
+#define SESS_STACKS           (SESS_SLOTS + 1) /* every slot's shepherd, and the spare's */
+#define SESS_SETUP_TIMEOUT_MS 10000            /* a shepherd that does not start its command */
 
 typedef enum sess_slot_state {
     SLOT_FREE = 0,
@@ -63,16 +63,16 @@ typedef enum sess_slot_state {
 
 typedef struct sess_slot {
     int state;
-    uint32_t gen;    /* taken this many times: events carry it (pid1.c) */
-    int stack;       /* the shepherd's stack (sess_mem.stack_used), or -1 */
-    int conn;        /* the client's connection, or -1 */
-    int listener;    /* the creation control's listener of this command, or -1 */
-    pid_t shep;      /* the shepherd while it lives, else 0 */
-    pid_t leader;    /* the command's own process */
-    uint32_t flags;  /* SESS_REQ_* */
+    uint32_t gen;          /* taken this many times: events carry it (pid1.c) */
+    int stack;             /* the shepherd's stack (sess_mem.stack_used), or -1 */
+    int conn;              /* the client's connection, or -1 */
+    int listener;          /* the creation control's listener of this command, or -1 */
+    pid_t shep;            /* the shepherd while it lives, else 0 */
+    pid_t leader;          /* the command's own process */
+    uint32_t flags;        /* SESS_REQ_* */
     long long deadline_ms; /* CLOCK_MONOTONIC; -1: none */
     bool timed_out, killed, have_status, abandoned;
-    int status;      /* the leader's wait status */
+    int status; /* the leader's wait status */
     unsigned long refused;
     unsigned n_refusals;
     cc_refusal refusals[SESS_REFUSALS];
@@ -86,12 +86,12 @@ typedef struct sess_shep_msg {
     int32_t pad;
 } sess_shep_msg;
 #define SESS_SHEP_STARTED 1 /* the shepherd: its command's process exec'd (or died) */
-#define SESS_SHEP_EXITED 2  /* the shepherd: its command's own process ended */
-#define SESS_SHEP_READY 3   /* a spare's command process: confined, waiting for a command */
+#define SESS_SHEP_EXITED  2 /* the shepherd: its command's own process ended */
+#define SESS_SHEP_READY   3 /* a spare's command process: confined, waiting for a command */
 /* the shepherd's exit codes */
-#define SESS_SHEP_CLEAN 0     /* nothing was left below it */
+#define SESS_SHEP_CLEAN     0 /* nothing was left below it */
 #define SESS_SHEP_LEFTOVERS 1 /* something was: sweep */
-#define SESS_SHEP_FAILED 2    /* it could not start the command */
+#define SESS_SHEP_FAILED    2 /* it could not start the command */
 
 /* What the policy check compares (sess_pid1_main records it once the root is built). */
 typedef struct sess_check {
@@ -100,8 +100,8 @@ typedef struct sess_check {
     ino_t ino;
     uint8_t kind; /* SESS_CHECK_* */
 } sess_check;
-#define SESS_CHECK_MOUNT 1u  /* the same file at dest */
-#define SESS_CHECK_BIND 2u   /* and its source not deleted on the host */
+#define SESS_CHECK_MOUNT  1u /* the same file at dest */
+#define SESS_CHECK_BIND   2u /* and its source not deleted on the host */
 #define SESS_CHECK_ABSENT 3u /* nothing at dest */
 
 /* The spare's start, shared by PID 1, the shepherd and the command's process (which run
@@ -109,26 +109,26 @@ typedef struct sess_check {
  * part (bound, slot, flags, umask, mask, cl's argv, envp, cwd and ctty) written by PID 1
  * before it sends the command's descriptors on `go`. */
 typedef struct sess_start {
-    int go_c;        /* the command's process's end of the spare's socket */
+    int go_c; /* the command's process's end of the spare's socket */
     int shep_w, ll_w;
     void *c_stack_top;
-    bool bound;      /* a command was handed to it */
+    bool bound; /* a command was handed to it */
     int slot;
     uint32_t flags;
     mode_t umask;
     sigset_t mask;
-    launch cl;       /* PID 1's, with the command's argv, envp, cwd, report_fd, ctty */
+    launch cl; /* PID 1's, with the command's argv, envp, cwd, report_fd, ctty */
 } sess_start;
 
 /* The next command's shepherd and process, made ahead of it (shepherd.c). */
 typedef struct sess_spare {
-    pid_t shep;      /* 0: none */
-    int go;          /* PID 1's end of its socket */
-    int listener;    /* its creation-control listener, or -1 */
+    pid_t shep;   /* 0: none */
+    int go;       /* PID 1's end of its socket */
+    int listener; /* its creation-control listener, or -1 */
     int stack;
     long long retry_ms; /* after a failure: not again before then */
     bool have_error;
-    report_msg error;   /* why the last one could not be made */
+    report_msg error; /* why the last one could not be made */
 } sess_spare;
 
 /* PID 1's memory, mapped by the owner before the clone (PID 1 allocates nothing). */
@@ -139,24 +139,27 @@ typedef struct sess_mem {
     size_t n_checks;
     sess_check *checks;
     size_t n_ptrs;
-    char **ptrs;       /* argv and envp of the command being started */
-    char *req;         /* SESS_REQ_MAX + 1 */
-    char *c_stack;     /* SESS_C_STACK */
-    char *s_stacks;    /* SESS_STACKS * (SESS_GUARD + SESS_S_STACK) */
+    char **ptrs;    /* argv and envp of the command being started */
+    char *req;      /* SESS_REQ_MAX + 1 */
+    char *c_stack;  /* SESS_C_STACK */
+    char *s_stacks; /* SESS_STACKS * (SESS_GUARD + SESS_S_STACK) */
     bool stack_used[SESS_STACKS];
     sess_start start;
     sess_spare spare;
     sess_shep_msg queue[4 * SESS_SLOTS]; /* what came while PID 1 waited for a spare */
     size_t n_queue;
-    struct { pid_t pid; int stack; } retired[16]; /* failed spares, until reaped */
+    struct {
+        pid_t pid;
+        int stack;
+    } retired[16]; /* failed spares, until reaped */
     size_t n_retired;
     /* PID 1's state */
     int epfd, proc_fd, shep_r, shep_w, ll_r, ll_w, ctl_fd, sfd;
-    bool probed;       /* the first listener was checked (SECCOMP_ADDFD_FLAG_SEND) */
+    bool probed; /* the first listener was checked (SECCOMP_ADDFD_FLAG_SEND) */
     bool reap_pending;
-    bool broken;       /* the policy can no longer be met: every command fails */
+    bool broken; /* the policy can no longer be met: every command fails */
     char broken_why[768];
-    pid_t kids[1024];  /* the sweep's scratch */
+    pid_t kids[1024]; /* the sweep's scratch */
     char scratch[16384];
 } sess_mem;
 
@@ -183,8 +186,8 @@ typedef struct sess_cmd sess_cmd;
  * then `path` is the published socket to connect to.  stdio: the command's 0, 1, 2. */
 int sess_cmd_start(int via, const char *path, char *const argv[], const int stdio[3], const cordon_session_cmd *opts,
                    sess_cmd **out, cordon_error *err);
-int sess_cmd_fd(const sess_cmd *c);     /* readable when reports arrive (the end) */
-int sess_cmd_tty(const sess_cmd *c);    /* the terminal's master, or -1 */
+int sess_cmd_fd(const sess_cmd *c);      /* readable when reports arrive (the end) */
+int sess_cmd_tty(const sess_cmd *c);     /* the terminal's master, or -1 */
 int sess_cmd_kill(sess_cmd *c, int sig); /* async-signal-safe */
 /* As cordon_proc_wait: 0 ended (res, err), 1 still running, -1 error. */
 int sess_cmd_wait(sess_cmd *c, int timeout_ms, cordon_result *res, cordon_error *err);

@@ -78,7 +78,8 @@ int sess_state_dir(char *buf, size_t n, bool create, cordon_error *err)
             return -1;
     }
     char dir[PATH_MAX];
-    if (!tmp && (snprintf(dir, sizeof dir, "%s/cordon", base) >= (int)sizeof dir || own_dir(dir, create, true, err) < 0))
+    if (!tmp &&
+        (snprintf(dir, sizeof dir, "%s/cordon", base) >= (int)sizeof dir || own_dir(dir, create, true, err) < 0))
         return -1;
     if (snprintf(dir, sizeof dir, tmp ? "%s/sessions" : "%s/cordon/sessions", base) >= (int)sizeof dir ||
         own_dir(dir, create, true, err) < 0)
@@ -100,8 +101,7 @@ int sess_socket_path(const char *name, char *buf, size_t n, bool create, cordon_
     char dir[PATH_MAX];
     if (sess_state_dir(dir, sizeof dir, create, err) < 0)
         return -1;
-    if (snprintf(buf, n, "%s/%s", dir, name) >= (int)n ||
-        strlen(buf) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+    if (snprintf(buf, n, "%s/%s", dir, name) >= (int)n || strlen(buf) >= sizeof((struct sockaddr_un *)0)->sun_path)
         return err_set(err, CORDON_STAGE_USAGE, ENAMETOOLONG,
                        "the session's socket path %s/%s is too long for a socket (set XDG_RUNTIME_DIR to a "
                        "shorter directory)",
@@ -151,8 +151,8 @@ int sess_connect(const char *path, uint32_t kind, cordon_error *err)
     socklen_t cl = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != geteuid())
         return err_set(err, CORDON_STAGE_USAGE, EPERM,
-                       "session '%s' is held by another user (uid %u): refusing to hand it a command",
-                       short_name(path), (unsigned)cred.uid);
+                       "session '%s' is held by another user (uid %u): refusing to hand it a command", short_name(path),
+                       (unsigned)cred.uid);
     /* The proofs (session.h): our user namespace, which a process in any cordon sandbox
      * cannot open (it is an ancestor of its own), and the session directory opened for
      * reading, which a Landlock-only sandbox cannot open. */

@@ -22,7 +22,7 @@
 #pragma once
 #include <stdint.h>
 
-#define SESS_MAGIC 0x636f7353u /* "Ssoc" */
+#define SESS_MAGIC   0x636f7353u /* "Ssoc" */
 #define SESS_VERSION 1u
 
 /* owner -> PID 1 */
@@ -46,7 +46,7 @@ typedef struct sess_hello {
 } sess_hello;
 
 /* holder -> client */
-#define SESS_REPLY_OK 0u
+#define SESS_REPLY_OK      0u
 #define SESS_REPLY_REFUSED 1u
 
 typedef struct sess_reply {
@@ -56,12 +56,12 @@ typedef struct sess_reply {
     uint32_t pad;
     int64_t started; /* wall-clock seconds since the epoch */
     char name[72];
-    char text[512];  /* REFUSED: why */
+    char text[512]; /* REFUSED: why */
 } sess_reply;
 
 /* client -> PID 1: a command */
-#define SESS_REQ_KEEP 0x1u /* what the command leaves running stays in the session */
-#define SESS_REQ_TTY 0x2u  /* a terminal of the sandbox's own */
+#define SESS_REQ_KEEP  0x1u /* what the command leaves running stays in the session */
+#define SESS_REQ_TTY   0x2u /* a terminal of the sandbox's own */
 #define SESS_REQ_FLAGS (SESS_REQ_KEEP | SESS_REQ_TTY)
 
 typedef struct sess_req {
@@ -71,8 +71,8 @@ typedef struct sess_req {
     uint32_t argc; /* then: cwd ("" for the session's), argv[argc], env[envc], each NUL-ended */
     uint32_t envc;
     uint32_t umask;
-    int64_t timeout_ms; /* 0: the session's; < 0: none */
-    uint64_t sigmask;   /* the signals blocked for the command (1 << (N - 1)) */
+    int64_t timeout_ms;                            /* 0: the session's; < 0: none */
+    uint64_t sigmask;                              /* the signals blocked for the command (1 << (N - 1)) */
     uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel; /* SESS_REQ_TTY: the window */
 } sess_req;
 

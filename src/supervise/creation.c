@@ -131,9 +131,8 @@ static int read_host_devs(cc_state *cc, int proc_fd, const root_scratch *s, cord
             bool ours = false;
             for (size_t i = 0; i < s->n_ours; i++)
                 ours |= s->ours[i] == id;
-            bool pseudo = strcmp(type, "proc") == 0 || strcmp(type, "devpts") == 0 ||
-                          strcmp(type, "mqueue") == 0 || strcmp(type, "sysfs") == 0 ||
-                          strncmp(type, "cgroup", 6) == 0;
+            bool pseudo = strcmp(type, "proc") == 0 || strcmp(type, "devpts") == 0 || strcmp(type, "mqueue") == 0 ||
+                          strcmp(type, "sysfs") == 0 || strncmp(type, "cgroup", 6) == 0;
             if (!ours && !pseudo && add_dev(cc, makedev(maj, min)) < 0)
                 return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
         }
@@ -178,8 +177,7 @@ static int hand_to_outer(cc_state *cc, cordon_error *err)
             }
         }
         if (prctl((int)CORDON_PRCTL, CC_PRCTL_ADD, (unsigned long)cc->wire, n * sizeof(cc_wire), 0) != 0)
-            return err_set(err, CORDON_STAGE_CONFINE, errno,
-                           "the cordon this sandbox runs in refused its protections");
+            return err_set(err, CORDON_STAGE_CONFINE, errno, "the cordon this sandbox runs in refused its protections");
         done += n;
     }
     return 0;
@@ -220,8 +218,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
             }
             st = last;
             if (add_rule(cc, st.st_dev, st.st_ino, slash + 1, op->why) < 0)
-                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many protected names (at most %d)",
-                               CC_MAX_RULES);
+                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many protected names (at most %d)", CC_MAX_RULES);
         } else if ((op->kind == PLAN_GITDIR && cc->n_gitdirs < CC_MAX_GITDIRS) ||
                    (op->kind == PLAN_LIFT && cc->n_lifted < CC_MAX_GITDIRS)) {
             _cleanup_fd_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -271,13 +268,14 @@ static void refuse_log(cc_state *cc, const char *what, const char *path, const c
 void cc_report(const cc_state *cc, int report_fd)
 {
 #ifdef CORDON_TRACE_TIMING
-    fprintf(stderr, "cordon-trace: creation-control %llu calls, %lld us in the handler, %lld of them handing back descriptors\n",
-            (unsigned long long)cc->trace_calls, cc->trace_us, cc->trace_addfd_us);
+    fprintf(
+        stderr,
+        "cordon-trace: creation-control %llu calls, %lld us in the handler, %lld of them handing back descriptors\n",
+        (unsigned long long)cc->trace_calls, cc->trace_us, cc->trace_addfd_us);
 #endif
     for (size_t i = 0; i < cc->n_refusals; i++) {
         char text[900];
-        snprintf(text, sizeof text, "%s %s: %s", cc->refusals[i].what, cc->refusals[i].path,
-                 cc->refusals[i].why);
+        snprintf(text, sizeof text, "%s %s: %s", cc->refusals[i].what, cc->refusals[i].path, cc->refusals[i].why);
         report_send(report_fd, REPORT_REFUSAL, NULL, (int)(i + 1 == cc->n_refusals ? cc->refused : 0), text);
     }
 }
@@ -320,8 +318,7 @@ static bool is_gitdir(int dir)
         return false;
     if (exists_at(dir, "commondir", &st))
         return true;
-    return exists_at(dir, "objects", &st) && S_ISDIR(st.st_mode) && exists_at(dir, "refs", &st) &&
-           S_ISDIR(st.st_mode);
+    return exists_at(dir, "objects", &st) && S_ISDIR(st.st_mode) && exists_at(dir, "refs", &st) && S_ISDIR(st.st_mode);
 }
 
 /* Would creating `name` in `dir` make it a git directory it was not: HEAD, and objects
@@ -350,20 +347,19 @@ static bool is_hooks_dir(int dir, const struct stat *st)
 {
     _cleanup_fd_ int up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
     struct stat h;
-    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino &&
-           is_gitdir(up);
+    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino && is_gitdir(up);
 }
 
 static const char *const git_sensitive[] = {"config", "config.worktree", "commondir", "gitdir", "hooks"};
 
 #define WHY_NEW_REPO                                                                       \
-    "a new git repository (.git) in a host directory: a host git would run its hooks and "  \
+    "a new git repository (.git) in a host directory: a host git would run its hooks and " \
     "configuration; create repositories in $TMPDIR (see doc/security.md)"
-#define WHY_HEAD                                                                           \
-    "with HEAD, objects and refs (or commondir) a directory is a git repository for a host "  \
+#define WHY_HEAD                                                                             \
+    "with HEAD, objects and refs (or commondir) a directory is a git repository for a host " \
     "git: a new one would run its configuration there"
-#define WHY_GIT_FILE                                                                       \
-    "git configuration and hooks are read and run by a host git: cordon keeps them as they "  \
+#define WHY_GIT_FILE                                                                         \
+    "git configuration and hooks are read and run by a host git: cordon keeps them as they " \
     "were"
 
 typedef enum cc_act {
@@ -959,8 +955,8 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
     }
     int rc = -1;
     if (still_valid(cc, c->id))
-        rc = flags ? renameat2(o.dir_fd, o.name, n.dir_fd, n.name, flags)
-                   : renameat(o.dir_fd, o.name, n.dir_fd, n.name);
+        rc =
+            flags ? renameat2(o.dir_fd, o.name, n.dir_fd, n.name, flags) : renameat(o.dir_fd, o.name, n.dir_fd, n.name);
     else
         errno = ENOENT;
     e = errno;
@@ -969,8 +965,7 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
     return rc < 0 ? e : 0;
 }
 
-static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, int ndirfd, const char *npath,
-                   int flags)
+static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, int ndirfd, const char *npath, int flags)
 {
     pw_result o = {.dir_fd = -1, .obj_fd = -1}, n;
     int e;
@@ -996,7 +991,8 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
     if (have && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
         why = "a hard link to a set-user-ID or set-group-ID file would keep it runnable on the host";
     if (!why)
-        why = o.obj_fd >= 0 ? decide_object(cc, c->tid, o.obj_fd, CC_SOURCE) : decide(cc, o.dir_fd, &o.dir_st, o.name, CC_SOURCE);
+        why = o.obj_fd >= 0 ? decide_object(cc, c->tid, o.obj_fd, CC_SOURCE)
+                            : decide(cc, o.dir_fd, &o.dir_st, o.name, CC_SOURCE);
     if (!why)
         why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
     if (why) {
@@ -1025,16 +1021,16 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
 
 static bool fs_type_allowed(const char *t)
 {
-    static const char *const ok[] = {"tmpfs", "ramfs", "proc", "sysfs", "devpts", "mqueue", "cgroup",
-                                     "cgroup2", "fuse", "fuseblk", "binfmt_misc"};
+    static const char *const ok[] = {"tmpfs",  "ramfs",   "proc", "sysfs",   "devpts",     "mqueue",
+                                     "cgroup", "cgroup2", "fuse", "fuseblk", "binfmt_misc"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
         if (strcmp(t, ok[i]) == 0)
             return true;
     return strncmp(t, "fuse.", 5) == 0;
 }
 
-#define WHY_FS_TYPE                                                                        \
-    "a file system of this type (a kernel overlay, say) would create files in host "         \
+#define WHY_FS_TYPE                                                                  \
+    "a file system of this type (a kernel overlay, say) would create files in host " \
     "directories on the command's behalf, past the creation control; fuse-overlayfs works"
 
 /* Does the thread hold CAP_SYS_ADMIN (in its own user namespace)? */
@@ -1057,9 +1053,12 @@ typedef struct ns_fds {
     int fd[8];
 } ns_fds;
 
-static const struct { const char *name; int type; } ns_kinds[] = {
-    {"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS}, {"ipc", CLONE_NEWIPC}, {"net", CLONE_NEWNET},
-    {"uts", CLONE_NEWUTS}, {"cgroup", CLONE_NEWCGROUP}, {"pid", CLONE_NEWPID},
+static const struct {
+    const char *name;
+    int type;
+} ns_kinds[] = {
+    {"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},        {"ipc", CLONE_NEWIPC}, {"net", CLONE_NEWNET},
+    {"uts", CLONE_NEWUTS},   {"cgroup", CLONE_NEWCGROUP}, {"pid", CLONE_NEWPID},
 };
 #define N_NS (sizeof ns_kinds / sizeof ns_kinds[0])
 
@@ -1240,12 +1239,12 @@ void cc_serve_one(cc_state *cc)
     long long val = 0;
     char *p1 = cc->path1, *p2 = cc->path2;
     int e;
-#define STR(arg, buf)                                                                      \
-    do {                                                                                   \
-        if ((e = read_string(c.tid, c.args[arg], buf, PW_PATH_MAX)) < 0) {                 \
-            err = -e;                                                                      \
-            goto out;                                                                      \
-        }                                                                                  \
+#define STR(arg, buf)                                                      \
+    do {                                                                   \
+        if ((e = read_string(c.tid, c.args[arg], buf, PW_PATH_MAX)) < 0) { \
+            err = -e;                                                      \
+            goto out;                                                      \
+        }                                                                  \
     } while (0)
     switch (op) {
     case SC_OP_OPEN:
@@ -1253,8 +1252,7 @@ void cc_serve_one(cc_state *cc)
         STR(0, p1);
         c.path = p1;
         c.what = op == SC_OP_CREAT ? "creat" : "open";
-        err = do_open(cc, &c, AT_FDCWD, p1,
-                      op == SC_OP_CREAT ? O_CREAT | O_WRONLY | O_TRUNC : (int)c.args[1],
+        err = do_open(cc, &c, AT_FDCWD, p1, op == SC_OP_CREAT ? O_CREAT | O_WRONLY | O_TRUNC : (int)c.args[1],
                       (mode_t)(op == SC_OP_CREAT ? c.args[1] : c.args[2]));
         break;
     case SC_OP_OPENAT:
@@ -1326,9 +1324,7 @@ void cc_serve_one(cc_state *cc)
         c.what = "symlink";
         err = do_symlink(cc, &c, p1, ARG_FD(c.args[1]), p2);
         break;
-    case SC_OP_PRCTL:
-        err = do_prctl(cc, &c, &val);
-        break;
+    case SC_OP_PRCTL: err = do_prctl(cc, &c, &val); break;
     case SC_OP_FSOPEN:
     case SC_OP_MOUNT:
         c.what = op == SC_OP_FSOPEN ? "fsopen" : "mount";
@@ -1342,9 +1338,7 @@ void cc_serve_one(cc_state *cc)
         pw_end(&cc->pw);
         respond_continue(cc, c.id);
         return;
-    case SC_OP_NONE:
-        err = ENOSYS;
-        break;
+    case SC_OP_NONE: err = ENOSYS; break;
     }
 out:
 #undef STR

@@ -41,9 +41,9 @@
 #include "sandbox/mount.h"
 #include "supervise/pathwalk.h"
 
-#define CC_MAX_RULES 1024
-#define CC_MAX_DEVS 512
-#define CC_MAX_GITDIRS 256
+#define CC_MAX_RULES    1024
+#define CC_MAX_DEVS     512
+#define CC_MAX_GITDIRS  256
 #define CC_MAX_REFUSALS 32
 
 /* A name that must not be created in one directory. */
@@ -61,8 +61,8 @@ typedef struct cc_refusal {
 } cc_refusal;
 
 /* prctl(CORDON_PRCTL, request, buffer, length) requests of a nested cordon. */
-#define CC_PRCTL_HELLO 1u /* answered with CC_PRCTL_HELLO_OK by a cordon supervisor */
-#define CC_PRCTL_ADD 2u   /* buffer: cc_wire records to add (only ever refusals) */
+#define CC_PRCTL_HELLO    1u /* answered with CC_PRCTL_HELLO_OK by a cordon supervisor */
+#define CC_PRCTL_ADD      2u /* buffer: cc_wire records to add (only ever refusals) */
 #define CC_PRCTL_HELLO_OK 0x434fu
 typedef struct cc_wire {
     uint64_t dev;
@@ -72,26 +72,36 @@ typedef struct cc_wire {
     char name[PW_NAME_MAX];
 } cc_wire;
 #define CC_WIRE_NAME 1u
-#define CC_WIRE_DEV 2u
+#define CC_WIRE_DEV  2u
 
 typedef struct cc_state {
     bool enabled;
-    int listener;  /* the command's notification descriptor, or -1 */
-    bool nested;   /* an outer cordon serves the calls: rules were handed to it */
+    int listener; /* the command's notification descriptor, or -1 */
+    bool nested;  /* an outer cordon serves the calls: rules were handed to it */
     cc_rule rules[CC_MAX_RULES];
     size_t n_rules;
     dev_t devs[CC_MAX_DEVS]; /* host file systems: the git rules apply there */
     size_t n_devs;
-    struct { dev_t dev; ino_t ino; } gitdirs[CC_MAX_GITDIRS];
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } gitdirs[CC_MAX_GITDIRS];
     size_t n_gitdirs;
-    struct { dev_t dev; ino_t ino; } lifted[CC_MAX_GITDIRS]; /* PLAN_LIFT paths */
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } lifted[CC_MAX_GITDIRS]; /* PLAN_LIFT paths */
     size_t n_lifted;
-    struct { pid_t pid; uint64_t id; int listener; } workers[64]; /* forked to answer a
+    struct {
+        pid_t pid;
+        uint64_t id;
+        int listener;
+    } workers[64]; /* forked to answer a
                                      * notification (on that listener: a session has one
                                      * per command, set in `listener` before each call) */
     size_t n_workers;
     cc_refusal refusals[CC_MAX_REFUSALS];
-    size_t n_refusals;   /* kept */
+    size_t n_refusals;     /* kept */
     unsigned long refused; /* all */
     pw_ctx pw;
     char path1[PW_PATH_MAX], path2[PW_PATH_MAX];

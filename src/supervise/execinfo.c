@@ -133,7 +133,7 @@ static int missing_part(const char *file, char *what, size_t n, int depth)
     struct stat st;
     if (stat(need, &st) < 0) {
         fmt(what, n, "its %s %s (%s) is not in the sandbox", kind, need,
-                 kind[0] == 'i' ? "named on its #! line" : "the dynamic linker named in the program");
+            kind[0] == 'i' ? "named on its #! line" : "the dynamic linker named in the program");
         return 0;
     }
     if (depth == 0) {

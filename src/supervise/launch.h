@@ -23,28 +23,28 @@ typedef struct launch {
     char **envp;
     uid_t uid;
     gid_t gid;
-    int report_fd; /* write end: setup errors, exec errors, the command's status */
-    int life_fd;   /* read end of a pipe whose write end only the parent holds: EOF means
+    int report_fd;         /* write end: setup errors, exec errors, the command's status */
+    int life_fd;           /* read end of a pipe whose write end only the parent holds: EOF means
                     * cordon is gone */
-    int life_wfd;  /* its write end, which PID 1 must close at once */
-    cc_state *cc;  /* the creation control (creation.h), or NULL (--isolation landlock,
+    int life_wfd;          /* its write end, which PID 1 must close at once */
+    cc_state *cc;          /* the creation control (creation.h), or NULL (--isolation landlock,
                     * or a build without confinement) */
-    int cc_sock[2]; /* PID 1 <- command's process: the listener, before the exec */
-    bool pdeathsig; /* cordon was started from its process's main thread: PID 1 also gets
+    int cc_sock[2];        /* PID 1 <- command's process: the listener, before the exec */
+    bool pdeathsig;        /* cordon was started from its process's main thread: PID 1 also gets
                      * a parent-death signal (which follows that one thread, so a run
                      * spawned from any other thread relies on life_fd alone) */
     long long deadline_ms; /* CLOCK_MONOTONIC, in ms: PID 1 ends the run then (the timeout,
                             * enforced inside so that a caller that never waits is held to
                             * it too); -1: none */
-    int helper_fd; /* PID 1's end of the socket to the run's host-side helpers (outer.h), or -1 */
-    int cordon_pidfd; /* a pidfd of cordon's own process, or -1: the pipe alone cannot say
+    int helper_fd;         /* PID 1's end of the socket to the run's host-side helpers (outer.h), or -1 */
+    int cordon_pidfd;      /* a pidfd of cordon's own process, or -1: the pipe alone cannot say
                        * that cordon is gone while a process forked after the clone still
                        * holds a copy of its write end */
-    sigset_t orig_mask; /* the caller's signal mask, restored for the command */
-    void *cmd_stack;    /* stack for the command's process until it execs */
+    sigset_t orig_mask;    /* the caller's signal mask, restored for the command */
+    void *cmd_stack;       /* stack for the command's process until it execs */
     size_t cmd_stack_size;
     root_scratch scratch;
-    limits_run limits;  /* the run's cgroups, or the rlimits for the command */
+    limits_run limits;    /* the run's cgroups, or the rlimits for the command */
     confine_prep confine; /* Landlock and seccomp, ready to apply */
     /* Sessions (src/session): PID 1 starts commands on request instead of one command. */
     struct sess_mem *session; /* PID 1's memory for them, or NULL for a run */
@@ -52,7 +52,7 @@ typedef struct launch {
     const char *cwd;          /* the command's working directory; NULL: the plan's */
     bool ctty;                /* make stdin the command's controlling terminal (a session's
                                * --tty: a pseudo-terminal of the sandbox's own) */
-    launch_pty pty;       /* CORDON_SPAWN_PTY: the command's terminal (pty.h), .on false: none */
+    launch_pty pty;           /* CORDON_SPAWN_PTY: the command's terminal (pty.h), .on false: none */
 } launch;
 
 /* First steps of the process cordon cloned (PID 1, or --isolation landlock's stand-in):

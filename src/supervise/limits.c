@@ -257,8 +257,7 @@ static bool writable_cgroup(const char *dir)
 {
     char procs[4200];
     fmt(procs, sizeof procs, "%s/cgroup.procs", dir);
-    return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0 &&
-           faccessat(AT_FDCWD, procs, W_OK, AT_EACCESS) == 0;
+    return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0 && faccessat(AT_FDCWD, procs, W_OK, AT_EACCESS) == 0;
 }
 
 /* Is dir on a read-only mount?  A container's /sys/fs/cgroup is, by default (Docker's):
@@ -335,22 +334,22 @@ static int find_v2(const host_cgroups *h, const limit_values *want, char *dir, s
     for (int i = 0; i < LIMITS_N; i++)
         if (want->v[i] && v2_controller[i] && !has_word(ctl, v2_controller[i])) {
             err_set(why, CORDON_STAGE_LIMITS, 0,
-                "the cgroup v2 hierarchy at %s has no %s controller (on this host it belongs to "
-                "cgroup v1)",
-                mnt, v2_controller[i]);
+                    "the cgroup v2 hierarchy at %s has no %s controller (on this host it belongs to "
+                    "cgroup v1)",
+                    mnt, v2_controller[i]);
             return -1;
         }
     if (readonly_mount(own)) {
         err_set(why, CORDON_STAGE_LIMITS, EROFS,
-            "the cgroup v2 file system at %s is mounted read-only (as a container's /sys/fs/cgroup "
-            "is by default): no cgroup can be made in it",
-            mnt);
+                "the cgroup v2 file system at %s is mounted read-only (as a container's /sys/fs/cgroup "
+                "is by default): no cgroup can be made in it",
+                mnt);
         return -1;
     }
     err_set(why, CORDON_STAGE_LIMITS, 0,
-        "no cgroup from %s up to %s is both writable by uid %u and has the needed controllers "
-        "enabled for its children (cgroup.subtree_control): cgroup v2 is not delegated to you",
-        own, mnt, (unsigned)geteuid());
+            "no cgroup from %s up to %s is both writable by uid %u and has the needed controllers "
+            "enabled for its children (cgroup.subtree_control): cgroup v2 is not delegated to you",
+            own, mnt, (unsigned)geteuid());
     return -1;
 }
 
@@ -367,12 +366,12 @@ static int find_v1(const host_cgroups *h, const char *controller, char *dir, siz
     if (!writable_cgroup(dir)) {
         if (readonly_mount(dir))
             err_set(why, CORDON_STAGE_LIMITS, EROFS,
-                "the cgroup v1 directory %s is on a read-only mount (as a container's /sys/fs/cgroup "
-                "is by default)",
-                dir);
+                    "the cgroup v1 directory %s is on a read-only mount (as a container's /sys/fs/cgroup "
+                    "is by default)",
+                    dir);
         else
             err_set(why, CORDON_STAGE_LIMITS, 0, "the cgroup v1 directory %s is not writable by uid %u", dir,
-                (unsigned)geteuid());
+                    (unsigned)geteuid());
         return -1;
     }
     return 0;
@@ -950,7 +949,7 @@ void limits_explain(FILE *out, const limit_values *want)
         fprintf(out, "\nlimits\n  none (--limit-pids, --limit-memory, --limit-cpu)\n");
         return;
     }
-    char where[1024] = "", why[sizeof ((cordon_error *)0)->message + 128];
+    char where[1024] = "", why[sizeof((cordon_error *)0)->message + 128];
     cordon_error reason = {0};
     limits_kind k = probe(want, where, sizeof where, &reason);
     cordon_error_text(&reason, why, sizeof why);
@@ -958,9 +957,9 @@ void limits_explain(FILE *out, const limit_values *want)
                                                  "cpu.stat usage_usec, watched by cordon"};
     static const char *const v1_how[LIMITS_N] = {"pids.max (+1: cordon's PID 1 counts)", "memory.limit_in_bytes",
                                                  "cpuacct.usage, watched by cordon"};
-    static const char *const rl_how[LIMITS_N] = {
-        "RLIMIT_NPROC: processes of your uid in the sandbox's user namespace",
-        "RLIMIT_AS: address space of each process", "RLIMIT_CPU: CPU time of each process"};
+    static const char *const rl_how[LIMITS_N] = {"RLIMIT_NPROC: processes of your uid in the sandbox's user namespace",
+                                                 "RLIMIT_AS: address space of each process",
+                                                 "RLIMIT_CPU: CPU time of each process"};
     if (k == LIMITS_CGROUP2)
         fprintf(out, "\nlimits (cgroup v2: a cgroup of the run's own under %s)\n", where);
     else if (k == LIMITS_CGROUP1)

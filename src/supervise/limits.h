@@ -33,27 +33,27 @@ typedef enum limits_kind {
 #define LIMITS_DIRS 4 /* cgroups one run makes: v2 run + leaf, or one per v1 hierarchy */
 
 typedef struct limits_dir {
-    int parent_fd;  /* the caller's cgroup directory the run's one was made in */
-    char name[96];  /* relative to parent_fd ("cordon-123-ab12cd34" or ".../sandbox") */
+    int parent_fd; /* the caller's cgroup directory the run's one was made in */
+    char name[96]; /* relative to parent_fd ("cordon-123-ab12cd34" or ".../sandbox") */
 } limits_dir;
 
 typedef struct limits_run {
     limits_kind kind;
     limit_values want;
-    cordon_error why; /* LIMITS_RLIMIT: why no cgroup could be used */
-    char where[512]; /* the cgroup(s) made, for messages */
+    cordon_error why;             /* LIMITS_RLIMIT: why no cgroup could be used */
+    char where[512];              /* the cgroup(s) made, for messages */
     limits_dir dirs[LIMITS_DIRS]; /* in removal order: children first */
     size_t n_dirs;
-    int into_fd;          /* cgroup2: the leaf, for CLONE_INTO_CGROUP; else -1 */
+    int into_fd;           /* cgroup2: the leaf, for CLONE_INTO_CGROUP; else -1 */
     int join_fd[LIMITS_N]; /* cgroup1: cgroup.procs that PID 1 writes "0" to; -1 */
-    int dir_fd[LIMITS_N]; /* the cgroup holding each limit: its *.events tell it was hit,
+    int dir_fd[LIMITS_N];  /* the cgroup holding each limit: its *.events tell it was hit,
                            * cpu.stat or cpuacct.usage the CPU time used; -1 */
-    long ncpu;            /* how fast CPU time can grow, for the next look at cpu_fd */
-    int cpu_fd;           /* PID 1's open cpu.stat / cpuacct.usage (limits_enter), or -1 */
+    long ncpu;             /* how fast CPU time can grow, for the next look at cpu_fd */
+    int cpu_fd;            /* PID 1's open cpu.stat / cpuacct.usage (limits_enter), or -1 */
     pid_t janitor;
-    int janitor_wfd; /* closing it tells the janitor to remove the cgroups */
-    bool cpu_exceeded;   /* cordon killed the sandbox for its CPU time */
-    unsigned hit;        /* 1u << cordon_limit */
+    int janitor_wfd;   /* closing it tells the janitor to remove the cgroups */
+    bool cpu_exceeded; /* cordon killed the sandbox for its CPU time */
+    unsigned hit;      /* 1u << cordon_limit */
 } limits_run;
 
 /* Before clone3: choose the mechanism for `want` and make the cgroups.  Returns -1 only

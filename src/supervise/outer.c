@@ -37,17 +37,16 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-
 struct outer_run {
-    launch l;          /* as the child got it; the parent keeps the limits and frees the rest */
+    launch l; /* as the child got it; the parent keeps the limits and frees the rest */
     int pidfd;
-    int report_fd;     /* read end, non-blocking */
-    int life_fd;       /* our end of the life socket: PID 1 ends the run when it closes */
+    int report_fd; /* read end, non-blocking */
+    int life_fd;   /* our end of the life socket: PID 1 ends the run when it closes */
     bool report_eof;
-    bool ended;        /* the result is final */
+    bool ended; /* the result is final */
     bool reaped;
-    bool killed;       /* outer_wait() sent SIGKILL (a timeout, the output callback) */
-    bool stop_output;  /* the output callback asked to stop: read, but do not deliver */
+    bool killed;      /* outer_wait() sent SIGKILL (a timeout, the output callback) */
+    bool stop_output; /* the output callback asked to stop: read, but do not deliver */
     long long deadline_ms;
     double started_s;
     cordon_isolation isolation;
@@ -83,19 +82,13 @@ void outer_take_message(outer_outcome *o, const report_msg *m)
         o->have_exit = true;
         o->wait_status = m->value;
         break;
-    case REPORT_LIMITS_HIT:
-        o->limits_hit |= (unsigned)m->value;
-        break;
+    case REPORT_LIMITS_HIT: o->limits_hit |= (unsigned)m->value; break;
     case REPORT_EXEC_DETAIL:
         memcpy(o->exec_detail, m->text, sizeof o->exec_detail - 1); /* cut: it leads with what is missing */
         o->exec_detail[sizeof o->exec_detail - 1] = '\0';
         break;
-    case REPORT_TIMEOUT:
-        o->timed_out = true;
-        break;
-    case REPORT_CPU_LIMIT:
-        o->cpu_limit = true;
-        break;
+    case REPORT_TIMEOUT: o->timed_out = true; break;
+    case REPORT_CPU_LIMIT: o->cpu_limit = true; break;
     case REPORT_REFUSAL: {
         size_t n = strnlen(m->text, sizeof m->text);
         if (o->refusals_len + n + 1 <= sizeof o->refusals) {
@@ -108,8 +101,7 @@ void outer_take_message(outer_outcome *o, const report_msg *m)
             o->refused = (unsigned long)m->value;
         break;
     }
-    case REPORT_STARTED:
-        break;
+    case REPORT_STARTED: break;
     }
 }
 
@@ -168,8 +160,7 @@ void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_res
     if (o->exec_failed) {
         bool nf = o->exec_errnum == ENOENT || o->exec_errnum == ENOTDIR;
         err_set(err, CORDON_STAGE_EXEC, o->exec_errnum, "%s: %s", o->exec_what,
-                nf ? "command not found in the sandbox (is it visible there? see `cordon explain`)"
-                   : "cannot execute");
+                nf ? "command not found in the sandbox (is it visible there? see `cordon explain`)" : "cannot execute");
         r->exit_code = nf ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC;
         return;
     }
@@ -370,8 +361,7 @@ static void abandon(outer_run *r)
     free(r);
 }
 
-int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out,
-                cordon_error *err)
+int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out, cordon_error *err)
 {
     *out = NULL;
     outer_run *r = calloc(1, sizeof *r);
@@ -380,9 +370,18 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     r->pidfd = r->report_fd = r->life_fd = r->pty_sock = r->pty_master = -1;
     r->isolation = p->isolation;
     launch *l = &r->l;
-    *l = (launch){.plan = p, .argv = argv, .envp = envp, .uid = geteuid(), .gid = getegid(), .report_fd = -1,
-                  .life_fd = -1, .life_wfd = -1, .helper_fd = -1, .deadline_ms = -1,
-                  .session = o->session, .session_fd = o->session ? o->session_fd : -1};
+    *l = (launch){.plan = p,
+                  .argv = argv,
+                  .envp = envp,
+                  .uid = geteuid(),
+                  .gid = getegid(),
+                  .report_fd = -1,
+                  .life_fd = -1,
+                  .life_wfd = -1,
+                  .helper_fd = -1,
+                  .deadline_ms = -1,
+                  .session = o->session,
+                  .session_fd = o->session ? o->session_fd : -1};
     /* PID 1 also watches cordon's own process through a pidfd: the life pipe alone cannot
      * say that cordon is gone while a process forked after the clone still holds a copy of
      * its write end (close-on-exec; -1: the pipe only) */

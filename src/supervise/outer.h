@@ -40,15 +40,15 @@ typedef struct outer_helper {
 } outer_helper;
 
 typedef struct outer_opts {
-    double timeout;   /* seconds; 0: none */
-    int stdio[3];     /* what PID 1 and the command get as 0, 1 and 2; -1: the caller's own */
-    int ll_ruleset_fd; /* --isolation landlock: the ruleset confine/llonly.c built */
+    double timeout;             /* seconds; 0: none */
+    int stdio[3];               /* what PID 1 and the command get as 0, 1 and 2; -1: the caller's own */
+    int ll_ruleset_fd;          /* --isolation landlock: the ruleset confine/llonly.c built */
     const outer_helper *helper; /* the run's host-side helper, or NULL (one process may
                                    serve several purposes: the proxy and the bridges) */
-    struct sess_mem *session; /* a session (src/session): PID 1 starts no command but
+    struct sess_mem *session;   /* a session (src/session): PID 1 starts no command but
                                  serves session_fd (its end of the control socket) */
     int session_fd;
-    bool pty;         /* the command's 0 and 1 (and 2, with pty_stderr) are a terminal of the
+    bool pty; /* the command's 0 and 1 (and 2, with pty_stderr) are a terminal of the
                          sandbox's own (supervise/pty.h); outer_start returns once its master
                          is here (outer_take_pty) */
     bool pty_stderr;
@@ -107,7 +107,7 @@ typedef struct outer_outcome {
     unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;
-    char refusals[sizeof ((cordon_result *)0)->refusals];
+    char refusals[sizeof((cordon_result *)0)->refusals];
 } outer_outcome;
 /* One report into the outcome; whether it is the last (after which PID 1 only exits);
  * the result the outcome makes (pid1: how PID 1 ended, or NULL). */

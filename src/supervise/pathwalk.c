@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PW_MAX_LINKS 40   /* as the kernel (MAXSYMLINKS) */
+#define PW_MAX_LINKS  40 /* as the kernel (MAXSYMLINKS) */
 #define PROC_ROOT_INO 1
 
 static void close_if(int *fd)
@@ -508,8 +508,8 @@ int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result
 
         if (last && !(flags & PW_WHOLE) && !dot && !dotdot_c) {
             struct stat st;
-            bool is_link = (flags & PW_FOLLOW_LAST) &&
-                           fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+            bool is_link =
+                (flags & PW_FOLLOW_LAST) && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
             if (!is_link) {
                 out->dir_fd = cur;
                 memcpy(out->name, comp, n + 1);

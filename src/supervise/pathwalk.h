@@ -35,45 +35,49 @@ typedef struct pw_thread {
 
 /* The process a walk is done for. */
 typedef struct pw_target {
-    pid_t tid;        /* the calling thread, as the supervisor's PID namespace sees it */
-    int root_fd;      /* its root directory (O_PATH), or -1 until needed */
+    pid_t tid;   /* the calling thread, as the supervisor's PID namespace sees it */
+    int root_fd; /* its root directory (O_PATH), or -1 until needed */
     uint64_t root_mnt;
     ino_t root_ino;
-    int cwd_fd;       /* its working directory, or -1 until needed */
+    int cwd_fd; /* its working directory, or -1 until needed */
 } pw_target;
 
 typedef struct pw_ctx {
-    int proc_fd;               /* a procfs of the supervisor's own PID namespace */
-    int root_fd;               /* the supervisor's root (O_PATH) */
+    int proc_fd; /* a procfs of the supervisor's own PID namespace */
+    int root_fd; /* the supervisor's root (O_PATH) */
     uint64_t root_mnt;
     ino_t root_ino;
     pw_target t;
     pw_thread threads[PW_THREADS];
     unsigned next_evict;
-    pw_thread *cur;            /* the entry of t.tid, or NULL */
+    pw_thread *cur; /* the entry of t.tid, or NULL */
     /* scratch, owned by the walker */
     char buf[2 * PW_PATH_MAX + 2];
     char link[PW_PATH_MAX];
-    struct { dev_t dev; bool proc; } fs[16]; /* which file systems are procfs instances */
+    struct {
+        dev_t dev;
+        bool proc;
+    } fs[16]; /* which file systems are procfs instances */
     unsigned n_fs;
 } pw_ctx;
 
 /* What a walk found. */
 typedef struct pw_result {
-    int dir_fd;                /* the directory holding the last component (O_PATH) */
+    int dir_fd; /* the directory holding the last component (O_PATH) */
     struct stat dir_st;
-    char name[PW_NAME_MAX];    /* the last component; "" when obj_fd is set */
-    int obj_fd;                /* PW_WHOLE, or a magic link followed at the end: the object
+    char name[PW_NAME_MAX]; /* the last component; "" when obj_fd is set */
+    int obj_fd;             /* PW_WHOLE, or a magic link followed at the end: the object
                                   itself (O_PATH), and dir_fd is -1 */
-    bool slash;                /* the path ended in "/" (the last component must be a
+    bool slash;             /* the path ended in "/" (the last component must be a
                                   directory) */
-    bool dot;                  /* the last component was "." or "..": it names the
+    bool dot;               /* the last component was "." or "..": it names the
                                   directory dir_fd itself (creating it: EEXIST) */
 } pw_result;
 
-#define PW_FOLLOW_LAST 0x1u /* a symlink as the last component is followed (open without
+#define PW_FOLLOW_LAST \
+    0x1u              /* a symlink as the last component is followed (open without
                                O_NOFOLLOW or O_EXCL, linkat with AT_SYMLINK_FOLLOW) */
-#define PW_WHOLE 0x2u       /* resolve to the object itself (open(O_TMPFILE) of a directory) */
+#define PW_WHOLE 0x2u /* resolve to the object itself (open(O_TMPFILE) of a directory) */
 
 /* Once, in the supervisor: its own root and no thread known. */
 int pw_init(pw_ctx *c, int proc_fd);

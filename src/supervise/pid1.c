@@ -141,8 +141,7 @@ void pid1_main(launch *l)
         close(l->cc_sock[0]);
     }
 
-    int keep[4] = {sfd, l->cc ? l->cc->listener : -1, l->cc ? l->cc->pw.proc_fd : -1,
-                   l->cc ? l->cc->pw.root_fd : -1};
+    int keep[4] = {sfd, l->cc ? l->cc->listener : -1, l->cc ? l->cc->pw.proc_fd : -1, l->cc ? l->cc->pw.root_fd : -1};
     if (pid1_lock_down(l, keep, 4, &err) < 0) {
         kill(cmd, SIGKILL);
         launch_fail(l, &err);

@@ -14,12 +14,12 @@
 
 typedef struct launch_pty {
     bool on;
-    bool stderr_too;         /* the pty is the command's stderr as well (it is not piped) */
-    int sock;                /* PID 1's end of the socket the master goes through, or -1 */
-    int slave;               /* in PID 1, from pty_open_sandbox() until the command runs */
-    bool have_termios;       /* the caller's terminal settings, copied to the new one */
+    bool stderr_too;   /* the pty is the command's stderr as well (it is not piped) */
+    int sock;          /* PID 1's end of the socket the master goes through, or -1 */
+    int slave;         /* in PID 1, from pty_open_sandbox() until the command runs */
+    bool have_termios; /* the caller's terminal settings, copied to the new one */
     struct termios termios;
-    struct winsize winsize;  /* its window size (24x80 when the caller has no terminal) */
+    struct winsize winsize; /* its window size (24x80 when the caller has no terminal) */
 } launch_pty;
 
 /* In the parent, before the clone: what the new terminal starts as, from the first of

@@ -46,17 +46,17 @@ static inline void cleanup_pidp(pid_t *pid)
     }
 }
 #define _cleanup_free_ __attribute__((cleanup(cleanup_freep)))
-#define _cleanup_fd_ __attribute__((cleanup(cleanup_fdp)))
-#define _cleanup_dir_ __attribute__((cleanup(cleanup_dirp)))
-#define _cleanup_pid_ __attribute__((cleanup(cleanup_pidp)))
+#define _cleanup_fd_   __attribute__((cleanup(cleanup_fdp)))
+#define _cleanup_dir_  __attribute__((cleanup(cleanup_dirp)))
+#define _cleanup_pid_  __attribute__((cleanup(cleanup_pidp)))
 
 /* The pointer *pp, of its own type (assigning it to a variable of another type is a
  * compile-time error, as a void * would not be), and *pp set to NULL. */
-#define steal_pointer(pp)                                                                  \
-    ({                                                                                     \
-        __typeof__(*(pp)) _stolen = *(pp);                                                 \
-        *(pp) = NULL;                                                                      \
-        _stolen;                                                                           \
+#define steal_pointer(pp)                  \
+    ({                                     \
+        __typeof__(*(pp)) _stolen = *(pp); \
+        *(pp) = NULL;                      \
+        _stolen;                           \
     })
 static inline int steal_fd(int *fd)
 {
@@ -71,11 +71,11 @@ static inline pid_t steal_pid(pid_t *pid)
     return v;
 }
 
-#define RETRY_EINTR(expr)                                                                  \
-    ({                                                                                     \
-        __typeof__(expr) _r;                                                               \
-        do                                                                                 \
-            _r = (expr);                                                                   \
-        while (_r == -1 && errno == EINTR);                                                \
-        _r;                                                                                \
+#define RETRY_EINTR(expr)                   \
+    ({                                      \
+        __typeof__(expr) _r;                \
+        do                                  \
+            _r = (expr);                    \
+        while (_r == -1 && errno == EINTR); \
+        _r;                                 \
     })

@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* The first layout of each growable struct: what a caller with size 0 has. */
-#define ERROR_V1_SIZE (offsetof(cordon_error, message) + sizeof(((cordon_error *)0)->message))
+#define ERROR_V1_SIZE  (offsetof(cordon_error, message) + sizeof(((cordon_error *)0)->message))
 #define RESULT_V1_SIZE (offsetof(cordon_result, wall_seconds) + sizeof(double))
 
 /* A message that did not fit: cut it at a character boundary and say so. */
@@ -34,7 +34,7 @@ int err_setv(cordon_error *err, cordon_stage stage, int errnum, const char *fmt,
     return -1;
 }
 
-int (err_opt)(cordon_error *err, cordon_stage stage, int errnum, const char *option, const char *fmt, ...)
+int(err_opt)(cordon_error *err, cordon_stage stage, int errnum, const char *option, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -45,7 +45,7 @@ int (err_opt)(cordon_error *err, cordon_stage stage, int errnum, const char *opt
     return -1;
 }
 
-int (err_set)(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
+int(err_set)(cordon_error *err, cordon_stage stage, int errnum, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -54,7 +54,7 @@ int (err_set)(cordon_error *err, cordon_stage stage, int errnum, const char *fmt
     return -1;
 }
 
-int (err_wrap)(cordon_error *err, const char *fmt, ...)
+int(err_wrap)(cordon_error *err, const char *fmt, ...)
 {
     if (!err)
         return -1;

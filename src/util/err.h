@@ -32,9 +32,23 @@ void err_clear(cordon_error *err);
  * the compiler and clang's analyzer (tests/analyze.sh) follow `if (f() < 0)` after
  * `return err_set(...)` without supposing that an error path returned 0.  (err.c defines
  * them as `int (err_set)(...)`, which the macros leave alone.) */
-#define err_set(...) ({ (err_set)(__VA_ARGS__); -1; })
-#define err_opt(...) ({ (err_opt)(__VA_ARGS__); -1; })
-#define err_wrap(...) ({ (err_wrap)(__VA_ARGS__); -1; })
+/* clang-format off: one line each */
+#define err_set(...)            \
+    ({                          \
+        (err_set)(__VA_ARGS__); \
+        -1;                     \
+    })
+#define err_opt(...)            \
+    ({                          \
+        (err_opt)(__VA_ARGS__); \
+        -1;                     \
+    })
+#define err_wrap(...)            \
+    ({                           \
+        (err_wrap)(__VA_ARGS__); \
+        -1;                      \
+    })
+/* clang-format on */
 /* Copy a full-size error into the caller's, as far as its size allows. */
 void err_export(cordon_error *to, const cordon_error *from);
 /* The same for results. */

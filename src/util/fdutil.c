@@ -119,7 +119,8 @@ void detach_janitor(const int *keep, size_t n)
 
 int open_no_symlinks(const char *path, int flags)
 {
-    struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW), .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    struct open_how how = {.flags = (uint64_t)(flags | O_NOFOLLOW),
+                           .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
     int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
     if (fd >= 0 || errno != ENOSYS)
         return fd;
@@ -244,8 +245,7 @@ int remove_tree_at(int at, const char *name)
     return remove_level(at, name, 0);
 }
 
-void fd_msg_init(struct msghdr *mh, struct iovec *iov, const void *buf, size_t len, char *ctl, const int *fds,
-                 size_t n)
+void fd_msg_init(struct msghdr *mh, struct iovec *iov, const void *buf, size_t len, char *ctl, const int *fds, size_t n)
 {
     iov->iov_base = (void *)buf;
     iov->iov_len = len;

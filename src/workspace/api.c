@@ -51,11 +51,10 @@ int cordon_settings_workspace_backend(const char *file, cordon_ws_backend *out, 
     jsonpos_step path[] = {JSONPOS_KEY("orchestration"), JSONPOS_KEY("isolation")};
     int line = jsonpos_line(text, len, path, 2);
     const char *v = json_string_value(iso);
-    if (!json_is_object(orch) || !v || (strcmp(v, "worktree") != 0 && strcmp(v, "overlayfs") != 0 &&
-                                        strcmp(v, "none") != 0)) {
+    if (!json_is_object(orch) || !v ||
+        (strcmp(v, "worktree") != 0 && strcmp(v, "overlayfs") != 0 && strcmp(v, "none") != 0)) {
         ret = err_set(err, CORDON_STAGE_SETTINGS, 0,
-                      "%s:%d: \"orchestration.isolation\" must be \"worktree\", \"overlayfs\" or \"none\"", file,
-                      line);
+                      "%s:%d: \"orchestration.isolation\" must be \"worktree\", \"overlayfs\" or \"none\"", file, line);
         goto out;
     }
     *out = strcmp(v, "worktree") == 0 ? CORDON_WS_WORKTREE : strcmp(v, "none") == 0 ? CORDON_WS_NONE : CORDON_WS_AUTO;
@@ -145,8 +144,8 @@ int cordon_workspace_create(const char *root_given, const char *name, const char
         int e = errno;
         if (e == EEXIST)
             err_set(err, CORDON_STAGE_USAGE, 0,
-                    "workspace %s exists already (%s); `cordon workspace remove %s` first, or pick another name",
-                    name, ws->dir, name);
+                    "workspace %s exists already (%s); `cordon workspace remove %s` first, or pick another name", name,
+                    ws->dir, name);
         else
             err_set(err, CORDON_STAGE_WORKSPACE, e, "cannot create %s", ws->dir);
         cordon_workspace_free(ws);
@@ -336,8 +335,7 @@ int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordo
     return r;
 }
 
-int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
-                               cordon_error *err)
+int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err)
 {
     err_clear(err);
     *res = (cordon_ws_integrated){0};
@@ -462,8 +460,8 @@ int cordon_workspace_remove(const char *root_given, const char *name, cordon_err
     bool known = ws_state_read(ws, &e2) == 0; /* a corrupt state is still removed */
     if (known && ws_journal_pending(ws)) {
         err_set(err, CORDON_STAGE_WORKSPACE, 0,
-                "workspace %s has an interrupted integration; `cordon workspace status %s` finishes it first",
-                name, name);
+                "workspace %s has an interrupted integration; `cordon workspace status %s` finishes it first", name,
+                name);
     } else if ((known ? ws_backend_remove(ws, err) : ws_unmount_below(ws->dir, err)) == 0 &&
                ws_rmtree_path(ws->dir, err) == 0) {
         ret = 0;

@@ -33,7 +33,7 @@
 #include "workspace/ws.h"
 
 #define MOUNT_TIMEOUT_MS 30000 /* every mount or unmount command */
-#define FUSE_READY_MS 5000     /* a fuse mount's readiness */
+#define FUSE_READY_MS    5000  /* a fuse mount's readiness */
 #define PROBE_TIMEOUT_MS 5000
 
 /* ---------------------------------------------------------------------------------- */
@@ -251,8 +251,7 @@ static __attribute__((noreturn)) void kprobe_child(const kprobe *k)
             int m = overlay_mount(lowers, 2, up, wk, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, why, sizeof why);
             if (m < 0) {
                 en = errno;
-                snprintf(msg, sizeof msg, "mounting a kernel overlay in a user namespace (%s): %s", why,
-                         strerror(en));
+                snprintf(msg, sizeof msg, "mounting a kernel overlay in a user namespace (%s): %s", why, strerror(en));
                 goto out;
             }
             if (move_mount(m, "", AT_FDCWD, k->mnt, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
@@ -368,12 +367,20 @@ static int probe_kernel_now(cordon_workspace *ws, cordon_error *err)
         probe_free(&p);
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "pipe");
     }
-    kprobe k = {.report = rep[1], .uid = geteuid(), .gid = getegid(), .source = ws->st.source,
-                .lower = p.lower, .upper = p.upper, .work = p.work, .mnt = p.mnt, .name = p.name};
+    kprobe k = {.report = rep[1],
+                .uid = geteuid(),
+                .gid = getegid(),
+                .source = ws->st.source,
+                .lower = p.lower,
+                .upper = p.upper,
+                .work = p.work,
+                .mnt = p.mnt,
+                .name = p.name};
     /* a user and a mount namespace are all an overlay needs (the fewer, the faster the
      * child's exit tears them down) */
     int pidfd = -1;
-    struct clone_args ca = {.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_PIDFD, .pidfd = (uint64_t)(uintptr_t)&pidfd,
+    struct clone_args ca = {.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_PIDFD,
+                            .pidfd = (uint64_t)(uintptr_t)&pidfd,
                             .exit_signal = SIGCHLD};
     pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
     if (pid < 0)
@@ -469,8 +476,8 @@ static int fuse_mount_at(const char *lower, const char *upper, const char *work,
     if (!ready) {
         cordon_error e2;
         unmount_one(mnt, &e2);
-        return err_set(err, CORDON_STAGE_WORKSPACE, ETIMEDOUT, "fuse-overlayfs did not answer at %s within %d ms",
-                       mnt, FUSE_READY_MS);
+        return err_set(err, CORDON_STAGE_WORKSPACE, ETIMEDOUT, "fuse-overlayfs did not answer at %s within %d ms", mnt,
+                       FUSE_READY_MS);
     }
     return 0;
 }
@@ -628,12 +635,9 @@ static int create_one(cordon_workspace *ws, cordon_ws_backend b, cordon_error *e
         free(mf);
         return r;
     }
-    case CORDON_WS_WORKTREE:
-        return create_worktree(ws, err);
-    case CORDON_WS_NONE:
-        return 0;
-    case CORDON_WS_AUTO:
-        break;
+    case CORDON_WS_WORKTREE: return create_worktree(ws, err);
+    case CORDON_WS_NONE: return 0;
+    case CORDON_WS_AUTO: break;
     }
     return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no such backend");
 }
@@ -660,12 +664,10 @@ int ws_backend_create(cordon_workspace *ws, cordon_ws_backend want, cordon_error
             return 0;
         }
         size_t l = strlen(notes);
-        snprintf(notes + l, sizeof notes - l, "%s%s: %s", l ? "; " : "", cordon_ws_backend_name(order[i]),
-                 e.message);
+        snprintf(notes + l, sizeof notes - l, "%s%s: %s", l ? "; " : "", cordon_ws_backend_name(order[i]), e.message);
         if (order[i] == CORDON_WS_COPY) {
             *err = e;
-            return err_set(err, CORDON_STAGE_WORKSPACE, e.errnum, "no backend works for %s (%s)", ws->st.source,
-                           notes);
+            return err_set(err, CORDON_STAGE_WORKSPACE, e.errnum, "no backend works for %s (%s)", ws->st.source, notes);
         }
     }
     return -1;
@@ -729,8 +731,7 @@ int ws_backend_restore(cordon_workspace *ws, bool remount, cordon_error *err)
         free(tree);
         return r;
     }
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

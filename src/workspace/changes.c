@@ -42,7 +42,7 @@
 #include "util/strv.h"
 #include "workspace/ws.h"
 
-static const char *const protected_names[] = {".cordon", ".codex",    ".agents", ".claude",
+static const char *const protected_names[] = {".cordon",   ".codex",  ".agents", ".claude",
                                               ".mcp.json", ".vscode", ".idea",   ".gitmodules"};
 
 bool ws_protected_name(const char *rel)
@@ -63,9 +63,9 @@ typedef enum fmt { FMT_KERNEL, FMT_FUSE, FMT_COPY } fmt;
 typedef struct walk {
     ws_changes *out;
     fmt f;
-    const char *top;  /* absolute path of the upper layer or the copy */
-    const char *src;  /* the source, for messages */
-    ws_mfile *mf;     /* copy */
+    const char *top; /* absolute path of the upper layer or the copy */
+    const char *src; /* the source, for messages */
+    ws_mfile *mf;    /* copy */
     cordon_error *err;
 } walk;
 
@@ -179,8 +179,8 @@ static int deleted(walk *w, int lfd, const char *name, const char *rel, int dept
     return ret;
 }
 
-static bool same_content(int afd, const char *a, int bfd, const char *b, const struct stat *as,
-                         const struct stat *bs, bool *same, cordon_error *err, const char *rel)
+static bool same_content(int afd, const char *a, int bfd, const char *b, const struct stat *as, const struct stat *bs,
+                         bool *same, cordon_error *err, const char *rel)
 {
     *same = false;
     if (as->st_size != bs->st_size)
@@ -489,8 +489,13 @@ int ws_changes_compute(cordon_workspace *ws, ws_changes *out, cordon_error *err)
                        ws->st.source);
     bool copy = ws->st.backend == CORDON_WS_COPY;
     char *top = ws_path(ws, copy ? "copy" : "upper");
-    walk w = {.out = out, .f = copy ? FMT_COPY : ws->st.backend == CORDON_WS_FUSE ? FMT_FUSE : FMT_KERNEL,
-              .top = top, .src = ws->st.source, .err = err};
+    walk w = {.out = out,
+              .f = copy                               ? FMT_COPY
+                   : ws->st.backend == CORDON_WS_FUSE ? FMT_FUSE
+                                                      : FMT_KERNEL,
+              .top = top,
+              .src = ws->st.source,
+              .err = err};
     int ret = -1;
     _cleanup_fd_ int tfd = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (tfd < 0) {

@@ -23,7 +23,7 @@
 #include "util/strv.h"
 #include "workspace/ws.h"
 
-#define MF_MAGIC "CORDONMF"
+#define MF_MAGIC   "CORDONMF"
 #define MF_VERSION 1u
 
 typedef struct mrec {
@@ -99,8 +99,8 @@ static void add_rec(ws_mfile *m, const char *rel, const struct stat *st)
 
 typedef struct copier {
     bool as_root;
-    bool no_reflink;  /* FICLONE failed: the file system cannot */
-    int umask;        /* the process's, or -1 when unknown */
+    bool no_reflink; /* FICLONE failed: the file system cannot */
+    int umask;       /* the process's, or -1 when unknown */
     uid_t uid;
     gid_t gid;
     ws_mfile *m;
@@ -128,8 +128,8 @@ static int copy_entry(copier *c, int sfd, int dfd, const char *name, const char 
         _cleanup_fd_ int s2 = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (s2 < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno,
-                           "cannot copy the directory %s/%s (a copy workspace needs to read all of the source)",
-                           c->src, rel);
+                           "cannot copy the directory %s/%s (a copy workspace needs to read all of the source)", c->src,
+                           rel);
         _cleanup_fd_ int d2 = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (d2 < 0)
             return err_set(c->err, CORDON_STAGE_WORKSPACE, errno, "cannot copy %s/%s", c->src, rel);
@@ -328,8 +328,13 @@ int ws_copy_tree(const char *src, const char *dst, const char *manifest, cordon_
     if (dfd < 0)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot open %s", dst);
     ws_mfile m = {0};
-    copier c = {.as_root = geteuid() == 0, .umask = read_umask(), .uid = geteuid(), .gid = getegid(), .m = &m,
-                .err = err, .src = src};
+    copier c = {.as_root = geteuid() == 0,
+                .umask = read_umask(),
+                .uid = geteuid(),
+                .gid = getegid(),
+                .m = &m,
+                .err = err,
+                .src = src};
     int ret = copy_dir(&c, sfd, dfd, "", 0);
     if (ret == 0) {
         struct stat st;
@@ -431,8 +436,8 @@ bool ws_manifest_same(ws_mfile *m, const char *rel, const struct stat *st)
         return false;
     r->seen = true;
     if (r->mode != st->st_mode || r->size != (uint64_t)st->st_size || r->ino != (uint64_t)st->st_ino ||
-        r->mtime_s != st->st_mtim.tv_sec || r->mtime_ns != st->st_mtim.tv_nsec ||
-        r->ctime_s != st->st_ctim.tv_sec || r->ctime_ns != st->st_ctim.tv_nsec)
+        r->mtime_s != st->st_mtim.tv_sec || r->mtime_ns != st->st_mtim.tv_nsec || r->ctime_s != st->st_ctim.tv_sec ||
+        r->ctime_ns != st->st_ctim.tv_nsec)
         return false;
     return true;
 }

@@ -23,15 +23,9 @@ extern char **environ;
 #define GIT_TIMEOUT_MS (10 * 60 * 1000)
 
 static const char *const safety[] = {
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.fsmonitor=false",
-    "-c", "core.untrackedCache=false",
-    "-c", "core.splitIndex=false",
-    "-c", "commit.gpgSign=false",
-    "-c", "gc.auto=0",
-    "-c", "maintenance.auto=false",
-    "-c", "core.pager=cat",
-    "-c", "advice.detachedHead=false",
+    "-c",         "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+    "-c",         "core.splitIndex=false",    "-c", "commit.gpgSign=false", "-c", "gc.auto=0",
+    "-c",         "maintenance.auto=false",   "-c", "core.pager=cat",       "-c", "advice.detachedHead=false",
     "--no-pager",
 };
 

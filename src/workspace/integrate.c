@@ -55,7 +55,7 @@
 #include "util/trace.h"
 #include "workspace/ws.h"
 
-#define JOURNAL "journal.json"
+#define JOURNAL   "journal.json"
 #define CAS_TRIES 32
 
 typedef struct jrec {
@@ -67,11 +67,11 @@ typedef struct jrec {
 } jrec;
 
 typedef struct journal {
-    char *phase;   /* "stage" or "apply" */
+    char *phase; /* "stage" or "apply" */
     bool git;
-    char *branch;  /* refs/heads/X */
-    char *old;     /* the tip the commit is built on ("" unborn) */
-    char *commit;  /* "" when the tree is HEAD's own (nothing to commit) */
+    char *branch; /* refs/heads/X */
+    char *old;    /* the tip the commit is built on ("" unborn) */
+    char *commit; /* "" when the tree is HEAD's own (nothing to commit) */
     bool ref_done;
     bool files_done; /* the source has everything: what is left is resetting the workspace */
     char *message;
@@ -654,10 +654,10 @@ static int move_branch(cordon_workspace *ws, const ws_git *g, journal *j, cordon
         char zero[80];
         memset(zero, '0', zl < sizeof zero ? zl : sizeof zero - 1);
         zero[zl < sizeof zero ? zl : sizeof zero - 1] = '\0';
-        char *tx = j->worktree ? xasprintf("start\nupdate %s %s %s\ncommit\n", j->branch, j->commit,
-                                           *j->old ? j->old : zero)
-                               : xasprintf("start\nupdate %s %s %s\ndelete %s\ncommit\n", j->branch, j->commit,
-                                           *j->old ? j->old : zero, ref);
+        char *tx = j->worktree
+                       ? xasprintf("start\nupdate %s %s %s\ncommit\n", j->branch, j->commit, *j->old ? j->old : zero)
+                       : xasprintf("start\nupdate %s %s %s\ndelete %s\ncommit\n", j->branch, j->commit,
+                                   *j->old ? j->old : zero, ref);
         char *msg = xasprintf("cordon workspace integrate %s", ws->st.name);
         const char *args[] = {"update-ref", "-m", msg, "--stdin", NULL};
         ws_out o;
@@ -743,7 +743,8 @@ static char *choose_stage(const cordon_workspace *ws, int srcfd, bool git)
     if (git) {
         char *gd = path_join(ws->st.source, ".git");
         struct stat st;
-        _cleanup_fd_ int d = lstat(gd, &st) == 0 && S_ISDIR(st.st_mode) ? open(gd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+        _cleanup_fd_ int d =
+            lstat(gd, &st) == 0 && S_ISDIR(st.st_mode) ? open(gd, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
         if (d >= 0 && same_mount(srcfd, d)) {
             char *p = xasprintf("%s/cordon-stage-%s", gd, ws->st.name);
             free(gd);
@@ -829,8 +830,7 @@ static int apply_files(const cordon_workspace *ws, const journal *j, bool restag
     _cleanup_fd_ int root = open(ws->st.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot open the source %s", ws->st.source);
-    _cleanup_fd_ int sfd =
-        j->stage && !restage ? open(j->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    _cleanup_fd_ int sfd = j->stage && !restage ? open(j->stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     for (size_t k = j->n; k > 0; k--) {
         const jrec *r = &j->v[k - 1];
         if (r->status != 'D' && r->status != 'X')
@@ -890,8 +890,8 @@ static int apply_files(const cordon_workspace *ws, const journal *j, bool restag
             char tmp[64];
             snprintf(tmp, sizeof tmp, ".cordon-integrate.%zu", k);
             if (write_content(r, d, tmp, d, leaf, err) < 0 ||
-                (renameat(d, tmp, d, leaf) < 0 && (errno != EISDIR || ws_rmtree(d, leaf, err) < 0 ||
-                                                   renameat(d, tmp, d, leaf) < 0))) {
+                (renameat(d, tmp, d, leaf) < 0 &&
+                 (errno != EISDIR || ws_rmtree(d, leaf, err) < 0 || renameat(d, tmp, d, leaf) < 0))) {
                 int e = errno;
                 unlinkat(d, tmp, 0);
                 close(d);
@@ -1254,7 +1254,9 @@ static int integrate_files(cordon_workspace *ws, const char *message, cordon_ws_
     j.git = ws_git_is_top(ws->st.source);
     for (size_t i = 0; i < c.n; i++) {
         grow(&j.v, &j.cap, j.n + 1, sizeof *j.v);
-        j.v[j.n++] = (jrec){.status = c.v[i].status, .path = xstrdup(c.v[i].path), .mode = (unsigned)c.v[i].mode,
+        j.v[j.n++] = (jrec){.status = c.v[i].status,
+                            .path = xstrdup(c.v[i].path),
+                            .mode = (unsigned)c.v[i].mode,
                             .from = dupn(c.v[i].from)};
     }
     if (message && *message)
@@ -1303,8 +1305,7 @@ out:
     if (ret < 0 && !ws_journal_pending(ws)) {
         /* before the commit point, or rolled back: say so, and what a full disk needs */
         bool full = strstr(err->message, "No space left") || strstr(err->message, "Disk quota") ||
-                    strstr(err->message, "Out of diskspace") ||
-                    err->errnum == ENOSPC || err->errnum == EDQUOT;
+                    strstr(err->message, "Out of diskspace") || err->errnum == ENOSPC || err->errnum == EDQUOT;
         err_wrap(err, "%snothing was integrated, the source is as it was and the workspace keeps its changes",
                  full ? "the disk is full: free some space and integrate again; " : "");
     }
@@ -1316,8 +1317,7 @@ out:
 /* ---------------------------------------------------------------------------------- */
 /* worktree */
 
-static int integrate_worktree(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
-                              cordon_error *err)
+static int integrate_worktree(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err)
 {
     char *tree;
     ws_git wg = ws_worktree_git(ws, &tree);
@@ -1422,8 +1422,9 @@ static int integrate_worktree(cordon_workspace *ws, const char *message, cordon_
     {
         const char *rt[] = {"read-tree", "-n", "-m", "-u", tip, merged, NULL};
         if (ws_git_ok(&sg, rt, NULL, 0, NULL, err) < 0) {
-            err_wrap(err, "the merge of %s is clean, but your uncommitted changes in %s are in its way; commit or "
-                          "stash them; nothing was changed",
+            err_wrap(err,
+                     "the merge of %s is clean, but your uncommitted changes in %s are in its way; commit or "
+                     "stash them; nothing was changed",
                      ws->st.branch, ws->st.source);
             goto out;
         }
@@ -1495,11 +1496,8 @@ int ws_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated
         return -1;
     res->recovered = r == 1;
     switch (ws->st.backend) {
-    case CORDON_WS_NONE:
-        return 0; /* the command wrote the source itself */
-    case CORDON_WS_WORKTREE:
-        return integrate_worktree(ws, message, res, err);
-    default:
-        return integrate_files(ws, message, res, err);
+    case CORDON_WS_NONE: return 0; /* the command wrote the source itself */
+    case CORDON_WS_WORKTREE: return integrate_worktree(ws, message, res, err);
+    default: return integrate_files(ws, message, res, err);
     }
 }

@@ -110,8 +110,8 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
 
     bool in_pipe = c->in && c->in_fd <= 0;
     /* our end of the input pipe non-blocking (written between polls), the program's not */
-    if ((in_pipe && (pipe2(in, O_CLOEXEC) < 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0)) || (c->capture && pipe2(so, O_CLOEXEC) < 0) ||
-        pipe2(se, O_CLOEXEC) < 0) {
+    if ((in_pipe && (pipe2(in, O_CLOEXEC) < 0 || fcntl(in[1], F_SETFL, O_NONBLOCK) < 0)) ||
+        (c->capture && pipe2(so, O_CLOEXEC) < 0) || pipe2(se, O_CLOEXEC) < 0) {
         err_set(err, CORDON_STAGE_WORKSPACE, errno, "%s: pipe", c->argv[0]);
         goto out;
     }
@@ -139,8 +139,8 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     sigfillset(&all);
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                      (c->setsid ? POSIX_SPAWN_SETSID : 0));
+    posix_spawnattr_setflags(&at,
+                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (c->setsid ? POSIX_SPAWN_SETSID : 0));
     char prog[4096];
     if (!ws_which(c->argv[0], prog, sizeof prog)) {
         err_set(err, CORDON_STAGE_WORKSPACE, ENOENT, "%s not found in PATH", c->argv[0]);

@@ -110,7 +110,9 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
             rules[i] = p->rules[i];
     }
     /* the raw layers and the state stay out of the command's reach */
-    rules[p->n_rules] = (policy_rule){.path = ws->dir, .access = CORDON_ACCESS_NONE, .origin = ORIGIN_FLAG,
+    rules[p->n_rules] = (policy_rule){.path = ws->dir,
+                                      .access = CORDON_ACCESS_NONE,
+                                      .origin = ORIGIN_FLAG,
                                       .source = (char *)"the workspace's state directory"};
     c.rules = rules;
     c.n_rules = p->n_rules + 1;
@@ -120,7 +122,9 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
          * through the source, which the view covers; hidden rather than left dangling */
         char *dotgit = path_join(host, ".git");
         strv_push(&owned, dotgit);
-        rules[c.n_rules++] = (policy_rule){.path = dotgit, .access = CORDON_ACCESS_NONE, .origin = ORIGIN_FLAG,
+        rules[c.n_rules++] = (policy_rule){.path = dotgit,
+                                           .access = CORDON_ACCESS_NONE,
+                                           .origin = ORIGIN_FLAG,
                                            .source = (char *)"the worktree's .git link"};
     }
     c.isolation = CORDON_ISOLATION_NAMESPACES;

@@ -24,7 +24,7 @@
 #include "workspace/ws.h"
 
 #define STATE_FILE "state.json"
-#define STATE_MAX ((size_t)64 * 1024)
+#define STATE_MAX  ((size_t)64 * 1024)
 
 int ws_mkdir_p(const char *path, mode_t mode, cordon_error *err)
 {
@@ -219,8 +219,7 @@ int cordon_ws_backend_from_string(const char *s, cordon_ws_backend *out, cordon_
         return 0;
     }
     return err_set(err, CORDON_STAGE_USAGE, 0,
-                   "unknown workspace backend '%s'; backends are auto, kernel, fuse, copy, worktree, none",
-                   s ? s : "");
+                   "unknown workspace backend '%s'; backends are auto, kernel, fuse, copy, worktree, none", s ? s : "");
 }
 
 void ws_state_free(ws_state *st)

@@ -12,7 +12,7 @@
 #include "util/strv.h"
 #include "workspace/ws.h"
 
-#define CONTEXT 3
+#define CONTEXT    3
 #define DIFF_MAX_D 2000
 
 typedef struct line {
@@ -293,8 +293,8 @@ static bool binary(const char *p, size_t n)
     return p && memchr(p, '\0', n < 8000 ? n : 8000) != NULL;
 }
 
-int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode_t amode, const char *b,
-                   size_t blen, mode_t bmode)
+int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode_t amode, const char *b, size_t blen,
+                   mode_t bmode)
 {
     fprintf(out, "diff --git a/%s b/%s\n", path, path);
     if (!a)
@@ -309,8 +309,8 @@ int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode
     if (a && b && alen == blen && memcmp(a, b, alen) == 0 && !type_change)
         return 0; /* a mode change only */
     if (binary(a, alen) || binary(b, blen)) {
-        fprintf(out, "Binary files %s%s and %s%s differ\n", a ? "a/" : "/dev/null", a ? path : "", b ? "b/" : "/dev/null",
-                b ? path : "");
+        fprintf(out, "Binary files %s%s and %s%s differ\n", a ? "a/" : "/dev/null", a ? path : "",
+                b ? "b/" : "/dev/null", b ? path : "");
         return 0;
     }
     char *h = ws_udiff_hunks(a, alen, b, blen);

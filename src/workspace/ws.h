@@ -35,7 +35,7 @@
 #include "cordon.h"
 
 #define WS_STATE_VERSION 1
-#define WS_NAME_MAX 64
+#define WS_NAME_MAX      64
 
 typedef struct ws_state {
     int version;
@@ -44,10 +44,10 @@ typedef struct ws_state {
     dev_t source_dev;
     ino_t source_ino;
     cordon_ws_backend backend;
-    bool git;           /* the source is the top of a git work tree */
-    char *branch;       /* worktree: cordon/NAME */
-    char *base;         /* worktree: the commit it was made from */
-    long long created;  /* seconds since the epoch */
+    bool git;          /* the source is the top of a git work tree */
+    char *branch;      /* worktree: cordon/NAME */
+    char *base;        /* worktree: the commit it was made from */
+    long long created; /* seconds since the epoch */
 } ws_state;
 
 struct cordon_workspace {
@@ -93,20 +93,20 @@ long long ws_now_ns(void);
 /* ---- proc.c ---- */
 typedef struct ws_cmd {
     const char *const *argv; /* argv[0] is searched in PATH when it has no slash */
-    char *const *envp;   /* NULL: cordon's own environment */
-    const char *cwd;     /* NULL: cordon's */
-    const void *in;      /* bytes for stdin, or NULL for /dev/null (or in_fd) */
+    char *const *envp;       /* NULL: cordon's own environment */
+    const char *cwd;         /* NULL: cordon's */
+    const void *in;          /* bytes for stdin, or NULL for /dev/null (or in_fd) */
     size_t in_len;
-    int in_fd;           /* > 0: stdin is this descriptor (a file), in is ignored */
-    bool capture;        /* keep stdout (else /dev/null) */
-    bool setsid;         /* a session of its own (a daemon: fuse-overlayfs) */
-    int timeout_ms;      /* the whole command; killed when it is over (-1: none) */
+    int in_fd;      /* > 0: stdin is this descriptor (a file), in is ignored */
+    bool capture;   /* keep stdout (else /dev/null) */
+    bool setsid;    /* a session of its own (a daemon: fuse-overlayfs) */
+    int timeout_ms; /* the whole command; killed when it is over (-1: none) */
 } ws_cmd;
 typedef struct ws_out {
-    int status;   /* wait status */
-    pid_t pid;    /* the process that ran */
+    int status; /* wait status */
+    pid_t pid;  /* the process that ran */
     bool timed_out;
-    char *out;    /* stdout, NUL-terminated (capture) */
+    char *out; /* stdout, NUL-terminated (capture) */
     size_t out_len;
     char err[2048]; /* the first bytes of stderr, for messages */
 } ws_out;
@@ -154,10 +154,10 @@ int ws_copy_data(int in, int out);
 
 /* ---- changes.c ---- */
 typedef struct ws_change {
-    char status;  /* 'A' 'M' 'D'; directories: 'N' new, 'X' gone (changes.c) */
-    char *path;   /* relative */
-    mode_t mode;  /* A, M: the new file's mode (S_IFREG|perm or S_IFLNK) */
-    char *from;   /* A, M: where its content is (absolute host path in the upper/copy) */
+    char status; /* 'A' 'M' 'D'; directories: 'N' new, 'X' gone (changes.c) */
+    char *path;  /* relative */
+    mode_t mode; /* A, M: the new file's mode (S_IFREG|perm or S_IFLNK) */
+    char *from;  /* A, M: where its content is (absolute host path in the upper/copy) */
 } ws_change;
 typedef struct ws_changes {
     ws_change *v;
@@ -172,8 +172,8 @@ bool ws_protected_name(const char *rel);
 
 /* ---- udiff.c ---- */
 /* A git-style diff of one change: old content (NULL: added), new content (NULL: deleted). */
-int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode_t amode, const char *b,
-                   size_t blen, mode_t bmode);
+int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode_t amode, const char *b, size_t blen,
+                   mode_t bmode);
 /* The hunks of a unified diff of two texts with 3 lines of context (for tests). */
 char *ws_udiff_hunks(const char *a, size_t alen, const char *b, size_t blen);
 
@@ -182,11 +182,12 @@ typedef struct ws_git {
     const char *work_tree; /* where git runs */
     const char *git_dir;   /* NULL: found from the work tree (the source's .git) */
     const char *common_dir;
-    const char *index;     /* GIT_INDEX_FILE, or NULL */
+    const char *index; /* GIT_INDEX_FILE, or NULL */
 } ws_git;
 /* Run host git with hooks, fsmonitor and every other way to run code off, and no
  * configuration but the system's, the user's and the repository's own. */
-int ws_git_run(const ws_git *g, const char *const args[], const void *in, size_t in_len, ws_out *out, cordon_error *err);
+int ws_git_run(const ws_git *g, const char *const args[], const void *in, size_t in_len, ws_out *out,
+               cordon_error *err);
 /* The same, requiring exit status 0; *text gets stdout (trailing newline cut) unless NULL. */
 int ws_git_ok(const ws_git *g, const char *const args[], const void *in, size_t in_len, char **text, cordon_error *err);
 /* ws_git_run with stdin from the file descriptor in_fd. */

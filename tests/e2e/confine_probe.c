@@ -34,8 +34,8 @@
 #define TIOCLINUX 0x541C
 #endif
 #ifndef SYS_io_uring_setup
-#define SYS_io_uring_setup 425
-#define SYS_io_uring_enter 426
+#define SYS_io_uring_setup    425
+#define SYS_io_uring_enter    426
 #define SYS_io_uring_register 427
 #endif
 #ifndef SYS_clone3
@@ -78,7 +78,10 @@ static long in_child(long (*fn)(void))
     return r;
 }
 
-static long do_unshare_user(void) { return unshare(CLONE_NEWUSER) < 0 ? -errno : 0; }
+static long do_unshare_user(void)
+{
+    return unshare(CLONE_NEWUSER) < 0 ? -errno : 0;
+}
 
 static long do_clone_user(void)
 {
@@ -92,7 +95,10 @@ static long do_clone_user(void)
     return -errno;
 }
 
-static long do_unshare_cgroup(void) { return unshare(CLONE_NEWUSER | CLONE_NEWCGROUP) < 0 ? -errno : 0; }
+static long do_unshare_cgroup(void)
+{
+    return unshare(CLONE_NEWUSER | CLONE_NEWCGROUP) < 0 ? -errno : 0;
+}
 
 static long do_clone3(void)
 {
@@ -298,14 +304,54 @@ static long probe(const char *n)
 }
 
 static const char *const all[] = {
-    "io_uring_setup", "io_uring_enter", "io_uring_register", "socket_vsock", "socket_vsock_hi",
-    "socket_packet", "socket_alg", "socket_bluetooth", "socket_unix", "socket_inet", "socket_inet6",
-    "socket_netlink", "unix_traffic", "tiocsti", "tiocsti_hi", "tioclinux", "tcgets", "keyctl",
-    "add_key", "request_key", "userfaultfd", "perf_event_open", "kexec_load", "kexec_file_load",
-    "bpf", "syslog", "uselib", "acct", "modify_ldt", "quotactl", "move_pages", "migrate_pages",
-    "mbind", "get_mempolicy", "set_mempolicy", "open_by_handle_at", "init_module",
-    "personality_query", "personality_linux32", "personality_norandom", "personality_exec",
-    "personality_bsd", "unshare_user", "clone_user", "clone3", "unshare_cgroup", "fsopen", "open_tree",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "socket_vsock",
+    "socket_vsock_hi",
+    "socket_packet",
+    "socket_alg",
+    "socket_bluetooth",
+    "socket_unix",
+    "socket_inet",
+    "socket_inet6",
+    "socket_netlink",
+    "unix_traffic",
+    "tiocsti",
+    "tiocsti_hi",
+    "tioclinux",
+    "tcgets",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "userfaultfd",
+    "perf_event_open",
+    "kexec_load",
+    "kexec_file_load",
+    "bpf",
+    "syslog",
+    "uselib",
+    "acct",
+    "modify_ldt",
+    "quotactl",
+    "move_pages",
+    "migrate_pages",
+    "mbind",
+    "get_mempolicy",
+    "set_mempolicy",
+    "open_by_handle_at",
+    "init_module",
+    "personality_query",
+    "personality_linux32",
+    "personality_norandom",
+    "personality_exec",
+    "personality_bsd",
+    "unshare_user",
+    "clone_user",
+    "clone3",
+    "unshare_cgroup",
+    "fsopen",
+    "open_tree",
 };
 
 int main(int argc, char **argv)

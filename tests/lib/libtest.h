@@ -28,8 +28,8 @@ void collected_free(collected *c);
 
 long long mono_ms(void);
 double mono_s(void);
-int count_fds(void);        /* entries of /proc/self/fd */
-int count_children(void);   /* children of every thread of this process, zombies included */
+int count_fds(void);      /* entries of /proc/self/fd */
+int count_children(void); /* children of every thread of this process, zombies included */
 /* Processes on the host whose command line holds `marker`. */
 int count_marked(const char *marker);
 /* Read fd to EOF into a malloc'ed NUL-terminated string (NULL when reading fails),

@@ -26,10 +26,10 @@
 #include "cordon.h"
 #include "libtest.h"
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+#define assert_contains(hay, needle)                                     \
+    do {                                                                 \
+        if (!strstr((hay), (needle)))                                    \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
     } while (0)
 
 /* `sh -c SCRIPT` */
@@ -501,9 +501,9 @@ static void test_spawn_cat(void **state)
     cordon_policy *p = test_policy(0);
     cordon_proc *c = NULL;
     cordon_error e = {0};
-    assert_int_equal(cordon_spawn(p, (char *[]){(char *)"cat", NULL},
-                                  CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE, &c, &e),
-                     0);
+    assert_int_equal(
+        cordon_spawn(p, (char *[]){(char *)"cat", NULL}, CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE, &c, &e),
+        0);
     int in = cordon_proc_stdin(c), out = cordon_proc_stdout(c);
     assert_true(in >= 0 && out >= 0);
     assert_int_equal(cordon_proc_stderr(c), -1);
@@ -541,9 +541,8 @@ static void test_spawn_streams(void **state)
     cordon_error e = {0};
     cordon_result r = {0};
     /* separate stdout and stderr */
-    assert_int_equal(cordon_spawn(p, SH("echo o; echo e >&2"), CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE,
-                                  &c, &e),
-                     0);
+    assert_int_equal(
+        cordon_spawn(p, SH("echo o; echo e >&2"), CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE, &c, &e), 0);
     char *o = read_all_fd(cordon_proc_stdout(c)), *er = read_all_fd(cordon_proc_stderr(c));
     assert_string_equal(o, "o\n");
     assert_string_equal(er, "e\n");
@@ -552,9 +551,8 @@ static void test_spawn_streams(void **state)
     assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
     cordon_proc_free(c);
     /* merged */
-    assert_int_equal(cordon_spawn(p, SH("echo o; echo e >&2"), CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR,
-                                  &c, &e),
-                     0);
+    assert_int_equal(
+        cordon_spawn(p, SH("echo o; echo e >&2"), CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR, &c, &e), 0);
     assert_int_equal(cordon_proc_stderr(c), -1);
     o = read_all_fd(cordon_proc_stdout(c));
     assert_string_equal(o, "o\ne\n");
@@ -600,8 +598,9 @@ static void test_spawn_pty(void **state)
     cordon_error e = {0};
     cordon_result r = {0};
     int fds = count_fds();
-    assert_int_equal(cordon_spawn(p, SH("test -t 0 && test -t 1 && test -t 2 && echo terminal; "
-                                        "exec 3</dev/tty && echo controlling; stty size; read line; echo got $line"),
+    assert_int_equal(cordon_spawn(p,
+                                  SH("test -t 0 && test -t 1 && test -t 2 && echo terminal; "
+                                     "exec 3</dev/tty && echo controlling; stty size; read line; echo got $line"),
                                   CORDON_SPAWN_PTY, &c, &e),
                      0);
     int m = cordon_proc_pty(c);
@@ -631,8 +630,9 @@ static void test_spawn_pty(void **state)
 
     /* the window size and ^C through the master: SIGWINCH and SIGINT reach the command's
      * foreground job inside */
-    assert_int_equal(cordon_spawn(p, SH("trap 'stty size' WINCH; trap 'echo interrupted; exit 7' INT; "
-                                        "echo ready; while :; do sleep 0.05; done"),
+    assert_int_equal(cordon_spawn(p,
+                                  SH("trap 'stty size' WINCH; trap 'echo interrupted; exit 7' INT; "
+                                     "echo ready; while :; do sleep 0.05; done"),
                                   CORDON_SPAWN_PTY | CORDON_SPAWN_STDERR_PIPE, &c, &e),
                      0);
     m = cordon_proc_pty(c);
@@ -672,10 +672,13 @@ static void test_spawn_bad_input(void **state)
     int children = count_children(), fds = count_fds();
     char *const ok[] = {(char *)"true", NULL};
     static const unsigned bad_flags[] = {
-        0x100, 0x80000000u, CORDON_SPAWN_MERGE_STDERR,
+        0x100,
+        0x80000000u,
+        CORDON_SPAWN_MERGE_STDERR,
         CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE | CORDON_SPAWN_MERGE_STDERR,
         CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDIN_INHERIT,
-        CORDON_SPAWN_PTY | CORDON_SPAWN_STDIN_PIPE, CORDON_SPAWN_PTY | CORDON_SPAWN_STDOUT_PIPE,
+        CORDON_SPAWN_PTY | CORDON_SPAWN_STDIN_PIPE,
+        CORDON_SPAWN_PTY | CORDON_SPAWN_STDOUT_PIPE,
         CORDON_SPAWN_PTY | CORDON_SPAWN_STDIN_INHERIT,
         CORDON_SPAWN_PTY | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR,
     };
@@ -884,9 +887,8 @@ static void test_spawn_policy_env(void **state)
     cordon_error e = {0};
     assert_int_equal(cordon_policy_set_env(p, "CORDON_TEST_VAR=v42", &e), 0);
     cordon_proc *c;
-    assert_int_equal(cordon_spawn(p, SH("echo $CORDON_TEST_VAR; ls /proc/self/fd | wc -l"), CORDON_SPAWN_STDOUT_PIPE,
-                                  &c, &e),
-                     0);
+    assert_int_equal(
+        cordon_spawn(p, SH("echo $CORDON_TEST_VAR; ls /proc/self/fd | wc -l"), CORDON_SPAWN_STDOUT_PIPE, &c, &e), 0);
     char *o = read_all_fd(cordon_proc_stdout(c));
     /* the variable, and only 0, 1, 2 (and ls's own) open inside */
     assert_string_equal(o, "v42\n4\n");

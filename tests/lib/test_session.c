@@ -24,10 +24,10 @@
 #include "cordon.h"
 #include "libtest.h"
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+#define assert_contains(hay, needle)                                     \
+    do {                                                                 \
+        if (!strstr((hay), (needle)))                                    \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
     } while (0)
 
 #define SH(script) ((char *[]){(char *)"sh", (char *)"-c", (char *)(script), NULL})
@@ -96,8 +96,8 @@ static void test_bad_input(void **state)
     assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"true", NULL}, 0, NULL, &e), -1);
     cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
     cmd.tty = true;
-    assert_int_equal(cordon_session_spawn_cmd(s, (char *[]){(char *)"true", NULL}, CORDON_SPAWN_STDOUT_PIPE, &cmd, &c, &e),
-                     -1);
+    assert_int_equal(
+        cordon_session_spawn_cmd(s, (char *[]){(char *)"true", NULL}, CORDON_SPAWN_STDOUT_PIPE, &cmd, &c, &e), -1);
     assert_contains(e.message, "terminal");
     cmd = (cordon_session_cmd)CORDON_SESSION_CMD_INIT;
     cmd.cwd = "relative";
@@ -148,11 +148,10 @@ static void test_spawn_like_cordon_spawn(void **state)
 
     /* stdin pipe and EOF, merged stderr */
     cordon_proc *c;
-    assert_int_equal(cordon_session_spawn(s, SH("cat; echo to-stderr >&2"),
-                                          CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE |
-                                              CORDON_SPAWN_MERGE_STDERR,
-                                          &c, &e),
-                     0);
+    assert_int_equal(
+        cordon_session_spawn(s, SH("cat; echo to-stderr >&2"),
+                             CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR, &c, &e),
+        0);
     assert_true(write_str(cordon_proc_stdin(c), "through the pipe\n"));
     assert_int_equal(cordon_proc_close_stdin(c), 0);
     out = read_all_fd(cordon_proc_stdout(c));
@@ -341,7 +340,8 @@ static void *spawn_one(void *arg)
     char *out = read_all_fd(cordon_proc_stdout(c));
     j->ok = cordon_proc_wait(c, 30000, &r, &e) == 0 && r.exit_code == 0 && out && strcmp(out, want) == 0;
     if (!j->ok)
-        printf("# thread %d: exit %d, output '%s': %s (errno %d)\n", j->index, r.exit_code, out ? out : "(none)", e.message, e.errnum);
+        printf("# thread %d: exit %d, output '%s': %s (errno %d)\n", j->index, r.exit_code, out ? out : "(none)",
+               e.message, e.errnum);
     free(out);
     cordon_proc_free(c);
     return NULL;
@@ -447,12 +447,9 @@ static void test_dies_with_process(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_spawn_like_cordon_spawn),
-        cmocka_unit_test(test_timeout),
-        cmocka_unit_test(test_kill_and_keep),
-        cmocka_unit_test(test_concurrent_64),
-        cmocka_unit_test(test_sequential_500),
+        cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_spawn_like_cordon_spawn),
+        cmocka_unit_test(test_timeout),           cmocka_unit_test(test_kill_and_keep),
+        cmocka_unit_test(test_concurrent_64),     cmocka_unit_test(test_sequential_500),
         cmocka_unit_test(test_dies_with_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,7 +36,8 @@ int main(int argc, char **argv)
     if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
         return 2;
     /* TRACESYSGOOD tells syscall stops from signals; EXITKILL: never leave it running */
-    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC));
+    ptrace(PTRACE_SETOPTIONS, pid, NULL,
+           (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC));
     long count = 0;
     int entering = 1, execd = 0, sig = 0;
     for (;;) {

@@ -20,10 +20,10 @@
 #include "util/err.h"
 
 typedef struct fixture {
-    char dir[PATH_MAX]; /* canonical */
-    char *ws;           /* DIR/ws, the workspace and current directory (FX_WS) */
-    char *home;         /* DIR/home (FX_HOME) */
-    char *w;            /* DIR/w (FX_W) */
+    char dir[PATH_MAX];      /* canonical */
+    char *ws;                /* DIR/ws, the workspace and current directory (FX_WS) */
+    char *home;              /* DIR/home (FX_HOME) */
+    char *w;                 /* DIR/w (FX_W) */
     struct cordon_policy *p; /* FX_POLICY: base "empty"; NULL otherwise */
     host_info host;          /* FX_POLICY: home = home (or NULL), cwd = ws, root = "/" */
     resolved r;
@@ -31,8 +31,8 @@ typedef struct fixture {
     plan pl;
     bool have_pl;
     cordon_error err;
-    char status[64];  /* stubs_create: one y/n per stub op */
-    const void *row;  /* the test's initial state (a table row), or NULL */
+    char status[64]; /* stubs_create: one y/n per stub op */
+    const void *row; /* the test's initial state (a table row), or NULL */
 } fixture;
 
 /* What fixture_setup() makes in the fixture directory. */
@@ -43,10 +43,10 @@ enum {
     FX_POLICY = 1 << 3,
 };
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+#define assert_contains(hay, needle)                                     \
+    do {                                                                 \
+        if (!strstr((hay), (needle)))                                    \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
     } while (0)
 
 /* A cmocka setup: a fixture in a fresh $TMPDIR/cordon-test-NAME.XXXXXX (TMPDIR only when
@@ -58,12 +58,12 @@ int fixture_teardown(void **state);
 
 /* ---- files ------------------------------------------------------------------------ */
 
-char *fx(const fixture *f, const char *rel); /* DIR/rel, malloc'ed */
-void mk(const fixture *f, const char *rel);   /* a directory, mode 0755 (with the umask) */
-void mk_mode(const fixture *f, const char *rel, mode_t mode); /* exactly `mode` */
-void touch(const fixture *f, const char *rel);                /* a new empty file */
+char *fx(const fixture *f, const char *rel);                          /* DIR/rel, malloc'ed */
+void mk(const fixture *f, const char *rel);                           /* a directory, mode 0755 (with the umask) */
+void mk_mode(const fixture *f, const char *rel, mode_t mode);         /* exactly `mode` */
+void touch(const fixture *f, const char *rel);                        /* a new empty file */
 void write_file(const fixture *f, const char *rel, const char *text); /* a new file */
-void ln(const fixture *f, const char *target, const char *rel);      /* a symlink */
+void ln(const fixture *f, const char *target, const char *rel);       /* a symlink */
 
 /* ---- the policy, resolved and planned --------------------------------------------- */
 
@@ -77,7 +77,7 @@ void resolve_ok(fixture *f); /* resolve_policy() into f->r, or fail */
 /* The plan's input from the fixture's policy, with namespaces (a pointer valid in the
  * enclosing block). */
 #define FX_INPUT(f) ((const plan_input *)(plan_input[]){plan_input_of((f)->p, CORDON_ISOLATION_NAMESPACES)})
-void plan_ok(fixture *f);    /* resolve_ok(), then plan_build() into f->pl, or fail */
+void plan_ok(fixture *f); /* resolve_ok(), then plan_build() into f->pl, or fail */
 
 /* ---- operations of a plan ----------------------------------------------------------- */
 

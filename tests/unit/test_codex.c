@@ -20,17 +20,19 @@
  * nothing here writes through them. */
 #pragma GCC diagnostic ignored "-Wdiscarded-qualifiers"
 
-#define CWD "/work/proj"
-#define ROOT_READ "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"root\"}},\"access\":\"read\"}"
+#define CWD        "/work/proj"
+#define ROOT_READ  "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"root\"}},\"access\":\"read\"}"
 #define PROJ_WRITE "{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"project_roots\"}},\"access\":\"write\"}"
-#define MANAGED(entries) \
-    "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":[" entries "]},\"network\":\"restricted\"}"
+#define MANAGED(entries)                                                                   \
+    "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":[" entries \
+    "]},\"network\":\"restricted\"}"
 
 /* ---- the host: a list of existing paths (directories end in '/') ---------------------- */
 
 static const char *const host_paths[] = {
-    "/tmp/", "/home/u/", "/work/proj/", "/work/proj/.git/", "/work/proj/src/", "/work/proj/a/", "/work/wt/",
-    "/work/wt/.git", "/nix/store/", "/var/tmp/", NULL,
+    "/tmp/",           "/home/u/",      "/work/proj/", "/work/proj/.git/",
+    "/work/proj/src/", "/work/proj/a/", "/work/wt/",   "/work/wt/.git",
+    "/nix/store/",     "/var/tmp/",     NULL,
 };
 
 static const char *host_find(const char *path)
@@ -66,8 +68,12 @@ static char *t_gitdir_of(const char *dotgit, void *ctx)
 
 static cx_host test_host(const char *tmpdir)
 {
-    return (cx_host){.policy_cwd = CWD, .tmpdir = tmpdir, .home = "/home/u",
-                     .exists = t_exists, .is_dir = t_is_dir, .gitdir_of = t_gitdir_of};
+    return (cx_host){.policy_cwd = CWD,
+                     .tmpdir = tmpdir,
+                     .home = "/home/u",
+                     .exists = t_exists,
+                     .is_dir = t_is_dir,
+                     .gitdir_of = t_gitdir_of};
 }
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -121,8 +127,18 @@ static void args_observed_call(void **state)
 {
     (void)state;
     /* what Codex 0.169 passes its helper for every command */
-    char *argv[] = {"codex-linux-sandbox", "--sandbox-policy-cwd", "/p", "--command-cwd", "/p",
-                    "--permission-profile", "{}", "--", "sh", "-c", "echo --no-proc", NULL};
+    char *argv[] = {"codex-linux-sandbox",
+                    "--sandbox-policy-cwd",
+                    "/p",
+                    "--command-cwd",
+                    "/p",
+                    "--permission-profile",
+                    "{}",
+                    "--",
+                    "sh",
+                    "-c",
+                    "echo --no-proc",
+                    NULL};
     cx_args a;
     cordon_error err = {0};
     assert_int_equal(cx_parse_args(11, argv, &a, &err), 0);
@@ -138,8 +154,16 @@ static void args_observed_call(void **state)
 static void args_forms(void **state)
 {
     (void)state;
-    char *argv[] = {"x", "--sandbox-policy-cwd=/p", "--no-proc", "--inherit-pid-namespace", "--managed-network",
-                    "{}", "--use-legacy-landlock", "true", "--no-proc", NULL};
+    char *argv[] = {"x",
+                    "--sandbox-policy-cwd=/p",
+                    "--no-proc",
+                    "--inherit-pid-namespace",
+                    "--managed-network",
+                    "{}",
+                    "--use-legacy-landlock",
+                    "true",
+                    "--no-proc",
+                    NULL};
     cx_args a;
     cordon_error err = {0};
     assert_int_equal(cx_parse_args(9, argv, &a, &err), 0);
@@ -268,9 +292,10 @@ static void profile_rejected(void **state)
                       "\"fail\"}"),
               "the only one is \"skip\"");
     parse_bad(MANAGED("{\"access\":\"read\"}"), "missing field \"path\"");
-    parse_bad("{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":[],\"glob_scan_max_depth\":0},"
-              "\"network\":\"restricted\"}",
-              "positive integer");
+    parse_bad(
+        "{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"entries\":[],\"glob_scan_max_depth\":0},"
+        "\"network\":\"restricted\"}",
+        "positive integer");
     parse_bad("{\"file_system\":{\"entries\":[]},\"bogus\":1}", "unknown field \"bogus\"");
     parse_bad("{\"type\":\"managed\",\"type\":\"disabled\"}", "invalid JSON");
 }
@@ -301,7 +326,8 @@ static void legacy_policy(void **state)
     cx_profile_free(&p);
     assert_int_equal(cx_legacy_policy_parse("{\"type\":\"sandbox\"}", &p, &err), -1);
     assert_non_null(strstr(err.message, "unknown policy type"));
-    assert_int_equal(cx_legacy_policy_parse("{\"type\":\"workspace-write\",\"writable_roots\":[\"rel\"]}", &p, &err), -1);
+    assert_int_equal(cx_legacy_policy_parse("{\"type\":\"workspace-write\",\"writable_roots\":[\"rel\"]}", &p, &err),
+                     -1);
     assert_non_null(strstr(err.message, "not an absolute path"));
 }
 
@@ -335,18 +361,12 @@ static void proxy_urls(void **state)
         bool ok, loopback;
         unsigned port;
     } rows[] = {
-        {"http://127.0.0.1:3128", true, true, 3128},
-        {"http://user:pw@localhost:8080/", true, true, 8080},
-        {"socks5h://127.0.0.1", true, true, 1080},
-        {"https://[::1]:8443", true, true, 8443},
-        {"127.0.0.1:3128", true, true, 3128},
-        {"http://127.0.0.1", true, true, 80},
-        {"http://10.0.0.1:3128", true, false, 3128},
-        {"http://127.evil.com:1", true, false, 1},
-        {"http://:3128", false, false, 0},
-        {"http://127.0.0.1:99999", false, false, 0},
-        {"http://127.0.0.1:x", false, false, 0},
-        {"http://[::1", false, false, 0},
+        {"http://127.0.0.1:3128", true, true, 3128}, {"http://user:pw@localhost:8080/", true, true, 8080},
+        {"socks5h://127.0.0.1", true, true, 1080},   {"https://[::1]:8443", true, true, 8443},
+        {"127.0.0.1:3128", true, true, 3128},        {"http://127.0.0.1", true, true, 80},
+        {"http://10.0.0.1:3128", true, false, 3128}, {"http://127.evil.com:1", true, false, 1},
+        {"http://:3128", false, false, 0},           {"http://127.0.0.1:99999", false, false, 0},
+        {"http://127.0.0.1:x", false, false, 0},     {"http://[::1", false, false, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         bool lo;
@@ -382,7 +402,8 @@ static void map_workspace_write(void **state)
 {
     (void)state;
     cx_plan plan;
-    map_ok(MANAGED(ROOT_READ "," PROJ_WRITE
+    map_ok(MANAGED(ROOT_READ
+                   "," PROJ_WRITE
                    ",{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"slash_tmp\"}},\"access\":\"write\"}"
                    ",{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"tmpdir\"}},\"access\":\"write\"}"),
            "/var/tmp/", false, &plan);
@@ -391,11 +412,11 @@ static void map_workspace_write(void **state)
     assert_int_equal(plan.network, CORDON_NETWORK_NONE);
     assert_true(plan.fs_restricted);
     assert_int_equal(rule_at(&plan, CWD), CORDON_ACCESS_WRITE);
-    assert_int_equal(rule_at(&plan, "/tmp"), CORDON_ACCESS_WRITE);    /* slash_tmp: no extra read rule */
+    assert_int_equal(rule_at(&plan, "/tmp"), CORDON_ACCESS_WRITE);     /* slash_tmp: no extra read rule */
     assert_int_equal(rule_at(&plan, "/var/tmp"), CORDON_ACCESS_WRITE); /* TMPDIR, its trailing / gone */
     assert_int_equal(rule_at(&plan, "/home/u"), -1);                   /* the base shows the home as it is */
-    assert_int_equal(rule_at(&plan, CWD "/.git"), CORDON_ACCESS_READ);  /* wholly read-only */
-    assert_int_equal(rule_at(&plan, "/"), -1);                           /* the base shows it */
+    assert_int_equal(rule_at(&plan, CWD "/.git"), CORDON_ACCESS_READ); /* wholly read-only */
+    assert_int_equal(rule_at(&plan, "/"), -1);                         /* the base shows it */
     cx_plan_free(&plan);
 }
 
@@ -416,12 +437,12 @@ static void map_carveouts_and_missing(void **state)
     (void)state;
     cx_plan plan;
     map_ok(MANAGED(ROOT_READ "," PROJ_WRITE
-                   ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/a\"},\"access\":\"deny\"}"
-                   ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/a/b\"},\"access\":\"write\"}"
-                   ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/gone\"},\"access\":\"read\"}"
-                   ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/skipped\"},\"access\":\"read\","
-                   "\"missing_path_behavior\":\"skip\"}"
-                   ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/newroot\"},\"access\":\"write\"}"),
+                             ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/a\"},\"access\":\"deny\"}"
+                             ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/a/b\"},\"access\":\"write\"}"
+                             ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/gone\"},\"access\":\"read\"}"
+                             ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/skipped\"},\"access\":\"read\","
+                             "\"missing_path_behavior\":\"skip\"}"
+                             ",{\"path\":{\"type\":\"path\",\"path\":\"/work/proj/newroot\"},\"access\":\"write\"}"),
            NULL, false, &plan);
     assert_int_equal(rule_at(&plan, "/work/proj/a"), CORDON_ACCESS_NONE);
     assert_int_equal(rule_at(&plan, "/work/proj/a/b"), CORDON_ACCESS_WRITE); /* cordon says it does not exist */
@@ -458,8 +479,9 @@ static void map_globs(void **state)
 {
     (void)state;
     cx_plan plan;
-    map_ok("{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"glob_scan_max_depth\":2,\"entries\":["
-           ROOT_READ "," PROJ_WRITE ",{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"**/*.env\"},\"access\":\"deny\"},"
+    map_ok("{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\",\"glob_scan_max_depth\":2,\"entries\":"
+           "[" ROOT_READ "," PROJ_WRITE
+           ",{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"**/*.env\"},\"access\":\"deny\"},"
            "{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"/work/proj/**/*.key\"},\"access\":\"none\"},"
            "{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"/work/proj/*.txt\"},\"access\":\"read\"}]},"
            "\"network\":\"restricted\"}",
@@ -534,7 +556,7 @@ static void map_applied(void **state)
     (void)state;
     cx_plan plan;
     map_ok(MANAGED(ROOT_READ "," PROJ_WRITE ",{\"path\":{\"type\":\"glob_pattern\",\"pattern\":\"**/*.env\"},"
-                   "\"access\":\"deny\"}"),
+                             "\"access\":\"deny\"}"),
            NULL, false, &plan);
     cordon_policy *p = cordon_policy_new();
     cx_args a = {.no_proc = true};

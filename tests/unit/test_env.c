@@ -15,7 +15,7 @@
 #include "util/strv.h"
 
 #define HOME_IN "/.cordon/home"
-#define TMP_IN "/.cordon/tmp"
+#define TMP_IN  "/.cordon/tmp"
 
 /* A typical caller's environment, secrets included. */
 static const char *const host_env_c[] = {
@@ -107,8 +107,8 @@ static void test_passlist_names(void **state)
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
         if (!env_in_passlist(yes[i], strlen(yes[i])))
             fail_msg("%s should be in the passlist", yes[i]);
-    const char *no[] = {"SECRET", "HOME", "TMPDIR", "LC_", "LC", "L", "", "PATHX", "PAT", "MYPATH",
-                        "path", "lc_all", "TERMINFO", "LANGUAGE", "USERNAME", "LD_PRELOAD"};
+    const char *no[] = {"SECRET", "HOME",   "TMPDIR", "LC_",    "LC",       "L",        "",         "PATHX",
+                        "PAT",    "MYPATH", "path",   "lc_all", "TERMINFO", "LANGUAGE", "USERNAME", "LD_PRELOAD"};
     for (size_t i = 0; i < sizeof no / sizeof *no; i++)
         if (env_in_passlist(no[i], strlen(no[i])))
             fail_msg("%s should not be in the passlist", no[i]);
@@ -257,7 +257,7 @@ static void test_ops_apply_in_order(void **state)
     assert_int_equal(cordon_policy_set_env(f->p, "X=2", &f->err), 0);
     build(f, host_env);
     assert_string_equal(get(&f->env, "SECRET"), "hunter2"); /* the later --keep-env wins */
-    assert_string_equal(get(&f->env, "USER"), "bob");        /* the later --env wins */
+    assert_string_equal(get(&f->env, "USER"), "bob");       /* the later --env wins */
     assert_string_equal(get(&f->env, "X"), "2");
 }
 

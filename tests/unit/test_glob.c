@@ -151,9 +151,9 @@ static void test_match_table(void **state)
 
 typedef struct pcase {
     const char *pattern;
-    const char *prefix;    // NULL: refused
+    const char *prefix; // NULL: refused
     const char *walk_from;
-    const char *why;       // part of the refusal message
+    const char *why; // part of the refusal message
 } pcase;
 
 static const pcase prefix_table[] = {
@@ -376,7 +376,9 @@ static char *expand(const fixture *f, const char *const *rel, size_t n, const gl
         char *t = NULL;
         if (x->is_link)
             t = x->target ? xasprintf("->%s%s", strncmp(x->target, f->dir, dl) == 0 ? x->target + dl + 1 : x->target,
-                                      x->target_type == FT_MISSING ? "(missing)" : x->target_type == FT_DIR ? "(dir)" : "")
+                                      x->target_type == FT_MISSING ? "(missing)"
+                                      : x->target_type == FT_DIR   ? "(dir)"
+                                                                   : "")
                           : xasprintf("->?");
         char *pat = x->pattern ? xasprintf("@%zu", x->pattern) : xstrdup("");
         char *next = xasprintf("%s%s%s%s%s", s, *s ? " " : "", x->path + dl + 1, pat, t ? t : "");
@@ -624,7 +626,6 @@ static void test_walk_permissions(void **state)
     free(sealed);
     free(search);
 }
-
 
 // ---- resolution: globs become deny rules ---------------------------------------------
 

@@ -378,7 +378,7 @@ int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, fixture_teardown)
     const struct CMUnitTest tests[] = {
-        T(test_stores_base_system), T(test_hide_paths),  T(test_run_hidden),
+        T(test_stores_base_system), T(test_hide_paths),    T(test_run_hidden),
         T(test_home_workspace),     T(test_startup_files), T(test_pins),
     };
 #undef T

@@ -22,8 +22,8 @@ static void test_parse_pids_and_cpu(void **state)
     assert_int_equal(limit_parse(CORDON_LIMIT_CPU, "3600", &v, &err), 0);
     assert_int_equal(v, 3600);
     assert_int_equal(limit_parse(CORDON_LIMIT_PIDS, "4194303", &v, &err), 0);
-    const char *bad[] = {"", "0", "-1", "+5", " 5", "5 ", "1.5", "0x10", "abc", "5k", "4194304",
-                         "99999999999999999999999"};
+    const char *bad[] = {"",    "0",    "-1",  "+5", " 5",      "5 ",
+                         "1.5", "0x10", "abc", "5k", "4194304", "99999999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err = (cordon_error){0};
         assert_int_equal(limit_parse(CORDON_LIMIT_PIDS, bad[i], &v, &err), -1);
@@ -44,16 +44,16 @@ static void test_parse_memory(void **state)
         const char *s;
         unsigned long long want;
     } good[] = {
-        {"512M", 512ULL << 20}, {"512m", 512ULL << 20}, {"512MiB", 512ULL << 20}, {"512MB", 512ULL << 20},
-        {"2G", 2ULL << 30},     {"1024K", 1ULL << 20},  {"1T", 1ULL << 40},       {"1048576", 1ULL << 20},
-        {"1048577", 1048577},
+        {"512M", 512ULL << 20},  {"512m", 512ULL << 20},  {"512MiB", 512ULL << 20},
+        {"512MB", 512ULL << 20}, {"2G", 2ULL << 30},      {"1024K", 1ULL << 20},
+        {"1T", 1ULL << 40},      {"1048576", 1ULL << 20}, {"1048577", 1048577},
     };
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         assert_int_equal(limit_parse(CORDON_LIMIT_MEMORY, good[i].s, &v, &err), 0);
         assert_int_equal(v, good[i].want);
     }
-    const char *bad[] = {"", "0", "0M", "M", "12X", "512Q", "1000", "1023K", "1.5G", "-5M", "5 M", "5Mi",
-                         "5MiBs", "5GG", "99999999999T", "18446744073709551616"};
+    const char *bad[] = {"",     "0",   "0M",  "M",   "12X",   "512Q", "1000",         "1023K",
+                         "1.5G", "-5M", "5 M", "5Mi", "5MiBs", "5GG",  "99999999999T", "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err = (cordon_error){0};
         assert_int_equal(limit_parse(CORDON_LIMIT_MEMORY, bad[i], &v, &err), -1);
@@ -168,9 +168,12 @@ static void test_settings_bad(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_pids_and_cpu), cmocka_unit_test(test_parse_memory),
-        cmocka_unit_test(test_format),             cmocka_unit_test(test_setters),
-        cmocka_unit_test(test_settings_keys),      cmocka_unit_test(test_settings_bad),
+        cmocka_unit_test(test_parse_pids_and_cpu),
+        cmocka_unit_test(test_parse_memory),
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_setters),
+        cmocka_unit_test(test_settings_keys),
+        cmocka_unit_test(test_settings_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,10 +24,10 @@
 #include "policy/policy.h"
 #include "util/strv.h"
 
-#define assert_has(hay, needle)                                                            \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+#define assert_has(hay, needle)                                          \
+    do {                                                                 \
+        if (!strstr((hay), (needle)))                                    \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
     } while (0)
 
 /* ---- hosts and patterns ---------------------------------------------------------------- */
@@ -51,8 +51,9 @@ static void test_host_normalize(void **state)
     assert_string_equal(norm("FE80::1"), "fe80::1");
     assert_string_equal(norm("::ffff:127.0.0.1"), "::ffff:127.0.0.1");
     /* refused: empty labels, bad characters, numeric forms that are not a dotted quad */
-    const char *bad[] = {"", ".", "a..b", ".a", "a b", "a/b", "a:b", "[::1", "[1.2.3.4]", "[fe80::1%eth0]",
-                         "0x7f.1", "127.1", "2130706433", "1.2.3.4.5", "a.0x10", "01.2.3.4", "a\x01.b", "\xc3\xa9.fr"};
+    const char *bad[] = {"",       ".",         "a..b",           ".a",         "a b",   "a/b",        "a:b",
+                         "[::1",   "[1.2.3.4]", "[fe80::1%eth0]", "0x7f.1",     "127.1", "2130706433", "1.2.3.4.5",
+                         "a.0x10", "01.2.3.4",  "a\x01.b",        "\xc3\xa9.fr"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (norm(bad[i]))
             fail_msg("'%s' was accepted as '%s'", bad[i], norm(bad[i]));
@@ -164,8 +165,7 @@ static void test_address_classes(void **state)
 static void test_decide(void **state)
 {
     (void)state;
-    char a0[] = "*.example.com", a1[] = "api.test", a2[] = "10.0.0.5", d0[] = "bad.example.com",
-         d1[] = "93.184.216.34";
+    char a0[] = "*.example.com", a1[] = "api.test", a2[] = "10.0.0.5", d0[] = "bad.example.com", d1[] = "93.184.216.34";
     char *allow[] = {a0, a1, a2, NULL};
     char *deny[] = {d0, d1, NULL};
     net_rules r = {.allow = allow, .n_allow = 3, .deny = deny, .n_deny = 2};
@@ -243,9 +243,20 @@ static void test_proxy_url(void **state)
     assert_false(u.loopback);
     assert_int_equal(proxy_url_parse("http://127.5.6.7:1", &u, &why), 0);
     assert_true(u.loopback);
-    const char *bad[] = {"", "   ", "ftp2://127.0.0.1:1", "http://", "http://:80", "http://127.0.0.1:",
-                         "http://127.0.0.1:0", "http://127.0.0.1:65536", "http://127.0.0.1:8x",
-                         "http://[::1", "http://[::1]x", "http://a b:1", "://127.0.0.1:1", "http://0x7f.1:1"};
+    const char *bad[] = {"",
+                         "   ",
+                         "ftp2://127.0.0.1:1",
+                         "http://",
+                         "http://:80",
+                         "http://127.0.0.1:",
+                         "http://127.0.0.1:0",
+                         "http://127.0.0.1:65536",
+                         "http://127.0.0.1:8x",
+                         "http://[::1",
+                         "http://[::1]x",
+                         "http://a b:1",
+                         "://127.0.0.1:1",
+                         "http://0x7f.1:1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (proxy_url_parse(bad[i], &u, &why) == 0)
             fail_msg("'%s' was accepted", bad[i]);
@@ -456,8 +467,12 @@ static void test_plan_bridges(void **state)
     cordon_error e;
     assert_int_equal(cordon_policy_set_network(p, CORDON_NETWORK_PROXY, &e), 0);
     assert_int_equal(cordon_policy_forward_port(p, 3128, &e), 0);
-    const char *vars[] = {"PATH=/bin", "HTTP_PROXY=http://127.0.0.1:3128", "https_proxy=http://localhost:3128/",
-                          "ALL_PROXY=socks5h://[::1]:1080", "NO_PROXY=x", NULL};
+    const char *vars[] = {"PATH=/bin",
+                          "HTTP_PROXY=http://127.0.0.1:3128",
+                          "https_proxy=http://localhost:3128/",
+                          "ALL_PROXY=socks5h://[::1]:1080",
+                          "NO_PROXY=x",
+                          NULL};
     strv env = env_of(vars);
     net_plan np;
     assert_int_equal(net_plan_build(p, &env, &np, &e), 0);
@@ -589,8 +604,9 @@ static void test_dns_messages(void **state)
     (void)state;
     uint8_t q[512];
     int ql = dns_build_query(q, sizeof q, 0xbeef, "a.example.com", DNS_TYPE_AAAA);
-    static const uint8_t want[] = {0xbe, 0xef, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1, 1, 'a', 7, 'e', 'x', 'a', 'm',
-                                   'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 28, 0, 1, 0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t want[] = {0xbe, 0xef, 0x01, 0x00, 0,   1,   0,    0,    0, 0,   0,   1,   1, 'a',
+                                   7,    'e',  'x',  'a',  'm', 'p', 'l',  'e',  3, 'c', 'o', 'm', 0, 0,
+                                   28,   0,    1,    0,    0,   41,  0x04, 0xd0, 0, 0,   0,   0,   0, 0};
     assert_int_equal(ql, (int)sizeof want);
     assert_memory_equal(q, want, sizeof want);
     char big[300];
@@ -605,7 +621,7 @@ static void test_dns_messages(void **state)
     size_t al = 0;
     /* svc.cdn.test A 1.2.3.4 (the name spelled out: offset of it recorded for later) */
     static const uint8_t rec_a[] = {3, 's', 'v', 'c', 3, 'c', 'd', 'n', 4, 't', 'e', 's', 't', 0,
-                                    0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 1, 2, 3, 4};
+                                    0, 1,   0,   1,   0, 0,   0,   60,  0, 4,   1,   2,   3,   4};
     memcpy(ans + al, rec_a, sizeof rec_a);
     al += sizeof rec_a;
     /* the question's name (offset 12) CNAME -> svc.cdn.test (a pointer into the record above) */
@@ -730,9 +746,11 @@ static void test_settings_keys(void **state)
     static const struct {
         const char *doc, *msg;
     } bad[] = {
-        {"{\"sandbox\": {\"allowedDomains\": [\"*\"]}}", "s.json:1: \"sandbox.allowedDomains[0]\": '*' would match every domain"},
+        {"{\"sandbox\": {\"allowedDomains\": [\"*\"]}}",
+         "s.json:1: \"sandbox.allowedDomains[0]\": '*' would match every domain"},
         {"{\"sandbox\": {\"allowedDomains\": \"a.test\"}}", "must be an array"},
-        {"{\"sandbox\": {\"deniedDomains\": [\"ok.test\",\n 7]}}", "s.json:2: \"sandbox.deniedDomains[1]\": must be a string"},
+        {"{\"sandbox\": {\"deniedDomains\": [\"ok.test\",\n 7]}}",
+         "s.json:2: \"sandbox.deniedDomains[1]\": must be a string"},
         {"{\"sandbox\": {\"forwardPorts\": [0]}}", "port 0 is not between 1 and 65535"},
         {"{\"sandbox\": {\"publishPorts\": [\"80:x\"]}}", "is not a port"},
         {"{\"sandbox\": {\"addHosts\": [\"a.test\"]}}", "is not NAME=ADDRESS"},
@@ -762,7 +780,10 @@ static void test_netlog(void **state)
 {
     (void)state;
     char buf[512];
-    netlog_entry en = {.kind = "connect", .host = "a\"b\\c\n\x01\xff", .port = 443, .decision = "refused",
+    netlog_entry en = {.kind = "connect",
+                       .host = "a\"b\\c\n\x01\xff",
+                       .port = 443,
+                       .decision = "refused",
                        .reason = "no --allow-domain matches"};
     size_t n = netlog_format(&en, 1700000000123LL, buf, sizeof buf);
     assert_int_equal(n, strlen(buf));
@@ -777,14 +798,22 @@ static void test_netlog(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_normalize),   cmocka_unit_test(test_patterns),
-        cmocka_unit_test(test_match),            cmocka_unit_test(test_address_classes),
-        cmocka_unit_test(test_decide),           cmocka_unit_test(test_proxy_url),
-        cmocka_unit_test(test_http_parse),       cmocka_unit_test(test_http_upstream_head),
-        cmocka_unit_test(test_socks5),           cmocka_unit_test(test_plan_bridges),
-        cmocka_unit_test(test_plan_proxy),       cmocka_unit_test(test_port_setters),
-        cmocka_unit_test(test_netlog),           cmocka_unit_test(test_settings_keys),
-        cmocka_unit_test(test_dns_messages),     cmocka_unit_test(test_hostconf),
+        cmocka_unit_test(test_host_normalize),
+        cmocka_unit_test(test_patterns),
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_address_classes),
+        cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_proxy_url),
+        cmocka_unit_test(test_http_parse),
+        cmocka_unit_test(test_http_upstream_head),
+        cmocka_unit_test(test_socks5),
+        cmocka_unit_test(test_plan_bridges),
+        cmocka_unit_test(test_plan_proxy),
+        cmocka_unit_test(test_port_setters),
+        cmocka_unit_test(test_netlog),
+        cmocka_unit_test(test_settings_keys),
+        cmocka_unit_test(test_dns_messages),
+        cmocka_unit_test(test_hostconf),
         cmocka_unit_test(test_dns_server_setter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

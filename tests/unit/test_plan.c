@@ -122,8 +122,8 @@ static void check_invariants(const plan *pl)
         for (size_t j = i + 1; j < pl->n_ops; j++) {
             const plan_op *b = &pl->ops[j];
             if (strcmp(a->dest, b->dest) != 0 && path_has_prefix(a->dest, b->dest))
-                fail_msg("%s %s (#%zu) comes before its parent %s %s (#%zu)", plan_kind_name(a->kind),
-                         a->dest, i, plan_kind_name(b->kind), b->dest, j);
+                fail_msg("%s %s (#%zu) comes before its parent %s %s (#%zu)", plan_kind_name(a->kind), a->dest, i,
+                         plan_kind_name(b->kind), b->dest, j);
             assert_true(path_cmp(a->dest, b->dest) <= 0);
         }
     }
@@ -319,8 +319,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     char *ab = fx(f, "ws/a/b");
     for (size_t i = 0; i < f->pl.n_ops; i++)
         if (strcmp(f->pl.ops[i].dest, ab) != 0 && path_has_prefix(f->pl.ops[i].dest, ab))
-            fail_msg("%s operation at %s below the held %s", plan_kind_name(f->pl.ops[i].kind),
-                     f->pl.ops[i].dest, ab);
+            fail_msg("%s operation at %s below the held %s", plan_kind_name(f->pl.ops[i].kind), f->pl.ops[i].dest, ab);
     assert_int_equal(ops_at(&f->pl, ab), 0); /* nothing mounted: refused by the creation control */
     free(ab);
     p = fx(f, "ws/a/b/c/.env");
@@ -437,11 +436,11 @@ static void test_missing_deny_elsewhere_is_a_note(void **state)
     fixture *f = *state;
     mk(f, "ro");
     mk(f, "hidden");
-    rule(f, "nope", CORDON_ACCESS_NONE);            /* below no rule at all */
+    rule(f, "nope", CORDON_ACCESS_NONE); /* below no rule at all */
     rule(f, "ro", CORDON_ACCESS_READ);
-    rule(f, "ro/nope", CORDON_ACCESS_NONE);         /* below a read-only rule */
+    rule(f, "ro/nope", CORDON_ACCESS_NONE); /* below a read-only rule */
     rule(f, "hidden", CORDON_ACCESS_NONE);
-    rule(f, "hidden/nope", CORDON_ACCESS_NONE);     /* below a hidden path */
+    rule(f, "hidden/nope", CORDON_ACCESS_NONE); /* below a hidden path */
     rule(f, "ws/ro", CORDON_ACCESS_READ);
     rule(f, "ws/ro/nope/deeper", CORDON_ACCESS_NONE);
     mk(f, "ws/ro");

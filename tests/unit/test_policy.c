@@ -38,10 +38,10 @@ static int teardown(void **state)
     return 0;
 }
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+#define assert_contains(hay, needle)                                     \
+    do {                                                                 \
+        if (!strstr((hay), (needle)))                                    \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
     } while (0)
 
 /* A refused call returns -1 with a usage error that says `expect`; "[option] text" also
@@ -81,9 +81,7 @@ static void test_defaults(void **state)
 static void test_add_path(void **state)
 {
     fixture *f = *state;
-    assert_int_equal(cordon_policy_add_path(f->p, "/a//b/./c/../d/", CORDON_ACCESS_READ,
-                                            "--allow-ro", &f->err),
-                     0);
+    assert_int_equal(cordon_policy_add_path(f->p, "/a//b/./c/../d/", CORDON_ACCESS_READ, "--allow-ro", &f->err), 0);
     assert_int_equal(f->p->n_rules, 1);
     const policy_rule *r = &f->p->rules[0];
     /* Kept as written: ".." after a symlink names another file than a lexical ".."
@@ -103,20 +101,18 @@ static void test_add_path(void **state)
 static void test_add_path_refused(void **state)
 {
     fixture *f = *state;
-    assert_usage_error(cordon_policy_add_path(f->p, "rel/x", CORDON_ACCESS_WRITE, "--allow", &f->err),
-                       &f->err,
+    assert_usage_error(cordon_policy_add_path(f->p, "rel/x", CORDON_ACCESS_WRITE, "--allow", &f->err), &f->err,
                        "--allow: 'rel/x' is a relative path; give an absolute path "
                        "(for example \"$PWD/rel/x\")");
-    assert_usage_error(cordon_policy_add_path(f->p, "", CORDON_ACCESS_WRITE, "--deny", &f->err),
-                       &f->err, "--deny: empty path; give an absolute path");
-    assert_usage_error(cordon_policy_add_path(f->p, NULL, CORDON_ACCESS_WRITE, "--allow", &f->err),
-                       &f->err, "--allow: empty path; give an absolute path");
-    assert_usage_error(cordon_policy_add_path(f->p, "~/x", CORDON_ACCESS_READ, "--allow-ro", &f->err),
-                       &f->err,
+    assert_usage_error(cordon_policy_add_path(f->p, "", CORDON_ACCESS_WRITE, "--deny", &f->err), &f->err,
+                       "--deny: empty path; give an absolute path");
+    assert_usage_error(cordon_policy_add_path(f->p, NULL, CORDON_ACCESS_WRITE, "--allow", &f->err), &f->err,
+                       "--allow: empty path; give an absolute path");
+    assert_usage_error(cordon_policy_add_path(f->p, "~/x", CORDON_ACCESS_READ, "--allow-ro", &f->err), &f->err,
                        "--allow-ro: '~/x' is a relative path; give an absolute path "
                        "(for example \"$PWD/~/x\")");
-    assert_usage_error(cordon_policy_add_path(f->p, "/x", (cordon_access)7, "--allow", &f->err),
-                       &f->err, "--allow: unknown access 7");
+    assert_usage_error(cordon_policy_add_path(f->p, "/x", (cordon_access)7, "--allow", &f->err), &f->err,
+                       "--allow: unknown access 7");
     assert_int_equal(f->p->n_rules, 0);
 }
 
@@ -143,10 +139,8 @@ static void test_absolute_setters(void **state)
 static void test_workspace(void **state)
 {
     fixture *f = *state;
-    assert_usage_error(cordon_policy_set_workspace(f->p, "", &f->err), &f->err,
-                       "[workspace] empty path");
-    assert_usage_error(cordon_policy_set_workspace(f->p, NULL, &f->err), &f->err,
-                       "[workspace] empty path");
+    assert_usage_error(cordon_policy_set_workspace(f->p, "", &f->err), &f->err, "[workspace] empty path");
+    assert_usage_error(cordon_policy_set_workspace(f->p, NULL, &f->err), &f->err, "[workspace] empty path");
 
     assert_int_equal(cordon_policy_set_no_workspace(f->p, true, &f->err), 0);
     assert_int_equal(cordon_policy_set_workspace(f->p, "/w/b", &f->err), 0);
@@ -177,16 +171,13 @@ static void test_set_env(void **state)
     assert_string_equal(f->p->env[2].name, "B"); /* split at the first '=' */
     assert_string_equal(f->p->env[2].value, "x=y");
 
-    assert_usage_error(cordon_policy_set_env(f->p, "NOVALUE", &f->err), &f->err,
-                       "[env] 'NOVALUE' is not NAME=VALUE");
+    assert_usage_error(cordon_policy_set_env(f->p, "NOVALUE", &f->err), &f->err, "[env] 'NOVALUE' is not NAME=VALUE");
     assert_usage_error(cordon_policy_set_env(f->p, "=x", &f->err), &f->err,
                        "[env] '=x' does not start with a variable name (no spaces or control characters)");
     assert_usage_error(cordon_policy_set_env(f->p, "A B=x", &f->err), &f->err,
                        "[env] 'A B=x' does not start with a variable name (no spaces or control characters)");
-    assert_usage_error(cordon_policy_set_env(f->p, "", &f->err), &f->err,
-                       "[env] '' is not NAME=VALUE");
-    assert_usage_error(cordon_policy_set_env(f->p, NULL, &f->err), &f->err,
-                       "[env] '' is not NAME=VALUE");
+    assert_usage_error(cordon_policy_set_env(f->p, "", &f->err), &f->err, "[env] '' is not NAME=VALUE");
+    assert_usage_error(cordon_policy_set_env(f->p, NULL, &f->err), &f->err, "[env] '' is not NAME=VALUE");
     assert_int_equal(f->p->n_env, 3);
 }
 
@@ -230,12 +221,11 @@ static void test_timeout_accepted(void **state)
 static void test_timeout_refused(void **state)
 {
     fixture *f = *state;
-    static const char *const bad[] = {"-1", "abc", "0",  "0.0",  "1e999", "1e3",  "nan",
-                                      "inf", " 1", "1 ", "1.2.3", "0x10", "+5",   "."};
+    static const char *const bad[] = {"-1",  "abc", "0",  "0.0",   "1e999", "1e3", "nan",
+                                      "inf", " 1",  "1 ", "1.2.3", "0x10",  "+5",  "."};
     assert_int_equal(cordon_policy_set_timeout_string(f->p, "7", &f->err), 0);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *want = xasprintf("[timeout] '%s' is not a positive number of seconds (e.g. 10 or 2.5)",
-                               bad[i]);
+        char *want = xasprintf("[timeout] '%s' is not a positive number of seconds (e.g. 10 or 2.5)", bad[i]);
         assert_usage_error(cordon_policy_set_timeout_string(f->p, bad[i], &f->err), &f->err, want);
         free(want);
     }
@@ -273,8 +263,7 @@ static void test_base_names(void **state)
     assert_usage_error(cordon_base_from_string(NULL, &b, &f->err), &f->err,
                        "unknown base '': use one of system, host, empty");
     assert_int_equal(b, CORDON_BASE_HOST);
-    assert_usage_error(cordon_policy_set_base(f->p, (cordon_base)9, &f->err), &f->err,
-                       "unknown base 9");
+    assert_usage_error(cordon_policy_set_base(f->p, (cordon_base)9, &f->err), &f->err, "unknown base 9");
     assert_int_equal(f->p->base, CORDON_BASE_EMPTY);
 }
 
@@ -298,8 +287,7 @@ static void test_network_names(void **state)
 static void test_set_network(void **state)
 {
     fixture *f = *state;
-    assert_usage_error(cordon_policy_set_network(f->p, (cordon_network)5, &f->err), &f->err,
-                       "unknown network mode 5");
+    assert_usage_error(cordon_policy_set_network(f->p, (cordon_network)5, &f->err), &f->err, "unknown network mode 5");
     assert_false(f->p->network_set); /* a refused value must not pin the setting */
     assert_int_equal(f->p->network, CORDON_NETWORK_NONE);
     assert_int_equal(cordon_policy_set_network(f->p, CORDON_NETWORK_PROXY, &f->err), 0);
@@ -337,8 +325,7 @@ static void test_name_tables(void **state)
 static void test_load_settings_wrapper(void **state)
 {
     fixture *f = *state;
-    assert_int_equal(cordon_policy_load_settings(f->p, "/nonexistent/cordon/settings.json", &f->err),
-                     -1);
+    assert_int_equal(cordon_policy_load_settings(f->p, "/nonexistent/cordon/settings.json", &f->err), -1);
     assert_int_equal(f->err.stage, CORDON_STAGE_SETTINGS);
     assert_contains(f->err.message, "settings file /nonexistent/cordon/settings.json: cannot read");
 }

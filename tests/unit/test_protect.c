@@ -85,19 +85,21 @@ typedef struct pcase {
     const char *allow[4];    /* writable rules, relative */
     const char *allow_ro[4]; /* read-only rules */
     const char *deny[4];
-    const char *protect[4];  /* --protect NAME */
+    const char *protect[4]; /* --protect NAME */
     bool read_only;
     expect ex[24];
-    int n_protect;           /* exact number of protect rules (pins included); -1: not checked */
-    const char *fails[3];    /* resolve fails and the message holds these */
-    const char *sealed;      /* hidden by a user rule: nothing cordon adds at or below it,
+    int n_protect;        /* exact number of protect rules (pins included); -1: not checked */
+    const char *fails[3]; /* resolve fails and the message holds these */
+    const char *sealed;   /* hidden by a user rule: nothing cordon adds at or below it,
                               * no bind below it, everything below it hidden */
 } pcase;
 
-#define WS_NAMES_HELD                                                                      \
-    {X_HELD, "ws/.cordon", 0}, {X_HELD, "ws/.codex", 0}, {X_HELD, "ws/.agents", 0},          \
-    {X_HELD, "ws/.claude", 0}, {X_HELD, "ws/.mcp.json", 0}, {X_HELD, "ws/.vscode", 0},       \
-    {X_HELD, "ws/.idea", 0}, { X_HELD, "ws/.gitmodules", 0 }
+#define WS_NAMES_HELD                                                                                          \
+    {X_HELD, "ws/.cordon", 0}, {X_HELD, "ws/.codex", 0}, {X_HELD, "ws/.agents", 0}, {X_HELD, "ws/.claude", 0}, \
+        {X_HELD, "ws/.mcp.json", 0}, {X_HELD, "ws/.vscode", 0}, {X_HELD, "ws/.idea", 0},                       \
+    {                                                                                                          \
+        X_HELD, "ws/.gitmodules", 0                                                                            \
+    }
 /* The names that joined .cordon .codex .agents at the top of every writable path. */
 #define MORE 5
 
@@ -105,8 +107,11 @@ static const pcase cases[] = {
     {
         /* .git is pinned: `mv .git .git-old; mkdir -p .git/hooks` must fail */
         .name = "plain .git directory",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", "[core]\n"},
-                  {F_FILE, "ws/.git/HEAD", "ref: refs/heads/main\n"}, {F_DIR, "ws/.git/objects", 0}},
+        .files = {{F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
+                  {F_FILE, "ws/.git/config", "[core]\n"},
+                  {F_FILE, "ws/.git/HEAD", "ref: refs/heads/main\n"},
+                  {F_DIR, "ws/.git/objects", 0}},
         .ex = {{X_RO, "ws/.git/hooks", 0, "protected git hooks in writable {D}/ws"},
                {X_RO, "ws/.git/config", 0, "protected git config in writable {D}/ws"},
                {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"},
@@ -121,16 +126,21 @@ static const pcase cases[] = {
         /* a stub-held name pins what is above it just the same */
         .name = ".git without hooks: the name is held",
         .files = {{F_DIR, "ws/.git", 0}, {F_FILE, "ws/.git/config", ""}},
-        .ex = {{X_HELD, "ws/.git/hooks", 0}, {X_RO, "ws/.git/config", 0},
+        .ex = {{X_HELD, "ws/.git/hooks", 0},
+               {X_RO, "ws/.git/config", 0},
                {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"},
-               {X_NOTHING, "ws/.git/config.worktree", LK_WRITE}, WS_NAMES_HELD},
+               {X_NOTHING, "ws/.git/config.worktree", LK_WRITE},
+               WS_NAMES_HELD},
         .n_protect = 5 + 1 + MORE,
     },
     {
         .name = ".git with config.worktree, without config",
         .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config.worktree", ""}},
-        .ex = {{X_RO, "ws/.git/hooks", 0}, {X_HELD, "ws/.git/config", 0}, {X_RO, "ws/.git/config.worktree", 0},
-               {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"}, WS_NAMES_HELD},
+        .ex = {{X_RO, "ws/.git/hooks", 0},
+               {X_HELD, "ws/.git/config", 0},
+               {X_RO, "ws/.git/config.worktree", 0},
+               {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"},
+               WS_NAMES_HELD},
         .n_protect = 6 + 1 + MORE,
     },
     {
@@ -139,10 +149,15 @@ static const pcase cases[] = {
          * the .git file itself is read-only (its gitdir: line could be repointed) */
         .name = ".git file: gitdir (relative) and commondir",
         .files = {{F_FILE, "ws/.git", "gitdir: ../real/.git/worktrees/x\n"},
-                  {F_DIR, "real", 0}, {F_DIR, "real/.git", 0}, {F_DIR, "real/.git/hooks", 0},
-                  {F_FILE, "real/.git/config", ""}, {F_DIR, "real/.git/worktrees", 0},
-                  {F_DIR, "real/.git/worktrees/x", 0}, {F_FILE, "real/.git/worktrees/x/commondir", "../..\n"},
-                  {F_FILE, "real/.git/worktrees/x/HEAD", ""}, {F_FILE, "real/.git/worktrees/x/config.worktree", ""}},
+                  {F_DIR, "real", 0},
+                  {F_DIR, "real/.git", 0},
+                  {F_DIR, "real/.git/hooks", 0},
+                  {F_FILE, "real/.git/config", ""},
+                  {F_DIR, "real/.git/worktrees", 0},
+                  {F_DIR, "real/.git/worktrees/x", 0},
+                  {F_FILE, "real/.git/worktrees/x/commondir", "../..\n"},
+                  {F_FILE, "real/.git/worktrees/x/HEAD", ""},
+                  {F_FILE, "real/.git/worktrees/x/config.worktree", ""}},
         .allow = {"real/.git"},
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
                {X_HELD, "real/.git/worktrees/x/hooks", 0},
@@ -158,51 +173,69 @@ static const pcase cases[] = {
                {X_NOTHING, "real/.git/objects", LK_WRITE},
                {X_HELD, "real/.git/.codex", 0}, /* real/.git is a writable directory too */
                WS_NAMES_HELD},
-        .n_protect = 5 + 3 + 3 + 1 + 2 + 2 * MORE + 1 /* commondir kept read-only too */, /* + the .git file, + two pins */
+        .n_protect =
+            5 + 3 + 3 + 1 + 2 + 2 * MORE + 1 /* commondir kept read-only too */, /* + the .git file, + two pins */
     },
     {
         .name = ".git file: absolute gitdir, commondir absolute, no trailing newline",
         .files = {{F_FILE, "ws/.git", "gitdir:   {D}/gd/wt"},
-                  {F_DIR, "gd", 0}, {F_DIR, "gd/wt", 0}, {F_DIR, "gd/wt/hooks", 0},
+                  {F_DIR, "gd", 0},
+                  {F_DIR, "gd/wt", 0},
+                  {F_DIR, "gd/wt/hooks", 0},
                   {F_FILE, "gd/wt/commondir", "{D}/gd/common"},
-                  {F_DIR, "gd/common", 0}, {F_FILE, "gd/common/config", ""}},
+                  {F_DIR, "gd/common", 0},
+                  {F_FILE, "gd/common/config", ""}},
         .allow = {"gd"},
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
-               {X_RO, "gd/wt/hooks", 0}, {X_HELD, "gd/wt/config", 0},
-               {X_HELD, "gd/common/hooks", 0}, {X_RO, "gd/common/config", 0},
+               {X_RO, "gd/wt/hooks", 0},
+               {X_HELD, "gd/wt/config", 0},
+               {X_HELD, "gd/common/hooks", 0},
+               {X_RO, "gd/common/config", 0},
                {X_PIN, "gd/wt", 0, "pinned: holds {D}/gd/wt/hooks"},
                {X_PIN, "gd/common", 0, "pinned: holds {D}/gd/common/hooks"},
                {X_NOTHING, "gd/common/config.worktree", LK_WRITE},
-               {X_HELD, "gd/.codex", 0}, WS_NAMES_HELD},
+               {X_HELD, "gd/.codex", 0},
+               WS_NAMES_HELD},
         .n_protect = 4 + 3 + 3 + 1 + 2 + 2 * MORE + 1 /* commondir kept read-only too */,
     },
     {
         /* the git directory is not writable anyway: nothing to add there */
         .name = ".git file: gitdir outside every writable path",
         .files = {{F_FILE, "ws/.git", "gitdir: {D}/ro/.git"},
-                  {F_DIR, "ro", 0}, {F_DIR, "ro/.git", 0}, {F_DIR, "ro/.git/hooks", 0},
+                  {F_DIR, "ro", 0},
+                  {F_DIR, "ro/.git", 0},
+                  {F_DIR, "ro/.git/hooks", 0},
                   {F_FILE, "ro/.git/config", ""}},
         .allow_ro = {"ro"},
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
-               {X_NOTHING, "ro/.git/hooks", LK_READ}, {X_NOTHING, "ro/.git/config", LK_READ},
-               {X_NOTHING, "ro/.git", LK_READ}, WS_NAMES_HELD},
+               {X_NOTHING, "ro/.git/hooks", LK_READ},
+               {X_NOTHING, "ro/.git/config", LK_READ},
+               {X_NOTHING, "ro/.git", LK_READ},
+               WS_NAMES_HELD},
         .n_protect = 3 + 1 + MORE,
     },
     {
         .name = ".git file without gitdir: only the file is kept read-only",
         .files = {{F_FILE, "ws/.git", "not a git file\n"}},
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
-               {X_NOTHING, "ws/.git/hooks", LK_READ}, WS_NAMES_HELD},
+               {X_NOTHING, "ws/.git/hooks", LK_READ},
+               WS_NAMES_HELD},
         .n_protect = 3 + 1 + MORE,
     },
     {
         /* every level from the workspace down to each submodule's git directory */
         .name = "submodules: .git/modules/a and .git/modules/a/modules/b",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""},
-                  {F_DIR, "ws/.git/modules", 0}, {F_FILE, "ws/.git/modules/README", ""},
-                  {F_DIR, "ws/.git/modules/a", 0}, {F_DIR, "ws/.git/modules/a/hooks", 0},
-                  {F_FILE, "ws/.git/modules/a/config", ""}, {F_DIR, "ws/.git/modules/a/modules", 0},
-                  {F_DIR, "ws/.git/modules/a/modules/b", 0}, {F_FILE, "ws/.git/modules/a/modules/b/config", ""},
+        .files = {{F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
+                  {F_FILE, "ws/.git/config", ""},
+                  {F_DIR, "ws/.git/modules", 0},
+                  {F_FILE, "ws/.git/modules/README", ""},
+                  {F_DIR, "ws/.git/modules/a", 0},
+                  {F_DIR, "ws/.git/modules/a/hooks", 0},
+                  {F_FILE, "ws/.git/modules/a/config", ""},
+                  {F_DIR, "ws/.git/modules/a/modules", 0},
+                  {F_DIR, "ws/.git/modules/a/modules/b", 0},
+                  {F_FILE, "ws/.git/modules/a/modules/b/config", ""},
                   {F_FILE, "ws/.git/modules/a/modules/b/config.worktree", ""}},
         .ex = {{X_RO, "ws/.git/hooks", 0},
                {X_RO, "ws/.git/config", 0},
@@ -226,8 +259,11 @@ static const pcase cases[] = {
         /* directly atop the writable directory: nothing to pin */
         .name = "agent metadata: existing directory and file, missing name",
         .files = {{F_DIR, "ws/.codex", 0}, {F_FILE, "ws/.cordon", "x"}, {F_DIR, "ws/.codex/sub", 0}},
-        .ex = {{X_RO, "ws/.codex", 0}, {X_RO, "ws/.cordon", 0}, {X_HELD, "ws/.agents", 0},
-               {X_NOTHING, "ws/.codex/sub", LK_READ}, {X_NOTHING, "ws/.codexx", LK_WRITE}},
+        .ex = {{X_RO, "ws/.codex", 0},
+               {X_RO, "ws/.cordon", 0},
+               {X_HELD, "ws/.agents", 0},
+               {X_NOTHING, "ws/.codex/sub", LK_READ},
+               {X_NOTHING, "ws/.codexx", LK_WRITE}},
         .n_protect = 3 + MORE,
     },
     {
@@ -235,8 +271,12 @@ static const pcase cases[] = {
         .files = {{F_DIR, "ws/.zed", 0}, {F_DIR, "w", 0}, {F_FILE, "w/.cursor", ""}},
         .allow = {"w"},
         .protect = {".zed", ".cursor"},
-        .ex = {{X_RO, "ws/.zed", 0}, {X_HELD, "ws/.cursor", 0}, {X_HELD, "w/.zed", 0}, {X_RO, "w/.cursor", 0},
-               {X_HELD, "w/.codex", 0}, WS_NAMES_HELD},
+        .ex = {{X_RO, "ws/.zed", 0},
+               {X_HELD, "ws/.cursor", 0},
+               {X_HELD, "w/.zed", 0},
+               {X_RO, "w/.cursor", 0},
+               {X_HELD, "w/.codex", 0},
+               WS_NAMES_HELD},
         .n_protect = 2 * (8 + 2), /* the default names and the two --protect ones, twice */
     },
     {
@@ -244,7 +284,9 @@ static const pcase cases[] = {
          * renamed away (they hold .cordon etc.) is src's choice (a pin rule, or the user
          * rule kept in the plan): checked as a property, so the count is not fixed. */
         .name = "a user rule granting write on exactly the existing path lifts the protection",
-        .files = {{F_DIR, "ws/.codex", 0}, {F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0},
+        .files = {{F_DIR, "ws/.codex", 0},
+                  {F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
                   {F_FILE, "ws/.git/config", ""}},
         .allow = {"ws/.codex", "ws/.git/hooks"},
         .ex = {{X_NOTHING, "ws/.codex", LK_WRITE},
@@ -264,8 +306,11 @@ static const pcase cases[] = {
         .files = {{F_DIR, "ws/.git", 0}, {F_FILE, "ws/.git/config", ""}},
         .allow = {"ws/.agents"},
         .allow_ro = {"ws/.codex", "ws/.git/hooks"},
-        .ex = {{X_HELD, "ws/.codex", 0}, {X_HELD, "ws/.agents", 0}, {X_HELD, "ws/.cordon", 0},
-               {X_HELD, "ws/.git/hooks", 0}, {X_RO, "ws/.git/config", 0},
+        .ex = {{X_HELD, "ws/.codex", 0},
+               {X_HELD, "ws/.agents", 0},
+               {X_HELD, "ws/.cordon", 0},
+               {X_HELD, "ws/.git/hooks", 0},
+               {X_RO, "ws/.git/config", 0},
                {X_PIN, "ws/.git", 0, "pinned: holds {D}/ws/.git/hooks"}},
         .n_protect = 3 + 2 + 1 + MORE,
     },
@@ -275,20 +320,28 @@ static const pcase cases[] = {
         .name = "a writable .git does not lift hooks and config",
         .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""}},
         .allow = {"ws/.git"},
-        .ex = {{X_RO, "ws/.git/hooks", 0}, {X_RO, "ws/.git/config", 0}, {X_HELD, "ws/.git/.codex", 0},
-               {X_NOTHING, "ws/.git/objects", LK_WRITE}, WS_NAMES_HELD},
+        .ex = {{X_RO, "ws/.git/hooks", 0},
+               {X_RO, "ws/.git/config", 0},
+               {X_HELD, "ws/.git/.codex", 0},
+               {X_NOTHING, "ws/.git/objects", LK_WRITE},
+               WS_NAMES_HELD},
         .n_protect = -1,
     },
     {
         /* a writable root nested (unmounted: redundant) in the writable workspace: the
          * directories above it can be renamed too unless they are pinned */
         .name = "a writable repository nested in the workspace: its protection cannot be renamed away",
-        .files = {{F_DIR, "ws/sub", 0}, {F_DIR, "ws/sub/repo", 0}, {F_DIR, "ws/sub/repo/.git", 0},
-                  {F_DIR, "ws/sub/repo/.git/hooks", 0}, {F_FILE, "ws/sub/repo/.git/config", ""}},
+        .files = {{F_DIR, "ws/sub", 0},
+                  {F_DIR, "ws/sub/repo", 0},
+                  {F_DIR, "ws/sub/repo/.git", 0},
+                  {F_DIR, "ws/sub/repo/.git/hooks", 0},
+                  {F_FILE, "ws/sub/repo/.git/config", ""}},
         .allow = {"ws/sub/repo"},
-        .ex = {{X_RO, "ws/sub/repo/.git/hooks", 0}, {X_RO, "ws/sub/repo/.git/config", 0},
+        .ex = {{X_RO, "ws/sub/repo/.git/hooks", 0},
+               {X_RO, "ws/sub/repo/.git/config", 0},
                {X_PIN, "ws/sub/repo/.git", 0, "pinned: holds {D}/ws/sub/repo/.git/hooks"},
-               {X_HELD, "ws/sub/repo/.codex", 0}, WS_NAMES_HELD},
+               {X_HELD, "ws/sub/repo/.codex", 0},
+               WS_NAMES_HELD},
         .n_protect = -1,
     },
     {
@@ -296,26 +349,33 @@ static const pcase cases[] = {
          * re-exposed by read-only rules on what is inside it (.agents: see
          * test_deny_on_missing_protected_name) */
         .name = "--deny .git, --allow-ro .codex, --deny .agents",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""},
-                  {F_DIR, "ws/.git/modules", 0}, {F_DIR, "ws/.git/modules/a", 0},
-                  {F_DIR, "ws/.git/modules/a/hooks", 0}, {F_DIR, "ws/.codex", 0}},
+        .files = {{F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
+                  {F_FILE, "ws/.git/config", ""},
+                  {F_DIR, "ws/.git/modules", 0},
+                  {F_DIR, "ws/.git/modules/a", 0},
+                  {F_DIR, "ws/.git/modules/a/hooks", 0},
+                  {F_DIR, "ws/.codex", 0}},
         .allow_ro = {"ws/.codex"},
         .deny = {"ws/.git", "ws/.agents"},
-        .ex = {{X_NOTHING, "ws/.git/hooks", LK_HIDDEN}, {X_NOTHING, "ws/.git/config", LK_HIDDEN},
-               {X_NOTHING, "ws/.git/modules/a/hooks", LK_HIDDEN}, {X_NOTHING, "ws/.codex", LK_READ},
+        .ex = {{X_NOTHING, "ws/.git/hooks", LK_HIDDEN},
+               {X_NOTHING, "ws/.git/config", LK_HIDDEN},
+               {X_NOTHING, "ws/.git/modules/a/hooks", LK_HIDDEN},
+               {X_NOTHING, "ws/.codex", LK_READ},
                {X_HELD, "ws/.cordon", 0}},
         .n_protect = 2 + MORE, /* .cordon, and a deny of its own beside the --deny of the missing .agents */
         .sealed = "ws/.git",
     },
     {
         .name = "read-only workspace: nothing added",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""},
-                  {F_DIR, "w", 0}},
+        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""}, {F_DIR, "w", 0}},
         .allow = {"w"},
         .protect = {".vscode"},
         .read_only = true,
-        .ex = {{X_NOTHING, "ws/.git/hooks", LK_READ}, {X_NOTHING, "ws/.codex", LK_READ},
-               {X_NOTHING, "ws/.git", LK_READ}, {X_NOTHING, "ws/.vscode", LK_READ},
+        .ex = {{X_NOTHING, "ws/.git/hooks", LK_READ},
+               {X_NOTHING, "ws/.codex", LK_READ},
+               {X_NOTHING, "ws/.git", LK_READ},
+               {X_NOTHING, "ws/.vscode", LK_READ},
                {X_NOTHING, "w/.codex", LK_READ}},
         .n_protect = 0,
     },
@@ -324,8 +384,11 @@ static const pcase cases[] = {
         .files = {{F_DIR, "r", 0}, {F_DIR, "r/.git", 0}, {F_DIR, "r/.git/hooks", 0}},
         .allow_ro = {"r"},
         .allow = {"nope"},
-        .ex = {{X_NOTHING, "r/.git/hooks", LK_READ}, {X_NOTHING, "r/.git", LK_READ}, {X_NOTHING, "r/.codex", LK_READ},
-               {X_NOTHING, "nope/.codex", LK_WRITE}, WS_NAMES_HELD},
+        .ex = {{X_NOTHING, "r/.git/hooks", LK_READ},
+               {X_NOTHING, "r/.git", LK_READ},
+               {X_NOTHING, "r/.codex", LK_READ},
+               {X_NOTHING, "nope/.codex", LK_WRITE},
+               WS_NAMES_HELD},
         .n_protect = 3 + MORE,
     },
     {
@@ -334,9 +397,13 @@ static const pcase cases[] = {
          * path was below the writable workspace) */
         .name = ".git file: gitdir with '..' into a repository hidden by --deny",
         .files = {{F_FILE, "ws/.git", "gitdir: ../real/.git/worktrees/x\n"},
-                  {F_DIR, "real", 0}, {F_DIR, "real/.git", 0}, {F_DIR, "real/.git/hooks", 0},
-                  {F_FILE, "real/.git/config", "[core]\n"}, {F_DIR, "real/.git/worktrees", 0},
-                  {F_DIR, "real/.git/worktrees/x", 0}, {F_DIR, "real/.git/worktrees/x/hooks", 0},
+                  {F_DIR, "real", 0},
+                  {F_DIR, "real/.git", 0},
+                  {F_DIR, "real/.git/hooks", 0},
+                  {F_FILE, "real/.git/config", "[core]\n"},
+                  {F_DIR, "real/.git/worktrees", 0},
+                  {F_DIR, "real/.git/worktrees/x", 0},
+                  {F_DIR, "real/.git/worktrees/x/hooks", 0},
                   {F_FILE, "real/.git/worktrees/x/commondir", "../..\n"},
                   {F_FILE, "real/.git/worktrees/x/config", ""},
                   {F_FILE, "real/.git/worktrees/x/config.worktree", ""}},
@@ -357,10 +424,15 @@ static const pcase cases[] = {
          * path): what is protected is where it really is, in the allowed real/.git */
         .name = ".git file: gitdir through a symlink to an allowed repository",
         .files = {{F_FILE, "ws/.git", "gitdir: {D}/link/.git/worktrees/x\n"},
-                  {F_DIR, "real", 0}, {F_DIR, "real/.git", 0}, {F_DIR, "real/.git/hooks", 0},
-                  {F_FILE, "real/.git/config", ""}, {F_DIR, "real/.git/worktrees", 0},
-                  {F_DIR, "real/.git/worktrees/x", 0}, {F_FILE, "real/.git/worktrees/x/commondir", "../..\n"},
-                  {F_FILE, "real/.git/worktrees/x/config.worktree", "[core]\n"}, {F_LINK, "link", "real"}},
+                  {F_DIR, "real", 0},
+                  {F_DIR, "real/.git", 0},
+                  {F_DIR, "real/.git/hooks", 0},
+                  {F_FILE, "real/.git/config", ""},
+                  {F_DIR, "real/.git/worktrees", 0},
+                  {F_DIR, "real/.git/worktrees/x", 0},
+                  {F_FILE, "real/.git/worktrees/x/commondir", "../..\n"},
+                  {F_FILE, "real/.git/worktrees/x/config.worktree", "[core]\n"},
+                  {F_LINK, "link", "real"}},
         .allow = {"real/.git"},
         .ex = {{X_RO, "ws/.git", 0, "protected git file in writable {D}/ws"},
                {X_RO, "real/.git/worktrees/x/config.worktree", 0, "protected git config.worktree in writable {D}/ws"},
@@ -401,8 +473,7 @@ static const pcase cases[] = {
     {
         .name = "a missing --deny directly in the workspace: no pin",
         .deny = {"ws/secret", "ws/new/x"},
-        .ex = {{X_NOTHING, "ws/secret", LK_HIDDEN}, {X_NOTHING, "ws/new/x", LK_HIDDEN},
-               WS_NAMES_HELD},
+        .ex = {{X_NOTHING, "ws/secret", LK_HIDDEN}, {X_NOTHING, "ws/new/x", LK_HIDDEN}, WS_NAMES_HELD},
         .n_protect = 3 + MORE,
     },
     {
@@ -411,8 +482,10 @@ static const pcase cases[] = {
         .files = {{F_DIR, "ws/ro", 0}, {F_DIR, "ws/ro/a", 0}},
         .allow_ro = {"ws/ro"},
         .deny = {"ws/ro/a/b/c"},
-        .ex = {{X_NOTHING, "ws/ro", LK_READ}, {X_NOTHING, "ws/ro/a", LK_READ},
-               {X_NOTHING, "ws/ro/a/b/c", LK_HIDDEN}, WS_NAMES_HELD},
+        .ex = {{X_NOTHING, "ws/ro", LK_READ},
+               {X_NOTHING, "ws/ro/a", LK_READ},
+               {X_NOTHING, "ws/ro/a/b/c", LK_HIDDEN},
+               WS_NAMES_HELD},
         .n_protect = 3 + MORE,
     },
     {
@@ -438,9 +511,14 @@ static const pcase cases[] = {
     },
     {
         .name = ".git/modules: a symlink to a git directory in the workspace fails closed",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""},
-                  {F_DIR, "ws/.git/modules", 0}, {F_DIR, "ws/gd", 0}, {F_DIR, "ws/gd/hooks", 0},
-                  {F_FILE, "ws/gd/config", ""}, {F_LINK, "ws/.git/modules/a", "../../gd"}},
+        .files = {{F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
+                  {F_FILE, "ws/.git/config", ""},
+                  {F_DIR, "ws/.git/modules", 0},
+                  {F_DIR, "ws/gd", 0},
+                  {F_DIR, "ws/gd/hooks", 0},
+                  {F_FILE, "ws/gd/config", ""},
+                  {F_LINK, "ws/.git/modules/a", "../../gd"}},
         .fails = {"crosses the symlink {D}/ws/.git/modules/a,", "writable {D}/ws"},
     },
     {
@@ -448,15 +526,23 @@ static const pcase cases[] = {
          * itself lies in the writable .git/modules and could be replaced by a directory
          * with hooks */
         .name = ".git/modules: a symlink to a git directory outside every rule fails closed",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""},
-                  {F_DIR, "ws/.git/modules", 0}, {F_DIR, "gd", 0}, {F_DIR, "gd/hooks", 0},
-                  {F_FILE, "gd/config", ""}, {F_LINK, "ws/.git/modules/a", "{D}/gd"}},
+        .files = {{F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
+                  {F_FILE, "ws/.git/config", ""},
+                  {F_DIR, "ws/.git/modules", 0},
+                  {F_DIR, "gd", 0},
+                  {F_DIR, "gd/hooks", 0},
+                  {F_FILE, "gd/config", ""},
+                  {F_LINK, "ws/.git/modules/a", "{D}/gd"}},
         .fails = {"crosses the symlink {D}/ws/.git/modules/a,", "writable {D}/ws"},
     },
     {
         .name = ".git/modules: a dangling symlink fails closed",
-        .files = {{F_DIR, "ws/.git", 0}, {F_DIR, "ws/.git/hooks", 0}, {F_FILE, "ws/.git/config", ""},
-                  {F_DIR, "ws/.git/modules", 0}, {F_LINK, "ws/.git/modules/a", "{D}/nowhere"}},
+        .files = {{F_DIR, "ws/.git", 0},
+                  {F_DIR, "ws/.git/hooks", 0},
+                  {F_FILE, "ws/.git/config", ""},
+                  {F_DIR, "ws/.git/modules", 0},
+                  {F_LINK, "ws/.git/modules/a", "{D}/nowhere"}},
         .fails = {"crosses the symlink {D}/ws/.git/modules/a,", "writable {D}/ws"},
     },
 };
@@ -487,17 +573,10 @@ static void make(const fixture *f, const fent *e)
 {
     char *text = e->text ? subst(f, e->text) : NULL;
     switch (e->kind) {
-    case F_DIR:
-        mk(f, e->path);
-        break;
-    case F_FILE:
-        write_file(f, e->path, text);
-        break;
-    case F_LINK:
-        ln(f, text, e->path);
-        break;
-    case F_END:
-        break;
+    case F_DIR: mk(f, e->path); break;
+    case F_FILE: write_file(f, e->path, text); break;
+    case F_LINK: ln(f, text, e->path); break;
+    case F_END: break;
     }
     free(text);
 }
@@ -566,7 +645,7 @@ static void check_lookup(const fixture *f, const char *path, lk want)
     if (want == LK_ANY)
         return;
     const rrule *x = resolved_lookup(&f->r, path);
-    lk got = !x ? LK_UNCOVERED
+    lk got = !x                                 ? LK_UNCOVERED
              : x->access == CORDON_ACCESS_WRITE ? LK_WRITE
              : x->access == CORDON_ACCESS_READ  ? LK_READ
                                                 : LK_HIDDEN;
@@ -819,8 +898,7 @@ static void check_expect(fixture *f, const expect *e)
             fail_msg("%s: unexpected protect rule (%s, %s)", p, access_name(x->access), x->source);
         check_lookup(f, p, e->lookup);
         break;
-    case X_END:
-        break;
+    case X_END: break;
     }
     free(p);
 }
@@ -959,8 +1037,11 @@ static void test_git_file_read_only(void **state)
 {
     fixture *f = *state;
     static const fent files[] = {
-        {F_FILE, "ws/.git", "gitdir: ../gd\n"}, {F_DIR, "gd", 0}, {F_DIR, "gd/hooks", 0},
-        {F_FILE, "gd/config", ""}, {F_DIR, "ws/src", 0},
+        {F_FILE, "ws/.git", "gitdir: ../gd\n"},
+        {F_DIR, "gd", 0},
+        {F_DIR, "gd/hooks", 0},
+        {F_FILE, "gd/config", ""},
+        {F_DIR, "ws/src", 0},
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         make(f, &files[i]);
@@ -1006,12 +1087,38 @@ static void test_git_file_read_only(void **state)
 
 /* The README's list ("The home and the host"): every one of them is in the table (sensitive.c). */
 static const char *const stores[] = {
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc",
-    ".git-credentials", ".config/gh", ".pypirc", ".npmrc", ".config/git/credentials", ".pgpass",
-    ".vault-token", ".claude/.credentials.json", ".codex/auth.json", ".cargo/credentials.toml",
-    ".config/containers/auth.json", ".terraform.d", ".local/share/keyrings", ".password-store",
-    ".mozilla", ".config/google-chrome", ".config/chromium", ".config/hub", ".gem/credentials",
-    ".m2/settings.xml", ".config/op", ".config/rclone", ".s3cfg", ".boto",
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".config/gh",
+    ".pypirc",
+    ".npmrc",
+    ".config/git/credentials",
+    ".pgpass",
+    ".vault-token",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".cargo/credentials.toml",
+    ".config/containers/auth.json",
+    ".terraform.d",
+    ".local/share/keyrings",
+    ".password-store",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/hub",
+    ".gem/credentials",
+    ".m2/settings.xml",
+    ".config/op",
+    ".config/rclone",
+    ".s3cfg",
+    ".boto",
 };
 
 static void test_credential_table(void **state)
@@ -1047,10 +1154,11 @@ static const rrule *store_rule(const fixture *f, const char *store)
 static void make_home(fixture *f)
 {
     static const fent files[] = {
-        {F_DIR, "home/.ssh", 0}, {F_FILE, "home/.ssh/id_ed25519", "k"}, {F_DIR, "home/.aws", 0},
-        {F_FILE, "home/.netrc", "machine x"}, {F_DIR, "home/.config", 0}, {F_DIR, "home/.config/gcloud", 0},
-        {F_DIR, "home/.docker", 0}, {F_FILE, "home/.npmrc", ""}, {F_DIR, "home/.config/other", 0},
-        {F_FILE, "home/.bashrc", ""},
+        {F_DIR, "home/.ssh", 0},          {F_FILE, "home/.ssh/id_ed25519", "k"},
+        {F_DIR, "home/.aws", 0},          {F_FILE, "home/.netrc", "machine x"},
+        {F_DIR, "home/.config", 0},       {F_DIR, "home/.config/gcloud", 0},
+        {F_DIR, "home/.docker", 0},       {F_FILE, "home/.npmrc", ""},
+        {F_DIR, "home/.config/other", 0}, {F_FILE, "home/.bashrc", ""},
     };
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         make(f, &files[i]);
@@ -1061,9 +1169,9 @@ static void test_credential_stores(void **state)
     fixture *f = *state;
     make_home(f);
     fresh_policy(f, CORDON_BASE_HOST);
-    rule(f, "home", CORDON_ACCESS_READ);           /* the real home is shown */
-    rule(f, "home/.aws", CORDON_ACCESS_READ);      /* named exactly: shown */
-    rule(f, "home/.docker", CORDON_ACCESS_NONE);   /* named exactly: the user's own deny */
+    rule(f, "home", CORDON_ACCESS_READ);         /* the real home is shown */
+    rule(f, "home/.aws", CORDON_ACCESS_READ);    /* named exactly: shown */
+    rule(f, "home/.docker", CORDON_ACCESS_NONE); /* named exactly: the user's own deny */
     build_ok(f);
     static const char *const hidden[] = {".ssh", ".netrc", ".config/gcloud", ".npmrc"};
     for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++) {
@@ -1294,8 +1402,9 @@ int main(void)
             .initial_state = (void *)&cases[i],
         };
     size_t n = N;
-#define T(fn)                                                                              \
-    tests[n++] = (struct CMUnitTest){.name = #fn, .test_func = fn, .setup_func = setup, .teardown_func = fixture_teardown}
+#define T(fn)    \
+    tests[n++] = \
+        (struct CMUnitTest){.name = #fn, .test_func = fn, .setup_func = setup, .teardown_func = fixture_teardown}
     T(test_protect_names_refused);
     T(test_protect_and_deny_below_share_a_stub);
     T(test_deny_on_missing_protected_name);

@@ -445,11 +445,11 @@ static void test_symlink_rule_paths(void **state)
     touch(f, "real/sub/file");
     mk(f, "other");
     char *abs_target = fx(f, "real/sub");
-    ln(f, abs_target, "abs");          /* absolute target */
-    ln(f, "real/sub", "rel");          /* relative target */
-    ln(f, "../other", "real/up");      /* relative target with ".." */
-    ln(f, "rel", "chain");             /* a link to a link */
-    ln(f, "real", "mid");              /* a link in the middle of a path */
+    ln(f, abs_target, "abs");           /* absolute target */
+    ln(f, "real/sub", "rel");           /* relative target */
+    ln(f, "../other", "real/up");       /* relative target with ".." */
+    ln(f, "rel", "chain");              /* a link to a link */
+    ln(f, "real", "mid");               /* a link in the middle of a path */
     ln(f, "sub/file", "real/filelink"); /* a link to a file */
     f->p->no_workspace = true;
     rule(f, "abs", CORDON_ACCESS_READ);
@@ -648,8 +648,8 @@ static void test_dotdot_after_missing_canon(void **state)
     mk(f, "sub");
     touch(f, "sub/s.txt");
     touch(f, "file");
-    static const char *const guesses[] = {"nope/../sub/s.txt", "nope/..", "nope/deeper/../still",
-                                          "file/../sub", "sub/nope/x/../../s.txt"};
+    static const char *const guesses[] = {"nope/../sub/s.txt", "nope/..", "nope/deeper/../still", "file/../sub",
+                                          "sub/nope/x/../../s.txt"};
     for (size_t i = 0; i < sizeof guesses / sizeof *guesses; i++) {
         char *p = fx(f, guesses[i]);
         canon c;
@@ -664,8 +664,8 @@ static void test_dotdot_after_missing_canon(void **state)
     mk(f, "nope");
     mk(f, "sub/nope");
     mk(f, "sub/nope/x");
-    static const char *const exact[] = {"nope/../sub/s.txt", "nope/..", "sub/nope/x/../../s.txt",
-                                        "sub/../missing", "sub/missing"};
+    static const char *const exact[] = {"nope/../sub/s.txt", "nope/..", "sub/nope/x/../../s.txt", "sub/../missing",
+                                        "sub/missing"};
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
         char *p = fx(f, exact[i]);
         canon c;
@@ -1157,7 +1157,7 @@ static void test_base_empty(void **state)
     for (size_t i = 0; i < f->r.n_rules; i++)
         assert_int_not_equal(f->r.rules[i].origin, ORIGIN_BASE);
     assert_int_equal(f->r.n_links, 0);
-    assert_int_equal(n_user_rules(f), 1); /* the workspace */
+    assert_int_equal(n_user_rules(f), 1);                          /* the workspace */
     assert_int_equal(n_protect_rules(f), protect_n_default_names); /* and what cordon protects atop it */
     assert_default_names_held(f, f->ws);
     assert_null(resolved_lookup(&f->r, "/usr/bin"));
@@ -1253,8 +1253,8 @@ static void test_rule_covers_and_private_home(void **state)
     assert_false(private_home_at(&f->r));
     /* a home that a rule shows (or a directory above it) */
     f->host.home = "/nonexistent-cordon-unit/home";
-    assert_int_equal(cordon_policy_add_path(f->p, "/nonexistent-cordon-unit", CORDON_ACCESS_READ,
-                                            "--allow-ro", &f->err), 0);
+    assert_int_equal(
+        cordon_policy_add_path(f->p, "/nonexistent-cordon-unit", CORDON_ACCESS_READ, "--allow-ro", &f->err), 0);
     resolve_ok(f);
     assert_false(private_home_at(&f->r));
     f->host.home = f->home;

@@ -22,8 +22,8 @@ extern const sc_program sc_aarch64_cmd_programs[SC_CMD_PROGRAMS];
 extern const sc_notify_call sc_x86_64_notify_calls[];
 extern const size_t sc_x86_64_n_notify_calls;
 
-#define ALLOW SECCOMP_RET_ALLOW
-#define EPERM_ (SECCOMP_RET_ERRNO | EPERM)
+#define ALLOW   SECCOMP_RET_ALLOW
+#define EPERM_  (SECCOMP_RET_ERRNO | EPERM)
 #define ENOSYS_ (SECCOMP_RET_ERRNO | ENOSYS)
 
 /* --- a classic BPF interpreter for seccomp programs ------------------------------ */
@@ -114,22 +114,23 @@ typedef struct abi {
     const char *name;
     uint32_t arch;
     bool is64;
-    int write, ioctl, socket, socketpair, sendto, setsockopt, getsockname, personality, clone,
-        unshare, clone3, fsopen, mount, keyctl, io_uring_setup, bpf, socketcall, sendmsg;
+    int write, ioctl, socket, socketpair, sendto, setsockopt, getsockname, personality, clone, unshare, clone3, fsopen,
+        mount, keyctl, io_uring_setup, bpf, socketcall, sendmsg;
 } abi;
 
 #define X32 0x40000000
 static const abi abis_x86[] = {
     {"x86_64", AUDIT_ARCH_X86_64, true, 1, 16, 41, 53, 44, 54, 51, 135, 56, 272, 435, 430, 165, 250, 425, 321, -1, 46},
-    {"i386", AUDIT_ARCH_I386, false, 4, 54, 359, 360, 369, 366, 367, 136, 120, 310, 435, 430, 21, 288, 425, 357, 102, 370},
+    {"i386", AUDIT_ARCH_I386, false, 4, 54, 359, 360, 369, 366, 367, 136, 120, 310, 435, 430, 21, 288, 425, 357, 102,
+     370},
 };
 static const abi abis_arm[] = {
-    {"aarch64", AUDIT_ARCH_AARCH64, true, 64, 29, 198, 199, 206, 208, 204, 92, 220, 97, 435, 430, 40, 219, 425, 280, -1, 211},
+    {"aarch64", AUDIT_ARCH_AARCH64, true, 64, 29, 198, 199, 206, 208, 204, 92, 220, 97, 435, 430, 40, 219, 425, 280, -1,
+     211},
     {"arm", AUDIT_ARCH_ARM, false, 4, 54, 281, 288, 290, 294, 286, 136, 120, 337, 435, 430, 21, 311, 425, 386, -1, 296},
 };
 
-static uint32_t call4(const sc_program *p, const abi *a, int nr, uint64_t a0, uint64_t a1, uint64_t a2,
-                      uint64_t a3)
+static uint32_t call4(const sc_program *p, const abi *a, int nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 {
     struct seccomp_data d = {.nr = nr, .arch = a->arch, .args = {a0, a1, a2, a3, 0, 0}};
     if (!a->is64) /* a 32-bit task's arguments are 32 bits wide */
@@ -143,29 +144,29 @@ static uint32_t call(const sc_program *p, const abi *a, int nr, uint64_t a0, uin
     return call4(p, a, nr, a0, a1, 0, 0);
 }
 
-#define EXPECT4(p, a, nr, a0, a1, a2, a3, want)                                            \
-    do {                                                                                   \
-        uint32_t got_ = call4(p, a, nr, a0, a1, a2, a3);                                   \
-        if (got_ != (uint32_t)(want))                                                      \
-            fail_msg("%s: %s(%#llx, %#llx, %#llx, %#llx): got %#x, want %#x", (a)->name, #nr, \
+#define EXPECT4(p, a, nr, a0, a1, a2, a3, want)                                                    \
+    do {                                                                                           \
+        uint32_t got_ = call4(p, a, nr, a0, a1, a2, a3);                                           \
+        if (got_ != (uint32_t)(want))                                                              \
+            fail_msg("%s: %s(%#llx, %#llx, %#llx, %#llx): got %#x, want %#x", (a)->name, #nr,      \
                      (unsigned long long)(a0), (unsigned long long)(a1), (unsigned long long)(a2), \
-                     (unsigned long long)(a3), got_, (uint32_t)(want));                    \
+                     (unsigned long long)(a3), got_, (uint32_t)(want));                            \
     } while (0)
 
-#define EXPECT(p, a, nr, a0, a1, want)                                                     \
-    do {                                                                                   \
-        uint32_t got_ = call(p, a, nr, a0, a1);                                            \
-        if (got_ != (uint32_t)(want))                                                      \
-            fail_msg("%s: %s(%#llx, %#llx): got %#x, want %#x", (a)->name, #nr,            \
-                     (unsigned long long)(a0), (unsigned long long)(a1), got_, (uint32_t)(want)); \
+#define EXPECT(p, a, nr, a0, a1, want)                                                                    \
+    do {                                                                                                  \
+        uint32_t got_ = call(p, a, nr, a0, a1);                                                           \
+        if (got_ != (uint32_t)(want))                                                                     \
+            fail_msg("%s: %s(%#llx, %#llx): got %#x, want %#x", (a)->name, #nr, (unsigned long long)(a0), \
+                     (unsigned long long)(a1), got_, (uint32_t)(want));                                   \
     } while (0)
 
-#define TIOCSTI_ 0x5412
-#define TIOCLINUX_ 0x541C
-#define TCGETS_ 0x5401
-#define CLONE_NEWUSER_ 0x10000000
+#define TIOCSTI_         0x5412
+#define TIOCLINUX_       0x541C
+#define TCGETS_          0x5401
+#define CLONE_NEWUSER_   0x10000000
 #define CLONE_NEWCGROUP_ 0x02000000
-#define SIGCHLD_ 17
+#define SIGCHLD_         17
 
 static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
 {
@@ -185,8 +186,11 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
         EXPECT(p, a, a->ioctl, 0, 0x5413 /* TIOCGWINSZ */, ALLOW);
 
         /* socket families */
-        static const struct { uint64_t family; bool ok; } fam[] = {
-            {1, true}, {2, true}, {10, true}, {16, true}, {0, false}, {3, false},
+        static const struct {
+            uint64_t family;
+            bool ok;
+        } fam[] = {
+            {1, true},  {2, true},   {10, true},  {16, true},  {0, false},  {3, false},
             {9, false}, {17, false}, {38, false}, {40, false}, {45, false}, {0xffffffff, false},
         };
         for (size_t i = 0; i < sizeof fam / sizeof *fam; i++) {
@@ -207,8 +211,8 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
         EXPECT4(p, a, a->sendmsg, 3, 0, 0x20000000, 0, tcp ? EPERM_ : ALLOW);
         EXPECT4(p, a, a->sendmsg, 3, 0, 0x40 /* MSG_DONTWAIT */, 0, ALLOW);
         if (a->is64) {
-            EXPECT(p, a, a->socket, hi | 40, 1, EPERM_);          /* AF_VSOCK, upper half set */
-            EXPECT(p, a, a->socket, UINT64_MAX, 1, EPERM_);       /* -1, sign-extended */
+            EXPECT(p, a, a->socket, hi | 40, 1, EPERM_);    /* AF_VSOCK, upper half set */
+            EXPECT(p, a, a->socket, UINT64_MAX, 1, EPERM_); /* -1, sign-extended */
         }
         /* what Python asyncio, Chromium and cargo do on Unix sockets stays allowed */
         EXPECT(p, a, a->socketpair, 1, 1, ALLOW);
@@ -309,7 +313,7 @@ static void check_host_ipc(const sc_program progs[SC_PROGRAMS], const ipc_abi *x
     for (unsigned mode = 0; mode < SC_PROGRAMS; mode++) {
         const sc_program *p = &progs[mode];
         uint32_t want = mode & SC_MODE_HOST_IPC ? EPERM_ : ALLOW;
-        const int calls[] = {x->shmget, x->shmat, x->shmctl, x->msgget, x->msgsnd,
+        const int calls[] = {x->shmget, x->shmat, x->shmctl,  x->msgget,       x->msgsnd,
                              x->semget, x->semop, x->mq_open, x->mq_timedsend, x->ipc};
         for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
             if (calls[i] >= 0)
@@ -378,9 +382,17 @@ static void test_linked_programs(void **state)
 static void test_table(void **state)
 {
     (void)state;
-    static const char *const enosys[] = {"clone3", "fsopen", "fsconfig", "fsmount", "fspick",
-                                         "move_mount", "open_tree", "mount_setattr", "openat2",
-                                         "landlock_create_ruleset", "landlock_add_rule",
+    static const char *const enosys[] = {"clone3",
+                                         "fsopen",
+                                         "fsconfig",
+                                         "fsmount",
+                                         "fspick",
+                                         "move_mount",
+                                         "open_tree",
+                                         "mount_setattr",
+                                         "openat2",
+                                         "landlock_create_ruleset",
+                                         "landlock_add_rule",
                                          "landlock_restrict_self"};
     for (size_t i = 0; i < sc_n_rules; i++) {
         const sc_rule *r = &sc_rules[i];
@@ -407,13 +419,13 @@ static void test_table(void **state)
     }
 }
 
-#define NOTIFY_ SECCOMP_RET_USER_NOTIF
-#define S_ISUID_ 04000
-#define S_ISGID_ 02000
-#define O_CREAT_ 0100
+#define NOTIFY_   SECCOMP_RET_USER_NOTIF
+#define S_ISUID_  04000
+#define S_ISGID_  02000
+#define O_CREAT_  0100
 #define O_WRONLY_ 01
-#define O_RDWR_ 02
-#define O_TRUNC_ 01000
+#define O_RDWR_   02
+#define O_TRUNC_  01000
 
 /* No set-user-ID or set-group-ID mode, in every deny program (x86-64 and i386 numbers). */
 static void test_setid(void **state)
@@ -456,21 +468,21 @@ static void test_cmd_filter(void **state)
     EXPECT4(p, x, 257, 3, 0, O_WRONLY_, 0, NOTIFY_);
     EXPECT4(p, x, 257, 3, 0, O_RDWR_, 0, NOTIFY_);
     EXPECT4(p, x, 257, 3, 0, O_TRUNC_, 0, NOTIFY_);
-    EXPECT4(p, x, 2, 0, O_CREAT_, 0644, 0, NOTIFY_);  /* open */
+    EXPECT4(p, x, 2, 0, O_CREAT_, 0644, 0, NOTIFY_); /* open */
     EXPECT4(p, x, 2, 0, 0, 0, 0, ALLOW);
-    EXPECT(p, x, 85, 0, 0644, NOTIFY_);               /* creat */
-    EXPECT(p, x, 83, 0, 0755, NOTIFY_);               /* mkdir */
-    EXPECT4(p, x, 258, 3, 0, 0755, 0, NOTIFY_);       /* mkdirat */
-    EXPECT(p, x, 82, 0, 0, NOTIFY_);                  /* rename */
-    EXPECT4(p, x, 316, 3, 0, 3, 0, NOTIFY_);          /* renameat2 */
-    EXPECT4(p, x, 265, 3, 0, 3, 0, NOTIFY_);          /* linkat */
-    EXPECT4(p, x, 266, 0, 3, 0, 0, NOTIFY_);          /* symlinkat */
-    EXPECT(p, x, 157, CORDON_PRCTL, 1, NOTIFY_);      /* prctl(CORDON_PRCTL) */
+    EXPECT(p, x, 85, 0, 0644, NOTIFY_);          /* creat */
+    EXPECT(p, x, 83, 0, 0755, NOTIFY_);          /* mkdir */
+    EXPECT4(p, x, 258, 3, 0, 0755, 0, NOTIFY_);  /* mkdirat */
+    EXPECT(p, x, 82, 0, 0, NOTIFY_);             /* rename */
+    EXPECT4(p, x, 316, 3, 0, 3, 0, NOTIFY_);     /* renameat2 */
+    EXPECT4(p, x, 265, 3, 0, 3, 0, NOTIFY_);     /* linkat */
+    EXPECT4(p, x, 266, 0, 3, 0, 0, NOTIFY_);     /* symlinkat */
+    EXPECT(p, x, 157, CORDON_PRCTL, 1, NOTIFY_); /* prctl(CORDON_PRCTL) */
     EXPECT(p, x, 157, 15 /* PR_SET_NAME */, 0, ALLOW);
-    EXPECT(p, x, 437, 3, 0, ENOSYS_);                 /* openat2 */
-    EXPECT(p, x, 446, 3, 0, ENOSYS_);                 /* landlock_restrict_self */
-    EXPECT(p, x, 0, 3, 0, ALLOW);                     /* read */
-    EXPECT(p, x, 87, 0, 0, ALLOW);                    /* unlink: removing is not creating */
+    EXPECT(p, x, 437, 3, 0, ENOSYS_);                              /* openat2 */
+    EXPECT(p, x, 446, 3, 0, ENOSYS_);                              /* landlock_restrict_self */
+    EXPECT(p, x, 0, 3, 0, ALLOW);                                  /* read */
+    EXPECT(p, x, 87, 0, 0, ALLOW);                                 /* unlink: removing is not creating */
     EXPECT4(p, i, 295, 3, 0, O_CREAT_ | O_WRONLY_, 0644, NOTIFY_); /* i386 openat */
     EXPECT(p, i, 39, 0, 0755, NOTIFY_);                            /* i386 mkdir */
     EXPECT4(p, i, 295, 3, 0, 0, 0, ALLOW);

@@ -21,9 +21,9 @@
 #include "policy/policy.h"
 #include "util/strv.h"
 
-#define SANDBOX_KEYS \
-    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, " \
-    "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, " \
+#define SANDBOX_KEYS                                                                                           \
+    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, "     \
+    "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, "       \
     "publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, protect, " \
     "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty"
 
@@ -80,10 +80,10 @@ static char *write_fixture(const fixture *f, const char *name, const char *conte
     return write_bytes(f, name, content, strlen(content));
 }
 
-#define assert_contains(hay, needle)                                                       \
-    do {                                                                                   \
-        if (!strstr((hay), (needle)))                                                      \
-            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle));                   \
+#define assert_contains(hay, needle)                                     \
+    do {                                                                 \
+        if (!strstr((hay), (needle)))                                    \
+            fail_msg("\"%s\" does not contain \"%s\"", (hay), (needle)); \
     } while (0)
 
 /* Load content from DIR/name and expect failure with exactly "DIR/name" + suffix. */
@@ -101,8 +101,7 @@ static void expect_error(fixture *f, const char *name, const char *content, cons
     free(path);
 }
 
-static void assert_rule(const policy_rule *r, const char *path, cordon_access access,
-                        const char *source, int line)
+static void assert_rule(const policy_rule *r, const char *path, cordon_access access, const char *source, int line)
 {
     assert_string_equal(r->path, path);
     assert_int_equal(r->access, access);
@@ -348,7 +347,8 @@ static void test_unknown_key(void **state)
                  "    \"netwrk\": true\n"
                  "  }\n"
                  "}\n",
-                 ":4: unknown key \"sandbox.netwrk\": did you mean \"sandbox.network\"? (known keys: " SANDBOX_KEYS ")");
+                 ":4: unknown key \"sandbox.netwrk\": did you mean \"sandbox.network\"? (known keys: " SANDBOX_KEYS
+                 ")");
 }
 
 /* The walker must skip nested values and must not mistake a string value for a key. */
@@ -362,7 +362,8 @@ static void test_unknown_key_after_nesting(void **state)
                  "  \"netwrk\": {\"x\": [1, {\"y\": \"}]\"}],\n"
                  "             \"z\": null}\n"
                  "}}\n",
-                 ":5: unknown key \"sandbox.netwrk\": did you mean \"sandbox.network\"? (known keys: " SANDBOX_KEYS ")");
+                 ":5: unknown key \"sandbox.netwrk\": did you mean \"sandbox.network\"? (known keys: " SANDBOX_KEYS
+                 ")");
 }
 
 /* A harness's settings file holds much else: other top-level keys are its own. */
@@ -397,7 +398,8 @@ static void test_orchestration(void **state)
                  ":2: key \"orchestration.sandboxed\" must be true or false, not a string");
     expect_error(*state, "o2.json", "{\"orchestration\": {\"isolation\": \"vm\"}}",
                  ":1: key \"orchestration.isolation\" is \"vm\"; it must be \"worktree\", \"overlayfs\" or \"none\"");
-    expect_error(*state, "o3.json", "{\"orchestration\": []}", ":1: key \"orchestration\" must be an object, not an array");
+    expect_error(*state, "o3.json", "{\"orchestration\": []}",
+                 ":1: key \"orchestration\" must be an object, not an array");
 }
 
 /* A key is quoted in the message with control bytes escaped: it cannot forge output. */
@@ -421,8 +423,7 @@ static void test_wrong_types(void **state)
                  ":2: key \"sandbox.enabled\" must be true or false, not a number");
     expect_error(f, "t3.json", "{\"sandbox\": {\"readOnly\":\n null}}",
                  ":1: key \"sandbox.readOnly\" must be true or false, not null");
-    expect_error(f, "t4.json", "{\n\"sandbox\": [true]}",
-                 ":2: key \"sandbox\" must be an object, not an array");
+    expect_error(f, "t4.json", "{\n\"sandbox\": [true]}", ":2: key \"sandbox\" must be an object, not an array");
     expect_error(f, "t5.json", "{\"sandbox\": {\n\n\"allowedPaths\": \"/tmp\"}}",
                  ":3: key \"sandbox.allowedPaths\" must be an array of path strings, not a string");
     expect_error(f, "t6.json", "{\"sandbox\": {\"deniedPaths\": {\"a\": 1}}}",
@@ -617,24 +618,20 @@ static void test_jsonpos_paths(void **state)
     assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("a")}, 1), 2);
     assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(0)}, 2), 3);
     assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(2)}, 2), 6);
-    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(1), JSONPOS_KEY("b"),
-                                              JSONPOS_INDEX(1)},
-                             4),
-                     5);
-    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("k\"ey"), JSONPOS_KEY("\xf0\x9f\x98\x80")},
-                             2),
-                     8);
+    assert_int_equal(
+        line_at((jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(1), JSONPOS_KEY("b"), JSONPOS_INDEX(1)}, 4), 5);
+    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("k\"ey"), JSONPOS_KEY("\xf0\x9f\x98\x80")}, 2), 8);
     assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("s")}, 1), 9);
 }
 
 static void test_jsonpos_not_found(void **state)
 {
     (void)state;
-    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("b")}, 1), 0);      /* nested only */
-    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("k")}, 1), 0);      /* prefix of k"ey */
-    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("ss")}, 1), 0);     /* "s" is a prefix */
+    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("b")}, 1), 0);  /* nested only */
+    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("k")}, 1), 0);  /* prefix of k"ey */
+    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("ss")}, 1), 0); /* "s" is a prefix */
     assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(3)}, 2), 0);
-    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_INDEX(0)}, 1), 0);      /* not an array */
+    assert_int_equal(line_at((jsonpos_step[]){JSONPOS_INDEX(0)}, 1), 0); /* not an array */
     assert_int_equal(line_at((jsonpos_step[]){JSONPOS_KEY("s"), JSONPOS_KEY("x")}, 2), 0);
     assert_int_equal(jsonpos_line("", 0, NULL, 0), 0);
     assert_int_equal(jsonpos_line(NULL, 5, (jsonpos_step[]){JSONPOS_KEY("a")}, 1), 0);
@@ -644,20 +641,14 @@ static void test_jsonpos_array_lines(void **state)
 {
     (void)state;
     int lines[5] = {-1, -1, -1, -1, -1};
-    assert_int_equal(jsonpos_array_lines(doc, sizeof doc - 1, (jsonpos_step[]){JSONPOS_KEY("a")}, 1,
-                                         lines, 5),
-                     3);
+    assert_int_equal(jsonpos_array_lines(doc, sizeof doc - 1, (jsonpos_step[]){JSONPOS_KEY("a")}, 1, lines, 5), 3);
     assert_int_equal(lines[0], 3);
     assert_int_equal(lines[1], 4);
     assert_int_equal(lines[2], 6);
     assert_int_equal(lines[3], 0);
     assert_int_equal(lines[4], 0);
-    assert_int_equal(jsonpos_array_lines(doc, sizeof doc - 1, (jsonpos_step[]){JSONPOS_KEY("a")}, 1,
-                                         lines, 2),
-                     2);
-    assert_int_equal(jsonpos_array_lines(doc, sizeof doc - 1, (jsonpos_step[]){JSONPOS_KEY("s")}, 1,
-                                         lines, 2),
-                     0);
+    assert_int_equal(jsonpos_array_lines(doc, sizeof doc - 1, (jsonpos_step[]){JSONPOS_KEY("a")}, 1, lines, 2), 2);
+    assert_int_equal(jsonpos_array_lines(doc, sizeof doc - 1, (jsonpos_step[]){JSONPOS_KEY("s")}, 1, lines, 2), 0);
     assert_int_equal(jsonpos_array_lines("[]", 2, NULL, 0, lines, 2), 0);
     assert_int_equal(jsonpos_array_lines("[1]", 3, NULL, 0, lines, 0), 0);
 }
@@ -672,9 +663,7 @@ static void test_jsonpos_truncated(void **state)
         memcpy(copy, doc, n);
         int lines[4];
         (void)jsonpos_line(copy, n,
-                           (jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(1), JSONPOS_KEY("b"),
-                                            JSONPOS_INDEX(1)},
-                           4);
+                           (jsonpos_step[]){JSONPOS_KEY("a"), JSONPOS_INDEX(1), JSONPOS_KEY("b"), JSONPOS_INDEX(1)}, 4);
         (void)jsonpos_line(copy, n, (jsonpos_step[]){JSONPOS_KEY("s")}, 1);
         (void)jsonpos_array_lines(copy, n, (jsonpos_step[]){JSONPOS_KEY("a")}, 1, lines, 4);
         free(copy);

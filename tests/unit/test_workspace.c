@@ -174,8 +174,9 @@ static void test_names(void **state)
     const char *good[] = {"w", "w1", "feature-x", "a.b_c", "0"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
         assert_int_equal(ws_check_name(good[i], &err), 0);
-    const char *bad[] = {"", ".hidden", "-x", "a/b", "..", "a..b", "x.", "x.lock", "sp ace",
-                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    const char *bad[] = {
+        "",     ".hidden", "-x",     "a/b",    "..",
+        "a..b", "x.",      "x.lock", "sp ace", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err = (cordon_error){0};
         assert_int_equal(ws_check_name(bad[i], &err), -1);

@@ -16,7 +16,10 @@
 #include <sys/sem.h>
 #include <sys/shm.h>
 
-static key_t key_of(const char *s) { return (key_t)strtoul(s, NULL, 0); }
+static key_t key_of(const char *s)
+{
+    return (key_t)strtoul(s, NULL, 0);
+}
 
 int main(int argc, char **argv)
 {
@@ -43,7 +46,8 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "mq-unlink"))
         return mq_unlink(name) < 0;
     if (argc != 7 || strcmp(argv[1], "attack")) {
-        fprintf(stderr, "usage: ipc mq-create NAME TEXT | mq-count NAME | mq-unlink NAME | attack SHMKEY SHMID MSGKEY SEMKEY MQNAME\n");
+        fprintf(stderr, "usage: ipc mq-create NAME TEXT | mq-count NAME | mq-unlink NAME | attack SHMKEY SHMID MSGKEY "
+                        "SEMKEY MQNAME\n");
         return 2;
     }
     key_t shmkey = key_of(argv[2]), msgkey = key_of(argv[4]), semkey = key_of(argv[5]);

@@ -63,7 +63,8 @@ int main(int argc, char **argv)
     read_key("read_session_keyring", KEY_SPEC_SESSION_KEYRING);
     read_key("read_user_keyring", KEY_SPEC_USER_KEYRING);
     read_key("read_user_session_keyring", KEY_SPEC_USER_SESSION_KEYRING);
-    long k = keyctl(KEYCTL_SEARCH, (unsigned long)KEY_SPEC_SESSION_KEYRING, (unsigned long)"user", (unsigned long)desc, 0);
+    long k =
+        keyctl(KEYCTL_SEARCH, (unsigned long)KEY_SPEC_SESSION_KEYRING, (unsigned long)"user", (unsigned long)desc, 0);
     report("search_session", k);
     if (k >= 0)
         read_key("read_found_in_session", k);

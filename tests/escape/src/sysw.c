@@ -101,8 +101,9 @@ int main(int argc, char **argv)
             return 0;
         /* the files that would raise a run's limits or reach the processes sharing the
          * cgroup, one by one (ENOENT where this cgroup has no such file) */
-        static const char *const named[] = {"pids.max", "memory.max", "memory.swap.max", "cgroup.kill",
-                                            "cgroup.freeze", "cgroup.subtree_control", "cgroup.procs"};
+        static const char *const named[] = {"pids.max",    "memory.max",    "memory.swap.max",
+                                            "cgroup.kill", "cgroup.freeze", "cgroup.subtree_control",
+                                            "cgroup.procs"};
         for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
             char label[64];
             snprintf(label, sizeof label, "cgroup_w_%s", named[i]);

@@ -220,12 +220,12 @@ int main(int argc, char **argv)
     while (i < argc) {
         const char *op = argv[i];
         int left = argc - i - 1;
-#define NEED(k)                                                                            \
-    do {                                                                                   \
-        if (left < (k)) {                                                                  \
-            fprintf(stderr, "tryops: %s needs %d arguments\n", op, (k));                  \
-            return 2;                                                                      \
-        }                                                                                  \
+#define NEED(k)                                                          \
+    do {                                                                 \
+        if (left < (k)) {                                                \
+            fprintf(stderr, "tryops: %s needs %d arguments\n", op, (k)); \
+            return 2;                                                    \
+        }                                                                \
     } while (0)
         const char *a = left > 0 ? argv[i + 1] : NULL, *b = left > 1 ? argv[i + 2] : NULL,
                    *c = left > 2 ? argv[i + 3] : NULL, *d = left > 3 ? argv[i + 4] : NULL;
