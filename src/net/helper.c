@@ -437,11 +437,16 @@ static void endpoint_desc(const conn *c, char *buf, size_t n)
         snprintf(buf, n, "?");
 }
 
+static const conn_hooks *hp_proxy(const conn *c)
+{
+    return c->hp->proxy;
+}
+
 static void connected(conn *c)
 {
     conn_set_deadline(c, 0);
     if (c->kind == CK_PROXY) {
-        proxy_connected(c);
+        hp_proxy(c)->connected(c);
         return;
     }
     char why[512];
@@ -455,7 +460,7 @@ static void connected(conn *c)
 static void connect_failed(conn *c, int e)
 {
     if (c->kind == CK_PROXY) {
-        proxy_connect_failed(c, e);
+        hp_proxy(c)->connect_failed(c, e);
         return;
     }
     char why[700], d[512], a[64];
@@ -553,7 +558,7 @@ static void conn_timeout(conn *c)
     case CS_RESOLVE:
         dns_cancel(c->hp, c->q);
         c->q = NULL;
-        proxy_resolved(c, -1, "timed out", NULL, NULL, 0, false);
+        hp_proxy(c)->resolved(c, -1, "timed out", NULL, NULL, 0, false);
         break;
     case CS_CONNECT:
         c->last_err = ETIMEDOUT;
@@ -582,7 +587,7 @@ static void conn_event(helper *hp, ev_handle *h, uint32_t events)
     switch (c->state) {
     case CS_HEAD:
         if (side == 0 && c->rd[0])
-            proxy_on_readable(c);
+            hp_proxy(c)->on_readable(c);
         break;
     case CS_CONNECT:
         if (side == 1 && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
@@ -784,7 +789,7 @@ static void listen_event(helper *hp, ev_handle *h, uint32_t events)
             continue;
         c->listen = l;
         if (c->kind == CK_PROXY) {
-            proxy_start(c);
+            hp_proxy(c)->start(c);
             continue;
         }
         for (int i = 0; i < l->to.n; i++) {
@@ -980,7 +985,7 @@ static void loop(helper *hp)
 }
 
 /* Close every descriptor >= 3 but those in keep (any number of them). */
-void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
+void net_helper_main(const net_host *h, const conn_hooks *proxy, int sock, int ctl_fd, int pid1_pidfd)
 {
     const net_plan *np = h->np;
     /* Never take the terminal's signals meant for the command; default dispositions and
@@ -1028,6 +1033,7 @@ void net_helper_main(const net_host *h, int sock, int ctl_fd, int pid1_pidfd)
     }
 
     helper hp = {.np = np,
+                 .proxy = proxy,
                  .hc = &h->hc,
                  .counts = h->counts,
                  .log_fd = h->log_fd,

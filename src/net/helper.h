@@ -18,6 +18,7 @@
 typedef struct helper helper;
 typedef struct conn conn;
 typedef struct dns_query dns_query;
+typedef struct conn_hooks conn_hooks;
 
 /* What epoll_event.data.ptr points at. */
 typedef struct ev_handle {
@@ -95,7 +96,8 @@ struct conn {
 };
 
 struct helper {
-    heap heap; /* everything the helper allocates (net/heap.h) */
+    const conn_hooks *proxy; /* the filtering proxy (net/proxy.c), for CK_PROXY conns */
+    heap heap;               /* everything the helper allocates (net/heap.h) */
     int epfd;
     const net_plan *np;
     const hostconf *hc; /* the host's name servers and /etc/hosts, read by the run */
@@ -146,15 +148,20 @@ void conn_relay(conn *c);
 void helper_log(helper *hp, const char *kind, const char *host, unsigned port, const char *decision, const char *reason,
                 const char *rule, const struct sockaddr *addr);
 
-/* proxy.c: the filtering proxy's side of a conn in CS_HEAD / CS_RESOLVE */
-void proxy_start(conn *c);
-void proxy_on_readable(conn *c);
-void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs, const socklen_t *lens,
-                    int n, bool local);
-/* The connection to the destination failed (errno e) or timed out (e == ETIMEDOUT). */
-void proxy_connect_failed(conn *c, int e);
-/* Connected: reply to the client, forward the request, relay. */
-void proxy_connected(conn *c);
+/* The filtering proxy's side of a CK_PROXY conn (net/proxy.c's proxy_hooks), which the
+ * helper's loop calls through helper.proxy: handed to net_helper_main by its starter
+ * (net/host.c), so that the loop never names the proxy, which calls the conn_* above. */
+struct conn_hooks {
+    void (*start)(conn *c);       /* accepted: read the request (CS_HEAD) */
+    void (*on_readable)(conn *c); /* CS_HEAD: more of the request */
+    /* CS_RESOLVE: the destination's addresses, or status < 0 and why */
+    void (*resolved)(conn *c, int status, const char *error, const struct sockaddr_storage *addrs,
+                     const socklen_t *lens, int n, bool local);
+    /* The connection to the destination failed (errno e) or timed out (e == ETIMEDOUT). */
+    void (*connect_failed)(conn *c, int e);
+    /* Connected: reply to the client, forward the request, relay. */
+    void (*connected)(conn *c);
+};
 
 /* dns.c: the addresses of a name: "localhost" and its subdomains are the loopback
  * addresses; then /etc/hosts; then the host's name servers (A and AAAA at once, each

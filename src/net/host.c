@@ -161,7 +161,7 @@ int net_host_start(void *ctx, int pid1_pidfd, int sock, cordon_error *err)
     }
     if (pid == 0) {
         close(cv[0]);
-        net_helper_main(h, sock, cv[1], pid1_pidfd);
+        net_helper_main(h, &proxy_hooks, sock, cv[1], pid1_pidfd);
     }
     close(cv[1]);
     close(sock);

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 
 #include "net/helper.h"
+#include "net/helper_main.h"
 #include "net/http.h"
 #include "net/socks.h"
 
@@ -79,6 +80,9 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
         ((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 }
 
+static void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs,
+                           const socklen_t *lens, int n, bool local);
+
 /* Step 2 of the decision, on each address; then connect to those that pass. */
 static void check_addrs(conn *c, const struct sockaddr_storage *addrs, const socklen_t *lens, int n, bool local)
 {
@@ -144,8 +148,8 @@ static void resolved_cb(void *arg, int status, const char *error, const struct s
     proxy_resolved(c, status, error, addrs, lens, n, local);
 }
 
-void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs, const socklen_t *lens,
-                    int n, bool local)
+static void proxy_resolved(conn *c, int status, const char *error, const struct sockaddr_storage *addrs,
+                           const socklen_t *lens, int n, bool local)
 {
     if (c->dead)
         return;
@@ -284,7 +288,7 @@ static void socks_head(conn *c)
     decide(c);
 }
 
-void proxy_on_readable(conn *c)
+static void proxy_on_readable(conn *c)
 {
     if (!c->buf)
         c->buf = heap_alloc(&c->hp->heap, HTTP_HEAD_MAX + 1);
@@ -325,7 +329,7 @@ void proxy_on_readable(conn *c)
         bad_request(c, 431, "the request is larger than 16 KiB");
 }
 
-void proxy_connect_failed(conn *c, int e)
+static void proxy_connect_failed(conn *c, int e)
 {
     char a[64], why[512], body[640];
     const struct sockaddr *tried = (const struct sockaddr *)&c->addr[c->iaddr > 0 ? c->iaddr - 1 : 0];
@@ -347,7 +351,7 @@ void proxy_connect_failed(conn *c, int e)
     reply_http(c, e == ETIMEDOUT ? 504 : 502, e == ETIMEDOUT ? "connection_timeout" : "connection_refused", body);
 }
 
-void proxy_connected(conn *c)
+static void proxy_connected(conn *c)
 {
     helper *hp = c->hp;
     char why[400];
@@ -374,8 +378,14 @@ void proxy_connected(conn *c)
     conn_relay(c);
 }
 
-void proxy_start(conn *c)
+static void proxy_start(conn *c)
 {
     c->state = CS_HEAD;
     conn_set_deadline(c, HEAD_TIMEOUT_MS);
 }
+
+const conn_hooks proxy_hooks = {.start = proxy_start,
+                                .on_readable = proxy_on_readable,
+                                .resolved = proxy_resolved,
+                                .connect_failed = proxy_connect_failed,
+                                .connected = proxy_connected};
