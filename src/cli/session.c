@@ -284,8 +284,10 @@ static int session_exec(int argc, char **argv)
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 #define IS(opt) (len == strlen(opt) && strncmp(arg, opt, len) == 0)
-        const char *value = NULL;
-        if (IS("--chdir") || IS("--env") || IS("--timeout")) {
+        /* the options with a value: told once, so that `value` is set wherever one is read */
+        bool o_chdir = IS("--chdir"), o_env = IS("--env"), o_timeout = IS("--timeout");
+        const char *value = "";
+        if (o_chdir || o_env || o_timeout) {
             if (eq)
                 value = eq + 1;
             else if (i + 1 < argc)
@@ -295,15 +297,15 @@ static int session_exec(int argc, char **argv)
         } else if (eq) {
             return usage("%s takes no value", arg);
         }
-        if (IS("--chdir")) {
+        if (o_chdir) {
             if (value[0] != '/')
                 return usage("--chdir: '%s' is not an absolute path", value);
             cmd.cwd = value;
-        } else if (IS("--env")) {
+        } else if (o_env) {
             if (!strchr(value, '=') || value[0] == '=')
                 return usage("--env: '%s' is not NAME=VALUE", value);
             env[n_env++] = (char *)value;
-        } else if (IS("--timeout")) {
+        } else if (o_timeout) {
             char *end;
             errno = 0;
             double t = strtod(value, &end);
