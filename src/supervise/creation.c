@@ -203,7 +203,9 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
             /* the plan is sorted: names of one directory come together (the top of a
              * writable path holds a dozen), and its walk is done once */
             const char *slash = strrchr(op->dest, '/');
-            size_t pl = slash ? (size_t)(slash - op->dest) : 0;
+            if (!slash) /* never: the plan's paths are absolute */
+                return err_set(err, CORDON_STAGE_ROOT, EINVAL, "%s: %s is not an absolute path", op->why, op->dest);
+            size_t pl = (size_t)(slash - op->dest);
             struct stat st;
             if (!(have_last && pl == last_len && memcmp(op->dest, cc->path2, pl) == 0)) {
                 char name[PW_NAME_MAX];

@@ -574,13 +574,16 @@ static int setup_v2(limits_run *l, const char *dir, cordon_error *why)
 
 static int setup_v1(limits_run *l, const host_cgroups *h, cordon_error *why)
 {
+    /* a copy: what is wanted does not change while the cgroups are made (and the analyzer
+     * can then tell that of[i] is set wherever a limit is) */
+    const limit_values want = l->want;
     /* One directory per hierarchy (pids and memory may share one). */
     char dirs[LIMITS_N][4096];
     int of[LIMITS_N]; /* limit -> index into dirs */
     size_t nd = 0;
     for (int i = 0; i < LIMITS_N; i++) {
         of[i] = -1;
-        if (!l->want.v[i])
+        if (!want.v[i])
             continue;
         char d[4096];
         if (find_v1(h, v1_controller[i], d, sizeof d, why) < 0)
@@ -618,14 +621,14 @@ static int setup_v1(limits_run *l, const host_cgroups *h, cordon_error *why)
             ret = fail_setup(why, "cannot make a cgroup in", dirs[j]);
     }
     char v[32];
-    if (ret == 0 && l->want.v[CORDON_LIMIT_PIDS]) {
-        fmt(v, sizeof v, "%llu", l->want.v[CORDON_LIMIT_PIDS] + 1);
+    if (ret == 0 && want.v[CORDON_LIMIT_PIDS]) {
+        fmt(v, sizeof v, "%llu", want.v[CORDON_LIMIT_PIDS] + 1);
         if (write_small(run[of[CORDON_LIMIT_PIDS]], "pids.max", v) < 0)
             ret = fail_setup(why, "cannot write pids.max in", dirs[of[CORDON_LIMIT_PIDS]]);
     }
-    if (ret == 0 && l->want.v[CORDON_LIMIT_MEMORY]) {
+    if (ret == 0 && want.v[CORDON_LIMIT_MEMORY]) {
         int m = run[of[CORDON_LIMIT_MEMORY]];
-        fmt(v, sizeof v, "%llu", l->want.v[CORDON_LIMIT_MEMORY]);
+        fmt(v, sizeof v, "%llu", want.v[CORDON_LIMIT_MEMORY]);
         if (write_small(m, "memory.limit_in_bytes", v) < 0 ||
             (write_small(m, "memory.memsw.limit_in_bytes", v) < 0 && errno != ENOENT))
             ret = fail_setup(why, "cannot write memory.limit_in_bytes in", dirs[of[CORDON_LIMIT_MEMORY]]);
