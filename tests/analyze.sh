@@ -4,10 +4,9 @@
 # build's include paths and definitions (its compile_commands.json).  One line per file:
 # "PASS analyze/FILE", or "FAIL analyze/FILE: the report" for each new report.
 #
-# tests/analyze-known.txt lists the reports there were when this pass was added (issue 15),
-# as "FILE: message [checker]" (no line numbers: they move): those are SKIP lines, to be
-# fixed or, where the analyzer is wrong, silenced in the code with a comment that says
-# why; a fixed one must leave the list (its line then FAILs as stale).  Exits non-zero
+# tests/analyze-known.txt lists the reports where the analyzer is wrong, each under a
+# comment saying why, as "FILE: message [checker]" (no line numbers: they move): those are
+# SKIP lines; one that goes must leave the list (its line then FAILs as stale).  Exits non-zero
 # when anything FAILed.  tests/run-all.sh runs it; ./bootstrap.sh
 # installs clang (with CI=true or CORDON_ANALYZE=1).
 set -uo pipefail

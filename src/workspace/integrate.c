@@ -621,6 +621,9 @@ static int move_branch(cordon_workspace *ws, const ws_git *g, journal *j, cordon
     char *ref = scratch_ref(ws);
     int ret = -1;
     for (int attempt = 0; attempt < CAS_TRIES; attempt++) {
+        /* the tip the changes were built on: "" for a new branch, and for a journal that
+         * lost it (a journal is read back after a crash) */
+        const char *old = j->old ? j->old : "";
         char *tip = NULL;
         if (git_tip(g, j->branch, &tip, err) < 0)
             goto out;
@@ -629,7 +632,7 @@ static int move_branch(cordon_workspace *ws, const ws_git *g, journal *j, cordon
             ret = 0; /* done already (a recovery) */
             goto out;
         }
-        if (strcmp(tip, j->old ? j->old : "") != 0) {
+        if (strcmp(tip, old) != 0) {
             if (j->worktree) {
                 free(tip);
                 err_set(err, CORDON_STAGE_WORKSPACE, 0,
@@ -654,10 +657,9 @@ static int move_branch(cordon_workspace *ws, const ws_git *g, journal *j, cordon
         char zero[80];
         memset(zero, '0', zl < sizeof zero ? zl : sizeof zero - 1);
         zero[zl < sizeof zero ? zl : sizeof zero - 1] = '\0';
-        char *tx = j->worktree
-                       ? xasprintf("start\nupdate %s %s %s\ncommit\n", j->branch, j->commit, *j->old ? j->old : zero)
-                       : xasprintf("start\nupdate %s %s %s\ndelete %s\ncommit\n", j->branch, j->commit,
-                                   *j->old ? j->old : zero, ref);
+        char *tx = j->worktree ? xasprintf("start\nupdate %s %s %s\ncommit\n", j->branch, j->commit, *old ? old : zero)
+                               : xasprintf("start\nupdate %s %s %s\ndelete %s\ncommit\n", j->branch, j->commit,
+                                           *old ? old : zero, ref);
         char *msg = xasprintf("cordon workspace integrate %s", ws->st.name);
         const char *args[] = {"update-ref", "-m", msg, "--stdin", NULL};
         ws_out o;
@@ -678,7 +680,7 @@ static int move_branch(cordon_workspace *ws, const ws_git *g, journal *j, cordon
         char *now = NULL;
         if (git_tip(g, j->branch, &now, err) < 0)
             goto out;
-        bool moved = strcmp(now, j->old) != 0;
+        bool moved = strcmp(now, old) != 0;
         free(now);
         if (!moved) {
             if (attempt + 1 < CAS_TRIES) {
