@@ -57,14 +57,9 @@ while IFS=$'\t' read -r file args; do
   printf '%s\0%s\0%s\0' "$n" "$file" "$args"
 done <"$out/list" | xargs -0 -n 3 -P "${ANALYZE_JOBS:-2}" bash -c 'analyze_one "$@"' _
 
-known=$src/tests/analyze-known.txt
-declare -A want=()
-if [ -f "$known" ]; then
-  while IFS= read -r line; do
-    case $line in '' | '#'*) continue ;; esac
-    want[$line]=$((${want[$line]:-0} + 1))
-  done <"$known"
-fi
+# shellcheck source=tests/known.sh
+source "$src/tests/known.sh"
+known_load "$src/tests/analyze-known.txt"
 bad=0 n=0
 while IFS=$'\t' read -r file _; do
   n=$((n + 1))
@@ -90,9 +85,5 @@ while IFS=$'\t' read -r file _; do
   fi
 done <"$out/list"
 [ "$n" -gt 0 ] || { echo "FAIL analyze: no source file of src/ in $build/compile_commands.json"; exit 1; }
-for key in "${!want[@]}"; do
-  [ "${want[$key]}" -gt 0 ] || continue
-  echo "FAIL analyze: tests/analyze-known.txt lists '$key', which the analyzer no longer reports: remove the line"
-  bad=1
-done
+known_stale analyze tests/analyze-known.txt "the analyzer" || bad=1
 exit $bad

@@ -30,14 +30,9 @@ inc=()
 rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL cppcheck: cppcheck exited with status $rc"; sed 's/^/# /' "$out/log" | head -n 40; exit 1; }
 
-known=$src/tests/cppcheck-known.txt
-declare -A want=()
-if [ -f "$known" ]; then
-  while IFS= read -r line; do
-    case $line in '' | '#'*) continue ;; esac
-    want[$line]=$((${want[$line]:-0} + 1))
-  done <"$known"
-fi
+# shellcheck source=tests/known.sh
+source "$src/tests/known.sh"
+known_load "$src/tests/cppcheck-known.txt"
 bad=0
 while IFS= read -r line; do
   [ -n "$line" ] || continue
@@ -51,10 +46,6 @@ while IFS= read -r line; do
     bad=1
   fi
 done < <(sort "$out/log")
-for key in "${!want[@]}"; do
-  [ "${want[$key]}" -gt 0 ] || continue
-  echo "FAIL cppcheck: tests/cppcheck-known.txt lists '$key', which cppcheck no longer reports: remove the line"
-  bad=1
-done
+known_stale cppcheck tests/cppcheck-known.txt cppcheck || bad=1
 [ "$bad" -eq 0 ] && echo "PASS cppcheck"
 exit $bad
