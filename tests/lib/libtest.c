@@ -131,6 +131,19 @@ int count_children(void)
     return n;
 }
 
+int await_marked(const char *marker, int want, int ms)
+{
+    int n = count_marked(marker);
+    for (int waited = 0; waited < ms; waited += 100) {
+        bool first = n == want;
+        usleep(100000);
+        n = count_marked(marker);
+        if (first && n == want)
+            break;
+    }
+    return n;
+}
+
 int count_marked(const char *marker)
 {
     DIR *d = opendir("/proc");

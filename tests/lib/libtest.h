@@ -32,6 +32,11 @@ int count_fds(void);      /* entries of /proc/self/fd */
 int count_children(void); /* children of every thread of this process, zombies included */
 /* Processes on the host whose command line holds `marker`. */
 int count_marked(const char *marker);
+/* Wait up to ms for `want` marked processes, read twice 100 ms apart; the last reading.
+ * Twice: a process that will exec the marked command may name the marker before its exec
+ * (a forked shell, setsid SLEEP...), and in the exec its command line is briefly empty,
+ * so one reading of `want` may be followed by one less. */
+int await_marked(const char *marker, int want, int ms);
 /* Read fd to EOF into a malloc'ed NUL-terminated string (NULL when reading fails),
  * without a sanitizer build's notes. */
 char *read_all_fd(int fd);

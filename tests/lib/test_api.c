@@ -795,19 +795,8 @@ static void test_kill_whole_sandbox(void **state)
     char buf[8];
     assert_int_equal(read(cordon_proc_stdout(c), buf, 3), 3);
     /* the two sleepers and the shell whose command line names them (up to 10 s: a
-     * loaded machine may take more than one to start the second).  Three twice, 100 ms
-     * apart: a forked shell names the marker too until it execs sleep, and in the exec
-     * its command line is briefly empty, so one reading of three may be followed by two. */
-    int seen = 0;
-    for (int i = 0; i < 100 && seen != 3; i++) {
-        if (count_marked(marker) == 3) {
-            usleep(100000);
-            seen = count_marked(marker);
-        } else {
-            usleep(100000);
-        }
-    }
-    assert_int_equal(seen, 3);
+     * loaded machine may take more than one to start the second) */
+    assert_int_equal(await_marked(marker, 3, 10000), 3);
     assert_int_equal(cordon_proc_kill(c, SIGKILL), 0);
     cordon_result r = {0};
     assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);

@@ -263,16 +263,12 @@ static void test_kill_and_keep(void **state)
              (int)getpid());
     r = run_in(s, SH(script), &keep, NULL);
     assert_int_equal(r.exit_code, 0);
-    for (int i = 0; i < 100 && count_marked(kept) < 2; i++)
-        usleep(10000);
-    assert_int_equal(count_marked(kept), 2);
+    assert_int_equal(await_marked(kept, 2, 10000), 2);
 
     cordon_proc *c;
     snprintf(script, sizeof script, "m=100.%d; m=${m}42; sleep $m & (setsid sleep $m &); sleep $m", (int)getpid());
     assert_int_equal(cordon_session_spawn(s, SH(script), 0, &c, &e), 0);
-    for (int i = 0; i < 200 && count_marked(killed) < 3; i++)
-        usleep(10000);
-    assert_int_equal(count_marked(killed), 3);
+    assert_int_equal(await_marked(killed, 3, 10000), 3);
     long long t0 = mono_ms();
     assert_int_equal(cordon_proc_kill(c, SIGKILL), 0);
     assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
@@ -430,9 +426,7 @@ static void test_dies_with_process(void **state)
         cordon_result r = CORDON_RESULT_INIT;
         if (cordon_session_spawn_cmd(s, SH(script), 0, &keep, &c, &e) < 0 || cordon_proc_wait(c, -1, &r, &e) < 0)
             _exit(3);
-        for (int i = 0; i < 200 && count_marked(mark) < 2; i++)
-            usleep(10000);
-        _exit(count_marked(mark) == 2 ? 0 : 4); /* without freeing anything */
+        _exit(await_marked(mark, 2, 10000) == 2 ? 0 : 4); /* without freeing anything */
     }
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
