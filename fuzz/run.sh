@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build cordon's libFuzzer harnesses (clang, ASan + UBSan) and run each for SECONDS.
 #
-# usage: fuzz/run.sh [SECONDS] [HARNESS...]
+# usage: [CORDON_FUZZ_JOBS=N] fuzz/run.sh [SECONDS] [HARNESS...]
 #   SECONDS   how long each harness runs (default 60)
 #   HARNESS   fuzz_cli_args, fuzz_settings, fuzz_glob, fuzz_http, fuzz_socks, fuzz_dns, fuzz_codex (default: all)
 #
@@ -55,14 +55,15 @@ fi
 # Leaks and undefined behaviour are crashes too.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-failed=0
 mkdir -p "$BUILD/artifacts"
-for h in "${HARNESSES[@]}"; do
+# run_one HARNESS: its PASS or FAIL line (and, on failure, the log's tail) in
+# $BUILD/artifacts/HARNESS.result, printed in order once all have run.
+run_one() {
+  local h=$1 bin found out start rc took runs cov crash why
   bin=$BUILD/fuzz/$h
   if [ ! -x "$bin" ]; then
     echo "FAIL fuzz/$h: no such harness ($bin)"
-    failed=1
-    continue
+    return
   fi
   found=$BUILD/corpus/$h
   mkdir -p "$found"
@@ -78,11 +79,24 @@ for h in "${HARNESSES[@]}"; do
   if [ "$rc" -eq 0 ]; then
     echo "PASS fuzz/$h: ${runs:-?} inputs in ${took}s (${cov:-no coverage line}; corpus $(ls "$found" | wc -l) + $(ls "fuzz/corpus/$h" | wc -l) seeds)"
   else
-    failed=1
     crash=$(grep -oE "Test unit written to [^ ]+" "$out" | tail -n 1 | sed 's/Test unit written to //')
     why=$(grep -m1 -E 'ERROR: |runtime error|SUMMARY|Trap|says|without|changed|accepted|does not' "$out" || true)
     echo "FAIL fuzz/$h: exit $rc after ${took}s: ${why:-see $out}; input: ${crash:-none written}; reproduce: $bin ${crash:-<input>}"
     tail -n 40 "$out"
   fi
+}
+# CORDON_FUZZ_JOBS harnesses at a time (default 1; tests/run-all.sh runs two under CI=true:
+# each still runs SECONDS, the pass takes about half as long)
+jobs_max=${CORDON_FUZZ_JOBS:-1}
+case $jobs_max in '' | *[!0-9]* | 0) echo "fuzz/run.sh: CORDON_FUZZ_JOBS must be a number above 0, not '$jobs_max'" >&2; exit 2 ;; esac
+for h in "${HARNESSES[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  run_one "$h" >"$BUILD/artifacts/$h.result" 2>&1 &
+done
+wait
+failed=0
+for h in "${HARNESSES[@]}"; do
+  cat "$BUILD/artifacts/$h.result"
+  grep -q '^FAIL ' "$BUILD/artifacts/$h.result" && failed=1
 done
 exit $failed

@@ -6,7 +6,7 @@
 #   2. build-shared/: the CLI on libcordon.so alone (the boundary); meson test
 #   3. unless --quick: build-asan/ (ASan+UBSan): meson test (all but the stress suite)
 #   4. unless --quick: valgrind memcheck over the smoke paths (tests/valgrind/smoke.sh)
-#   5. unless --quick: each libFuzzer harness (fuzz/run.sh) for 60 s when CI=true, 5 s
+#   5. unless --quick: each libFuzzer harness (fuzz/run.sh, two at a time) for 60 s when CI=true, 5 s
 #      otherwise (CORDON_FUZZ_SECONDS overrides); skipped, loudly, without clang
 #   6. unless --quick: lint: clang's static analyzer over src/ (tests/analyze.sh: a report
 #      not in tests/analyze-known.txt fails), cppcheck (tests/cppcheck.sh:
@@ -275,7 +275,8 @@ elif [ "$BUILD_OK" = 1 ]; then
   elif ! command -v clang >/dev/null 2>&1; then
     record skip "fuzz" "clang not found: the libFuzzer harnesses were neither built nor run; install clang and libclang-rt-dev (./bootstrap.sh does when CI=true or CORDON_FUZZ=1)"
   else
-    bash fuzz/run.sh "$secs" 2>&1 | tee "$TMPROOT/fuzz.log"
+    # two harnesses at a time (each still runs $secs), beside the analyzer
+    CORDON_FUZZ_JOBS=${CORDON_FUZZ_JOBS:-2} bash fuzz/run.sh "$secs" 2>&1 | tee "$TMPROOT/fuzz.log"
     rc=${PIPESTATUS[0]}
     count_lines "$TMPROOT/fuzz.log"
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && ! grep -q '^FAIL ' "$TMPROOT/fuzz.log"; then
