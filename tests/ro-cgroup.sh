@@ -2,14 +2,17 @@
 # Run a test program as root where every cgroup file system is read-only, as
 # /sys/fs/cgroup is in a Docker container by default:
 #
-#   tests/ro-cgroup.sh CMD [ARG...]
+#   tests/ro-cgroup.sh [--cordon BIN] CMD [ARG...]
 #
 # CMD runs in a mount namespace of its own (private propagation: nothing reaches the
 # host's mounts) in which every cgroup and cgroup2 mount has been remounted read-only, so no
 # run can make a cgroup: as root, --limit-pids must then fail closed (exit 125) and memory
 # and CPU time fall back to rlimits (README, "Resource limits"). tests/meson.build runs the
-# limits suite through it, inside tests/harness.sh (e2e/limits/root-rocgroup). CMD gets
-# CORDON_TEST_RO_CGROUP: the mechanism `cordon explain` ($CORDON) named for --limit-* before
+# limits suite through it: inside tests/harness.sh as root (e2e/limits/root-rocgroup), and
+# around tests/harness.sh unpriv, whose uid 65534 then runs in the namespace made here
+# (e2e/limits/unpriv-rocgroup; --cordon BIN, as the harness is not there to set CORDON).
+# CMD gets CORDON_TEST_RO_CGROUP: the mechanism `cordon explain` ($CORDON, as root) named
+# for --limit-* before
 # the remount (cgroup2, cgroup1, rlimit, unknown), so that a test can tell a cgroup lost to
 # the read-only mount from one this host never offered. Where this cannot be arranged (not
 # root, no unshare or findmnt, a remount refused), it prints a TAP plan that skips, with
@@ -20,7 +23,13 @@ skip_all() {
   echo "1..0 # SKIP $*"
   exit 0
 }
-[ $# -ge 1 ] || { echo "usage: tests/ro-cgroup.sh CMD [ARG...]" >&2; exit 2; }
+usage() { echo "usage: tests/ro-cgroup.sh [--cordon BIN] CMD [ARG...]" >&2; exit 2; }
+if [ "${1:-}" = --cordon ]; then
+  [ $# -ge 3 ] || usage
+  export CORDON=$2
+  shift 2
+fi
+[ $# -ge 1 ] || usage
 
 if [ "$1" = --inside ]; then
   shift
