@@ -426,24 +426,16 @@ bool glob_pat_match(const glob_pat *g, const char *path)
     uint64_t s = glob_closure(g, BIT(0));
     const char *p = path;
     bool any = false;
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *e = strchr(p, '/');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char name[NAME_MAX + 1];
-        if (len > NAME_MAX)
-            return false;
-        memcpy(name, p, len);
-        name[len] = '\0';
+    char name[NAME_MAX + 1];
+    int got;
+    while ((got = path_next_name(&p, name)) > 0) {
         s = glob_step(g, s, name);
         if (!s)
             return false;
         any = true;
-        p += len;
     }
+    if (got < 0)
+        return false; /* a component longer than any name */
     size_t plen = strlen(path);
     bool is_dir = plen > 1 && path[plen - 1] == '/';
     return any && (s & BIT(g->n)) && (!g->dir_only || is_dir);

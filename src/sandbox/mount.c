@@ -11,6 +11,7 @@
 #include "sandbox/ns.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/path.h"
 
 static int fd_mount_id(int fd, uint64_t *id)
 {
@@ -120,24 +121,10 @@ int mnt_open_dest(int root_fd, const root_scratch *s, const char *path, dest_cre
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
     const char *p = path;
     struct stat st = {.st_mode = S_IFDIR};
-    while (*p) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        const char *after = p + n;
-        while (*after == '/')
-            after++;
-        bool last = *after == '\0';
-        char comp[256];
-        if (n >= sizeof comp) {
-            close(cur);
-            return err_set(err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", path);
-        }
-        memcpy(comp, p, n);
-        comp[n] = '\0';
+    char comp[NAME_MAX + 1];
+    int got;
+    while ((got = path_next_name(&p, comp)) > 0) {
+        bool last = *p == '\0';
         if (strcmp(comp, "..") == 0 || strcmp(comp, ".") == 0) {
             close(cur);
             return err_set(err, CORDON_STAGE_ROOT, EINVAL, "'%s' is not a canonical path", path);
@@ -173,16 +160,22 @@ int mnt_open_dest(int root_fd, const root_scratch *s, const char *path, dest_cre
         }
         if (S_ISLNK(st.st_mode)) {
             close(cur);
+            size_t upto = (size_t)(p - path); /* the path up to this component */
+            while (upto > 1 && path[upto - 1] == '/')
+                upto--;
             return err_set(err, CORDON_STAGE_ROOT, ELOOP,
                            "refusing to follow the symlink at %.*s while setting up %s (setup "
                            "never follows symlinks)",
-                           (int)(p + n - path), path, path);
+                           (int)upto, path, path);
         }
         if (!last && !S_ISDIR(st.st_mode)) {
             close(cur);
             return err_set(err, CORDON_STAGE_ROOT, ENOTDIR, "cannot set up %s", path);
         }
-        p += n;
+    }
+    if (got < 0) {
+        close(cur);
+        return err_set(err, CORDON_STAGE_ROOT, ENAMETOOLONG, "%s", path);
     }
     if (create == DEST_DIR && !S_ISDIR(st.st_mode)) {
         close(cur);

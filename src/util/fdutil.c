@@ -16,6 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/path.h"
+
 int write_all(int fd, const void *buf, size_t n)
 {
     const char *p = buf;
@@ -131,24 +133,10 @@ int open_no_symlinks(const char *path, int flags)
     if (path[strspn(path, "/")] == '\0')
         return open("/", flags);
     fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    for (const char *p = path; fd >= 0 && *p;) {
-        while (*p == '/')
-            p++;
-        if (!*p)
-            break;
-        const char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        char name[NAME_MAX + 1];
-        if (n > NAME_MAX) {
-            close(fd);
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        memcpy(name, p, n);
-        name[n] = '\0';
-        p += n;
-        while (*p == '/')
-            p++;
+    const char *p = path;
+    char name[NAME_MAX + 1];
+    int got = 0;
+    while (fd >= 0 && (got = path_next_name(&p, name)) > 0) {
         /* O_PATH | O_NOFOLLOW opens a symlink itself, so that it can be told apart */
         int next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         int e2 = errno;
@@ -175,6 +163,11 @@ int open_no_symlinks(const char *path, int flags)
         close(fd);
         fd = next;
         errno = e2;
+    }
+    if (got < 0) { /* a component longer than NAME_MAX: nothing is opened */
+        close(fd);
+        errno = ENAMETOOLONG;
+        return -1;
     }
     return fd;
 }

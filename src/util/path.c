@@ -1,8 +1,32 @@
 #include "util/path.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "util/strv.h"
+
+int path_next_name(const char **p, char name[NAME_MAX + 1])
+{
+    const char *s = *p;
+    while (*s == '/')
+        s++;
+    if (!*s) {
+        *p = s;
+        return 0;
+    }
+    size_t n = strcspn(s, "/");
+    if (n > NAME_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(name, s, n);
+    name[n] = '\0';
+    s += n;
+    while (*s == '/')
+        s++;
+    *p = s;
+    return 1;
+}
 
 char *path_normalize(const char *in)
 {

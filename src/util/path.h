@@ -1,5 +1,6 @@
 /* Pure, lexical path helpers: no filesystem access. */
 #pragma once
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -15,6 +16,11 @@ char *path_join(const char *a, const char *b);
 /* Cut a normalised absolute path to its parent, in place ("/a/b" -> "/a", "/a" -> "/");
  * false, leaving it, for "/". */
 bool path_to_parent(char *p);
+/* The next component of the path at *p, as a string in `name`, with the slashes before and
+ * after it skipped (**p == '\0' afterwards: it was the last): 1; 0 at the end of the path;
+ * -1 with errno ENAMETOOLONG for a component longer than NAME_MAX.  The one way the
+ * descriptor walks (util/fdutil.c, sandbox/mount.c) and the glob matcher split a path. */
+int path_next_name(const char **p, char name[NAME_MAX + 1]);
 /* Number of components: "/" is 0, "/a/b" is 2. */
 size_t path_depth(const char *p);
 /* Order paths so that a parent sorts before everything below it and siblings keep a

@@ -6,6 +6,7 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,38 @@ static void test_cmp_sort(void **state)
                 assert_true(i < j);
 }
 
+/* The components of a path, one at a time: slashes skipped on both sides, so that the
+ * caller can tell the last one (the walks refuse a non-directory before it), and a name
+ * longer than NAME_MAX refused rather than cut. */
+static void test_next_name(void **state)
+{
+    (void)state;
+    char name[NAME_MAX + 1];
+    const char *p = "//a///bc/";
+    assert_int_equal(path_next_name(&p, name), 1);
+    assert_string_equal(name, "a");
+    assert_string_equal(p, "bc/"); /* not the last */
+    assert_int_equal(path_next_name(&p, name), 1);
+    assert_string_equal(name, "bc");
+    assert_string_equal(p, ""); /* the last: only slashes followed */
+    assert_int_equal(path_next_name(&p, name), 0);
+    p = "/";
+    assert_int_equal(path_next_name(&p, name), 0);
+
+    char longer[NAME_MAX + 3];
+    longer[0] = '/';
+    memset(longer + 1, 'x', NAME_MAX + 1);
+    longer[NAME_MAX + 2] = '\0';
+    p = longer;
+    errno = 0;
+    assert_int_equal(path_next_name(&p, name), -1);
+    assert_int_equal(errno, ENAMETOOLONG);
+    longer[NAME_MAX + 1] = '\0'; /* exactly NAME_MAX: taken whole */
+    p = longer;
+    assert_int_equal(path_next_name(&p, name), 1);
+    assert_int_equal(strlen(name), NAME_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_has_prefix),
         cmocka_unit_test(test_join),
         cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_next_name),
         cmocka_unit_test(test_to_parent),
         cmocka_unit_test(test_cmp_parent_first),
         cmocka_unit_test(test_cmp_sort),
