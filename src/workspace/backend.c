@@ -543,7 +543,7 @@ static int create_worktree(cordon_workspace *ws, cordon_error *err)
     if (!ws_git_is_top(ws->st.source))
         return err_opt(err, CORDON_STAGE_USAGE, 0, "backend",
                        "the worktree backend needs a git repository: %s is not the top of one", ws->st.source);
-    ws_git g = {.work_tree = ws->st.source};
+    ws_git g = ws_source_git(ws);
     char *head = NULL;
     const char *rp[] = {"rev-parse", "-q", "--verify", "HEAD^{commit}", NULL};
     if (ws_git_ok(&g, rp, NULL, 0, &head, err) < 0)
@@ -565,7 +565,7 @@ static int create_worktree(cordon_workspace *ws, cordon_error *err)
 
 static int remove_worktree(cordon_workspace *ws, cordon_error *err)
 {
-    ws_git g = {.work_tree = ws->st.source};
+    ws_git g = ws_source_git(ws);
     char *tree = ws_path(ws, "tree");
     const char *rm[] = {"worktree", "remove", "--force", tree, NULL};
     cordon_error e2;

@@ -558,7 +558,7 @@ out:
 ws_git ws_worktree_git(const cordon_workspace *ws, char **tree)
 {
     *tree = ws_path(ws, "tree");
-    return (ws_git){.work_tree = *tree};
+    return (ws_git){.work_tree = *tree, .hold = ws->held};
 }
 
 /* A tree of the worktree as it is (uncommitted and untracked files included), written
@@ -589,7 +589,7 @@ int ws_worktree_changes(cordon_workspace *ws, ws_changes *out, cordon_error *err
     char *t = NULL;
     if (ws_worktree_tree(ws, &t, err) < 0)
         return -1;
-    ws_git g = {.work_tree = ws->st.source};
+    ws_git g = ws_source_git(ws);
     const char *dt[] = {"diff-tree", "-r", "--no-renames", "--name-status", "-z", ws->st.base, t, NULL};
     ws_out o;
     int r = ws_git_run(&g, dt, NULL, 0, &o, err);
@@ -623,7 +623,7 @@ int ws_worktree_diff(cordon_workspace *ws, bool name_status, FILE *out, cordon_e
     char *t = NULL;
     if (ws_worktree_tree(ws, &t, err) < 0)
         return -1;
-    ws_git g = {.work_tree = ws->st.source};
+    ws_git g = ws_source_git(ws);
     const char *dt_ns[] = {"diff-tree", "-r", "--no-renames", "--name-status", ws->st.base, t, NULL};
     const char *dt_p[] = {"diff-tree", "-r", "--no-renames", "-p", "--binary", "--no-color", ws->st.base, t, NULL};
     char *text = NULL;

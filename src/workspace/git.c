@@ -75,12 +75,19 @@ static int run(const ws_git *g, const char *const args[], const void *in, size_t
         .in_fd = in_fd,
         .capture = true,
         .timeout_ms = GIT_TIMEOUT_MS,
+        .keep = g->hold,
+        .n_keep = g->hold ? 2 : 0,
     };
     int r = ws_exec(&c, out, err);
     free(dotgit);
     strv_free(&argv);
     strv_free(&env);
     return r;
+}
+
+ws_git ws_source_git(const cordon_workspace *ws)
+{
+    return (ws_git){.work_tree = ws->st.source, .hold = ws->held};
 }
 
 int ws_git_run(const ws_git *g, const char *const args[], const void *in, size_t in_len, ws_out *out, cordon_error *err)

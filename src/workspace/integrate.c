@@ -418,6 +418,20 @@ static char *scratch_ref(const cordon_workspace *ws)
     return xasprintf("refs/cordon/integrate/%s", ws->st.name);
 }
 
+/* Drop the scratch ref an integration left when it was stopped (killed, or undone) before
+ * the branch's compare-and-swap, which drops it otherwise.  Nothing to drop is no error. */
+int ws_forget_scratch(cordon_workspace *ws, cordon_error *err)
+{
+    if (!ws->st.git || !ws_git_is_top(ws->st.source))
+        return 0;
+    ws_git g = ws_source_git(ws);
+    char *ref = scratch_ref(ws);
+    const char *del[] = {"update-ref", "-d", ref, NULL};
+    int r = ws_git_ok(&g, del, NULL, 0, NULL, err);
+    free(ref);
+    return r;
+}
+
 /* Build the commit on `tip` with `git fast-import`: tip's tree plus exactly the changes
  * (the blobs written straight into a pack: the view's bytes, no filters), on a scratch
  * ref that the branch's compare-and-swap deletes.  Nothing of the user's index or working
@@ -1017,7 +1031,7 @@ static void detach_tail(int *notify, const journal *j)
  * notify >= 0: a helper's pipe to the caller, told as soon as the source has everything. */
 static int complete(cordon_workspace *ws, journal *j, bool stage, bool early, int *notify, cordon_error *err)
 {
-    ws_git g = {.work_tree = ws->st.source};
+    ws_git g = ws_source_git(ws);
     char boot[64];
     boot_id(boot);
     bool restage = j->boot && strcmp(j->boot, boot) != 0;
@@ -1168,6 +1182,8 @@ int ws_recover(cordon_workspace *ws, cordon_error *err)
         r = unstage(&j, err);
         if (r == 0)
             r = journal_remove(ws, err);
+        if (r == 0)
+            r = ws_forget_scratch(ws, err);
     } else {
         r = complete_detached(ws, &j, false, false, err);
     }
@@ -1267,7 +1283,7 @@ static int integrate_files(cordon_workspace *ws, const char *message, cordon_ws_
         j.message = xasprintf("Integrate workspace %s\n\n%zu added, %zu modified, %zu deleted (cordon workspace "
                               "integrate)\n",
                               ws->st.name, res->added, res->modified, res->deleted);
-    ws_git g = {.work_tree = ws->st.source};
+    ws_git g = ws_source_git(ws);
     if (j.git) {
         char *ref = NULL;
         const char *sr[] = {"symbolic-ref", "-q", "HEAD", NULL};
@@ -1323,7 +1339,7 @@ static int integrate_worktree(cordon_workspace *ws, const char *message, cordon_
 {
     char *tree;
     ws_git wg = ws_worktree_git(ws, &tree);
-    ws_git sg = {.work_tree = ws->st.source};
+    ws_git sg = ws_source_git(ws);
     int ret = -1;
     char *t = NULL, *wt_head = NULL, *ref = NULL, *tip = NULL, *merged = NULL, *commit = NULL, *ws_tip = NULL;
     char *bref = xasprintf("refs/heads/%s", ws->st.branch);

@@ -107,6 +107,10 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     posix_spawnattr_t at;
     bool fa_ok = false, at_ok = false;
     size_t cap = 0;
+    int keep[WS_KEEP_MAX] = {-1, -1};
+    if (c->n_keep > WS_KEEP_MAX)
+        return err_set(err, CORDON_STAGE_WORKSPACE, EINVAL, "%s: %zu descriptors to pass, at most %d", c->argv[0],
+                       c->n_keep, WS_KEEP_MAX);
 
     bool in_pipe = c->in && c->in_fd <= 0;
     /* our end of the input pipe non-blocking (written between polls), the program's not */
@@ -131,7 +135,20 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     else
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, se[1], 2);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    /* the kept descriptors as 3, 4, ...: by way of copies above those numbers, so that
+     * placing one never overwrites another not placed yet */
+    int next = 3;
+    for (size_t i = 0; i < c->n_keep && i < WS_KEEP_MAX; i++) {
+        if (c->keep[i] < 0)
+            continue;
+        keep[i] = fcntl(c->keep[i], F_DUPFD_CLOEXEC, 3 + WS_KEEP_MAX);
+        if (keep[i] < 0) {
+            err_set(err, CORDON_STAGE_WORKSPACE, errno, "%s: cannot pass it the workspace's lock", c->argv[0]);
+            goto out;
+        }
+        posix_spawn_file_actions_adddup2(&fa, keep[i], next++);
+    }
+    posix_spawn_file_actions_addclosefrom_np(&fa, next);
     if (c->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, c->cwd);
     sigset_t none, all;
@@ -279,6 +296,9 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     }
     ret = 0;
 out:
+    for (size_t i = 0; i < WS_KEEP_MAX; i++)
+        if (keep[i] >= 0)
+            close(keep[i]);
     if (pidfd >= 0)
         close(pidfd);
     close_pair(in);

@@ -101,7 +101,13 @@ typedef struct ws_cmd {
     bool capture;   /* keep stdout (else /dev/null) */
     bool setsid;    /* a session of its own (a daemon: fuse-overlayfs) */
     int timeout_ms; /* the whole command; killed when it is over (-1: none) */
+    /* descriptors the program inherits as 3, 4, ... (-1 entries skipped): the workspace's
+     * locks, so that a git still running after cordon was killed (kill -9 reaches cordon,
+     * not its children) holds the workspace until it has done */
+    const int *keep;
+    size_t n_keep; /* at most WS_KEEP_MAX */
 } ws_cmd;
+#define WS_KEEP_MAX 2
 typedef struct ws_out {
     int status; /* wait status */
     pid_t pid;  /* the process that ran */
@@ -183,7 +189,11 @@ typedef struct ws_git {
     const char *git_dir;   /* NULL: found from the work tree (the source's .git) */
     const char *common_dir;
     const char *index; /* GIT_INDEX_FILE, or NULL */
+    const int *hold;   /* the workspace's held locks (ws->held: 2, -1 for none), which git
+                        * keeps for as long as it runs, or NULL */
 } ws_git;
+/* git on the workspace's source, holding the locks this call holds (ws->held). */
+ws_git ws_source_git(const cordon_workspace *ws);
 /* Run host git with hooks, fsmonitor and every other way to run code off, and no
  * configuration but the system's, the user's and the repository's own. */
 int ws_git_run(const ws_git *g, const char *const args[], const void *in, size_t in_len, ws_out *out,
@@ -208,6 +218,9 @@ int ws_worktree_tree(const cordon_workspace *ws, char **out, cordon_error *err);
 int ws_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err);
 /* Finish an interrupted integration, if any (holding the state lock).  1 when it did. */
 int ws_recover(cordon_workspace *ws, cordon_error *err);
+/* Drop the scratch ref (refs/cordon/integrate/NAME) an integration stopped before its
+ * commit point left in the source's repository (workspace remove; a recovery's undo). */
+int ws_forget_scratch(cordon_workspace *ws, cordon_error *err);
 bool ws_journal_pending(const cordon_workspace *ws);
 
 /* ---- run.c ---- */

@@ -375,12 +375,72 @@ os.remove(\"b.txt\")'"
     [ -z "$(find "$SRC" -name '.cordon-*' -print -quit)" ] || die "staging files left in the source (kill $i)"
     crun workspace remove k$i --root "$CT/state"
     [ "$RC" = 0 ] || die "remove k$i: $(last_run)"
+    [ ! -e "$CT/state/k$i" ] || die "k$i's directory is still there after remove (kill $i, $mode)"
+    assert_eq "$("${GIT[@]}" -C "$SRC" for-each-ref refs/cordon)" "" "no scratch ref left after remove (kill $i, $mode)"
   done
   crun workspace remove wr --root "$CT/refstate"
   echo "# kill -9 during integrate ($b, over ${span} ms): $n_none left untouched, $n_full fully updated, $n_rec finished or undone by the next command"
   [ $((n_none + n_full)) = "$ROUNDS" ] || die "not every round was checked"
 }
 
+# kill -9 of cordon while its git fast-import runs (a git that takes 1.5 s to start, by a
+# wrapper first in PATH): the git goes on (kill -9 reaches cordon only), so it must hold
+# the workspace's locks until it has done, and what it wrote for an integration that never
+# reached its commit point (the scratch ref in the user's repository) goes with the
+# workspace.  Before, remove went ahead at once, the git then wrote into the removed
+# workspace ("Directory not empty" in CI) and left refs/cordon/integrate/k in the source.
+case_orphan_git() {
+  setup_src
+  local b
+  b=$(any_backend)
+  local real
+  real=$(command -v git) || die "no git"
+  mkdir -p "$CT/bin"
+  cat >"$CT/bin/git" <<WRAP
+#!/bin/sh
+for a; do [ "\$a" = fast-import ] && { : >"$CT/fi.started"; sleep 1.5; }; done
+"$real" "\$@"
+rc=\$?
+for a; do [ "\$a" = fast-import ] && : >"$CT/fi.done"; done
+exit \$rc
+WRAP
+  chmod 0755 "$CT/bin/git"
+  # the positive control: the wrapper integrates as git does
+  crun workspace create c --source "$SRC" --root "$CT/state" --backend "$b"
+  crun workspace run c --root "$CT/state" -- sh -c 'echo one > c.txt'
+  PATH=$CT/bin:$PATH crun workspace integrate c --root "$CT/state"
+  [ "$RC" = 0 ] || die "integrate through the wrapper: $(last_run)"
+  [ -e "$CT/fi.done" ] || die "the wrapper did not run fast-import (is git found by PATH?)"
+  assert_eq "$(cat "$SRC/c.txt")" one "integrated through the wrapper"
+  crun workspace remove c --root "$CT/state"
+  rm -f "$CT/fi.started" "$CT/fi.done"
+  local head0
+  head0=$("${GIT[@]}" -C "$SRC" rev-parse HEAD)
+  crun workspace create k --source "$SRC" --root "$CT/state" --backend "$b"
+  crun workspace run k --root "$CT/state" -- sh -c 'echo two > k.txt'
+  [ "$RC" = 0 ] || die "run k: $(last_run)"
+  PATH=$CT/bin:$PATH "$CORDON" workspace integrate k --root "$CT/state" >/dev/null 2>&1 &
+  local pid=$! t
+  for ((t = 0; t < 3000; t++)); do
+    [ -e "$CT/fi.started" ] && break
+    sleep 0.01
+  done
+  [ -e "$CT/fi.started" ] || die "fast-import never started"
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  # cordon is gone, its git is not: the workspace is still held
+  [ -e "$CT/fi.done" ] && die "fast-import ended before the check (the wrapper's sleep is too short here)"
+  if flock -n "$CT/state/k/lock" true; then
+    die "the workspace's lock is free while the git of the killed cordon still runs"
+  fi
+  crun workspace remove k --root "$CT/state"
+  [ "$RC" = 0 ] || die "remove k after the kill: $(last_run)"
+  [ -e "$CT/fi.done" ] || die "remove went ahead while the killed cordon's git still ran"
+  [ ! -e "$CT/state/k" ] || die "the workspace's directory is still there: $(ls -A "$CT/state/k" | _one_line)"
+  assert_eq "$("${GIT[@]}" -C "$SRC" for-each-ref refs/cordon)" "" "no scratch ref is left in the source"
+  assert_eq "$("${GIT[@]}" -C "$SRC" rev-parse HEAD)" "$head0" "the branch did not move"
+  [ ! -e "$SRC/k.txt" ] || die "the killed integration changed the source"
+}
 
 # the first of kernel, fuse, copy that works here (for the cases that need one)
 any_backend() {
@@ -707,6 +767,7 @@ run_case settings case_settings
 run_case usage case_usage
 run_case corrupt_state case_corrupt_state
 run_case full_disk case_full_disk
+run_case orphan_git case_orphan_git
 run_case unmapped_owner case_unmapped_owner
 
 finish

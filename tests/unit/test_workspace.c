@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,47 @@ static void test_plan_host_view(void **state)
     f->p->view = NULL;
 }
 
+/* ws_exec hands the kept descriptors (a workspace's locks) over as 3, 4, ... in their
+ * order, whatever numbers they had (here 3 and 4 swapped: placing one must not overwrite
+ * the other), skips -1, and closes every other one; without keep the program has none. */
+static void test_exec_keep(void **state)
+{
+    (void)state;
+    int a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int b = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    int extra = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    assert_true(a >= 0 && b >= 0 && extra >= 0);
+    const char *sh[] = {"sh", "-c", "for f in 3 4 5 6; do readlink /proc/$$/fd/$f || echo none; done", NULL};
+    int keep[] = {b, -1, a};
+    ws_cmd c = {.argv = sh, .capture = true, .timeout_ms = 10000, .keep = keep, .n_keep = 3};
+    ws_out o;
+    cordon_error err;
+    /* three are more than a command may keep */
+    assert_int_equal(ws_exec(&c, &o, &err), -1);
+    assert_non_null(strstr(err.message, "at most"));
+    int keep2[] = {b, a};
+    c.keep = keep2;
+    c.n_keep = 2;
+    assert_int_equal(ws_exec(&c, &o, &err), 0);
+    char *want = xasprintf("/proc/%d/stat\n/dev/null\nnone\nnone\n", (int)getpid());
+    assert_string_equal(o.out, want);
+    free(want);
+    ws_out_free(&o);
+    int keep3[] = {-1, a};
+    c.keep = keep3;
+    assert_int_equal(ws_exec(&c, &o, &err), 0);
+    assert_string_equal(o.out, "/dev/null\nnone\nnone\nnone\n");
+    ws_out_free(&o);
+    c.keep = NULL;
+    c.n_keep = 0;
+    assert_int_equal(ws_exec(&c, &o, &err), 0);
+    assert_string_equal(o.out, "none\nnone\nnone\nnone\n");
+    ws_out_free(&o);
+    close(a);
+    close(b);
+    close(extra);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -317,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_udiff_roundtrip),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_backends),
+        cmocka_unit_test(test_exec_keep),
         cmocka_unit_test_setup_teardown(test_settings_isolation, fx_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_plan_kernel_view, fx_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_plan_host_view, fx_setup, fixture_teardown),
