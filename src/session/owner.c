@@ -638,8 +638,13 @@ int cordon_session_open(const char *name, cordon_session **out, cordon_error *er
     }
     *out = NULL;
     struct stat st;
-    if (sess_socket_path(name, path, sizeof path, false, &e) < 0)
+    if (sess_socket_path(name, path, sizeof path, false, &e) < 0) {
+        /* no sessions directory yet: no session was ever started here */
+        if (e.errnum == ENOENT && e.stage == CORDON_STAGE_SETTINGS)
+            err_set(&e, CORDON_STAGE_USAGE, ENOENT,
+                    "there is no session '%s' (no session has been started here: `cordon session start`)", name);
         goto fail;
+    }
     /* no round trip: a stale socket is found out (and removed) by the first spawn */
     errno = 0;
     if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
