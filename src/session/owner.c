@@ -628,6 +628,18 @@ static int ask(const char *path, uint32_t kind, int timeout_ms, sess_reply *r, c
     return 0;
 }
 
+/* The socket path of an existing session NAME; no sessions directory yet means that no
+ * session was ever started here, which is what the caller is told. */
+static int existing_path(const char *name, char *path, size_t n, cordon_error *e)
+{
+    if (sess_socket_path(name, path, n, false, e) == 0)
+        return 0;
+    if (e->errnum == ENOENT && e->stage == CORDON_STAGE_SETTINGS)
+        err_set(e, CORDON_STAGE_USAGE, ENOENT,
+                "there is no session '%s' (no session has been started here: `cordon session start`)", name);
+    return -1;
+}
+
 int cordon_session_open(const char *name, cordon_session **out, cordon_error *err)
 {
     cordon_error e = {.size = sizeof e};
@@ -638,13 +650,8 @@ int cordon_session_open(const char *name, cordon_session **out, cordon_error *er
     }
     *out = NULL;
     struct stat st;
-    if (sess_socket_path(name, path, sizeof path, false, &e) < 0) {
-        /* no sessions directory yet: no session was ever started here */
-        if (e.errnum == ENOENT && e.stage == CORDON_STAGE_SETTINGS)
-            err_set(&e, CORDON_STAGE_USAGE, ENOENT,
-                    "there is no session '%s' (no session has been started here: `cordon session start`)", name);
+    if (existing_path(name, path, sizeof path, &e) < 0)
         goto fail;
-    }
     /* no round trip: a stale socket is found out (and removed) by the first spawn */
     errno = 0;
     if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
@@ -682,7 +689,7 @@ int cordon_session_stop(const char *name, cordon_error *err)
     char path[sizeof((struct sockaddr_un *)0)->sun_path];
     sess_reply r;
     int ret = -1;
-    if (sess_socket_path(name, path, sizeof path, false, &e) == 0 && ask(path, SESS_HELLO_STOP, 60000, &r, &e) == 0)
+    if (existing_path(name, path, sizeof path, &e) == 0 && ask(path, SESS_HELLO_STOP, 60000, &r, &e) == 0)
         ret = 0;
     err_export(err, &e);
     return ret;
