@@ -458,10 +458,9 @@ int cordon_workspace_remove(const char *root_given, const char *name, cordon_err
     }
     cordon_error e2;
     bool known = ws_state_read(ws, &e2) == 0; /* a corrupt state is still removed */
-    /* a scratch ref a killed integration left goes with it; a source whose git cannot
-     * (gone, broken) keeps that ref, but does not keep the user from removing the workspace */
+    /* a scratch ref a killed integration left goes with it */
     if (known && !ws_journal_pending(ws))
-        (void)ws_forget_scratch(ws, &e2);
+        ws_forget_scratch(ws);
     if (known && ws_journal_pending(ws)) {
         err_set(err, CORDON_STAGE_WORKSPACE, 0,
                 "workspace %s has an interrupted integration; `cordon workspace status %s` finishes it first", name,

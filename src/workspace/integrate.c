@@ -419,17 +419,20 @@ static char *scratch_ref(const cordon_workspace *ws)
 }
 
 /* Drop the scratch ref an integration left when it was stopped (killed, or undone) before
- * the branch's compare-and-swap, which drops it otherwise.  Nothing to drop is no error. */
-int ws_forget_scratch(cordon_workspace *ws, cordon_error *err)
+ * the branch's compare-and-swap, which drops it otherwise.  Best effort, by design: the
+ * ref is garbage that no command reads (the next integration replaces it, --force), and a
+ * source whose git is gone or broken must not keep a workspace from being removed or an
+ * undone integration from counting as undone; such a source keeps the ref. */
+void ws_forget_scratch(cordon_workspace *ws)
 {
     if (!ws->st.git || !ws_git_is_top(ws->st.source))
-        return 0;
+        return;
     ws_git g = ws_source_git(ws);
     char *ref = scratch_ref(ws);
     const char *del[] = {"update-ref", "-d", ref, NULL};
-    int r = ws_git_ok(&g, del, NULL, 0, NULL, err);
+    cordon_error e;
+    (void)ws_git_ok(&g, del, NULL, 0, NULL, &e);
     free(ref);
-    return r;
 }
 
 /* Build the commit on `tip` with `git fast-import`: tip's tree plus exactly the changes
@@ -1183,7 +1186,7 @@ int ws_recover(cordon_workspace *ws, cordon_error *err)
         if (r == 0)
             r = journal_remove(ws, err);
         if (r == 0)
-            r = ws_forget_scratch(ws, err);
+            ws_forget_scratch(ws);
     } else {
         r = complete_detached(ws, &j, false, false, err);
     }

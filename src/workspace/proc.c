@@ -138,7 +138,7 @@ int ws_exec(const ws_cmd *c, ws_out *out, cordon_error *err)
     /* the kept descriptors as 3, 4, ...: by way of copies above those numbers, so that
      * placing one never overwrites another not placed yet */
     int next = 3;
-    for (size_t i = 0; i < c->n_keep && i < WS_KEEP_MAX; i++) {
+    for (size_t i = 0; i < c->n_keep; i++) {
         if (c->keep[i] < 0)
             continue;
         keep[i] = fcntl(c->keep[i], F_DUPFD_CLOEXEC, 3 + WS_KEEP_MAX);

@@ -219,8 +219,9 @@ int ws_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated
 /* Finish an interrupted integration, if any (holding the state lock).  1 when it did. */
 int ws_recover(cordon_workspace *ws, cordon_error *err);
 /* Drop the scratch ref (refs/cordon/integrate/NAME) an integration stopped before its
- * commit point left in the source's repository (workspace remove; a recovery's undo). */
-int ws_forget_scratch(cordon_workspace *ws, cordon_error *err);
+ * commit point left in the source's repository (workspace remove; a recovery's undo);
+ * best effort: a source whose git fails keeps it. */
+void ws_forget_scratch(cordon_workspace *ws);
 bool ws_journal_pending(const cordon_workspace *ws);
 
 /* ---- run.c ---- */

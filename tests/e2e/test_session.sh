@@ -90,6 +90,15 @@ case_missing_session() {
   assert_contains "$ERR" "no session '${SP}never'"
   expect_exit 125 session stop "${SP}never"
   assert_contains "$ERR" "no session"
+  # where no session was ever started (no sessions directory yet): the same, and looking
+  # makes nothing (before: "cannot use the sessions directory ...: No such file")
+  local fresh=$CT/fresh-runtime
+  mkdir -m 0700 "$fresh"
+  XDG_RUNTIME_DIR=$fresh expect_exit 125 session exec "${SP}never" -- true
+  assert_contains "$ERR" "no session '${SP}never' (no session has been started here"
+  XDG_RUNTIME_DIR=$fresh expect_exit 125 session stop "${SP}never"
+  assert_contains "$ERR" "no session '${SP}never' (no session has been started here"
+  [ -z "$(ls -A "$fresh")" ] || die "looking for a session made something in $fresh: $(ls -A "$fresh")"
   expect_exit 125 session exec "bad/../name" -- true
   expect_exit 125 session start ".hidden"
   assert_contains "$ERR" "bad session name"
