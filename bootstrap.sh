@@ -21,6 +21,9 @@ PACKAGES=(
   # what the tests run besides (most are there on any Debian; none may be assumed):
   # pgrep (procps), fusermount3 (fuse3), script (bsdutils), mount/umount (mount)
   procps fuse3 bsdutils mount
+  # the git protections are tested on the file systems repositories live on besides ext4
+  # (tests/escape/test_git.sh, filesystems): a btrfs subvolume and XFS on loop devices
+  btrfs-progs xfsprogs
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
 # libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).

@@ -98,6 +98,9 @@
     "is one nested sandboxes use (tmpfs, proc, sysfs, devpts, mqueue, cgroup, fuse); a "     \
     "kernel overlay would create files in a host directory on the command's behalf, out of " \
     "the supervisor's sight"
+#define WHY_META                                                                            \
+    "changes a file's mode, owner or length without opening it: the supervisor refuses it " \
+    "on git directories, their configuration and hooks, and performs the rest"
 #define WHY_NEWROOT                                                                           \
     "the thread's root may change: the supervisor forgets what it remembers of it (the call " \
     "itself goes on unchanged)"
@@ -251,6 +254,19 @@ const sc_rule sc_rules[] = {
     NOTIFY("setns", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "setns", WHY_NEWROOT),
     NOTIFY("unshare", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "unshare", WHY_NEWROOT),
     NOTIFY("mount", SC_OP_MOUNT, SC_NONE_OF, 3, NEW_FS_NOT, 0, "mount(a new file system)", WHY_NEW_FS),
+    NOTIFY("chmod", SC_OP_CHMOD, SC_ANY, 0, 0, 0, "chmod", WHY_META),
+    NOTIFY("fchmod", SC_OP_FCHMOD, SC_ANY, 0, 0, 0, "fchmod", WHY_META),
+    NOTIFY("fchmodat", SC_OP_FCHMODAT, SC_ANY, 0, 0, 0, "fchmodat", WHY_META),
+    NOTIFY("fchmodat2", SC_OP_FCHMODAT2, SC_ANY, 0, 0, 0, "fchmodat2", WHY_META),
+    NOTIFY("chown", SC_OP_CHOWN, SC_ANY, 0, 0, 0, "chown", WHY_META),
+    NOTIFY("lchown", SC_OP_LCHOWN, SC_ANY, 0, 0, 0, "lchown", WHY_META),
+    NOTIFY("fchown", SC_OP_FCHOWN, SC_ANY, 0, 0, 0, "fchown", WHY_META),
+    NOTIFY("chown32", SC_OP_CHOWN32, SC_ANY, 0, 0, 0, "chown32", WHY_META),
+    NOTIFY("lchown32", SC_OP_LCHOWN32, SC_ANY, 0, 0, 0, "lchown32", WHY_META),
+    NOTIFY("fchown32", SC_OP_FCHOWN32, SC_ANY, 0, 0, 0, "fchown32", WHY_META),
+    NOTIFY("fchownat", SC_OP_FCHOWNAT, SC_ANY, 0, 0, 0, "fchownat", WHY_META),
+    NOTIFY("truncate", SC_OP_TRUNCATE, SC_ANY, 0, 0, 0, "truncate", WHY_META),
+    NOTIFY("truncate64", SC_OP_TRUNCATE64, SC_ANY, 0, 0, 0, "truncate64", WHY_META),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
      "openat(2), whose creations and writes the supervisor performs",

@@ -81,6 +81,19 @@ typedef enum sc_op {
     SC_OP_MOUNT,     /* mount(source, target, fstype, flags, data) of a new file system */
     SC_OP_UMASK,     /* umask(mask): the supervisor's copy of the thread's umask */
     SC_OP_NEWROOT,   /* chroot, pivot_root, setns, unshare: the thread's root may change */
+    SC_OP_CHMOD,     /* chmod(path, mode) */
+    SC_OP_FCHMOD,    /* fchmod(fd, mode) */
+    SC_OP_FCHMODAT,  /* fchmodat(dirfd, path, mode) */
+    SC_OP_FCHMODAT2, /* fchmodat2(dirfd, path, mode, flags) */
+    SC_OP_CHOWN,     /* chown(path, uid, gid): 16-bit ids on the 32-bit ABIs */
+    SC_OP_LCHOWN,    /* lchown(path, uid, gid): likewise */
+    SC_OP_FCHOWN,    /* fchown(fd, uid, gid): likewise */
+    SC_OP_CHOWN32,   /* chown32, lchown32, fchown32 (32-bit ABIs): 32-bit ids */
+    SC_OP_LCHOWN32,
+    SC_OP_FCHOWN32,
+    SC_OP_FCHOWNAT,   /* fchownat(dirfd, path, uid, gid, flags) */
+    SC_OP_TRUNCATE,   /* truncate(path, length) */
+    SC_OP_TRUNCATE64, /* truncate64 (32-bit ABIs): the length in two registers */
 } sc_op;
 
 /* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer

@@ -763,6 +763,9 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         release_slot(m, s);
         return;
     }
+    if (l->cc)
+        for (int k = 0; k < 3; k++)
+            cc_handed(l->cc, stdio[k]);
     const char *p = m->req + sizeof *rq, *end = m->req + len;
     const char *cwd = next_str(&p, end);
     size_t envc0 = 0;

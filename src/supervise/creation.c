@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/mount.h>
 #include <stdio.h>
@@ -31,6 +32,9 @@
 #endif
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef RENAME_WHITEOUT
+#define RENAME_WHITEOUT (1 << 2)
 #endif
 #ifndef O_TMPFILE
 #define O_TMPFILE (020000000 | O_DIRECTORY)
@@ -135,6 +139,11 @@ static int read_host_devs(cc_state *cc, int proc_fd, const root_scratch *s, cord
                           strcmp(type, "sysfs") == 0 || strncmp(type, "cgroup", 6) == 0;
             if (!ours && !pseudo && add_dev(cc, makedev(maj, min)) < 0)
                 return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
+            uint64_t *list = ours || pseudo ? cc->priv_mnts : cc->host_mnts;
+            size_t *n = ours || pseudo ? &cc->n_priv_mnts : &cc->n_host_mnts;
+            if (*n >= CC_MAX_DEVS)
+                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts in the sandbox's view");
+            list[(*n)++] = id;
         }
         size_t used = (size_t)(nl - buf) + (nl < buf + have ? 1 : 0);
         memmove(buf, buf + used, have - used);
@@ -187,6 +196,8 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
 {
     cc->listener = -1;
     cc->n_rules = cc->n_devs = cc->n_gitdirs = cc->n_lifted = cc->n_refusals = 0;
+    cc->n_host_mnts = cc->n_priv_mnts = cc->n_handed = cc->next_handed = 0;
+    cc->tid = 0;
     cc->refused = 0;
     int proc = open_procfs(p, s, err);
     if (proc < 0)
@@ -243,6 +254,8 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     if (read_host_devs(cc, proc, s, err) < 0)
         return -1;
     TRACE("cc-devs");
+    for (int fd = 0; fd <= 2; fd++)
+        cc_handed(cc, fd);
     /* Under another cordon the kernel gives the command no listener of its own: ask. */
     long hello = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0);
     if (hello == (long)CC_PRCTL_HELLO_OK) {
@@ -282,10 +295,79 @@ void cc_report(const cc_state *cc, int report_fd)
     }
 }
 
-static bool is_host_dev(const cc_state *cc, dev_t dev)
+/* The mount `mnt_id` in the thread's mount namespace (/proc/TID/mountinfo): 1 with
+ * *sdev its superblock's device, 0 when the namespace has no such mount, -1 when the
+ * table cannot be read. */
+static int thread_mount(cc_state *cc, pid_t tid, uint64_t mnt_id, dev_t *sdev)
+{
+    char p[48];
+    snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
+    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char *buf = cc->status;
+    size_t have = 0;
+    bool at_line_start = true;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, sizeof cc->status - 1 - have);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        have += (size_t)n;
+        buf[have] = '\0';
+        char *line = buf, *nl;
+        while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+            unsigned long long id = 0;
+            unsigned maj = 0, min = 0;
+            if (at_line_start && sscanf(line, "%llu %*u %u:%u", &id, &maj, &min) == 3 && id == mnt_id) {
+                *sdev = makedev(maj, min);
+                return 1;
+            }
+            at_line_start = true;
+            line = nl + 1;
+        }
+        size_t rest = have - (size_t)(line - buf);
+        if (rest == sizeof cc->status - 1) { /* a very long line: skip it */
+            at_line_start = false;
+            rest = 0;
+        }
+        memmove(buf, line, rest);
+        have = rest;
+    }
+}
+
+static bool in_list(const uint64_t *list, size_t n, uint64_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i] == v)
+            return true;
+    return false;
+}
+
+/* Is the file `fd` (of stat *st) on a host file system, where the git rules apply?  By
+ * its device first (the common case), then by its mount: a btrfs subvolume reports a
+ * device of its own, not its file system's.  Fails closed: a file whose mount or
+ * superblock cannot be told is the host's. */
+static bool is_host(cc_state *cc, int fd, const struct stat *st)
 {
     for (size_t i = 0; i < cc->n_devs; i++)
-        if (cc->devs[i] == dev)
+        if (cc->devs[i] == st->st_dev)
+            return true;
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
+        return true;
+    if (in_list(cc->priv_mnts, cc->n_priv_mnts, sx.stx_mnt_id))
+        return false;
+    if (in_list(cc->host_mnts, cc->n_host_mnts, sx.stx_mnt_id))
+        return true;
+    /* a mount made in the command's own namespaces: a bind of a host file system (the
+     * host's), or a file system made for it (tmpfs, proc, fuse: its own) */
+    dev_t sdev = 0;
+    if (cc->tid <= 0 || thread_mount(cc, cc->tid, sx.stx_mnt_id, &sdev) != 1)
+        return true;
+    for (size_t i = 0; i < cc->n_devs; i++)
+        if (cc->devs[i] == sdev)
             return true;
     return false;
 }
@@ -311,58 +393,107 @@ static bool exists_at(int dir, const char *name, struct stat *st)
     return fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Is `dir` a git directory, as git decides (is_git_directory() in git's own setup.c): a
- * HEAD, and objects and refs (or a commondir that has them)? */
-static bool is_gitdir(int dir)
+/* The git rules (doc/security.md, "The git invariant").
+ *
+ * A directory is *git-like* when a host git could take it for a git directory or for
+ * the common directory of one: it holds `objects` and `refs`, or `HEAD` and
+ * `commondir` (git's is_git_directory() in setup.c: HEAD, and objects and refs passing
+ * access(X_OK), here or in the directory commondir names; a common directory needs only
+ * objects and refs).  Any type of file counts for each mark: git follows symlinks and
+ * only asks access(), so a mark's type is no evidence either way.
+ *
+ * A directory is *guarded* when it is git-like now or was a git directory at start (the
+ * plan's PLAN_GITDIR, known by device and inode, whatever it holds now).  Then:
+ *  1. in a guarded directory, nothing the command does creates, writes, replaces or
+ *     changes the mode or owner of config, config.worktree, commondir, gitdir, hooks,
+ *     info, worktrees or modules, nor anything in its hooks;
+ *  2. in a directory that is not guarded, nothing creates the mark that would make it
+ *     git-like.
+ * So a directory git-like at the end of the run was either a git directory at start
+ * (and its files were guarded all along), or git-like all through the run (it could
+ * not have become so again once it stopped): in both cases guarded, whatever order of
+ * steps the command took.  Every call that makes a name (open, creat, mkdir, mknod,
+ * rename on both sides, link, symlink, bind) or changes a mode or an owner goes
+ * through decide(). */
+static const char *const git_marks[] = {"HEAD", "objects", "refs", "commondir"};
+#define N_MARKS 4
+
+static bool git_like_of(const bool has[N_MARKS])
 {
-    struct stat st;
-    if (!exists_at(dir, "HEAD", &st))
-        return false;
-    if (exists_at(dir, "commondir", &st))
-        return true;
-    return exists_at(dir, "objects", &st) && S_ISDIR(st.st_mode) && exists_at(dir, "refs", &st) && S_ISDIR(st.st_mode);
+    return (has[1] && has[2]) || (has[0] && has[3]);
 }
 
-/* Would creating `name` in `dir` make it a git directory it was not: HEAD, and objects
- * and refs (or commondir), the last of them created now? */
-static bool becomes_gitdir(int dir, const char *name)
+static bool is_git_like(int dir)
 {
-    static const char *const marks[] = {"HEAD", "objects", "refs", "commondir"};
-    bool is_mark = false;
-    for (size_t i = 0; i < 4; i++)
-        is_mark |= strcmp(name, marks[i]) == 0;
-    if (!is_mark)
+    bool has[N_MARKS];
+    struct stat st;
+    for (size_t i = 0; i < N_MARKS; i++)
+        has[i] = exists_at(dir, git_marks[i], &st);
+    return git_like_of(has);
+}
+
+static bool is_mark(const char *name)
+{
+    for (size_t i = 0; i < N_MARKS; i++)
+        if (strcmp(name, git_marks[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Would creating `name` in `dir` make it git-like when it was not? */
+static bool becomes_git_like(int dir, const char *name)
+{
+    if (!is_mark(name))
         return false;
     struct stat st;
-    bool had[4], will[4];
-    for (size_t i = 0; i < 4; i++) {
-        had[i] = exists_at(dir, marks[i], &st);
-        will[i] = had[i] || strcmp(name, marks[i]) == 0;
+    bool had[N_MARKS], will[N_MARKS];
+    for (size_t i = 0; i < N_MARKS; i++) {
+        had[i] = exists_at(dir, git_marks[i], &st);
+        will[i] = had[i] || strcmp(name, git_marks[i]) == 0;
     }
-    bool before = had[0] && (had[3] || (had[1] && had[2]));
-    bool after = will[0] && (will[3] || (will[1] && will[2]));
-    return after && !before;
+    return git_like_of(will) && !git_like_of(had);
 }
 
-/* Is `dir` (of stat *st) the hooks directory of a git directory? */
-static bool is_hooks_dir(int dir, const struct stat *st)
+static bool guarded(const cc_state *cc, int dir, const struct stat *st)
+{
+    return known_gitdir(cc, st) || is_git_like(dir);
+}
+
+/* Is `dir` (of stat *st) the hooks directory of a guarded directory? */
+static bool is_hooks_dir(const cc_state *cc, int dir, const struct stat *st)
 {
     _cleanup_fd_ int up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    struct stat h;
-    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino && is_gitdir(up);
+    struct stat h, ust;
+    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino &&
+           fstat(up, &ust) == 0 && guarded(cc, up, &ust);
 }
 
-static const char *const git_sensitive[] = {"config", "config.worktree", "commondir", "gitdir", "hooks"};
+static const char *const git_sensitive[] = {"config", "config.worktree", "commondir", "gitdir", "hooks",
+                                            "info",   "worktrees",       "modules"};
+
+static bool is_git_sensitive(const char *name)
+{
+    for (size_t i = 0; i < sizeof git_sensitive / sizeof *git_sensitive; i++)
+        if (strcmp(name, git_sensitive[i]) == 0)
+            return true;
+    return false;
+}
 
 #define WHY_NEW_REPO                                                                       \
     "a new git repository (.git) in a host directory: a host git would run its hooks and " \
     "configuration; create repositories in $TMPDIR (see doc/security.md)"
-#define WHY_HEAD                                                                             \
-    "with HEAD, objects and refs (or commondir) a directory is a git repository for a host " \
-    "git: a new one would run its configuration there"
+#define WHY_HEAD                                                                            \
+    "with objects and refs, or HEAD and commondir, a directory is a git directory (or the " \
+    "common directory of one) for a host git: a new one would run its configuration there"
 #define WHY_GIT_FILE                                                                         \
     "git configuration and hooks are read and run by a host git: cordon keeps them as they " \
     "were"
+#define WHY_WHITEOUT                                                                    \
+    "a whiteout leaves a character device (0:0) in a host directory, for overlay file " \
+    "systems; fuse-overlayfs works without"
+#define WHY_GIT_DIR                                                                   \
+    "the mode or owner of a git directory decides who else may change its hooks and " \
+    "configuration: cordon keeps it as it was"
 
 typedef enum cc_act {
     CC_CREATE, /* a new name (or a name replaced by a rename) */
@@ -371,25 +502,23 @@ typedef enum cc_act {
 } cc_act;
 
 /* NULL when allowed, else why not. */
-static const char *decide(const cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
+static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
 {
     if (act == CC_CREATE)
         for (size_t i = 0; i < cc->n_rules; i++)
             if (cc->rules[i].ino == dst->st_ino && cc->rules[i].dev == dst->st_dev &&
                 strcmp(cc->rules[i].name, name) == 0)
                 return cc->rules[i].why;
-    if (!is_host_dev(cc, dst->st_dev))
+    if (!is_host(cc, dir, dst))
         return NULL; /* a private tmpfs: it vanishes with the run */
     if (act != CC_SOURCE && strcmp(name, ".git") == 0)
         return WHY_NEW_REPO;
-    struct stat st;
-    if (act == CC_CREATE && becomes_gitdir(dir, name) && !known_gitdir(cc, dst))
+    if (act == CC_CREATE && !known_gitdir(cc, dst) && becomes_git_like(dir, name))
         return WHY_HEAD;
-    bool exists = exists_at(dir, name, &st);
-    for (size_t i = 0; i < sizeof git_sensitive / sizeof *git_sensitive; i++)
-        if (strcmp(name, git_sensitive[i]) == 0 && !(exists && lifted(cc, &st)) && is_gitdir(dir))
-            return WHY_GIT_FILE;
-    if (!lifted(cc, dst) && is_hooks_dir(dir, dst))
+    struct stat st;
+    if (is_git_sensitive(name) && guarded(cc, dir, dst) && !(exists_at(dir, name, &st) && lifted(cc, &st)))
+        return WHY_GIT_FILE;
+    if (!lifted(cc, dst) && is_hooks_dir(cc, dir, dst))
         return WHY_GIT_FILE;
     return NULL;
 }
@@ -440,6 +569,7 @@ static int read_mem(pid_t tid, uint64_t addr, void *out, size_t len)
 typedef struct call {
     uint64_t id;
     pid_t tid;
+    uint32_t arch;
     uint64_t args[6];
     const char *what;
     const char *path; /* for the refusal log */
@@ -522,52 +652,45 @@ static int with_umask(cc_state *cc, pid_t tid)
 
 #define ARG_FD(a) ((int)(int32_t)(uint32_t)(a))
 
-/* Is the mount `mnt_id` in the thread's mount namespace (/proc/TID/mountinfo)? */
-static bool mount_in_ns(cc_state *cc, pid_t tid, uint64_t mnt_id)
+static bool was_handed(const cc_state *cc, const struct stat *st)
 {
-    char p[48];
-    snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
-    _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return true; /* cannot tell: assume it is */
-    char *buf = cc->status;
-    size_t have = 0;
-    bool at_line_start = true;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, sizeof cc->status - 1 - have);
-        if (n <= 0)
-            return n < 0;
-        have += (size_t)n;
-        buf[have] = '\0';
-        char *line = buf, *nl;
-        while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-            if (at_line_start && strtoull(line, NULL, 10) == mnt_id)
-                return true;
-            at_line_start = true;
-            line = nl + 1;
-        }
-        size_t rest = have - (size_t)(line - buf);
-        if (rest == sizeof cc->status - 1) { /* a very long line: skip it */
-            at_line_start = false;
-            rest = 0;
-        }
-        memmove(buf, line, rest);
-        have = rest;
-    }
+    for (size_t i = 0; i < cc->n_handed; i++)
+        if (cc->handed[i].dev == st->st_dev && cc->handed[i].ino == st->st_ino)
+            return true;
+    return false;
 }
+
+void cc_handed(cc_state *cc, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || was_handed(cc, &st))
+        return;
+    cc->handed[cc->next_handed].dev = st.st_dev;
+    cc->handed[cc->next_handed].ino = st.st_ino;
+    cc->next_handed = (cc->next_handed + 1) % CC_MAX_HANDED;
+    if (cc->n_handed < CC_MAX_HANDED)
+        cc->n_handed++;
+}
+
+#define WHY_UNNAMED                                                                         \
+    "cannot tell which file the descriptor names in the sandbox (it was opened in another " \
+    "mount namespace, or moved): only files handed to the command from outside may be "     \
+    "reopened for writing without a name"
 
 /* A descriptor that the path reached through a magic link of /proc: decide on the
  * name it has in the thread's view.  Pipes, sockets, devices and deleted files have
- * none that matters; a file whose mount is not in the thread's mount namespace came
- * from outside the sandbox (its stdout, say). */
-static const char *decide_object(cc_state *cc, pid_t tid, int obj, cc_act act)
+ * none that matters; a host file whose name cannot be found again is refused unless it
+ * was handed in from outside (the command's standard descriptors): a descriptor taken
+ * in another mount namespace (a tmpfs over the repository, say) is not a way around the
+ * rules. */
+static const char *decide_object(cc_state *cc, int obj, cc_act act)
 {
     struct stat st;
     if (fstat(obj, &st) < 0)
         return "cannot look at the file";
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return NULL;
-    if (!is_host_dev(cc, st.st_dev))
+    if (!is_host(cc, obj, &st))
         return NULL;
     if (S_ISREG(st.st_mode) && st.st_nlink == 0)
         return NULL; /* deleted: no name */
@@ -579,23 +702,21 @@ static const char *decide_object(cc_state *cc, pid_t tid, int obj, cc_act act)
         pw_result r;
         if (pw_resolve(&cc->pw, AT_FDCWD, cc->path2, 0, &r) == 0) {
             struct stat nst;
-            const char *why = "cannot tell which file the descriptor names";
+            bool found = false;
+            const char *why = NULL;
             if (r.dir_fd >= 0 && !r.dot && exists_at(r.dir_fd, r.name, &nst) && nst.st_dev == st.st_dev &&
-                nst.st_ino == st.st_ino)
+                nst.st_ino == st.st_ino) {
+                found = true;
                 why = decide(cc, r.dir_fd, &r.dir_st, r.name, act);
-            else if (r.dot && r.dir_fd >= 0 && r.dir_st.st_dev == st.st_dev && r.dir_st.st_ino == st.st_ino)
-                why = NULL;
+            } else if (r.dot && r.dir_fd >= 0 && r.dir_st.st_dev == st.st_dev && r.dir_st.st_ino == st.st_ino) {
+                found = true;
+            }
             pw_result_close(&r);
-            if (!why || strcmp(why, "cannot tell which file the descriptor names") != 0)
+            if (found)
                 return why;
         }
     }
-    struct statx sx;
-    if (statx(obj, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
-        return "cannot tell which file the descriptor names";
-    if (!mount_in_ns(cc, tid, sx.stx_mnt_id))
-        return NULL; /* handed in from outside the sandbox */
-    return "cannot tell which file the descriptor names (it moved)";
+    return was_handed(cc, &st) ? NULL : WHY_UNNAMED;
 }
 
 /* The controlling terminal of the thread, for an open of /dev/tty. */
@@ -779,7 +900,7 @@ static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int
         int fd = -1;
         if (r.obj_fd >= 0) {
             /* a magic link of /proc: reopen the file it names, as the kernel does */
-            const char *why = decide_object(cc, c->tid, r.obj_fd, CC_WRITE);
+            const char *why = decide_object(cc, r.obj_fd, CC_WRITE);
             if (why) {
                 pw_result_close(&r);
                 return refuse(cc, c, why);
@@ -891,6 +1012,11 @@ static int do_mknod(cc_state *cc, const call *c, int dirfd, const char *path, mo
         pw_result_close(&r);
         return ENOENT;
     }
+    struct stat st;
+    if (exists_at(r.dir_fd, r.name, &st)) { /* the kernel's answer, and nothing to refuse */
+        pw_result_close(&r);
+        return EEXIST;
+    }
     const char *why = decide(cc, r.dir_fd, &r.dir_st, r.name, CC_CREATE);
     if (why) {
         pw_result_close(&r);
@@ -948,8 +1074,10 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
         return EBUSY;
     }
     const char *why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
-    if (!why && (flags & RENAME_EXCHANGE))
+    if (!why && (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT)))
         why = decide(cc, o.dir_fd, &o.dir_st, o.name, CC_CREATE);
+    if (!why && (flags & RENAME_WHITEOUT) && is_host(cc, o.dir_fd, &o.dir_st))
+        why = WHY_WHITEOUT;
     if (why) {
         pw_result_close(&o);
         pw_result_close(&n);
@@ -993,8 +1121,8 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
     if (have && S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)))
         why = "a hard link to a set-user-ID or set-group-ID file would keep it runnable on the host";
     if (!why)
-        why = o.obj_fd >= 0 ? decide_object(cc, c->tid, o.obj_fd, CC_SOURCE)
-                            : decide(cc, o.dir_fd, &o.dir_st, o.name, CC_SOURCE);
+        why =
+            o.obj_fd >= 0 ? decide_object(cc, o.obj_fd, CC_SOURCE) : decide(cc, o.dir_fd, &o.dir_st, o.name, CC_SOURCE);
     if (!why)
         why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
     if (why) {
@@ -1016,6 +1144,126 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
     pw_result_close(&o);
     pw_result_close(&n);
     return rc < 0 ? e : 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* mode, owner and length: chmod, chown and truncate of an existing file */
+
+typedef enum meta_kind { META_CHMOD, META_CHOWN, META_TRUNCATE } meta_kind;
+
+typedef struct meta_req {
+    meta_kind kind;
+    mode_t mode;
+    uid_t uid;
+    gid_t gid;
+    off_t len;
+} meta_req;
+
+/* The decision on a directory object: a guarded directory, or the hooks of one, keeps
+ * its mode and owner (a group- or world-writable .git lets another user change hooks). */
+static const char *decide_dir_meta(cc_state *cc, int obj, const struct stat *st)
+{
+    if (!S_ISDIR(st->st_mode) || !is_host(cc, obj, st) || lifted(cc, st))
+        return NULL;
+    if (guarded(cc, obj, st) || is_hooks_dir(cc, obj, st))
+        return WHY_GIT_DIR;
+    return NULL;
+}
+
+static int meta_perform(cc_state *cc, int obj, const struct stat *st, const meta_req *m)
+{
+    char p[48];
+    snprintf(p, sizeof p, "self/fd/%d", obj);
+    switch (m->kind) {
+    case META_CHMOD:
+        if (S_ISLNK(st->st_mode))
+            return EOPNOTSUPP; /* as fchmodat2(AT_SYMLINK_NOFOLLOW) on a symlink */
+        return fchmodat(cc->pw.proc_fd, p, m->mode, 0) < 0 ? errno : 0;
+    case META_CHOWN: return fchownat(obj, "", m->uid, m->gid, AT_EMPTY_PATH) < 0 ? errno : 0;
+    case META_TRUNCATE: {
+        if (S_ISDIR(st->st_mode))
+            return EISDIR;
+        if (!S_ISREG(st->st_mode))
+            return EINVAL;
+        if (m->len < 0)
+            return EINVAL;
+        _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+            return errno;
+        return ftruncate(fd, m->len) < 0 ? errno : 0;
+    }
+    }
+    return EINVAL;
+}
+
+/* chmod, chown or truncate of `path` relative to `dirfd` (path NULL: of the thread's
+ * descriptor dirfd itself), deciding on the name the file has in the thread's view and,
+ * for a directory, on the directory itself; performed on a descriptor of the object. */
+static int do_meta(cc_state *cc, const call *c, int dirfd, const char *path, bool follow, const meta_req *m)
+{
+    _cleanup_fd_ int obj = -1;
+    const char *why = NULL;
+    if (!path) {
+        obj = pw_thread_fd(&cc->pw, dirfd);
+        if (obj < 0)
+            return -obj;
+        why = decide_object(cc, obj, CC_WRITE);
+    } else {
+        pw_result r;
+        int e = pw_resolve(&cc->pw, dirfd, path, follow ? PW_FOLLOW_LAST : 0, &r);
+        if (e < 0)
+            return -e;
+        if (r.obj_fd >= 0 || r.dot) {
+            obj = fcntl(r.obj_fd >= 0 ? r.obj_fd : r.dir_fd, F_DUPFD_CLOEXEC, 3);
+            e = errno;
+            pw_result_close(&r);
+            if (obj < 0)
+                return e;
+            why = decide_object(cc, obj, CC_WRITE);
+        } else {
+            struct stat named, got;
+            if (fstatat(r.dir_fd, r.name, &named, AT_SYMLINK_NOFOLLOW) < 0) {
+                e = errno;
+                pw_result_close(&r);
+                return e;
+            }
+            if (r.slash && !S_ISDIR(named.st_mode)) {
+                pw_result_close(&r);
+                return ENOTDIR;
+            }
+            why = decide(cc, r.dir_fd, &r.dir_st, r.name, CC_WRITE);
+            obj = openat(r.dir_fd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+            e = errno;
+            pw_result_close(&r);
+            if (obj < 0)
+                return e;
+            if (fstat(obj, &got) < 0 || got.st_dev != named.st_dev || got.st_ino != named.st_ino)
+                return EAGAIN; /* it changed under us */
+        }
+    }
+    struct stat st;
+    if (fstat(obj, &st) < 0)
+        return errno;
+    if (!why && m->kind != META_TRUNCATE)
+        why = decide_dir_meta(cc, obj, &st);
+    if (why)
+        return refuse(cc, c, why);
+    if (!still_valid(cc, c->id))
+        return ENOENT;
+    return meta_perform(cc, obj, &st, m);
+}
+
+/* An owner as the call passed it: the 16-bit calls of the 32-bit ABIs mean -1 by 0xffff. */
+static uint32_t call_id(const call *c, uint64_t arg, bool narrow)
+{
+    bool compat = c->arch != AUDIT_ARCH_X86_64 && c->arch != AUDIT_ARCH_AARCH64;
+    uint32_t v = (uint32_t)arg;
+    if (narrow && compat) {
+        v &= 0xffff;
+        if (v == 0xffff)
+            v = (uint32_t)-1;
+    }
+    return v;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1233,10 +1481,11 @@ void cc_serve_one(cc_state *cc)
     memset(cc->req, 0, sizeof cc->req);
     if (ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
         return; /* EINTR, or ENOENT: the thread is gone already */
-    call c = {.id = req->id, .tid = (pid_t)req->pid, .path = ""};
+    call c = {.id = req->id, .tid = (pid_t)req->pid, .arch = req->data.arch, .path = ""};
     memcpy(c.args, req->data.args, sizeof c.args);
     sc_op op = seccomp_notify_op(req->data.arch, req->data.nr);
     pw_begin(&cc->pw, c.tid);
+    cc->tid = c.tid;
     int err = 0;
     long long val = 0;
     char *p1 = cc->path1, *p2 = cc->path2;
@@ -1326,6 +1575,78 @@ void cc_serve_one(cc_state *cc)
         c.what = "symlink";
         err = do_symlink(cc, &c, p1, ARG_FD(c.args[1]), p2);
         break;
+    case SC_OP_CHMOD:
+    case SC_OP_FCHMODAT:
+    case SC_OP_FCHMODAT2: {
+        bool at = op != SC_OP_CHMOD;
+        unsigned flags = op == SC_OP_FCHMODAT2 ? (unsigned)c.args[3] : 0;
+        if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
+            err = EINVAL;
+            break;
+        }
+        STR(at ? 1 : 0, p1);
+        c.path = p1;
+        c.what = "chmod";
+        meta_req m = {.kind = META_CHMOD, .mode = (mode_t)(c.args[at ? 2 : 1] & 07777)};
+        bool empty = (flags & AT_EMPTY_PATH) && p1[0] == '\0';
+        err = do_meta(cc, &c, at ? ARG_FD(c.args[0]) : AT_FDCWD, empty ? NULL : p1, !(flags & AT_SYMLINK_NOFOLLOW), &m);
+        break;
+    }
+    case SC_OP_FCHMOD: {
+        c.what = "fchmod";
+        meta_req m = {.kind = META_CHMOD, .mode = (mode_t)(c.args[1] & 07777)};
+        err = do_meta(cc, &c, ARG_FD(c.args[0]), NULL, true, &m);
+        break;
+    }
+    case SC_OP_CHOWN:
+    case SC_OP_LCHOWN:
+    case SC_OP_CHOWN32:
+    case SC_OP_LCHOWN32: {
+        bool narrow = op == SC_OP_CHOWN || op == SC_OP_LCHOWN;
+        STR(0, p1);
+        c.path = p1;
+        c.what = "chown";
+        meta_req m = {.kind = META_CHOWN, .uid = call_id(&c, c.args[1], narrow), .gid = call_id(&c, c.args[2], narrow)};
+        err = do_meta(cc, &c, AT_FDCWD, p1, op == SC_OP_CHOWN || op == SC_OP_CHOWN32, &m);
+        break;
+    }
+    case SC_OP_FCHOWN:
+    case SC_OP_FCHOWN32: {
+        c.what = "fchown";
+        bool narrow = op == SC_OP_FCHOWN;
+        meta_req m = {.kind = META_CHOWN, .uid = call_id(&c, c.args[1], narrow), .gid = call_id(&c, c.args[2], narrow)};
+        err = do_meta(cc, &c, ARG_FD(c.args[0]), NULL, true, &m);
+        break;
+    }
+    case SC_OP_FCHOWNAT: {
+        unsigned flags = (unsigned)c.args[4];
+        if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
+            err = EINVAL;
+            break;
+        }
+        STR(1, p1);
+        c.path = p1;
+        c.what = "chown";
+        meta_req m = {.kind = META_CHOWN, .uid = (uid_t)(uint32_t)c.args[2], .gid = (gid_t)(uint32_t)c.args[3]};
+        bool empty = (flags & AT_EMPTY_PATH) && p1[0] == '\0';
+        err = do_meta(cc, &c, ARG_FD(c.args[0]), empty ? NULL : p1, !(flags & AT_SYMLINK_NOFOLLOW), &m);
+        break;
+    }
+    case SC_OP_TRUNCATE:
+    case SC_OP_TRUNCATE64: {
+        STR(0, p1);
+        c.path = p1;
+        c.what = "truncate";
+        uint64_t len = c.args[1];
+        if (op == SC_OP_TRUNCATE64) /* (path, low, high) on x86; (path, pad, low, high) on arm */
+            len = c.arch == AUDIT_ARCH_I386 ? ((c.args[1] & 0xffffffffu) | (c.args[2] << 32))
+                                            : ((c.args[2] & 0xffffffffu) | (c.args[3] << 32));
+        else if (c.arch != AUDIT_ARCH_X86_64 && c.arch != AUDIT_ARCH_AARCH64)
+            len = (uint64_t)(int64_t)(int32_t)(uint32_t)len;
+        meta_req m = {.kind = META_TRUNCATE, .len = (off_t)len};
+        err = do_meta(cc, &c, AT_FDCWD, p1, true, &m);
+        break;
+    }
     case SC_OP_PRCTL: err = do_prctl(cc, &c, &val); break;
     case SC_OP_FSOPEN:
     case SC_OP_MOUNT:

@@ -18,12 +18,14 @@
  *  - a protected name that does not exist (agent configuration at the top of every
  *    writable path, a --deny path that does not exist yet, a missing git hooks directory):
  *    the plan's PLAN_NOCREATE operations, resolved inside the new root to (dev, ino, name);
- *  - on every file system of the host (those mounted when the sandbox started): a new
- *    `.git` anywhere (a new repository would run the command's hooks and config in a host
- *    git); a new `HEAD` where none is, except in the git directories known at start (a
- *    bare repository); writing, creating or renaming onto `config`, `config.worktree`,
- *    `commondir`, `gitdir` or `hooks` of any git directory, or anything in its `hooks`;
- *    hard links of those and of set-user-ID or set-group-ID files.
+ *  - on every file system of the host (all but cordon's own mounts and those the command
+ *    made, decided by mount, not by device: creation.c, is_host): a new `.git` anywhere;
+ *    the git invariant (doc/security.md): in a directory that is not guarded (git-like
+ *    now, or a git directory at start), no mark that would make it git-like (`objects`
+ *    and `refs`, or `HEAD` and `commondir`, any type of file); in a guarded one, no
+ *    change to config, config.worktree, commondir, gitdir, hooks, info, worktrees or
+ *    modules, nor anything in its hooks, nor its own mode or owner; hard links of those
+ *    and of set-user-ID or set-group-ID files.
  * Files in the sandbox's private tmpfs mounts (HOME, /tmp, TMPDIR) are not refused:
  * they vanish with the run.
  *
@@ -45,6 +47,7 @@
 #define CC_MAX_DEVS     512
 #define CC_MAX_GITDIRS  256
 #define CC_MAX_REFUSALS 32
+#define CC_MAX_HANDED   64
 
 /* A name that must not be created in one directory. */
 typedef struct cc_rule {
@@ -80,8 +83,27 @@ typedef struct cc_state {
     bool nested;  /* an outer cordon serves the calls: rules were handed to it */
     cc_rule rules[CC_MAX_RULES];
     size_t n_rules;
-    dev_t devs[CC_MAX_DEVS]; /* host file systems: the git rules apply there */
+    dev_t devs[CC_MAX_DEVS]; /* host file systems (their superblocks' devices): the git
+                                rules apply there */
     size_t n_devs;
+    /* The mounts of the new root's table at start: the host's (the git rules apply on
+     * them whatever device a file reports: a btrfs subvolume's is not its mount's), and
+     * cordon's own and the kernel's pseudo file systems (they vanish with the run).  A
+     * mount in neither list was made later, in the command's own namespaces: it is the
+     * host's when its superblock is (/proc/TID/mountinfo), and when that cannot be told. */
+    uint64_t host_mnts[CC_MAX_DEVS];
+    size_t n_host_mnts;
+    uint64_t priv_mnts[CC_MAX_DEVS];
+    size_t n_priv_mnts;
+    /* Files handed to the command from outside the sandbox (its standard descriptors):
+     * the only host files reached through a descriptor whose name in the sandbox cannot
+     * be told that may be reopened for writing (a ring: a session hands in per command). */
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } handed[CC_MAX_HANDED];
+    size_t n_handed, next_handed;
+    pid_t tid; /* the thread whose call is being served */
     struct {
         dev_t dev;
         ino_t ino;
@@ -119,6 +141,10 @@ typedef struct cc_state {
  * the new root, take the host file systems from the mount table, and open a procfs of
  * PID 1's own.  A nested sandbox hands the rules to the outer cordon instead. */
 int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *err);
+
+/* A descriptor handed to a command from outside the sandbox (a session's command's
+ * standard descriptors): its file may be reopened for writing through /proc/self/fd. */
+void cc_handed(cc_state *cc, int fd);
 
 /* In PID 1 once the command's process has installed its filter: serve one notification
  * (when the listener is readable). */
