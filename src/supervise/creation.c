@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -198,6 +199,11 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     cc->n_rules = cc->n_devs = cc->n_gitdirs = cc->n_lifted = cc->n_refusals = 0;
     cc->n_host_mnts = cc->n_priv_mnts = cc->n_handed = cc->next_handed = 0;
     cc->tid = 0;
+    cc->fuse_made = cc->in_worker = false;
+    void *page = mmap(NULL, sizeof(cc_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot map the creation control's shared page");
+    cc->shared = page;
     cc->refused = 0;
     int proc = open_procfs(p, s, err);
     if (proc < 0)
@@ -271,6 +277,17 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
 
 static void refuse_log(cc_state *cc, const char *what, const char *path, const char *why)
 {
+    if (cc->in_worker && cc->shared) {
+        __atomic_fetch_add(&cc->shared->refused, 1, __ATOMIC_SEQ_CST);
+        unsigned k = __atomic_fetch_add(&cc->shared->n, 1, __ATOMIC_SEQ_CST);
+        if (k < CC_SHARED_REFUSALS) {
+            cc_refusal *r = &cc->shared->r[k];
+            snprintf(r->what, sizeof r->what, "%.*s", (int)sizeof r->what - 1, what);
+            snprintf(r->path, sizeof r->path, "%.*s", (int)sizeof r->path - 1, path);
+            r->why = why; /* a string of the program's, at the same address in PID 1 */
+        }
+        return;
+    }
     cc->refused++;
     if (cc->n_refusals >= CC_MAX_REFUSALS)
         return;
@@ -280,8 +297,26 @@ static void refuse_log(cc_state *cc, const char *what, const char *path, const c
     r->why = why;
 }
 
-void cc_report(const cc_state *cc, int report_fd)
+/* Take in the refusals that workers logged on the shared page. */
+static void take_shared_refusals(cc_state *cc)
 {
+    if (!cc->shared || cc->in_worker)
+        return;
+    unsigned long refused = __atomic_exchange_n(&cc->shared->refused, 0, __ATOMIC_SEQ_CST);
+    if (refused == 0)
+        return;
+    unsigned n = __atomic_load_n(&cc->shared->n, __ATOMIC_SEQ_CST);
+    if (n > CC_SHARED_REFUSALS)
+        n = CC_SHARED_REFUSALS;
+    for (unsigned k = 0; k < n && cc->n_refusals < CC_MAX_REFUSALS; k++)
+        cc->refusals[cc->n_refusals++] = cc->shared->r[k];
+    __atomic_store_n(&cc->shared->n, 0, __ATOMIC_SEQ_CST);
+    cc->refused += refused;
+}
+
+void cc_report(cc_state *cc, int report_fd)
+{
+    take_shared_refusals(cc);
 #ifdef CORDON_TRACE_TIMING
     fprintf(
         stderr,
@@ -758,6 +793,7 @@ static bool add_worker(cc_state *cc, pid_t pid, uint64_t id)
 
 void cc_reaped(cc_state *cc, pid_t pid, int status)
 {
+    take_shared_refusals(cc);
     for (size_t i = 0; i < cc->n_workers; i++) {
         if (cc->workers[i].pid != pid)
             continue;
@@ -863,6 +899,13 @@ static void open_in_worker(cc_state *cc, uint64_t id, pid_t tid, int dir, const 
     _exit(0);
 }
 
+/* Clear the O_NONBLOCK the supervisor added to an open of its own. */
+static int unblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
 static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int flags, mode_t mode)
 {
     bool cloexec = flags & O_CLOEXEC;
@@ -920,6 +963,14 @@ static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int
                 }
                 fd = openat(cc->pw.proc_fd, p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NONBLOCK | O_CLOEXEC);
                 e = errno;
+                if (fd < 0 && e == EWOULDBLOCK && !(flags & O_NONBLOCK) && S_ISREG(st.st_mode) && !cc->in_worker) {
+                    /* a lease to break: wait for it in a worker (the descriptor is the
+                     * worker's too, under the same number) */
+                    open_in_worker(cc, c->id, c->tid, cc->pw.proc_fd, p, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
+                                   cloexec, false);
+                    pw_result_close(&r);
+                    return -1;
+                }
                 pw_result_close(&r);
                 if (fd < 0)
                     return e;
@@ -974,8 +1025,22 @@ static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int
             pw_result_close(&r);
             return -e;
         }
-        fd = openat(r.dir_fd, r.name, f, mode);
+        /* an existing file may hold a lease, which an open for writing breaks and then
+         * waits for (lease-break-time): never in PID 1, which serves every other call */
+        bool nb = exists && S_ISREG(st.st_mode) && !(flags & O_NONBLOCK) && !cc->in_worker;
+        fd = openat(r.dir_fd, r.name, nb ? f | O_NONBLOCK : f, mode);
         e = errno;
+        if (fd < 0 && nb && e == EWOULDBLOCK) {
+            open_in_worker(cc, c->id, c->tid, r.dir_fd, r.name, f & ~O_CREAT, cloexec, false);
+            pw_result_close(&r);
+            return -1;
+        }
+        if (fd >= 0 && nb && unblock(fd) < 0) {
+            e = errno;
+            close(fd);
+            pw_result_close(&r);
+            return e;
+        }
         pw_result_close(&r);
         if (fd < 0) {
             if ((e == ENOENT && exists && creat) || (e == ELOOP && pwf))
@@ -1187,9 +1252,11 @@ static int meta_perform(cc_state *cc, int obj, const struct stat *st, const meta
             return EINVAL;
         if (m->len < 0)
             return EINVAL;
-        _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        /* a lease on the file is broken by the open and waited for: in a worker */
+        _cleanup_fd_ int fd =
+            openat(cc->pw.proc_fd, p, O_WRONLY | O_NOCTTY | O_CLOEXEC | (cc->in_worker ? 0 : O_NONBLOCK));
         if (fd < 0)
-            return errno;
+            return errno == EWOULDBLOCK && !cc->in_worker ? -EWOULDBLOCK : errno;
         return ftruncate(fd, m->len) < 0 ? errno : 0;
     }
     }
@@ -1250,7 +1317,15 @@ static int do_meta(cc_state *cc, const call *c, int dirfd, const char *path, boo
         return refuse(cc, c, why);
     if (!still_valid(cc, c->id))
         return ENOENT;
-    return meta_perform(cc, obj, &st, m);
+    int e = meta_perform(cc, obj, &st, m);
+    if (e != -EWOULDBLOCK)
+        return e;
+    pid_t w = fork_worker(cc, c->id); /* a lease to wait for */
+    if (w != 0)
+        return w < 0 ? -w : -1;
+    cc->in_worker = true;
+    respond(cc, c->id, 0, meta_perform(cc, obj, &st, m));
+    _exit(0);
 }
 
 /* An owner as the call passed it: the 16-bit calls of the 32-bit ABIs mean -1 by 0xffff. */
@@ -1365,6 +1440,8 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
         return refuse(cc, &logged, WHY_FS_TYPE);
     if (!thread_has_sys_admin(cc, c->tid))
         return EPERM;
+    if (strncmp(type, "fuse", 4) == 0)
+        cc->fuse_made = true; /* before the worker that makes it: see cc_state */
     char *source = NULL, *data = NULL;
     if (!is_fsopen) {
         if ((e = read_string(c->tid, c->args[1], target, PW_PATH_MAX)) < 0)
@@ -1472,6 +1549,20 @@ static void respond_continue(cc_state *cc, uint64_t id)
     (void)ioctl(cc->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 }
 
+/* Does the call work on files (and so may wait on a FUSE server)? */
+static bool on_files(sc_op op)
+{
+    switch (op) {
+    case SC_OP_NONE:
+    case SC_OP_PRCTL:
+    case SC_OP_FSOPEN:
+    case SC_OP_MOUNT:
+    case SC_OP_UMASK:
+    case SC_OP_NEWROOT: return false;
+    default: return true;
+    }
+}
+
 void cc_serve_one(cc_state *cc)
 {
 #ifdef CORDON_TRACE_TIMING
@@ -1486,6 +1577,16 @@ void cc_serve_one(cc_state *cc)
     sc_op op = seccomp_notify_op(req->data.arch, req->data.nr);
     pw_begin(&cc->pw, c.tid);
     cc->tid = c.tid;
+    if (cc->fuse_made && !cc->in_worker && on_files(op)) {
+        pid_t w = fork_worker(cc, c.id);
+        if (w != 0) {
+            pw_end(&cc->pw);
+            if (w < 0)
+                respond(cc, c.id, 0, -w);
+            return; /* the worker answers */
+        }
+        cc->in_worker = true;
+    }
     int err = 0;
     long long val = 0;
     char *p1 = cc->path1, *p2 = cc->path2;
@@ -1669,6 +1770,8 @@ out:
     umask(077);
     if (err >= 0)
         respond(cc, c.id, val, err);
+    if (cc->in_worker)
+        _exit(0);
 #ifdef CORDON_TRACE_TIMING
     cc->trace_calls++;
     cc->trace_us += trace_us() - t0;

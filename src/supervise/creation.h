@@ -77,6 +77,15 @@ typedef struct cc_wire {
 #define CC_WIRE_NAME 1u
 #define CC_WIRE_DEV  2u
 
+/* Refusals of calls served by a forked worker (cc_state.fuse_made), on a shared page:
+ * PID 1 takes them in when it reaps the worker. */
+#define CC_SHARED_REFUSALS 8
+typedef struct cc_shared {
+    unsigned n;            /* entries used (atomically: workers run at once) */
+    unsigned long refused; /* all, including those not kept */
+    cc_refusal r[CC_SHARED_REFUSALS];
+} cc_shared;
+
 typedef struct cc_state {
     bool enabled;
     int listener; /* the command's notification descriptor, or -1 */
@@ -104,6 +113,12 @@ typedef struct cc_state {
     } handed[CC_MAX_HANDED];
     size_t n_handed, next_handed;
     pid_t tid; /* the thread whose call is being served */
+    /* A FUSE file system was made for the command: its server is the command's own and
+     * may never answer, so from then on every call on files is served in a forked worker
+     * and PID 1 never waits on one (leases and FIFOs are handled where they arise). */
+    bool fuse_made;
+    bool in_worker;    /* this process is such a worker */
+    cc_shared *shared; /* MAP_SHARED, or NULL */
     struct {
         dev_t dev;
         ino_t ino;
@@ -155,4 +170,4 @@ void cc_serve_one(cc_state *cc);
 void cc_reaped(cc_state *cc, pid_t pid, int status);
 
 /* Send the refusals (kept ones and the count) to cordon over the report pipe. */
-void cc_report(const cc_state *cc, int report_fd);
+void cc_report(cc_state *cc, int report_fd);

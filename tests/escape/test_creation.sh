@@ -125,6 +125,36 @@ mkdir .codex 2>/dev/null && echo made-codex; git init -q 2>/dev/null && echo mad
 }
 
 esc_build tryops
+t_lease_does_not_block() {
+  # a read lease makes an open for writing wait for its holder (lease-break-time, 45 s
+  # by default): the supervisor's own open must not wait, or every other command's calls
+  # stall behind it. The holder keeps its lease 4 s; a mkdir meanwhile must be quick.
+  echo x >"$WS/leased"
+  crun run -- python3 -c '
+import fcntl, os, signal, subprocess, threading, time
+signal.signal(signal.SIGIO, lambda *a: None)
+fd = os.open("leased", os.O_RDONLY)
+fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+threading.Timer(4, lambda: fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)).start()
+w = subprocess.Popen(["sh", "-c", "echo y >>leased"])
+time.sleep(0.5)
+t = time.monotonic()
+os.mkdir("after")
+print("mkdir-ms %d" % ((time.monotonic() - t) * 1000))
+w.wait()
+print("writer-rc %d" % w.returncode)
+print("content " + open("leased").read().replace("\n", ","))'
+  [ "$RC" = 0 ] || die "the lease program failed: $(last_run)"
+  local ms
+  ms=$(printf '%s\n' "$OUT" | awk '$1 == "mkdir-ms" { print $2 }')
+  [ -n "$ms" ] || die "no timing: $(last_run)"
+  [ "$ms" -lt 2500 ] || die "a mkdir waited ${ms} ms behind an open that breaks a lease (the supervisor blocked)"
+  # positive control: the writer did get through once the lease was gone
+  assert_contains "$OUT" "writer-rc 0"
+  assert_contains "$OUT" "content x,y,"
+  assert_exists "$WS/after"
+}
+
 run_case race_rewrites_the_path t_race_rewrites_the_path
 run_case own_listener_refused t_own_listener_refused
 run_case setid_refused t_setid_refused
@@ -133,4 +163,5 @@ run_case openat2_and_landlock_enosys t_openat2_and_landlock_enosys
 run_case refusals_reported t_refusals_reported
 run_case kernel_overlay_refused t_kernel_overlay_refused
 run_case bubblewrap_inside t_bubblewrap_inside
+run_case lease_does_not_block t_lease_does_not_block
 finish
