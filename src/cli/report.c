@@ -20,13 +20,37 @@ void cli_error_text(const cordon_error *err, char *buf, size_t n)
     }
 }
 
+/* One refusal, "OPERATION PATH: WHY" (include/cordon.h), with the path quoted: the command
+ * chose it, and an ESC or a newline in it would otherwise reach the terminal.  OPERATION is
+ * one word and WHY, cordon's own text, has no ": ", so the path is what lies between the
+ * first space and the last ": "; were that ever wrong, more is quoted, never less. */
+static void print_refusal(const char *r)
+{
+    const char *sp = strchr(r, ' ');
+    if (!sp) {
+        char *q = cordon_quote_path(r);
+        fprintf(stderr, "cordon: refused %s\n", q);
+        cordon_free(q);
+        return;
+    }
+    const char *why = NULL;
+    for (const char *c = strstr(sp + 1, ": "); c; c = strstr(c + 1, ": "))
+        why = c;
+    size_t n = why ? (size_t)(why - (sp + 1)) : strlen(sp + 1);
+    char path[1024];
+    snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), sp + 1);
+    char *q = cordon_quote_path(path);
+    fprintf(stderr, "cordon: refused %.*s %s%s\n", (int)(sp - r), r, q, why ? why : "");
+    cordon_free(q);
+}
+
 /* What the creation control refused, once the command has run: the command itself only
  * saw EPERM. */
 void cli_print_refusals(const cordon_result *res)
 {
     const char *r = res->refusals;
     for (unsigned i = 0; i < res->n_refusals; i++) {
-        fprintf(stderr, "cordon: refused %s\n", r);
+        print_refusal(r);
         r += strlen(r) + 1;
     }
     if (res->refused > res->n_refusals)

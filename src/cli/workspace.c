@@ -323,16 +323,23 @@ static int cmd_integrate(int argc, char **argv)
     int r = cordon_workspace_integrate(ws, a.message, &res, &err);
     if (res.recovered)
         fprintf(stderr, "cordon: workspace %s: an interrupted integration was finished first\n", a.name);
-    for (size_t i = 0; i < res.skipped.n; i++)
-        fprintf(stderr, "cordon: warning: not integrated: %s (%s)\n", res.skipped.v[i].path,
+    /* the paths are names the command chose: quoted, never raw to the terminal */
+    for (size_t i = 0; i < res.skipped.n; i++) {
+        char *q = cordon_quote_path(res.skipped.v[i].path);
+        fprintf(stderr, "cordon: warning: not integrated: %s (%s)\n", q,
                 "a protected name (agent or tool configuration) or a special file; copy it by hand if you mean it");
+        cordon_free(q);
+    }
     if (r < 0) {
         print_err(&err);
         code = CORDON_EXIT_SETUP;
     } else if (r == 1) {
         fprintf(stderr, "cordon: workspace %s: the merge into %s conflicts in:\n", a.name, cordon_workspace_source(ws));
-        for (size_t i = 0; i < res.conflicts.n; i++)
-            fprintf(stderr, "cordon:   %s\n", res.conflicts.v[i].path);
+        for (size_t i = 0; i < res.conflicts.n; i++) {
+            char *q = cordon_quote_path(res.conflicts.v[i].path);
+            fprintf(stderr, "cordon:   %s\n", q);
+            cordon_free(q);
+        }
         fprintf(stderr,
                 "cordon: nothing was changed; resolve them on branch cordon/%s (or in the source) and "
                 "integrate again\n",
