@@ -5,12 +5,29 @@
 
 #include "cli.h"
 
+/* Would the text act on a terminal: a C0 control (ESC, CR, a newline), DEL, or a C1 control
+ * in UTF-8 (U+0080..U+009F, which some terminals obey like ESC [)? */
+static bool acts_on_terminal(const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f))
+            return true;
+    return false;
+}
+
 /* The library's message (its errno spelled out), with the flags for the setting it is
- * about: the library names settings as its API does, the command line by its flags. */
+ * about: the library names settings as its API does, the command line by its flags.  A
+ * message may name a file the command chose (a workspace's change that cannot be read):
+ * one that would act on the terminal is printed quoted whole, as names are. */
 void cli_error_text(const cordon_error *err, char *buf, size_t n)
 {
     char text[2048];
     cordon_error_text(err, text, sizeof text);
+    if (acts_on_terminal(text)) {
+        char *q = cordon_quote_path(text);
+        snprintf(text, sizeof text, "%s", q);
+        cordon_free(q);
+    }
     if (err->option[0]) {
         char flags[96];
         cli_option_flags(err->option, flags, sizeof flags);

@@ -11,19 +11,11 @@
 
 #define EXIT_CONFLICT 1
 
-/* As main.c says it: the library's message, its errno spelled out, and the flag of the
- * setting it is about. */
+/* As main.c says it (report.c): the library's message, its errno spelled out, and the flag
+ * of the setting it is about. */
 static void print_err(const cordon_error *err)
 {
-    char text[2048];
-    cordon_error_text(err, text, sizeof text);
-    if (err->option[0]) {
-        char flags[96];
-        cli_option_flags(err->option, flags, sizeof flags);
-        fprintf(stderr, "cordon: %s (%s)\n", text[0] ? text : "unknown error", flags);
-    } else {
-        fprintf(stderr, "cordon: %s\n", text[0] ? text : "unknown error");
-    }
+    cli_print_error(err);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

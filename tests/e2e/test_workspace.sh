@@ -793,6 +793,19 @@ case_names_quoted() {
   case $ERR in *$'\e'*) die "integrate printed a raw ESC: $(printf '%q' "$ERR")" ;; esac
   assert_contains "$ERR" 'not integrated: "p\033[1Aq"' "integrate quotes a skipped name"
   assert_file_content "$SRC/$(printf 'e\033[2K\rD\tf\nz')" x "the file with the crafted name is integrated"
+  # an error that names such a file is printed quoted whole: a tree deeper than the walk
+  # goes (4096 levels) below a crafted name ("... too deep", cut at the message's size)
+  ws create deep --source "$SRC" --backend "$b"
+  wsrun deep -- "$PY" -c 'import os
+os.mkdir("t\033[2K\rD\tf\nz"); os.chdir("t\033[2K\rD\tf\nz")
+for i in range(4100):
+    os.mkdir("d"); os.chdir("d")'
+  [ "$RC" = 0 ] || die "making the deep tree: $(last_run)"
+  ws diff deep --name-status
+  assert_eq "$RC" 125 "diff of a tree too deep ($(last_run))"
+  case $ERR in *$'\e'* | *$'\r'*) die "the error printed a raw ESC or CR: $(printf '%q' "$ERR" | head -c 300)" ;; esac
+  assert_contains "$ERR" "cordon: \"t${EVIL_N#e}/d/d/d/" "the error names the path quoted"
+  assert_eq "$(wc -l <"$ERRF")" 1 "the error is one line of cordon's"
 }
 
 # ---------------------------------------------------------------------------------------
