@@ -1,6 +1,7 @@
 /* The command line's messages about a run: the library's error as cordon prints it, and
  * what the creation control refused.  main.c, session.c and workspace.c all print them. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -15,6 +16,18 @@ static bool acts_on_terminal(const char *s)
     return false;
 }
 
+char *cli_safe_text(const char *s)
+{
+    char *q = acts_on_terminal(s) ? cordon_quote_path(s) : NULL; /* the library's: cordon_free */
+    const char *t = q ? q : s;
+    size_t n = strlen(t) + 1;
+    char *copy = malloc(n);
+    if (copy)
+        memcpy(copy, t, n);
+    cordon_free(q);
+    return copy;
+}
+
 /* The library's message (its errno spelled out), with the flags for the setting it is
  * about: the library names settings as its API does, the command line by its flags.  A
  * message may name a file the command chose (a workspace's change that cannot be read):
@@ -25,7 +38,7 @@ void cli_error_text(const cordon_error *err, char *buf, size_t n)
     cordon_error_text(err, text, sizeof text);
     if (acts_on_terminal(text)) {
         char *q = cordon_quote_path(text);
-        snprintf(text, sizeof text, "%s", q);
+        snprintf(text, sizeof text, "%s", q ? q : "(a message that cannot be shown)");
         cordon_free(q);
     }
     if (err->option[0]) {

@@ -372,7 +372,9 @@ static int cmd_simple(const char *sub, int argc, char **argv)
             cordon_workspace *ws;
             cordon_error e = {0};
             if (cordon_workspace_open(a.root, names[i], &ws, &e) < 0) {
-                printf("%s\t?\t(%s)\n", names[i], e.message);
+                char *why = cli_safe_text(e.message);
+                printf("%s\t?\t(%s)\n", names[i], why ? why : "");
+                free(why);
                 continue;
             }
             printf("%s\t%s\t%s\n", names[i], cordon_ws_backend_name(cordon_workspace_backend(ws)),
@@ -415,8 +417,10 @@ static int cmd_simple(const char *sub, int argc, char **argv)
             if (s.ready && cordon_workspace_changes(ws, &ch, &e2) == 0)
                 printf("changes  %zu\n", ch.n);
             cordon_ws_changes_free(&ch);
+            char *detail = cli_safe_text(s.detail); /* it may name the command's files */
             printf("in use   %s\nstatus   %s%s%s\n", s.in_use ? "yes (a run)" : "no", s.ready ? "ready" : "not ready",
-                   s.detail[0] ? ": " : "", s.detail);
+                   s.detail[0] ? ": " : "", detail ? detail : "");
+            free(detail);
             if (!s.ready)
                 code = CORDON_EXIT_SETUP;
         }
