@@ -50,27 +50,32 @@ void cli_error_text(const cordon_error *err, char *buf, size_t n)
     }
 }
 
-/* One refusal, "OPERATION PATH: WHY" (include/cordon.h), with the path quoted: the command
- * chose it, and an ESC or a newline in it would otherwise reach the terminal.  OPERATION is
- * one word and WHY, cordon's own text, has no ": ", so the path is what lies between the
- * first space and the last ": "; were that ever wrong, more is quoted, never less. */
+/* One refusal, "OPERATION PATH: WHY" (include/cordon.h), with the path quoted as git quotes
+ * names: the command chose it, and an ESC or a newline in it would otherwise reach the
+ * terminal.  OPERATION is one word; the path may hold ": ", and so may WHY (cordon's own
+ * text, with no control character, '"' or '\\').  So the path ends at the first ": " after
+ * the last byte that quoting could change: every such byte of the path is inside the quotes
+ * (with a ": " of its own after them, some of the path is printed outside them, harmless). */
 static void print_refusal(const char *r)
 {
     const char *sp = strchr(r, ' ');
-    if (!sp) {
-        char *q = cordon_quote_path(r);
-        fprintf(stderr, "cordon: refused %s\n", q);
-        cordon_free(q);
+    const char *rest = sp ? sp + 1 : r;
+    const char *last = NULL;
+    for (const char *c = rest; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        if (u < 0x20 || u == 0x7f || u >= 0x80 || u == '"' || u == '\\')
+            last = c;
+    }
+    if (!last) { /* nothing to quote */
+        fprintf(stderr, "cordon: refused %s\n", r);
         return;
     }
-    const char *why = NULL;
-    for (const char *c = strstr(sp + 1, ": "); c; c = strstr(c + 1, ": "))
-        why = c;
-    size_t n = why ? (size_t)(why - (sp + 1)) : strlen(sp + 1);
+    const char *why = strstr(last, ": ");
+    size_t n = why ? (size_t)(why - rest) : strlen(rest);
     char path[1024];
-    snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), sp + 1);
+    snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), rest);
     char *q = cordon_quote_path(path);
-    fprintf(stderr, "cordon: refused %.*s %s%s\n", (int)(sp - r), r, q, why ? why : "");
+    fprintf(stderr, "cordon: refused %.*s%s%s\n", (int)(rest - r), r, q, why ? why : "");
     cordon_free(q);
 }
 

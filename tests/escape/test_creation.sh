@@ -84,15 +84,17 @@ t_refusals_reported() {
 }
 
 # A refused path is the command's own text: printed quoted (issue 19, 4), so an ESC, a CR or
-# a newline in it cannot erase the line or fake another on the user's terminal.  The JSON
-# holds the path as it was (jansson escapes it there).  Positive control: a plain refused
-# name is printed as it is.
+# a newline in it cannot erase the line or fake another on the user's terminal, also where
+# the reason holds ": ".  The JSON holds the path as it was (jansson escapes it there).
+# Positive control: a plain refused name is printed as it is.
 t_refusal_names_quoted() {
   crun run --status-json "$CT/s.json" -- sh -c 'd=$(printf "e\033[2K\rD\tf\nz"); mkdir "$d"
-mkdir "$d/../.codex" 2>/dev/null; touch .mcp.json 2>/dev/null; true'
+mkdir "$d/../.codex" "$d/.git" 2>/dev/null; touch .mcp.json 2>/dev/null; true'
   [ "$RC" = 0 ] || die "$(last_run)"
   case $ERR in *$'\e'* | *$'\r'*) die "a refusal printed a raw ESC or CR: $(printf '%q' "$ERR")" ;; esac
   assert_contains "$ERR" 'cordon: refused mkdir "e\033[2K\rD\tf\nz/../.codex": protected .codex' "the crafted path is quoted"
+  # the reason may hold ": " itself: the quotes end with the path
+  assert_contains "$ERR" 'cordon: refused mkdir "e\033[2K\rD\tf\nz/.git": a new git repository' "the crafted path is quoted, not the reason"
   assert_contains "$ERR" "cordon: refused openat .mcp.json: protected .mcp.json" "positive control: a plain name as it is"
   assert_eq "$(grep -c '^cordon: ' "$ERRF")" "$(wc -l <"$ERRF")" "every line of stderr is cordon's own"
   "$PY" -c 'import json, sys
