@@ -514,6 +514,13 @@ CORDON_API int cordon_write_status_json(const char *file, const cordon_result *r
 
 CORDON_API const char *cordon_version(void);
 
+/* A file name as git prints it, safe to write to a terminal: unchanged when it is printable
+ * UTF-8 without '"' or '\\', else inside double quotes with C escapes ("\033", "\n",
+ * "\t", "\\"...).  For names a sandboxed command chose (cordon_ws_integrated's paths, the
+ * refusals of cordon_result): written raw, an ESC or a CR in one could erase a line of the
+ * user's terminal and print another.  A new string: free it with cordon_free. */
+CORDON_API char *cordon_quote_path(const char *name);
+
 /* ---- Codex compatibility (doc/codex.md) -----------------------------------------------
  * cordon as Codex's Linux sandbox helper: the command line of `codex-linux-sandbox`
  * (--sandbox-policy-cwd, --permission-profile, ...) mapped onto a cordon policy.  A

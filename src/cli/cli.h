@@ -59,6 +59,10 @@ void help_session(FILE *out);
 /* report.c: the library's error as the command line prints it ("cordon: message
  * (--flag)"), into buf; and printed on stderr. */
 void cli_error_text(const cordon_error *err, char *buf, size_t n);
+/* Text that may carry a name the command chose (a status's detail), safe to print: quoted
+ * whole as names are (cordon_quote_path) when it holds a control character, else a copy.
+ * free() it; NULL only when memory ran out. */
+char *cli_safe_text(const char *s);
 void cli_print_error(const cordon_error *err);
 /* What the creation control refused in a run that ended, one stderr line each (the
  * command itself only saw EPERM). */

@@ -11,19 +11,11 @@
 
 #define EXIT_CONFLICT 1
 
-/* As main.c says it: the library's message, its errno spelled out, and the flag of the
- * setting it is about. */
+/* As main.c says it (report.c): the library's message, its errno spelled out, and the flag
+ * of the setting it is about. */
 static void print_err(const cordon_error *err)
 {
-    char text[2048];
-    cordon_error_text(err, text, sizeof text);
-    if (err->option[0]) {
-        char flags[96];
-        cli_option_flags(err->option, flags, sizeof flags);
-        fprintf(stderr, "cordon: %s (%s)\n", text[0] ? text : "unknown error", flags);
-    } else {
-        fprintf(stderr, "cordon: %s\n", text[0] ? text : "unknown error");
-    }
+    cli_print_error(err);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -323,16 +315,23 @@ static int cmd_integrate(int argc, char **argv)
     int r = cordon_workspace_integrate(ws, a.message, &res, &err);
     if (res.recovered)
         fprintf(stderr, "cordon: workspace %s: an interrupted integration was finished first\n", a.name);
-    for (size_t i = 0; i < res.skipped.n; i++)
-        fprintf(stderr, "cordon: warning: not integrated: %s (%s)\n", res.skipped.v[i].path,
+    /* the paths are names the command chose: quoted, never raw to the terminal */
+    for (size_t i = 0; i < res.skipped.n; i++) {
+        char *q = cordon_quote_path(res.skipped.v[i].path);
+        fprintf(stderr, "cordon: warning: not integrated: %s (%s)\n", q,
                 "a protected name (agent or tool configuration) or a special file; copy it by hand if you mean it");
+        cordon_free(q);
+    }
     if (r < 0) {
         print_err(&err);
         code = CORDON_EXIT_SETUP;
     } else if (r == 1) {
         fprintf(stderr, "cordon: workspace %s: the merge into %s conflicts in:\n", a.name, cordon_workspace_source(ws));
-        for (size_t i = 0; i < res.conflicts.n; i++)
-            fprintf(stderr, "cordon:   %s\n", res.conflicts.v[i].path);
+        for (size_t i = 0; i < res.conflicts.n; i++) {
+            char *q = cordon_quote_path(res.conflicts.v[i].path);
+            fprintf(stderr, "cordon:   %s\n", q);
+            cordon_free(q);
+        }
         fprintf(stderr,
                 "cordon: nothing was changed; resolve them on branch cordon/%s (or in the source) and "
                 "integrate again\n",
@@ -373,7 +372,9 @@ static int cmd_simple(const char *sub, int argc, char **argv)
             cordon_workspace *ws;
             cordon_error e = {0};
             if (cordon_workspace_open(a.root, names[i], &ws, &e) < 0) {
-                printf("%s\t?\t(%s)\n", names[i], e.message);
+                char *why = cli_safe_text(e.message);
+                printf("%s\t?\t(%s)\n", names[i], why ? why : "");
+                free(why);
                 continue;
             }
             printf("%s\t%s\t%s\n", names[i], cordon_ws_backend_name(cordon_workspace_backend(ws)),
@@ -416,8 +417,10 @@ static int cmd_simple(const char *sub, int argc, char **argv)
             if (s.ready && cordon_workspace_changes(ws, &ch, &e2) == 0)
                 printf("changes  %zu\n", ch.n);
             cordon_ws_changes_free(&ch);
+            char *detail = cli_safe_text(s.detail); /* it may name the command's files */
             printf("in use   %s\nstatus   %s%s%s\n", s.in_use ? "yes (a run)" : "no", s.ready ? "ready" : "not ready",
-                   s.detail[0] ? ": " : "", s.detail);
+                   s.detail[0] ? ": " : "", detail ? detail : "");
+            free(detail);
             if (!s.ready)
                 code = CORDON_EXIT_SETUP;
         }

@@ -338,7 +338,7 @@ void llonly_explain(FILE *out, const llonly *l)
 {
     fprintf(out, "\nisolation landlock (no namespaces; see doc/security.md for what this does not protect)\n");
     fprintf(out, "  landlock      ABI %d; network %s; abstract Unix sockets and signals %s\n", l->abi,
-            l->net_none ? "none (TCP connect and bind refused; only TCP sockets may be created)" : "host",
+            l->net_none ? "none (TCP connect, bind and listen refused; only TCP sockets may be created)" : "host",
             l->scoped ? "scoped" : "NOT scoped (ABI 6, Linux 6.12, needed)");
     for (size_t i = 0; i < l->n_grants; i++)
         fprintf(out, "    %-7s %-40s %s\n", ll_class_name(l->grants[i].cls), l->grants[i].path, l->grants[i].why);

@@ -30,7 +30,7 @@ typedef struct ll_grant {
 typedef struct llonly {
     int abi;
     int ruleset_fd; /* -1 until built */
-    bool net_none;  /* TCP connect and bind refused (ABI 4) */
+    bool net_none;  /* TCP connect and bind refused (ABI 4), listen by seccomp */
     bool scoped;    /* abstract Unix sockets and signals scoped (ABI 6) */
     ll_grant *grants;
     size_t n_grants, cap_grants;

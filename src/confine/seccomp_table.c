@@ -62,6 +62,11 @@
     "--isolation landlock: no IPC namespace, so POSIX message queues are the host's, " \
     "found by name (mq_open does not go through the file system Landlock governs)"
 #define WHY_FASTOPEN "--isolation landlock, --network none: TCP Fast Open connects without connect(2)"
+#define WHY_LISTEN                                                                             \
+    "--isolation landlock, --network none: listen(2) on a socket never bound binds it to a "   \
+    "free port on every address of the host (the kernel's autobind does not go through "       \
+    "bind(2), so Landlock never sees it) and a host process could connect in; nothing inside " \
+    "can connect to it anyway (Landlock refuses connect(2) to every port)"
 
 #define WHY_SETID                                                                          \
     "a set-user-ID or set-group-ID file left in a writable path would give any host user " \
@@ -209,6 +214,7 @@ const sc_rule sc_rules[] = {
     {"socket", SC_MODE_TCP_ONLY, EPERM, SC_ONLY_SMALL, 2, BIT(0) | BIT(IPPROTO_TCP),
      "socket(protocol not 0 or IPPROTO_TCP)",
      "--isolation landlock, --network none: SCTP and MPTCP stream sockets are not TCP to Landlock"},
+    {"listen", SC_MODE_TCP_ONLY, EPERM, SC_ANY, 0, 0, "listen", WHY_LISTEN},
     {"sendto", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendto(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 2, MSG_FASTOPEN, "sendmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendmmsg(MSG_FASTOPEN)", WHY_FASTOPEN},

@@ -26,6 +26,7 @@
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/path.h"
 #include "util/trace.h"
 
 extern char **environ;
@@ -33,6 +34,11 @@ extern char **environ;
 const char *cordon_version(void)
 {
     return CORDON_VERSION;
+}
+
+char *cordon_quote_path(const char *name)
+{
+    return path_quote(name);
 }
 
 void prepared_free(prepared *x)

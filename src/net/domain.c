@@ -196,7 +196,10 @@ net_verdict net_decide_host(const net_rules *r, const char *host)
     return v;
 }
 
-/* An IPv4 address (host byte order) carried by sa: itself, or an IPv4-mapped IPv6 one. */
+/* An IPv4 address (host byte order) carried by sa: itself, or an IPv6 address that stands
+ * for it: IPv4-mapped (::ffff:a.b.c.d, RFC 4291) or IPv4-translated (::ffff:0:a.b.c.d, RFC
+ * 2765's SIIT, which a translator on the path delivers to a.b.c.d: counting it as a public
+ * IPv6 address let ::ffff:0:127.0.0.1 through, issue 19). */
 static bool ipv4_of(const struct sockaddr *sa, uint32_t *out)
 {
     if (sa->sa_family == AF_INET) {
@@ -206,7 +209,8 @@ static bool ipv4_of(const struct sockaddr *sa, uint32_t *out)
     if (sa->sa_family == AF_INET6) {
         const uint8_t *b = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr.s6_addr;
         static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        if (memcmp(b, mapped, 12) == 0) {
+        static const uint8_t translated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+        if (memcmp(b, mapped, 12) == 0 || memcmp(b, translated, 12) == 0) {
             *out = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
             return true;
         }

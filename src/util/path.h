@@ -26,3 +26,11 @@ size_t path_depth(const char *p);
 /* Order paths so that a parent sorts before everything below it and siblings keep a
  * stable order: plain strcmp, except that '/' sorts before every other byte. */
 int path_cmp(const char *a, const char *b);
+/* A name as git prints it (its C-style quoting, core.quotePath=false), safe to write to a
+ * terminal: unchanged when every byte is printable (no C0 control, no DEL), it holds no '"'
+ * or '\\' and it is valid UTF-8 without C1 controls (U+0080..U+009F, which some terminals
+ * obey like ESC [); else inside double quotes, with \a \b \t \n \v \f \r \" \\ and every
+ * other such byte as a three-digit octal escape ("\033").  A name the command chose (a file
+ * in a workspace, a refused path) must never reach the user's terminal raw: an ESC or a CR
+ * in it could erase a line and print another.  Returns a new string. */
+char *path_quote(const char *name);

@@ -308,7 +308,9 @@ int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordo
         if (x->status != 'A' && x->status != 'M' && x->status != 'D')
             continue;
         if (ns) {
-            fprintf(out, "%c\t%s\n", x->status, x->path);
+            char *q = path_quote(x->path);
+            fprintf(out, "%c\t%s\n", x->status, q);
+            free(q);
             continue;
         }
         char *old_path = path_join(ws->st.source, x->path);

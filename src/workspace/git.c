@@ -22,11 +22,13 @@ extern char **environ;
 
 #define GIT_TIMEOUT_MS (10 * 60 * 1000)
 
+/* core.quotePath: the names git prints (the worktree backend's diff) are C-quoted whatever
+ * the user set, so a name the command chose never reaches the terminal raw (util/path.h). */
 static const char *const safety[] = {
-    "-c",         "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
-    "-c",         "core.splitIndex=false",    "-c", "commit.gpgSign=false", "-c", "gc.auto=0",
-    "-c",         "maintenance.auto=false",   "-c", "core.pager=cat",       "-c", "advice.detachedHead=false",
-    "--no-pager",
+    "-c", "core.hooksPath=/dev/null", "-c",         "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+    "-c", "core.splitIndex=false",    "-c",         "commit.gpgSign=false", "-c", "gc.auto=0",
+    "-c", "maintenance.auto=false",   "-c",         "core.pager=cat",       "-c", "advice.detachedHead=false",
+    "-c", "core.quotePath=true",      "--no-pager",
 };
 
 bool ws_git_is_top(const char *dir)

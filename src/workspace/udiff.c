@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/path.h"
 #include "util/strv.h"
 #include "workspace/ws.h"
 
@@ -293,10 +294,20 @@ static bool binary(const char *p, size_t n)
     return p && memchr(p, '\0', n < 8000 ? n : 8000) != NULL;
 }
 
+/* "a/" + path as git prints it: quoted whole when the path has to be (util/path.h). */
+static char *side(const char *prefix, const char *path)
+{
+    char *raw = xasprintf("%s%s", prefix, path);
+    char *q = path_quote(raw);
+    free(raw);
+    return q;
+}
+
 int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode_t amode, const char *b, size_t blen,
                    mode_t bmode)
 {
-    fprintf(out, "diff --git a/%s b/%s\n", path, path);
+    char *qa = side("a/", path), *qb = side("b/", path);
+    fprintf(out, "diff --git %s %s\n", qa, qb);
     if (!a)
         fprintf(out, "new file mode %06o\n", git_mode(bmode));
     else if (!b)
@@ -304,25 +315,19 @@ int ws_udiff_print(FILE *out, const char *path, const char *a, size_t alen, mode
     else if (git_mode(amode) != git_mode(bmode))
         fprintf(out, "old mode %06o\nnew mode %06o\n", git_mode(amode), git_mode(bmode));
     bool type_change = a && b && S_ISLNK(amode) != S_ISLNK(bmode);
-    if ((a && alen == 0 && !b) || (b && blen == 0 && !a))
-        return 0; /* an empty file added or deleted: no hunk */
-    if (a && b && alen == blen && memcmp(a, b, alen) == 0 && !type_change)
-        return 0; /* a mode change only */
-    if (binary(a, alen) || binary(b, blen)) {
-        fprintf(out, "Binary files %s%s and %s%s differ\n", a ? "a/" : "/dev/null", a ? path : "",
-                b ? "b/" : "/dev/null", b ? path : "");
-        return 0;
+    if ((a && alen == 0 && !b) || (b && blen == 0 && !a)) {
+        /* an empty file added or deleted: no hunk */
+    } else if (a && b && alen == blen && memcmp(a, b, alen) == 0 && !type_change) {
+        /* a mode change only */
+    } else if (binary(a, alen) || binary(b, blen)) {
+        fprintf(out, "Binary files %s and %s differ\n", a ? qa : "/dev/null", b ? qb : "/dev/null");
+    } else {
+        char *h = ws_udiff_hunks(a, alen, b, blen);
+        fprintf(out, "--- %s\n+++ %s\n", a ? qa : "/dev/null", b ? qb : "/dev/null");
+        fputs(h ? h : "", out);
+        free(h);
     }
-    char *h = ws_udiff_hunks(a, alen, b, blen);
-    if (a)
-        fprintf(out, "--- a/%s\n", path);
-    else
-        fprintf(out, "--- /dev/null\n");
-    if (b)
-        fprintf(out, "+++ b/%s\n", path);
-    else
-        fprintf(out, "+++ /dev/null\n");
-    fputs(h ? h : "", out);
-    free(h);
+    free(qa);
+    free(qb);
     return 0;
 }

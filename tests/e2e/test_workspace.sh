@@ -749,6 +749,65 @@ case_rules() {
   ws remove w1
 }
 
+# A name the command chose never reaches the terminal raw (issue 19, 4): one with ESC, CR,
+# TAB and a newline (that once erased a line of `workspace diff` and faked a "D f" entry) is
+# printed as git prints it, quoted with C escapes, by diff, diff --name-status and
+# integrate's messages, for our own diff (the overlay and copy backends) and git's (the
+# worktree backend); the patch still applies.  Positive controls: a plain name and a UTF-8
+# one are printed as they are.
+EVIL_MAKE='printf x > "$(printf "e\033[2K\rD\tf\nz")"; printf "y\n" > "caf$(printf "\303\251") plain"
+mkfifo "$(printf "p\033[1Aq")"'
+EVIL_N='e\033[2K\rD\tf\nz' # as quoted, without the quotes
+EVIL_Q="\"$EVIL_N\""
+case_names_quoted() {
+  setup_src
+  local b
+  for b in "$(any_backend)" worktree; do
+    ws create "q$b" --source "$SRC" --backend "$b"
+    [ "$RC" = 0 ] || die "create --backend $b: $(last_run)"
+    wsrun "q$b" -- sh -c "$EVIL_MAKE"
+    [ "$RC" = 0 ] || die "making the names ($b): $(last_run)"
+    ws diff "q$b" --name-status
+    [ "$RC" = 0 ] || die "diff --name-status ($b): $(last_run)"
+    case $OUT in *$'\e'* | *$'\r'*) die "diff --name-status ($b) printed a raw ESC or CR: $(printf '%q' "$OUT")" ;; esac
+    local utf=$'caf\303\251 plain' plain=$'caf\303\251 plain'
+    [ "$b" = worktree ] && plain='"caf\303\251 plain"' # git's own core.quotePath=true
+    assert_eq "$OUT" "$(printf 'A\t%s\nA\t%s' "$plain" "$EVIL_Q")" "diff --name-status ($b)"
+    ws diff "q$b"
+    [ "$RC" = 0 ] || die "diff ($b): $(last_run)"
+    case $OUT in *$'\e'* | *$'\r'*) die "diff ($b) printed a raw ESC or CR: $(printf '%q' "$OUT" | head -c 400)" ;; esac
+    assert_contains "$OUT" "diff --git \"a/$EVIL_N\" \"b/$EVIL_N\"" "the diff header quotes the name ($b)"
+    assert_contains "$OUT" "+++ \"b/$EVIL_N\"" "the +++ line quotes the name ($b)"
+    # git reads the quoted names back: the patch makes the same files
+    rm -rf "$CT/applied" && mkdir "$CT/applied"
+    (cd "$SRC" && tar -cf - --exclude=.git .) | (cd "$CT/applied" && tar -xf -)
+    (cd "$CT/applied" && git apply --unsafe-paths -p1 "$OUTF") 2>"$CT/apply.err" ||
+      die "git apply of the diff ($b) failed: $(head -c 300 "$CT/apply.err")"
+    assert_file_content "$CT/applied/$(printf 'e\033[2K\rD\tf\nz')" x "the patch makes the file with the quoted name ($b)"
+    assert_file_content "$CT/applied/$utf" y "the patch makes the UTF-8 name ($b)"
+  done
+  # integrate names what it leaves out (the FIFO) quoted
+  b=$(any_backend)
+  ws integrate "q$b"
+  [ "$RC" = 0 ] || die "integrate: $(last_run)"
+  case $ERR in *$'\e'*) die "integrate printed a raw ESC: $(printf '%q' "$ERR")" ;; esac
+  assert_contains "$ERR" 'not integrated: "p\033[1Aq"' "integrate quotes a skipped name"
+  assert_file_content "$SRC/$(printf 'e\033[2K\rD\tf\nz')" x "the file with the crafted name is integrated"
+  # an error that names such a file is printed quoted whole: a tree deeper than the walk
+  # goes (4096 levels) below a crafted name ("... too deep", cut at the message's size)
+  ws create deep --source "$SRC" --backend "$b"
+  wsrun deep -- "$PY" -c 'import os
+os.mkdir("t\033[2K\rD\tf\nz"); os.chdir("t\033[2K\rD\tf\nz")
+for i in range(4100):
+    os.mkdir("d"); os.chdir("d")'
+  [ "$RC" = 0 ] || die "making the deep tree: $(last_run)"
+  ws diff deep --name-status
+  assert_eq "$RC" 125 "diff of a tree too deep ($(last_run))"
+  case $ERR in *$'\e'* | *$'\r'*) die "the error printed a raw ESC or CR: $(printf '%q' "$ERR" | head -c 300)" ;; esac
+  assert_contains "$ERR" "cordon: \"t${EVIL_N#e}/d/d/d/" "the error names the path quoted"
+  assert_eq "$(wc -l <"$ERRF")" 1 "the error is one line of cordon's"
+}
+
 # ---------------------------------------------------------------------------------------
 
 for b in kernel fuse copy; do
@@ -769,5 +828,6 @@ run_case corrupt_state case_corrupt_state
 run_case full_disk case_full_disk
 run_case orphan_git case_orphan_git
 run_case unmapped_owner case_unmapped_owner
+run_case names_quoted case_names_quoted
 
 finish

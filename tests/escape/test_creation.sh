@@ -83,6 +83,27 @@ t_refusals_reported() {
   assert_file_content "$WS/plain" "ok"
 }
 
+# A refused path is the command's own text: printed quoted (issue 19, 4), so an ESC, a CR or
+# a newline in it cannot erase the line or fake another on the user's terminal, also where
+# the reason holds ": ".  The JSON holds the path as it was (jansson escapes it there).
+# Positive control: a plain refused name is printed as it is.
+t_refusal_names_quoted() {
+  crun run --status-json "$CT/s.json" -- sh -c 'd=$(printf "e\033[2K\rD\tf\nz"); mkdir "$d"
+mkdir "$d/../.codex" "$d/.git" 2>/dev/null; touch .mcp.json 2>/dev/null; true'
+  [ "$RC" = 0 ] || die "$(last_run)"
+  case $ERR in *$'\e'* | *$'\r'*) die "a refusal printed a raw ESC or CR: $(printf '%q' "$ERR")" ;; esac
+  assert_contains "$ERR" 'cordon: refused mkdir "e\033[2K\rD\tf\nz/../.codex": protected .codex' "the crafted path is quoted"
+  # the reason may hold ": " itself: the quotes end with the path
+  assert_contains "$ERR" 'cordon: refused mkdir "e\033[2K\rD\tf\nz/.git": a new git repository' "the crafted path is quoted, not the reason"
+  assert_contains "$ERR" "cordon: refused openat .mcp.json: protected .mcp.json" "positive control: a plain name as it is"
+  assert_eq "$(grep -c '^cordon: ' "$ERRF")" "$(wc -l <"$ERRF")" "every line of stderr is cordon's own"
+  "$PY" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["refusals"]
+sys.exit(0 if any(x.startswith("mkdir e\x1b[2K\rD\tf\nz/../.codex: ") for x in r) else 1)' "$CT/s.json" ||
+    die "the JSON does not hold the path as it was: $(json_get "$CT/s.json" refusals)"
+  assert_absent "$WS/.codex"
+}
+
 # need_nested_userns: skip unless the command can make a user namespace of its own (root
 # cannot: the kernel wants CAP_SETFCAP to map uid 0).
 need_nested_userns() {
@@ -161,6 +182,7 @@ run_case setid_refused t_setid_refused
 run_case setid_hardlink_refused t_setid_hardlink_refused
 run_case openat2_and_landlock_enosys t_openat2_and_landlock_enosys
 run_case refusals_reported t_refusals_reported
+run_case refusal_names_quoted t_refusal_names_quoted
 run_case kernel_overlay_refused t_kernel_overlay_refused
 run_case bubblewrap_inside t_bubblewrap_inside
 run_case lease_does_not_block t_lease_does_not_block

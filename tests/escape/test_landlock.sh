@@ -131,7 +131,78 @@ t_proc_cmdline_known_limitation() {
   kill "$pid" 2>/dev/null || true
 }
 
+# --network none without a network namespace: listen(2) on a socket never bound autobinds it
+# to 0.0.0.0:PORT, past Landlock's bind check, and a host process connected in (issue 19).
+# The attack: a TCP socket, listen() without bind(), the port printed, accept(); the host
+# then connects to 127.0.0.1:PORT.  Positive control: the same program without cordon is
+# reached from the host.  (Nothing inside could connect to it either: Landlock refuses
+# connect(2) to every port, so refusing listen(2) takes nothing that worked.)
+LISTENER='import errno, socket, sys
+s = socket.socket(socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET, socket.SOCK_STREAM)
+print("socket ok", flush=True)
+try:
+    s.listen(1)
+except OSError as e:
+    print("listen", errno.errorcode[e.errno], flush=True)
+    sys.exit(0)
+print("port", s.getsockname()[1], flush=True)
+s.settimeout(20)
+try:
+    s.accept()
+    print("accepted", flush=True)
+except OSError as e:
+    print("accept", e, flush=True)'
+
+# listen_then_connect OUTFILE COMMAND...: start COMMAND (the listener) in the background;
+# once it says what listen() did, connect to the port it printed from the host.  Sets
+# HOST_CONNECT to "connected", "refused ERR" or "no port"; the listener's lines are in
+# OUTFILE.
+listen_then_connect() {
+  local out=$1 pid i port
+  shift
+  "$@" </dev/null >"$out" 2>"$out.err" &
+  pid=$!
+  track_pid "$pid" "$1"
+  for ((i = 0; i < 400; i++)); do
+    grep -q '^\(listen\|port\) ' "$out" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  port=$(awk '$1 == "port" { print $2 }' "$out")
+  HOST_CONNECT="no port"
+  if [ -n "$port" ]; then
+    HOST_CONNECT=$("$PY" -c 'import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3).close()
+    print("connected")
+except OSError as e:
+    print("refused", e)' "$port")
+  fi
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+t_listen_unreachable_from_host() {
+  need_landlock
+  # positive control: on the host, the autobound port is reachable
+  listen_then_connect "$CT/host.out" "$PY" -c "$LISTENER" 4
+  [ "$HOST_CONNECT" = connected ] ||
+    die "positive control: the host could not reach the program's own autobound port ($HOST_CONNECT; $(cat "$CT/host.out" "$CT/host.out.err" | _one_line))"
+  local fam
+  for fam in 4 6; do
+    listen_then_connect "$CT/ll$fam.out" "$CORDON" run --isolation landlock --network none -- "$PY" -c "$LISTENER" "$fam"
+    grep -q '^socket ok' "$CT/ll$fam.out" ||
+      die "positive control: no TCP socket under --isolation landlock (IPv$fam): $(cat "$CT/ll$fam.out" "$CT/ll$fam.out.err" | _one_line)"
+    [ "$HOST_CONNECT" != connected ] || die "ESCAPE: a host process connected to the sandbox's listening socket (IPv$fam)"
+    assert_contains "$(cat "$CT/ll$fam.out")" "listen EPERM" "listen(2) under --isolation landlock --network none (IPv$fam)"
+  done
+  # with --network host the command's network is the host's: listening works there
+  listen_then_connect "$CT/llhost.out" "$CORDON" run --isolation landlock --network host -- "$PY" -c "$LISTENER" 4
+  [ "$HOST_CONNECT" = connected ] || die "--isolation landlock --network host: listen(2) should work: $HOST_CONNECT; $(cat "$CT/llhost.out" "$CT/llhost.out.err" | _one_line)"
+}
+
 run_case sysv_refused t_sysv_refused
+run_case listen_unreachable_from_host t_listen_unreachable_from_host
 run_case kill9_grandchild_and_private_dir t_kill9_grandchild_and_private_dir
 run_case kill9_everything_then_next_run t_kill9_everything_then_next_run
 run_case proc_cmdline_known_limitation t_proc_cmdline_known_limitation

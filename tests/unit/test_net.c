@@ -160,6 +160,33 @@ static void test_address_classes(void **state)
     assert_int_equal(cls("64:ff9b::a9fe:a9fe"), NET_ADDR_LINK_LOCAL);
     assert_int_equal(cls("2002:a9fe:a9fe::1"), NET_ADDR_LINK_LOCAL);
     assert_int_equal(cls("::ffff:8.8.8.8"), NET_ADDR_PUBLIC);
+    /* IPv4-translated (SIIT, RFC 2765): once counted as a public IPv6 address (issue 19) */
+    assert_int_equal(cls("::ffff:0:127.0.0.1"), NET_ADDR_LOOPBACK);
+    assert_int_equal(cls("::ffff:0:169.254.169.254"), NET_ADDR_LINK_LOCAL);
+    assert_int_equal(cls("::ffff:0:10.0.0.1"), NET_ADDR_PRIVATE);
+    assert_int_equal(cls("::ffff:0:0.0.0.0"), NET_ADDR_UNSPECIFIED);
+    assert_int_equal(cls("0:0:0:0:ffff:0:7f00:1"), NET_ADDR_LOOPBACK);
+    assert_int_equal(cls("::ffff:0:8.8.8.8"), NET_ADDR_PUBLIC);
+    /* the NAT64 well-known prefix (RFC 6052) and 6to4 (RFC 3056) by their IPv4 address */
+    assert_int_equal(cls("64:ff9b::127.0.0.1"), NET_ADDR_LOOPBACK);
+    assert_int_equal(cls("64:ff9b::10.1.2.3"), NET_ADDR_PRIVATE);
+    assert_int_equal(cls("64:ff9b::8.8.8.8"), NET_ADDR_PUBLIC);
+    assert_int_equal(cls("2002:7f00:1::1"), NET_ADDR_LOOPBACK);
+    assert_int_equal(cls("2002:c0a8:101::1"), NET_ADDR_PRIVATE);
+    assert_int_equal(cls("2002:808:808::1"), NET_ADDR_PUBLIC);
+    /* special whatever they carry: local-use NAT64 (RFC 8215, the IPv4 address may sit
+     * anywhere in it), IPv4-compatible (deprecated), Teredo */
+    assert_int_equal(cls("64:ff9b:1::7f00:1"), NET_ADDR_PRIVATE);
+    assert_int_equal(cls("64:ff9b:1:7f00:1::"), NET_ADDR_PRIVATE);
+    assert_int_equal(cls("64:ff9b:1::8.8.8.8"), NET_ADDR_PRIVATE);
+    assert_int_equal(cls("::127.0.0.1"), NET_ADDR_RESERVED);
+    assert_int_equal(cls("::8.8.8.8"), NET_ADDR_RESERVED);
+    assert_int_equal(cls("2001::1"), NET_ADDR_RESERVED);
+    /* positive controls: IPv6 addresses near those prefixes stay public */
+    assert_int_equal(cls("2a00:1450::ffff:0:7f00:1"), NET_ADDR_PUBLIC);
+    assert_int_equal(cls("64:ff9b:2::1"), NET_ADDR_PUBLIC);
+    assert_int_equal(cls("2003::7f00:1"), NET_ADDR_PUBLIC);
+    assert_int_equal(cls("2a00:1450:4001:82a::200e"), NET_ADDR_PUBLIC);
 }
 
 static void test_decide(void **state)
@@ -190,6 +217,11 @@ static void test_decide(void **state)
     assert_string_equal(v.rule, "93.184.216.34");
     v = net_decide_host(&r, "a.example.com");
     assert_int_equal(net_decide_addr(&r, &v, (struct sockaddr *)&mapped, true), NET_DENIED_ADDR);
+    struct sockaddr_storage translated = sa_of("::ffff:0:93.184.216.34"), lo_tr = sa_of("::ffff:0:127.0.0.1");
+    v = net_decide_host(&r, "a.example.com");
+    assert_int_equal(net_decide_addr(&r, &v, (struct sockaddr *)&translated, true), NET_DENIED_ADDR);
+    v = net_decide_host(&r, "a.example.com");
+    assert_int_equal(net_decide_addr(&r, &v, (struct sockaddr *)&lo_tr, true), NET_SPECIAL_ADDR);
     /* an exact name may lead to a special address (an internal registry) through
      * --add-host or /etc/hosts, never through DNS alone (rebinding) */
     v = net_decide_host(&r, "api.test");

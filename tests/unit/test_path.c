@@ -255,6 +255,63 @@ static void test_next_name(void **state)
     assert_int_equal(strlen(name), NAME_MAX);
 }
 
+static void check_quote(const char *in, const char *want)
+{
+    char *got = path_quote(in);
+    if (strcmp(got, want) != 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "path_quote gave [%s], expected [%s]", got, want);
+        free(got);
+        fail_msg("%s", msg);
+    }
+    free(got);
+}
+
+/* Positive controls: names a terminal shows as they are stay as they are. */
+static void test_quote_plain(void **state)
+{
+    (void)state;
+    check_quote("", "");
+    check_quote("f", "f");
+    check_quote("dir/sub file.c", "dir/sub file.c");
+    check_quote("it's-a ~name~ (1)", "it's-a ~name~ (1)");
+    check_quote("caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x98\x80", "caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x98\x80");
+    check_quote("\xc2\xa0nbsp", "\xc2\xa0nbsp"); /* U+00A0: the first after the C1 range */
+}
+
+/* What git's C-style quoting does (quote.c: quote_c_style), byte for byte. */
+static void test_quote_git(void **state)
+{
+    (void)state;
+    check_quote("a\033[2K\rD\tf", "\"a\\033[2K\\rD\\tf\"");
+    check_quote("line\nD\tf", "\"line\\nD\\tf\"");
+    check_quote("q\"uote", "\"q\\\"uote\"");
+    check_quote("back\\slash", "\"back\\\\slash\"");
+    check_quote("\a\b\t\n\v\f\r", "\"\\a\\b\\t\\n\\v\\f\\r\"");
+    check_quote("\x01\x1f\x7f", "\"\\001\\037\\177\"");
+    check_quote("\"", "\"\\\"\"");
+}
+
+/* Bytes a terminal might obey although git leaves them (core.quotePath=false): C1 controls
+ * in UTF-8 (U+009B is CSI), and bytes that are not UTF-8 at all. */
+static void test_quote_high(void **state)
+{
+    (void)state;
+    check_quote("\xc2\x9b"
+                "2J",
+                "\"\\302\\233"
+                "2J\"");
+    check_quote("\x9b"
+                "2J",
+                "\"\\233"
+                "2J\"");
+    check_quote("bad\xff", "\"bad\\377\"");
+    check_quote("cut\xc3", "\"cut\\303\"");                      /* a truncated sequence */
+    check_quote("\xc0\xaf", "\"\\300\\257\"");                   /* overlong '/' */
+    check_quote("\xed\xa0\x80", "\"\\355\\240\\200\"");          /* a surrogate */
+    check_quote("\xf4\x90\x80\x80", "\"\\364\\220\\200\\200\""); /* past U+10FFFF */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +327,9 @@ int main(void)
         cmocka_unit_test(test_to_parent),
         cmocka_unit_test(test_cmp_parent_first),
         cmocka_unit_test(test_cmp_sort),
+        cmocka_unit_test(test_quote_plain),
+        cmocka_unit_test(test_quote_git),
+        cmocka_unit_test(test_quote_high),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

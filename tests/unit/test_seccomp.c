@@ -130,6 +130,19 @@ static const abi abis_arm[] = {
     {"arm", AUDIT_ARCH_ARM, false, 4, 54, 281, 288, 290, 294, 286, 136, 120, 337, 435, 430, 21, 311, 425, 386, -1, 296},
 };
 
+/* listen(2), by architecture (the rows above are full) */
+static int listen_nr(const abi *a)
+{
+    switch (a->arch) {
+    case AUDIT_ARCH_X86_64: return 50;
+    case AUDIT_ARCH_I386: return 363;
+    case AUDIT_ARCH_AARCH64: return 201;
+    case AUDIT_ARCH_ARM: return 284;
+    }
+    fail_msg("%s: no listen(2) number", a->name);
+    return -1;
+}
+
 static uint32_t call4(const sc_program *p, const abi *a, int nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 {
     struct seccomp_data d = {.nr = nr, .arch = a->arch, .args = {a0, a1, a2, a3, 0, 0}};
@@ -210,6 +223,9 @@ static void check_abi(const sc_program progs[SC_PROGRAMS], const abi *a)
         EXPECT4(p, a, a->sendto, 3, 0, 1, 0x4000 /* MSG_NOSIGNAL */, ALLOW);
         EXPECT4(p, a, a->sendmsg, 3, 0, 0x20000000, 0, tcp ? EPERM_ : ALLOW);
         EXPECT4(p, a, a->sendmsg, 3, 0, 0x40 /* MSG_DONTWAIT */, 0, ALLOW);
+        /* listen(2) autobinds a socket never bound, past Landlock's bind check: the host
+         * could connect in (issue 19) */
+        EXPECT(p, a, listen_nr(a), 3, 128, tcp ? EPERM_ : ALLOW);
         if (a->is64) {
             EXPECT(p, a, a->socket, hi | 40, 1, EPERM_);    /* AF_VSOCK, upper half set */
             EXPECT(p, a, a->socket, UINT64_MAX, 1, EPERM_); /* -1, sign-extended */
