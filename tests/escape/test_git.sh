@@ -278,7 +278,7 @@ t_nested_repo_marks() {
   # renameat2(RENAME_EXCHANGE), or moved away and back, around writes of config and hooks
   new_repo "$WS"
   new_repo "$WS/sub"
-  local plant='printf "[core]\n\tfsmonitor = %s\n" "$d/fsmon" >>sub/.git/config; mkdir -p sub/.git/hooks; cp "$d/fsmon" sub/.git/hooks/pre-commit'
+  local plant='printf "[core]\n\tfsmonitor = %s\n" "$d/fsmon" >>sub/.git/config; mkdir -p sub/.git/hooks; cp "$d/fsmon" sub/.git/hooks/pre-commit; echo sequence-ran'
   local s1='d=$1; '"$FSMON"'; payload "$d/fsmon"; ln -s objects.real sub/.git/lnk; '"$OPS"' exchange sub/.git/lnk sub/.git/objects; mv sub/.git/lnk sub/.git/objects.real; '"$plant"
   local s2='d=$1; '"$FSMON"'; payload "$d/fsmon"; mv sub/.git/objects sub/.git/o; '"$plant"'; mv sub/.git/o sub/.git/objects'
   local s opt
@@ -289,12 +289,23 @@ t_nested_repo_marks() {
     (cd "$CT/control" && sh -c "MARK=$CT/marker; $s" sh "$CT/control") >/dev/null 2>&1 || true
     (cd "$CT/control/sub" && git status >/dev/null 2>&1) || true
     [ -e "$CT/marker" ] || die "positive control: the attack did not run the payload without cordon either"
-    for opt in "" --no-nested; do
+    for opt in "" --no-nested codex; do
       rm -rf "$WS/sub"
       new_repo "$WS/sub"
       cp "$WS/sub/.git/config" "$CT/config.before"
       rm -f "$CT/marker"
-      crun run --allow-ro "$BIN" $opt -- sh -c "MARK=$CT/marker; $s" sh "$WS"
+      if [ "$opt" = codex ]; then
+        # Codex mode: the codex-linux-sandbox personality, a workspace-write profile
+        ln -sf "$CORDON" "$BIN/codex-linux-sandbox"
+        local prof='{"type":"managed","file_system":{"type":"restricted","entries":[{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"special","value":{"kind":"project_roots"}},"access":"write"}]},"network":"restricted"}'
+        local saved=$CORDON
+        CORDON=$BIN/codex-linux-sandbox
+        crun --sandbox-policy-cwd "$WS" --command-cwd "$WS" --permission-profile "$prof" -- sh -c "MARK=$CT/marker; $s" sh "$WS"
+        CORDON=$saved
+      else
+        crun run --allow-ro "$BIN" $opt -- sh -c "MARK=$CT/marker; $s" sh "$WS"
+      fi
+      assert_contains "$OUT" "sequence-ran" "the attack ran ($opt)"
       (cd "$WS/sub" && git status >/dev/null 2>&1; git -c user.name=p -c user.email=p@e commit -q --allow-empty -m h >/dev/null 2>&1) || true
       [ ! -e "$CT/marker" ] || die "ESCAPE ($opt): a host git in the nested repository ran the payload ($(last_run))"
       if [ -d "$WS/sub/.git/objects" ]; then
