@@ -530,11 +530,6 @@ static bool is_git_sensitive(const char *name)
     "the mode or owner of a git directory decides who else may change its hooks and " \
     "configuration: cordon keeps it as it was"
 
-typedef enum cc_act {
-    CC_CREATE, /* a new name (or a name replaced by a rename) */
-    CC_WRITE,  /* an existing file opened for writing */
-    CC_SOURCE, /* the existing name a hard link is made to */
-} cc_act;
 
 /* NULL when allowed, else why not. */
 static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
@@ -556,6 +551,11 @@ static const char *decide(cc_state *cc, int dir, const struct stat *dst, const c
     if (!lifted(cc, dst) && is_hooks_dir(cc, dir, dst))
         return WHY_GIT_FILE;
     return NULL;
+}
+
+const char *cc_decide(cc_state *cc, int dir, const struct stat *dir_st, const char *name, cc_act act)
+{
+    return decide(cc, dir, dir_st, name, act);
 }
 
 /* Memory of the thread: a NUL-terminated string of at most size - 1 bytes, read a

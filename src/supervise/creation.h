@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "cordon.h"
@@ -151,6 +152,17 @@ typedef struct cc_state {
     long long trace_us, trace_addfd_us;
 #endif
 } cc_state;
+
+typedef enum cc_act {
+    CC_CREATE, /* a new name (or a name replaced by a rename) */
+    CC_WRITE,  /* an existing file opened for writing, or its mode, owner or length */
+    CC_SOURCE, /* the existing name a hard link is made to */
+} cc_act;
+
+/* The decision on `name` in the directory `dir` (of stat *dir_st, as the walk ended on
+ * it): NULL when allowed, else why not (doc/security.md, "The git invariant").  For
+ * the calls served in other files, and the unit tests (tests/unit/test_creation.c). */
+const char *cc_decide(cc_state *cc, int dir, const struct stat *dir_st, const char *name, cc_act act);
 
 /* In PID 1, after the root is built (and pivoted into): resolve the plan's rules inside
  * the new root, take the host file systems from the mount table, and open a procfs of
