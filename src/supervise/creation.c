@@ -79,6 +79,17 @@ static int add_dev(cc_state *cc, dev_t dev)
     return 0;
 }
 
+static int add_priv_dev(cc_state *cc, dev_t dev)
+{
+    for (size_t i = 0; i < cc->n_priv_devs; i++)
+        if (cc->priv_devs[i] == dev)
+            return 0;
+    if (cc->n_priv_devs >= CC_MAX_DEVS)
+        return -ENOSPC;
+    cc->priv_devs[cc->n_priv_devs++] = dev;
+    return 0;
+}
+
 /* The directory above `path` inside the new root, opened without following symlinks. */
 static int open_parent(const char *path, char *name, cordon_error *err)
 {
@@ -140,11 +151,8 @@ static int read_host_devs(cc_state *cc, int proc_fd, const root_scratch *s, cord
                           strcmp(type, "sysfs") == 0 || strncmp(type, "cgroup", 6) == 0;
             if (!ours && !pseudo && add_dev(cc, makedev(maj, min)) < 0)
                 return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
-            uint64_t *list = ours || pseudo ? cc->priv_mnts : cc->host_mnts;
-            size_t *n = ours || pseudo ? &cc->n_priv_mnts : &cc->n_host_mnts;
-            if (*n >= CC_MAX_DEVS)
-                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many mounts in the sandbox's view");
-            list[(*n)++] = id;
+            if ((ours || pseudo) && add_priv_dev(cc, makedev(maj, min)) < 0)
+                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
         }
         size_t used = (size_t)(nl - buf) + (nl < buf + have ? 1 : 0);
         memmove(buf, buf + used, have - used);
@@ -197,7 +205,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
 {
     cc->listener = -1;
     cc->n_rules = cc->n_devs = cc->n_gitdirs = cc->n_lifted = cc->n_refusals = 0;
-    cc->n_host_mnts = cc->n_priv_mnts = cc->n_handed = cc->next_handed = 0;
+    cc->n_priv_devs = cc->n_host_extra = cc->n_handed = cc->next_handed = 0;
     cc->tid = 0;
     cc->fuse_made = cc->in_worker = false;
     void *page = mmap(NULL, sizeof(cc_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -336,7 +344,10 @@ void cc_report(cc_state *cc, int report_fd)
 static int thread_mount(cc_state *cc, pid_t tid, uint64_t mnt_id, dev_t *sdev)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
+    if (tid > 0)
+        snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
+    else
+        snprintf(p, sizeof p, "self/mountinfo");
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -372,7 +383,7 @@ static int thread_mount(cc_state *cc, pid_t tid, uint64_t mnt_id, dev_t *sdev)
     }
 }
 
-static bool in_list(const uint64_t *list, size_t n, uint64_t v)
+static bool in_devs(const dev_t *list, size_t n, dev_t v)
 {
     for (size_t i = 0; i < n; i++)
         if (list[i] == v)
@@ -381,30 +392,30 @@ static bool in_list(const uint64_t *list, size_t n, uint64_t v)
 }
 
 /* Is the file `fd` (of stat *st) on a host file system, where the git rules apply?  By
- * its device first (the common case), then by its mount: a btrfs subvolume reports a
- * device of its own, not its file system's.  Fails closed: a file whose mount or
- * superblock cannot be told is the host's. */
+ * its device first (the common case), then by its mount's superblock, in PID 1's mount
+ * table (the sandbox's) or the thread's (a mount the command made): a btrfs subvolume
+ * reports a device of its own, not its file system's.  Fails closed: a file whose
+ * mount or superblock cannot be told is the host's. */
 static bool is_host(cc_state *cc, int fd, const struct stat *st)
 {
-    for (size_t i = 0; i < cc->n_devs; i++)
-        if (cc->devs[i] == st->st_dev)
-            return true;
+    if (in_devs(cc->devs, cc->n_devs, st->st_dev) || in_devs(cc->host_extra, cc->n_host_extra, st->st_dev))
+        return true;
+    if (in_devs(cc->priv_devs, cc->n_priv_devs, st->st_dev))
+        return false;
     struct statx sx;
     if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
         return true;
-    if (in_list(cc->priv_mnts, cc->n_priv_mnts, sx.stx_mnt_id))
-        return false;
-    if (in_list(cc->host_mnts, cc->n_host_mnts, sx.stx_mnt_id))
-        return true;
-    /* a mount made in the command's own namespaces: a bind of a host file system (the
-     * host's), or a file system made for it (tmpfs, proc, fuse: its own) */
     dev_t sdev = 0;
-    if (cc->tid <= 0 || thread_mount(cc, cc->tid, sx.stx_mnt_id, &sdev) != 1)
+    if (thread_mount(cc, 0, sx.stx_mnt_id, &sdev) != 1 &&
+        (cc->tid <= 0 || thread_mount(cc, cc->tid, sx.stx_mnt_id, &sdev) != 1))
         return true;
-    for (size_t i = 0; i < cc->n_devs; i++)
-        if (cc->devs[i] == sdev)
-            return true;
-    return false;
+    if (!in_devs(cc->devs, cc->n_devs, sdev) && !in_devs(cc->priv_devs, cc->n_priv_devs, sdev))
+        return false; /* a file system made for the command: a tmpfs, a proc */
+    if (in_devs(cc->priv_devs, cc->n_priv_devs, sdev))
+        return false; /* a bind of one of cordon's own */
+    if (cc->n_host_extra < sizeof cc->host_extra / sizeof cc->host_extra[0])
+        cc->host_extra[cc->n_host_extra++] = st->st_dev;
+    return true;
 }
 
 static bool known_gitdir(const cc_state *cc, const struct stat *st)
@@ -529,7 +540,6 @@ static bool is_git_sensitive(const char *name)
 #define WHY_GIT_DIR                                                                   \
     "the mode or owner of a git directory decides who else may change its hooks and " \
     "configuration: cordon keeps it as it was"
-
 
 /* NULL when allowed, else why not. */
 static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)

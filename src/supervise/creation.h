@@ -96,15 +96,17 @@ typedef struct cc_state {
     dev_t devs[CC_MAX_DEVS]; /* host file systems (their superblocks' devices): the git
                                 rules apply there */
     size_t n_devs;
-    /* The mounts of the new root's table at start: the host's (the git rules apply on
-     * them whatever device a file reports: a btrfs subvolume's is not its mount's), and
-     * cordon's own and the kernel's pseudo file systems (they vanish with the run).  A
-     * mount in neither list was made later, in the command's own namespaces: it is the
-     * host's when its superblock is (/proc/TID/mountinfo), and when that cannot be told. */
-    uint64_t host_mnts[CC_MAX_DEVS];
-    size_t n_host_mnts;
-    uint64_t priv_mnts[CC_MAX_DEVS];
-    size_t n_priv_mnts;
+    /* The devices of cordon's own mounts (tmpfs, the home's overlay) and of the kernel's
+     * pseudo file systems at start: they vanish with the run.  A file whose device is in
+     * neither list (a btrfs subvolume reports a device of its own, not its file
+     * system's; a mount the command made) is judged by its mount's superblock in the
+     * mount table (creation.c, is_host), and is the host's when that cannot be told;
+     * devices found to be the host's that way are remembered (only those: a device
+     * number freed by the command's unmount may come back as a host subvolume's). */
+    dev_t priv_devs[CC_MAX_DEVS];
+    size_t n_priv_devs;
+    dev_t host_extra[64];
+    size_t n_host_extra;
     /* Files handed to the command from outside the sandbox (its standard descriptors):
      * the only host files reached through a descriptor whose name in the sandbox cannot
      * be told that may be reopened for writing (a ring: a session hands in per command). */
