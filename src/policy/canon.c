@@ -238,12 +238,12 @@ int canon_unreadable_if(const char *path, const char *what, bool (*matters)(cons
     bool dir = S_ISDIR(st.st_mode);
     if (st.st_uid == geteuid())
         return err_set(err, CORDON_STAGE_RESOLVE, EACCES,
-                       "%s: cordon cannot %s %s (mode %04o), so it cannot see what it must to build the rules; "
-                       "it is yours, so a command running as you could make it %s again and reach what cordon "
-                       "did not see: make it %s (chmod u+%s %s) and run again",
-                       what, on_the_way || dir ? "search and list" : "read", blocked, (unsigned)(st.st_mode & 07777),
-                       dir ? "searchable" : "readable", dir ? "searchable and listable" : "readable", dir ? "rx" : "r",
-                       blocked);
+                       "%s: cordon cannot look at %s: it may not %s %s (mode %04o), which is yours, so a command "
+                       "running as you could make it %s again and reach what cordon did not see; make it %s "
+                       "(chmod u+%s %s) and run again",
+                       what, path, on_the_way || dir ? "search and list" : "read", blocked,
+                       (unsigned)(st.st_mode & 07777), dir ? "searchable" : "readable",
+                       dir ? "searchable and listable" : "readable", dir ? "rx" : "r", blocked);
     /* Someone else's: only its owner can change its mode or ACL, and the command runs with
      * the caller's ids and no capability.  A directory on the way that the caller cannot
      * search keeps everything below it out of the command's reach too; `path` itself, a
