@@ -560,6 +560,24 @@ static int hide_host_sockets(resolved *r, cordon_error *err)
     return 0;
 }
 
+/* cordon's own state, the copy-on-write workspaces (README, "Copy-on-write workspaces"):
+ * a sandbox that could read or write it could drive a workspace of its caller's (its
+ * upper layer is what `integrate` brings back).  Hidden wherever a rule shows it, like a
+ * credential store, unless a rule names the directory exactly.  (The sessions' sockets
+ * need no rule: the holder refuses every sandboxed client, README "Sessions".) */
+static int hide_cordon_state(resolved *r, cordon_error *err)
+{
+    const char *xs = getenv("XDG_STATE_HOME");
+    _cleanup_free_ char *state = NULL;
+    if (xs && xs[0] == '/')
+        state = path_join(xs, "cordon");
+    else if (r->home && strcmp(r->home, "/") != 0)
+        state = path_join(r->home, ".local/state/cordon");
+    if (!state || !resolved_shows(r, state))
+        return 0;
+    return hide(r, state, "cordon's own state (copy-on-write workspaces): no sandbox may drive them", true, err);
+}
+
 /* --hide and hiddenPaths. */
 static int hide_requested(resolved *r, cordon_error *err)
 {
@@ -709,6 +727,8 @@ int protect_expand(resolved *r, const struct cordon_policy *p, cordon_error *err
         ret = hide_other_homes(r, err);
     if (ret == 0)
         ret = hide_host_sockets(r, err);
+    if (ret == 0)
+        ret = hide_cordon_state(r, err);
     if (ret == 0)
         ret = hide_requested(r, err);
     if (ret == 0)
