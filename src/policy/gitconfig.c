@@ -199,8 +199,14 @@ static char *read_config(const gitconfig_ctx *ctx, const char *file, size_t *len
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE)
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         return NULL;
+    if (st.st_size > MAX_FILE) {
+        /* git reads it all: what it names past our limit would go unprotected */
+        if (ctx->too_large && !strv_contains(ctx->too_large, file))
+            strv_push(ctx->too_large, xstrdup(file));
+        return NULL;
+    }
     char *buf = xmalloc((size_t)st.st_size + 1);
     ssize_t n = read(fd, buf, (size_t)st.st_size);
     if (n < 0) {

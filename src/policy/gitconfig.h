@@ -21,6 +21,8 @@ typedef struct gitconfig_ctx {
     strv *unread;         /* if not NULL: each file that exists but could not be read
                              (EACCES, EPERM) is appended, for the caller to judge
                              (canon_unreadable) */
+    strv *too_large;      /* if not NULL: each regular file larger than cordon reads (1 MiB),
+                             which git would read whole, is appended */
 } gitconfig_ctx;
 
 /* Append to `out` (absolute, lexically normalised) every path `file` (and, recursively,

@@ -182,8 +182,8 @@ static void note_gitdir(resolved *r, const char *gitdir)
  * run or read: kept read-only, or uncreatable (gitconfig.h). */
 static int protect_config_targets(resolved *r, const char *gitdir, const char *root, cordon_error *err)
 {
-    strv unread = {0};
-    gitconfig_ctx ctx = {.home = r->home, .worktree = root, .unread = &unread};
+    strv unread = {0}, too_large = {0};
+    gitconfig_ctx ctx = {.home = r->home, .worktree = root, .unread = &unread, .too_large = &too_large};
     strv targets = {0};
     char *files[] = {path_join(gitdir, "config"), path_join(gitdir, "config.worktree"), NULL};
     for (size_t i = 0; files[i]; i++)
@@ -215,6 +215,12 @@ static int protect_config_targets(resolved *r, const char *gitdir, const char *r
         ret = canon_unreadable(unread.v[i], why, err);
     }
     strv_free(&unread);
+    if (ret == 0 && too_large.n > 0)
+        ret = err_set(err, CORDON_STAGE_RESOLVE, EFBIG,
+                      "the git configuration %s is larger than cordon reads (1 MiB), so it cannot tell what it names "
+                      "in the writable %s for a host git to run or read; make it smaller",
+                      too_large.v[0], root);
+    strv_free(&too_large);
     for (size_t i = 0; ret == 0 && i < targets.n; i++)
         ret = protect_path(r, targets.v[i], "target of the git configuration", root, true, err);
     strv_free(&targets);

@@ -194,6 +194,28 @@ t_next_run_unreadable_git() {
   chmod 644 "$WS/.git/config"
 }
 
+# A git configuration larger than cordon reads (1 MiB) was skipped whole, so an include
+# it names after the first MiB was left writable; git reads it all. Refused instead; the
+# control: the same include in a small configuration keeps the file read-only.
+t_git_config_too_large() {
+  command -v git >/dev/null || skip_case "git is not installed (./bootstrap.sh installs it)"
+  git init -q "$WS" || die "git init failed"
+  echo "[user]" >"$WS/inc.cfg"
+  printf '[include]\n\tpath = ../inc.cfg\n' >>"$WS/.git/config"
+  local attack='echo "[core] fsmonitor = touch /tmp/pwned" >>inc.cfg'
+  crun run -- sh -c "$attack"
+  assert_file_content "$WS/inc.cfg" "[user]"
+  cp "$WS/.git/config" "$CT/config.small"
+  { echo "[x]"; head -c 1100000 /dev/zero | tr '\0' '#'; echo; printf '[include]\n\tpath = ../inc.cfg\n'; } >>"$WS/.git/config"
+  crun run -- sh -c "$attack"
+  cp "$CT/config.small" "$WS/.git/config"
+  [ "$RC" = 125 ] || die "a 1 MiB git configuration: expected exit 125, got $(last_run)"
+  assert_file_content "$WS/inc.cfg" "[user]"
+  assert_cordon_stderr
+  assert_contains "$ERR" "$WS/.git/config" "the message names the file"
+}
+
+run_case git_config_too_large t_git_config_too_large
 run_case next_run_unlistable_glob_dir t_next_run_unlistable_glob_dir
 run_case next_run_unsearchable_workspace t_next_run_unsearchable_workspace
 run_case next_run_unreadable_git t_next_run_unreadable_git
