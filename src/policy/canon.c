@@ -1,13 +1,16 @@
 #include "policy/canon.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
 
@@ -54,7 +57,10 @@ static void pop_component(char *p)
         *s = '\0';
 }
 
-int canon_resolve(const char *in, canon *out, cordon_error *err)
+/* canon_resolve; when it fails with EACCES or EPERM on a component, *blocked (if
+ * blocked is not NULL) gets the directory that could not be searched, as resolved so
+ * far (canonical: every symlink before it followed). */
+static int canon_walk(const char *in, canon *out, char **blocked, cordon_error *err)
 {
     *out = (canon){0};
     if (!in || in[0] != '/')
@@ -117,7 +123,12 @@ int canon_resolve(const char *in, canon *out, cordon_error *err)
                 out->first_missing = xstrdup(resolved);
                 continue;
             }
-            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at '%s' (resolving '%s')", resolved, in);
+            int e = errno;
+            if (blocked && (e == EACCES || e == EPERM)) {
+                *blocked = xstrdup(resolved);
+                pop_component(*blocked);
+            }
+            ret = err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s' (resolving '%s')", resolved, in);
             goto fail;
         }
         if (!S_ISLNK(st.st_mode)) {
@@ -182,4 +193,65 @@ fail:
     free(out->first_missing);
     out->first_missing = NULL;
     return ret;
+}
+
+int canon_resolve(const char *in, canon *out, cordon_error *err)
+{
+    return canon_walk(in, out, NULL, err);
+}
+
+int canon_unreadable(const char *path, const char *what, cordon_error *err)
+{
+    return canon_unreadable_if(path, what, NULL, NULL, err);
+}
+
+int canon_unreadable_if(const char *path, const char *what, bool (*matters)(const char *blocked, void *arg), void *arg,
+                        cordon_error *err)
+{
+    _cleanup_free_ char *blocked = NULL;
+    canon c;
+    cordon_error e = {0};
+    if (canon_walk(path, &c, &blocked, &e) < 0) {
+        if (!blocked) {
+            *err = e;
+            return err_wrap(err, "%s", what);
+        }
+    } else {
+        ftype t = c.type;
+        blocked = steal_pointer(&c.path);
+        canon_free(&c);
+        if (t == FT_MISSING)
+            return err_set(err, CORDON_STAGE_RESOLVE, 0,
+                           "%s: %s could not be read, and is gone now: it changed while cordon looked; run again", what,
+                           path);
+    }
+    /* `blocked` is now what cordon cannot get into: a directory it may not search (on the
+     * way to `path`), or `path` itself, which it may not list or read. */
+    bool on_the_way = strcmp(blocked, path) != 0;
+    if (matters && !matters(blocked, arg))
+        return 0;
+    _cleanup_fd_ int fd = open_no_symlinks(blocked, O_PATH | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "%s: cannot look at %s, which cordon may not read", what,
+                       blocked);
+    bool dir = S_ISDIR(st.st_mode);
+    if (st.st_uid == geteuid())
+        return err_set(err, CORDON_STAGE_RESOLVE, EACCES,
+                       "%s: cordon cannot look at %s: it may not %s %s (mode %04o), which is yours, so a command "
+                       "running as you could make it %s again and reach what cordon did not see; make it %s "
+                       "(chmod u+%s %s) and run again",
+                       what, path, on_the_way || dir ? "search and list" : "read", blocked,
+                       (unsigned)(st.st_mode & 07777), dir ? "searchable" : "readable",
+                       dir ? "searchable and listable" : "readable", dir ? "rx" : "r", blocked);
+    /* Someone else's: only its owner can change its mode or ACL, and the command runs with
+     * the caller's ids and no capability.  A directory on the way that the caller cannot
+     * search keeps everything below it out of the command's reach too; `path` itself, a
+     * directory the caller may search but not list, does not: a name guessed in it opens. */
+    if (!on_the_way && dir && faccessat(AT_FDCWD, blocked, X_OK, AT_EACCESS) == 0)
+        return err_set(err, CORDON_STAGE_RESOLVE, EACCES,
+                       "%s: cordon cannot list %s (mode %04o, not yours), which a command running as you could "
+                       "still enter by name; narrow what you asked for, or hide the directory whole (--deny %s)",
+                       what, blocked, (unsigned)(st.st_mode & 07777), blocked);
+    return 0;
 }

@@ -33,3 +33,17 @@ typedef struct canon {
 int canon_resolve(const char *in, canon *out, cordon_error *err);
 void canon_free(canon *c);
 const char *ftype_name(ftype t);
+
+/* cordon could not look at, list or read `path` (EACCES or EPERM) while building the
+ * rules.  0 when the run may go on without it: no process running as the caller with no
+ * capability can get at it during the run either (the directory in the way, or the
+ * unlistable directory itself, is someone else's and the caller may not search it).
+ * Otherwise -1 with err naming the directory or file and the fix (`chmod u+rx DIR`):
+ * what the caller owns it can chmod back, and so can a command running as the caller
+ * (doc/security.md, "The next run hides what this one hid").  `what` starts the
+ * message: what the path was needed for. */
+int canon_unreadable(const char *path, const char *what, cordon_error *err);
+/* The same, where the caller knows better: matters(blocked, arg) false means that what
+ * lies in `blocked` (the directory or file cordon cannot get into) cannot matter. */
+int canon_unreadable_if(const char *path, const char *what, bool (*matters)(const char *blocked, void *arg), void *arg,
+                        cordon_error *err);

@@ -190,14 +190,23 @@ static char *dirname_of(const char *file)
 }
 
 /* A file's text, when it is a regular file of at most MAX_FILE bytes; NULL otherwise. */
-static char *read_config(const char *file, size_t *len)
+static char *read_config(const gitconfig_ctx *ctx, const char *file, size_t *len)
 {
     _cleanup_fd_ int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
+    if (fd < 0) {
+        if (ctx->unread && (errno == EACCES || errno == EPERM) && !strv_contains(ctx->unread, file))
+            strv_push(ctx->unread, xstrdup(file));
         return NULL;
+    }
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE)
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         return NULL;
+    if (st.st_size > MAX_FILE) {
+        /* git reads it all: what it names past our limit would go unprotected */
+        if (ctx->too_large && !strv_contains(ctx->too_large, file))
+            strv_push(ctx->too_large, xstrdup(file));
+        return NULL;
+    }
     char *buf = xmalloc((size_t)st.st_size + 1);
     ssize_t n = read(fd, buf, (size_t)st.st_size);
     if (n < 0) {
@@ -258,11 +267,11 @@ static void walk(const char *buf, size_t len, var_fn fn, void *arg)
 
 /* A configuration file to walk at `depth` of includes: its text and its directory (what
  * relative include paths are relative to); false when too deep or unreadable. */
-static bool load_config(const char *file, int depth, char **buf, size_t *len, char **dir)
+static bool load_config(const gitconfig_ctx *ctx, const char *file, int depth, char **buf, size_t *len, char **dir)
 {
     if (depth > MAX_DEPTH)
         return false;
-    *buf = read_config(file, len);
+    *buf = read_config(ctx, file, len);
     if (!*buf)
         return false;
     *dir = dirname_of(file);
@@ -273,7 +282,7 @@ static void paths_file(const gitconfig_ctx *ctx, const char *file, int depth, st
 {
     _cleanup_free_ char *buf = NULL, *dir = NULL;
     size_t len = 0;
-    if (!load_config(file, depth, &buf, &len, &dir))
+    if (!load_config(ctx, file, depth, &buf, &len, &dir))
         return;
     gitconfig_paths_buffer(ctx, dir, buf, len, depth, out);
 }
@@ -354,7 +363,7 @@ static void identity_file(const gitconfig_ctx *ctx, const char *file, int depth,
 {
     _cleanup_free_ char *buf = NULL, *dir = NULL;
     size_t len = 0;
-    if (!load_config(file, depth, &buf, &len, &dir))
+    if (!load_config(ctx, file, depth, &buf, &len, &dir))
         return;
     identity_walk w = {.ctx = ctx, .dir = dir, .depth = depth, .id = id};
     walk(buf, len, identity_var, &w);

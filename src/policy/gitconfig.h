@@ -18,6 +18,11 @@ typedef struct gitconfig_ctx {
     const char *home;     /* for "~/" */
     const char *worktree; /* the top of the repository's worktree (relative hooksPath and
                              fsmonitor), or NULL */
+    strv *unread;         /* if not NULL: each file that exists but could not be read
+                             (EACCES, EPERM) is appended, for the caller to judge
+                             (canon_unreadable) */
+    strv *too_large;      /* if not NULL: each regular file larger than cordon reads (1 MiB),
+                             which git would read whole, is appended */
 } gitconfig_ctx;
 
 /* Append to `out` (absolute, lexically normalised) every path `file` (and, recursively,

@@ -178,6 +178,16 @@ static char *child_path(const char *dir, const char *name)
     return dir[1] ? xasprintf("%s/%s", dir, name) : xasprintf("/%s", name);
 }
 
+// cordon could not get into `path` (EACCES, EPERM): fine only when a command running as
+// the caller could not either (canon_unreadable); else fail closed, naming pattern pi.
+static int unreadable(worker *k, size_t pi, const char *path)
+{
+    cordon_error e = {0};
+    if (canon_unreadable(path, "cannot be expanded in full", &e) == 0)
+        return 0;
+    return wfail(k, pi, e.errnum, "%s", e.message);
+}
+
 // Resolve the symlink `path` into *h.
 static int resolve_link(worker *k, size_t pi, const char *path, glob_hit *h)
 {
@@ -186,7 +196,13 @@ static int resolve_link(worker *k, size_t pi, const char *path, glob_hit *h)
     if (canon_resolve(path, &c, &e) < 0) {
         switch (e.errnum) {
         case ELOOP: h->unfollowable = "a symlink loop"; return 0;
-        case EACCES: h->unfollowable = "its target cannot be reached (permission denied)"; return 0;
+        case EACCES:
+        case EPERM:
+            // the command may reach the target if the caller can make it reachable
+            if (unreadable(k, pi, path) < 0)
+                return -1;
+            h->unfollowable = "its target cannot be reached (permission denied)";
+            return 0;
         case ENAMETOOLONG: h->unfollowable = "its target's path is too long"; return 0;
         default: return wfail(k, pi, e.errnum, "cannot follow the symlink %s", path);
         }
@@ -275,9 +291,15 @@ static int visit(worker *k, dirref *d, const uint64_t *st, int depth, const char
         if (fstatat(d->fd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
             if (errno == ENOENT || errno == ENOTDIR)
                 return 0; // not there (a guess), or gone since it was listed
-            if (errno == EACCES)
-                return 0; // d may be listed but not searched: no one running as the caller
-                          // (no capabilities) can open anything in it
+            if (errno == EACCES || errno == EPERM) {
+                // d may be listed but not searched: no one running as the caller (no
+                // capabilities) can open anything in it -- unless d is the caller's, who
+                // could chmod it
+                char *path = child_path(d->path, name);
+                int r = unreadable(k, live_pattern(w, st), path);
+                free(path);
+                return r;
+            }
             return wfail(k, live_pattern(w, st), errno, "cannot look at %s/%s", d->path, name);
         }
         is_dir = S_ISDIR(sb.st_mode);
@@ -360,17 +382,13 @@ static int open_job(worker *k, const job *j, bool list, dirref **out)
         // replaced by a symlink since it was listed: not followed
     } else if (e == ELOOP) {
         r = wfail(k, live_pattern(k->w, j->st), e, "%s changed into a symlink while it was being resolved", path);
-    } else if (e == EACCES) {
-        // We may not list it.  If we may not search it either, neither may the command
-        // (same user, no capabilities): nothing below is reachable, skip it.  If we may
-        // search it, the command could open a file in it by a guessed name: fail closed.
-        int a = j->parent ? faccessat(j->parent->fd, j->name, X_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW)
-                          : faccessat(AT_FDCWD, j->name, X_OK, AT_EACCESS);
-        if (!(a < 0 && errno == EACCES))
-            r = wfail(k, live_pattern(k->w, j->st), e,
-                      "cannot list %s, which a command running as you could still enter by name; make "
-                      "it readable (chmod u+r) or narrow the pattern",
-                      path);
+    } else if (e == EACCES || e == EPERM) {
+        // We may not list it (or not reach it).  If it is someone else's and we may not
+        // search it either, neither may the command (same user, no capabilities): nothing
+        // below is reachable, skip it.  If we may search it, the command could open a file
+        // in it by a guessed name; if it is ours, the command could chmod it (one run's
+        // `chmod 000 config`, the next's `chmod 755 config; cat config/.env`): fail closed.
+        r = unreadable(k, live_pattern(k->w, j->st), path);
     } else if (e == EMFILE || e == ENFILE) {
         r = wfail(k, live_pattern(k->w, j->st), e, "too many directories open at once below %s; limit the glob depth",
                   path);

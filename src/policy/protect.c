@@ -91,6 +91,23 @@ static int pin_between(resolved *r, const char *below, cordon_error *err)
     return ret;
 }
 
+/* Can the sandbox write anything in `dir` or below it?  Where it cannot, a protection
+ * there has nothing to protect, and a directory of the caller's that cordon cannot
+ * search there cannot be made searchable by the command either (chmod needs a writable
+ * mount); protect_path then goes on without looking. */
+static bool writable_in_or_below(const char *dir, void *arg)
+{
+    const resolved *r = arg;
+    const rrule *eff = effective(r, dir);
+    if (eff && eff->access == CORDON_ACCESS_WRITE)
+        return true;
+    for (size_t i = 0; i < r->n_rules; i++)
+        if (!r->rules[i].shadowed && r->rules[i].access == CORDON_ACCESS_WRITE &&
+            path_has_prefix(r->rules[i].path, dir))
+            return true;
+    return false;
+}
+
 /* Keep `path` read-only if it would otherwise be writable; where it is missing, keep it
  * from being created (the creation control refuses the name: plan.c, PLAN_NOCREATE). */
 static int protect_path(resolved *r, const char *path, const char *what, const char *root, bool hold_missing,
@@ -100,10 +117,13 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
     if (canon_resolve(path, &c, err) < 0) {
         /* Below a directory the caller may not search (--allow / as a user: /lost+found)
          * the command, with the caller's uid and no capability, can create and change
-         * nothing either. */
-        if (err->errnum == EACCES) {
+         * nothing either -- unless the caller owns that directory (chmod 000 WS by one
+         * run, chmod 755 WS by the next's command): canon_unreadable decides, and fails
+         * closed. */
+        if (err->errnum == EACCES || err->errnum == EPERM) {
             err_clear(err);
-            return 0;
+            _cleanup_free_ char *why = xasprintf("protecting the %s %s in the writable %s", what, path, root);
+            return canon_unreadable_if(path, why, writable_in_or_below, r, err);
         }
         return err_wrap(err, "protecting %s", path);
     }
@@ -162,7 +182,8 @@ static void note_gitdir(resolved *r, const char *gitdir)
  * run or read: kept read-only, or uncreatable (gitconfig.h). */
 static int protect_config_targets(resolved *r, const char *gitdir, const char *root, cordon_error *err)
 {
-    gitconfig_ctx ctx = {.home = r->home, .worktree = root};
+    strv unread = {0}, too_large = {0};
+    gitconfig_ctx ctx = {.home = r->home, .worktree = root, .unread = &unread, .too_large = &too_large};
     strv targets = {0};
     char *files[] = {path_join(gitdir, "config"), path_join(gitdir, "config.worktree"), NULL};
     for (size_t i = 0; files[i]; i++)
@@ -185,10 +206,41 @@ static int protect_config_targets(resolved *r, const char *gitdir, const char *r
     for (size_t i = 0; files[i]; i++)
         free(files[i]);
     int ret = 0;
+    /* A configuration file that cannot be read names nothing today; made readable again
+     * (by the caller after the run), what it names in a writable path is what the command
+     * may have changed meanwhile. */
+    for (size_t i = 0; ret == 0 && i < unread.n; i++) {
+        _cleanup_free_ char *why =
+            xasprintf("reading the git configuration %s (for what it names in the writable %s)", unread.v[i], root);
+        ret = canon_unreadable(unread.v[i], why, err);
+    }
+    strv_free(&unread);
+    if (ret == 0 && too_large.n > 0)
+        ret = err_set(err, CORDON_STAGE_RESOLVE, EFBIG,
+                      "the git configuration %s is larger than cordon reads (1 MiB), so it cannot tell what it names "
+                      "in the writable %s for a host git to run or read; make it smaller",
+                      too_large.v[0], root);
+    strv_free(&too_large);
     for (size_t i = 0; ret == 0 && i < targets.n; i++)
         ret = protect_path(r, targets.v[i], "target of the git configuration", root, true, err);
     strv_free(&targets);
     return ret;
+}
+
+/* Open the directory `path` of a git directory for listing (worktrees/, modules/): *d
+ * NULL when it is not there.  One that cannot be read fails closed unless no command
+ * running as the caller could get in either, or nothing in it is writable
+ * (canon_unreadable_if): what is in it is what a host git runs. */
+static int open_git_list(resolved *r, const char *path, const char *root, DIR **d, cordon_error *err)
+{
+    *d = opendir(path);
+    if (*d || errno == ENOENT || errno == ENOTDIR)
+        return 0;
+    int e = errno;
+    _cleanup_free_ char *why = xasprintf("protecting the git directories in the writable %s", root);
+    if (e == EACCES || e == EPERM)
+        return canon_unreadable_if(path, why, writable_in_or_below, r, err);
+    return err_set(err, CORDON_STAGE_RESOLVE, e, "%s: cannot list %s", why, path);
 }
 
 static int protect_git_dir(resolved *r, const char *gitdir, const char *root, int depth, cordon_error *err)
@@ -211,33 +263,34 @@ static int protect_git_dir(resolved *r, const char *gitdir, const char *root, in
         return 0;
     /* Linked worktrees keep their own HEAD, commondir and gitdir in worktrees/NAME. */
     if (depth == 0) {
-        char *wts = path_join(gitdir, "worktrees");
-        DIR *w = opendir(wts);
+        _cleanup_free_ char *wts = path_join(gitdir, "worktrees");
+        _cleanup_dir_ DIR *w = NULL;
+        if (open_git_list(r, wts, root, &w, err) < 0)
+            return -1;
         struct dirent *de;
         int ret = 0;
-        while (w && ret == 0 && (de = readdir(w)) != NULL) {
+        while (w && ret == 0 && (errno = 0, de = readdir(w)) != NULL) {
             if (de->d_name[0] == '.')
                 continue;
             char *wt = path_join(wts, de->d_name);
             ret = protect_git_dir(r, wt, root, MODULES_MAX_DEPTH, err);
             free(wt);
         }
-        if (w)
-            closedir(w);
-        free(wts);
+        if (w && ret == 0 && errno != 0)
+            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list %s (the linked worktrees of %s)", wts, root);
         if (ret < 0)
             return -1;
     }
     /* Submodules keep their repositories in .git/modules/NAME (nested: .../modules/...). */
-    char *modules = path_join(gitdir, "modules");
-    DIR *d = opendir(modules);
-    if (!d) {
-        free(modules);
+    _cleanup_free_ char *modules = path_join(gitdir, "modules");
+    _cleanup_dir_ DIR *d = NULL;
+    if (open_git_list(r, modules, root, &d, err) < 0)
+        return -1;
+    if (!d)
         return 0;
-    }
     int ret = 0;
     struct dirent *de;
-    while (ret == 0 && (de = readdir(d)) != NULL) {
+    while (ret == 0 && (errno = 0, de = readdir(d)) != NULL) {
         if (de->d_name[0] == '.' && (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
             continue;
         char *sub = path_join(modules, de->d_name);
@@ -248,27 +301,43 @@ static int protect_git_dir(resolved *r, const char *gitdir, const char *root, in
             ret = protect_git_dir(r, sub, root, depth + 1, err);
         free(sub);
     }
-    closedir(d);
-    free(modules);
+    if (ret == 0 && errno != 0)
+        ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot list %s (the submodules of %s)", modules, root);
     return ret;
 }
 
-/* Read a one-line file such as .git ("gitdir: X") or commondir ("X"); NULL if absent. */
-static char *read_small(const char *path)
+/* Read a one-line file such as .git ("gitdir: X") or commondir ("X") into *out; *out
+ * NULL if absent, empty or not a file.  One that exists and cannot be read fails closed
+ * unless no command running as the caller could read it either (canon_unreadable): it
+ * names the git directory whose hooks a host git runs. */
+static int read_small(const char *path, const char *root, char **out, cordon_error *err)
 {
+    *out = NULL;
     _cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return NULL;
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR || e == ELOOP)
+            return 0; /* not there, or a symlink (not followed: a path through it fails closed) */
+        _cleanup_free_ char *why = xasprintf("reading the git file %s in the writable %s", path, root);
+        if (e == EACCES || e == EPERM)
+            return canon_unreadable(path, why, err);
+        return err_set(err, CORDON_STAGE_RESOLVE, e, "%s", why);
+    }
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-        return NULL;
+    if (fstat(fd, &st) < 0)
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot look at %s", path);
+    if (!S_ISREG(st.st_mode))
+        return 0;
     char buf[4096];
     ssize_t n = read(fd, buf, sizeof buf - 1);
-    if (n <= 0)
-        return NULL;
+    if (n < 0)
+        return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read %s", path);
+    if (n == 0)
+        return 0;
     buf[n] = '\0';
     buf[strcspn(buf, "\r\n")] = '\0';
-    return xstrdup(buf);
+    *out = xstrdup(buf);
+    return 0;
 }
 
 static char *relative_to(const char *base, const char *p)
@@ -282,14 +351,24 @@ static int protect_git(resolved *r, const char *root, cordon_error *err)
     struct stat st;
     int ret = 0;
     if (lstat(dotgit, &st) < 0) {
+        int e = errno;
+        if (e == EACCES || e == EPERM) {
+            /* the writable root cannot be searched: is .git there? */
+            _cleanup_free_ char *why = xasprintf("looking for the git directory of the writable %s", root);
+            ret = canon_unreadable(dotgit, why, err);
+        } else if (e != ENOENT && e != ENOTDIR) {
+            ret = err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at %s", dotgit);
+        }
         free(dotgit);
-        return 0;
+        return ret;
     }
     if (S_ISREG(st.st_mode)) {
         /* A worktree or a submodule checkout: ".git" names the real git directory; the
          * file itself stays read-only, or the command could point it elsewhere. */
         ret = protect_path(r, dotgit, "git file", root, false, err);
-        char *line = ret == 0 ? read_small(dotgit) : NULL;
+        char *line = NULL;
+        if (ret == 0)
+            ret = read_small(dotgit, root, &line, err);
         if (line && strncmp(line, "gitdir:", 7) == 0) {
             const char *g = line + 7;
             while (*g == ' ' || *g == '\t')
@@ -297,7 +376,9 @@ static int protect_git(resolved *r, const char *root, cordon_error *err)
             char *gitdir = relative_to(root, g);
             ret = protect_git_dir(r, gitdir, root, 0, err);
             char *commonfile = path_join(gitdir, "commondir");
-            char *common = read_small(commonfile);
+            char *common = NULL;
+            if (ret == 0)
+                ret = read_small(commonfile, root, &common, err);
             if (ret == 0 && common) {
                 char *cdir = relative_to(gitdir, common);
                 ret = protect_git_dir(r, cdir, root, 0, err);
@@ -334,20 +415,6 @@ static int protect_writable_root(resolved *r, const struct cordon_policy *p, con
 
 /* ---- hidden paths: credential stores, other users' homes, host sockets, --hide ------ */
 
-/* Does a directory above `path` that the caller owns keep the caller from searching it?
- * (Its owner can make it searchable again; only a directory of someone else's cannot be.) */
-static bool blocked_by_own_dir(const char *path)
-{
-    char *p = xstrdup(path);
-    bool own = false;
-    while (!own && path_to_parent(p)) {
-        struct stat st;
-        own = stat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && access(p, X_OK) != 0;
-    }
-    free(p);
-    return own;
-}
-
 /* Hide `path` where the sandbox would show it: an empty, unwritable directory or file in
  * its place.  exact: a rule that names the path exactly shows it after all (credential
  * stores, --hide); otherwise any rule at or above it that is not the base does (/run).  A
@@ -358,11 +425,12 @@ static int hide(resolved *r, const char *path, const char *source, bool exact, c
     canon c;
     if (canon_resolve(path, &c, err) < 0) {
         /* Below a directory the caller may not search (a HOME of /root for uid 65534),
-         * the command, with the caller's uid and no capability, cannot read it either —
-         * unless the caller owns that directory and could chmod it: then fail closed. */
-        if (err->errnum == EACCES && !blocked_by_own_dir(path)) {
+         * the command, with the caller's uid and no capability, cannot read it either --
+         * unless the caller owns that directory and could chmod it: then fail closed
+         * (canon_unreadable). */
+        if (err->errnum == EACCES || err->errnum == EPERM) {
             err_clear(err);
-            return 0;
+            return canon_unreadable(path, source, err);
         }
         return err_wrap(err, "%s", source);
     }
@@ -415,6 +483,14 @@ static int hide_other_homes(resolved *r, cordon_error *err)
 {
     strv homes = {0};
     DIR *d = opendir("/home");
+    if (!d && errno != ENOENT && errno != ENOTDIR && resolved_shows(r, "/home")) {
+        /* a /home that cannot be listed but can be searched shows the homes in it by name */
+        int e = errno;
+        if (e != EACCES && e != EPERM)
+            return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot list /home (to hide other users' homes)");
+        if (canon_unreadable("/home", "hiding other users' homes", err) < 0)
+            return -1;
+    }
     if (d) {
         struct dirent *de;
         while ((de = readdir(d)) != NULL)
@@ -488,6 +564,24 @@ static int hide_host_sockets(resolved *r, cordon_error *err)
         canon_free(&c);
     }
     return 0;
+}
+
+/* cordon's own state, the copy-on-write workspaces (README, "Copy-on-write workspaces"):
+ * a sandbox that could read or write it could drive a workspace of its caller's (its
+ * upper layer is what `integrate` brings back).  Hidden wherever a rule shows it, like a
+ * credential store, unless a rule names the directory exactly.  (The sessions' sockets
+ * need no rule: the holder refuses every sandboxed client, README "Sessions".) */
+static int hide_cordon_state(resolved *r, cordon_error *err)
+{
+    const char *xs = getenv("XDG_STATE_HOME");
+    _cleanup_free_ char *state = NULL;
+    if (xs && xs[0] == '/')
+        state = path_join(xs, "cordon");
+    else if (r->home && strcmp(r->home, "/") != 0)
+        state = path_join(r->home, ".local/state/cordon");
+    if (!state || !resolved_shows(r, state))
+        return 0;
+    return hide(r, state, "cordon's own state (copy-on-write workspaces): no sandbox may drive them", true, err);
 }
 
 /* --hide and hiddenPaths. */
@@ -639,6 +733,8 @@ int protect_expand(resolved *r, const struct cordon_policy *p, cordon_error *err
         ret = hide_other_homes(r, err);
     if (ret == 0)
         ret = hide_host_sockets(r, err);
+    if (ret == 0)
+        ret = hide_cordon_state(r, err);
     if (ret == 0)
         ret = hide_requested(r, err);
     if (ret == 0)

@@ -401,6 +401,89 @@ static void reply(int fd, const cordon_session *s, uint32_t status, const char *
     (void)send(fd, &r, sizeof r, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5 */
+#endif
+
+/* How confined a process is, from its /proc/PID/status: its seccomp mode, how many
+ * seccomp filters it holds (-1: the kernel does not say, before Linux 5.9) and
+ * no_new_privs.  Both only ever grow: no process can drop a filter or clear the bit. */
+typedef struct confinement {
+    int mode;
+    long filters;
+    int nnp;
+} confinement;
+
+static long status_field(const char *buf, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, name, n) == 0 && l[n] == ':')
+            return strtol(l + n + 1, NULL, 10);
+    return -1;
+}
+
+static int read_confinement(int dir_fd, const char *path, confinement *c)
+{
+    char buf[8192];
+    _cleanup_fd_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read_all(fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    *c = (confinement){.mode = (int)status_field(buf, "Seccomp"),
+                       .filters = status_field(buf, "Seccomp_filters"),
+                       .nnp = (int)status_field(buf, "NoNewPrivs")};
+    return c->mode < 0 || c->nnp < 0 ? -1 : 0;
+}
+
+/* NULL when the client behind the connected socket fd is no more confined than the
+ * holder itself; else why it is refused.  Every cordon sandbox, in every mode (Landlock
+ * only, a session's command, Codex mode), gives its command a seccomp filter of its own
+ * and no_new_privs, which nothing can undo: a process with more filters than the holder,
+ * or no_new_privs where the holder has none, is inside a sandbox (or some other
+ * confinement) and may not drive a session of its user, whatever files and sockets its
+ * view shows.  The client is named by the pidfd the kernel took when it connected
+ * (SO_PEERPIDFD), never by a pid alone: its /proc/PID/status is read, then the pidfd
+ * must still be alive, so the pid was not reused in between (a pid stays the process's
+ * until it is reaped). */
+static const char *peer_confined(int fd)
+{
+    static const char *const inside =
+        "it runs inside a sandbox (a seccomp filter or no_new_privs the session's holder does not have): a "
+        "sandboxed process cannot use a session";
+    _cleanup_fd_ int pidfd = -1;
+    socklen_t len = sizeof pidfd;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0 || pidfd < 0)
+        return errno == ENOPROTOOPT ? "the kernel cannot name the client process (SO_PEERPIDFD needs Linux 6.5), "
+                                      "so the session cannot tell whether it runs inside a sandbox"
+                                    : "the session cannot identify the client process";
+    /* the pid behind the pidfd, in the holder's PID namespace (0: in none it sees; -1: gone) */
+    char info[64], buf[1024];
+    snprintf(info, sizeof info, "/proc/self/fdinfo/%d", pidfd);
+    _cleanup_fd_ int ifd = open(info, O_RDONLY | O_CLOEXEC);
+    ssize_t n = ifd < 0 ? -1 : read_all(ifd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return "the session cannot identify the client process";
+    buf[n] = '\0';
+    long pid = status_field(buf, "Pid");
+    if (pid <= 0)
+        return pid == 0 ? inside : "the client process is gone";
+    confinement own, peer;
+    char status[64];
+    snprintf(status, sizeof status, "/proc/%ld/status", pid);
+    if (read_confinement(AT_FDCWD, "/proc/self/status", &own) < 0 || read_confinement(AT_FDCWD, status, &peer) < 0 ||
+        proc_signal(pidfd, 0) < 0)
+        return "the session cannot look at the client process (gone, or /proc unreadable)";
+    bool more_filters =
+        peer.filters >= 0 && own.filters >= 0 ? peer.filters > own.filters : peer.mode != own.mode && peer.mode != 0;
+    if (more_filters || (peer.nnp && !own.nnp))
+        return inside;
+    return NULL;
+}
+
 /* A client's hello: 1 when fd was handed on or answered (and is no longer ours), 0 when
  * nothing came yet, 2 for a stop request (fd kept in s->stop_conn). */
 static int take_hello(cordon_session *s, int fd)
@@ -437,6 +520,8 @@ static int take_hello(cordon_session *s, int fd)
     else if ((fcntl(fds[1], F_GETFL) & O_PATH) || fstat(fds[1], &st) < 0 || st.st_dev != s->dir_dev ||
              st.st_ino != s->dir_ino)
         why = "it cannot open the sessions directory (inside a sandbox): a sandboxed process cannot use a session";
+    else
+        why = peer_confined(fd); /* the invariant the two proofs above only approximate */
     for (int k = 0; k < nfds; k++)
         close(fds[k]);
     if (why) {

@@ -155,7 +155,9 @@ int sess_connect(const char *path, uint32_t kind, cordon_error *err)
                        (unsigned)cred.uid);
     /* The proofs (session.h): our user namespace, which a process in any cordon sandbox
      * cannot open (it is an ancestor of its own), and the session directory opened for
-     * reading, which a Landlock-only sandbox cannot open. */
+     * reading, which a Landlock-only sandbox can open only where its rules let it list
+     * the directory.  Neither holds in every mode: the holder also refuses a client more
+     * confined than itself (owner.c, peer_confined). */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');

@@ -265,12 +265,24 @@ t_unreadable_directories() {
   # may enter but not list: a command could open a guessed name, so the walk fails closed
   crun run --deny-glob "$WS/**/*.env" -- true
   [ "$RC" = 125 ] || { chmod 755 "$WS/sealed" "$WS/search"; die "search-only directory: expected exit 125, got $(last_run)"; }
-  assert_contains "$ERR" "cannot list $WS/search"
-  # may neither list nor enter: nothing below is reachable, skipped
+  assert_contains "$ERR" "$WS/search"
+  assert_contains "$ERR" "chmod u+rx"
+  # may neither list nor enter, but ours: the command could chmod it back (one run's
+  # chmod 000, the next's chmod 755), so the walk fails closed too
   chmod 000 "$WS/search"
   crun run --deny-glob "$WS/**/*.env" -- true
   chmod 755 "$WS/sealed" "$WS/search"
-  [ "$RC" = 0 ] || die "unreachable directories: expected exit 0, got $(last_run)"
+  [ "$RC" = 125 ] || die "own unreachable directories: expected exit 125, got $(last_run)"
+  assert_contains "$ERR" "chmod u+rx"
+  # the control: readable again, the run goes on and hides both
+  expect_output "" run --deny-glob "$WS/**/*.env" -- sh -c 'cat sealed/in.env search/in.env'
+  # someone else's directory that we may neither list nor enter (/root, 0700): nothing
+  # below is reachable for a command running as us, skipped
+  if [ "$(stat -c %u:%a /root 2>/dev/null)" = 0:700 ]; then
+    expect_ok run --deny-glob "/root/**/*.env" -- true
+  else
+    echo "# /root is not root's own 0700 here: the someone-else's-directory control is not run"
+  fi
 }
 
 t_base_host_glob_above_home() {

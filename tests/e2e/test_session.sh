@@ -394,6 +394,20 @@ case_no_reach_from_sandboxes() {
   crun run --allow "$dir" --allow-ro "$bin" --isolation landlock -- "$CORDON" session exec "$dir/$s" -- echo inside
   [ "$RC" != 0 ] || die "a Landlock-sandboxed process could exec into a session: $(last_run)"
   assert_not_contains "$OUT" "inside"
+  # under Landlock with the host's base and network: the host's user namespace, Unix
+  # sockets allowed, the sessions directory listable (Landlock's deny emulation lets a
+  # directory be listed), and even writable: the holder sees the client's seccomp filter
+  # and no_new_privs through its pidfd, and refuses
+  local ll
+  for ll in "--allow-ro $bin" "--allow $dir --allow-ro $bin"; do
+    # shellcheck disable=SC2086 # the options are split on purpose
+    crun run --isolation landlock --base host --network host $ll -- "$CORDON" session exec "$dir/$s" -- echo inside
+    [ "$RC" = 125 ] || die "a Landlock-sandboxed process (--base host --network host $ll) could exec into a session: $(last_run)"
+    assert_not_contains "$OUT" "inside"
+    assert_contains "$ERR" "inside a sandbox"
+  done
+  # the control again, after the attempts: from the host it still works
+  expect_output "outside" session exec "$dir/$s" -- echo outside
   # one session does not see another's processes
   expect_ok session exec "$s" --keep -- sh -c "sleep 1000.$m &"
   crun session exec "$t" -- sh -c 'for p in /proc/[0-9]*; do tr "\0" " " <$p/cmdline; echo; done'

@@ -158,6 +158,42 @@ t_credentials_base_host_home_overlay() {
   assert_unchanged "$before" "$h" "the real home (the command's writes go to its private layer)" strict
 }
 
+# cordon's own state (the copy-on-write workspaces) is hidden wherever the home is shown,
+# in every isolation mode: a sandbox that could read or write it could drive a workspace
+# of its caller's (change what `cordon workspace integrate` brings back). A directory
+# beside it reads and writes (the control).
+t_cordon_state_hidden() {
+  local h iso st
+  h=$(scratch_outside_tmp)
+  st=$h/.local/state/cordon/workspaces/w1
+  mkdir -p "$st/upper" "$h/.local/state/other" "$h/project"
+  echo "STATE" >"$st/upper/f"
+  echo "other" >"$h/.local/state/other/f"
+  for iso in namespaces landlock; do
+    if [ "$iso" = landlock ] && ! "$CORDON" run --isolation landlock --no-workspace --chdir / -- true >/dev/null 2>&1; then
+      echo "# --isolation landlock does not run here (kernel without Landlock ABI 4?): only the namespaced run was checked"
+      continue
+    fi
+    local opts=(--isolation "$iso")
+    [ "$iso" = namespaces ] && opts=()
+    # shown read-only (--base host) and writable (--allow HOME)
+    HOME=$h crun run "${opts[@]}" --base host --no-workspace --chdir / -- sh -c "cat '$st/upper/f' 2>/dev/null; cat '$h/.local/state/other/f'"
+    [ "$RC" = 0 ] || die "$iso, --base host: $(last_run)"
+    assert_not_contains "$OUT" "STATE" "ESCAPE ($iso, --base host): cordon's workspace state is readable"
+    assert_contains "$OUT" "other" "positive control ($iso): the home beside it reads"
+    cd "$h/project"
+    HOME=$h crun run "${opts[@]}" --allow "$h" -- sh -c "echo EVIL >'$st/upper/f' 2>/dev/null; echo EVIL >'$st/upper/g' 2>/dev/null; cat '$st/upper/f' 2>/dev/null; echo mine >'$h/.local/state/other/f' && echo wrote-other"
+    cd "$WS"
+    [ "$RC" = 0 ] || die "$iso, --allow HOME: $(last_run)"
+    assert_not_contains "$OUT" "STATE" "ESCAPE ($iso, --allow HOME): cordon's workspace state is readable"
+    assert_contains "$OUT" "wrote-other" "positive control ($iso): the home beside it is writable"
+    assert_file_content "$st/upper/f" "STATE"
+    assert_absent "$st/upper/g" "ESCAPE ($iso): a file was planted in a workspace's upper layer"
+    echo other >"$h/.local/state/other/f"
+  done
+}
+
+run_case cordon_state_hidden t_cordon_state_hidden
 run_case credentials_where_home_shown t_credentials_where_home_shown
 run_case credentials_base_host_home_overlay t_credentials_base_host_home_overlay
 run_case hide t_hide

@@ -102,6 +102,123 @@ t_rename_parent_of_read_only() {
   assert_file_content "$WS/config/deep/secrets/key" "KEY"
 }
 
+# ---- a run never leaves the next one weaker (doc/security.md) ---------------------------
+# What one run's command can do to the workspace's modes must not make the next run build
+# fewer rules: a directory cordon cannot look at, that a command running as the caller
+# could chmod back, refuses the run (125) naming it and the fix. As root nothing is
+# unreadable (the caller's capabilities), so the refusal is asserted as uid 65534 only.
+
+root_reads_everything() {
+  [ "$MY_UID" != 0 ] || skip_case "as root cordon reads every directory whatever its mode (CAP_DAC_READ_SEARCH), so there is nothing it cannot look at; the control above ran, the refusal is asserted as uid 65534 (escape/rules/unpriv)"
+}
+
+# One run's `chmod 000 config` (or 600: listable, not searchable); the next run's
+# --deny-glob "$WS/**/*.env" skipped config, and its command did `chmod 755 config; cat
+# config/.env`.
+t_next_run_unlistable_glob_dir() {
+  mkdir -p "$WS/config"
+  echo "glob secret" >"$WS/config/.env"
+  local attack='chmod 755 config; cat config/.env'
+  # the control: readable, the match is hidden, the same command reads nothing
+  crun run --deny-glob "$WS/**/*.env" -- sh -c "$attack"
+  [ "$RC" = 0 ] || die "the control failed: $(last_run)"
+  assert_not_contains "$OUT" "glob secret" "the control: the deny glob hides config/.env"
+  root_reads_everything
+  local mode
+  for mode in 000 600 100; do
+    # the first run's command leaves config unlistable
+    expect_ok run -- chmod "$mode" config
+    crun run --deny-glob "$WS/**/*.env" -- sh -c "$attack"
+    chmod 755 "$WS/config"
+    [ "$RC" = 125 ] || die "config at mode $mode: expected exit 125, got $(last_run)"
+    assert_not_contains "$OUT" "glob secret" "config at mode $mode: the secret was read"
+    assert_cordon_stderr
+    assert_contains "$ERR" "$WS/config" "the message names the directory"
+    assert_contains "$ERR" "chmod u+rx $WS/config" "the message says the fix"
+  done
+  # and after the fix the same run works again, hiding the file
+  crun run --deny-glob "$WS/**/*.env" -- sh -c "$attack"
+  [ "$RC" = 0 ] || die "after chmod u+rx: $(last_run)"
+  assert_not_contains "$OUT" "glob secret"
+}
+
+# One run leaves the workspace root at mode 000; in the next, every top-of-workspace
+# protection was silently gone and the command restored the mode and made
+# .claude/settings.json.
+t_next_run_unsearchable_workspace() {
+  local attack='chmod 755 "$PWD"; mkdir -p .claude && echo "{}" >.claude/settings.json'
+  # the control: .claude cannot be created
+  crun run -- sh -c "$attack"
+  [ "$RC" != 0 ] || die "the control: .claude was created: $(last_run)"
+  assert_absent "$WS/.claude" "the control: .claude was created"
+  root_reads_everything
+  expect_ok run -- chmod 000 "$WS"
+  crun run -- sh -c "$attack"
+  chmod 755 "$WS"
+  [ "$RC" = 125 ] || die "workspace at mode 000: expected exit 125, got $(last_run)"
+  assert_absent "$WS/.claude" "the next run's command created .claude"
+  assert_cordon_stderr
+  assert_contains "$ERR" "chmod u+rx $WS" "the message names the workspace and the fix"
+}
+
+# The git directory's own files: a .git/config cordon cannot read names nothing, so the
+# include file it names in the workspace was left writable (and counts again once the
+# caller makes the configuration readable); a .git/modules it cannot list left every
+# submodule's hooks unprotected.
+t_next_run_unreadable_git() {
+  command -v git >/dev/null || skip_case "git is not installed (./bootstrap.sh installs it)"
+  git init -q "$WS" || die "git init failed"
+  printf '[include]\n\tpath = ../inc.cfg\n' >>"$WS/.git/config"
+  echo "[user]" >"$WS/inc.cfg"
+  mkdir -p "$WS/.git/modules/sub/hooks" "$WS/.git/modules/sub/objects" "$WS/.git/modules/sub/refs"
+  echo "ref: refs/heads/main" >"$WS/.git/modules/sub/HEAD"
+  local attack='chmod 644 .git/config; chmod 755 .git/modules; echo "[core] fsmonitor = touch /tmp/pwned" >>inc.cfg; echo "#!/bin/sh" >.git/modules/sub/hooks/post-checkout'
+  # the control: both stay as they were
+  crun run -- sh -c "$attack"
+  assert_file_content "$WS/inc.cfg" "[user]"
+  assert_absent "$WS/.git/modules/sub/hooks/post-checkout" "the control: a submodule hook was made"
+  root_reads_everything
+  local what
+  for what in .git/config .git/modules; do
+    # left unreadable on the host (.git/config is read-only inside, so not by a run)
+    chmod 000 "$WS/$what"
+    crun run -- sh -c "$attack"
+    chmod u+rwx "$WS/$what"
+    [ "$RC" = 125 ] || die "$what at mode 000: expected exit 125, got $(last_run)"
+    assert_file_content "$WS/inc.cfg" "[user]"
+    assert_absent "$WS/.git/modules/sub/hooks/post-checkout" "$what at mode 000: a submodule hook was made"
+    assert_cordon_stderr
+    assert_contains "$ERR" "$WS/$what" "the message names $what"
+    assert_contains "$ERR" "chmod u+r" "the message says the fix"
+  done
+  chmod 644 "$WS/.git/config"
+}
+
+# A git configuration larger than cordon reads (1 MiB) was skipped whole, so an include
+# it names after the first MiB was left writable; git reads it all. Refused instead; the
+# control: the same include in a small configuration keeps the file read-only.
+t_git_config_too_large() {
+  command -v git >/dev/null || skip_case "git is not installed (./bootstrap.sh installs it)"
+  git init -q "$WS" || die "git init failed"
+  echo "[user]" >"$WS/inc.cfg"
+  printf '[include]\n\tpath = ../inc.cfg\n' >>"$WS/.git/config"
+  local attack='echo "[core] fsmonitor = touch /tmp/pwned" >>inc.cfg'
+  crun run -- sh -c "$attack"
+  assert_file_content "$WS/inc.cfg" "[user]"
+  cp "$WS/.git/config" "$CT/config.small"
+  { echo "[x]"; head -c 1100000 /dev/zero | tr '\0' '#'; echo; printf '[include]\n\tpath = ../inc.cfg\n'; } >>"$WS/.git/config"
+  crun run -- sh -c "$attack"
+  cp "$CT/config.small" "$WS/.git/config"
+  [ "$RC" = 125 ] || die "a 1 MiB git configuration: expected exit 125, got $(last_run)"
+  assert_file_content "$WS/inc.cfg" "[user]"
+  assert_cordon_stderr
+  assert_contains "$ERR" "$WS/.git/config" "the message names the file"
+}
+
+run_case git_config_too_large t_git_config_too_large
+run_case next_run_unlistable_glob_dir t_next_run_unlistable_glob_dir
+run_case next_run_unsearchable_workspace t_next_run_unsearchable_workspace
+run_case next_run_unreadable_git t_next_run_unreadable_git
 run_case rename_parent_of_denied t_rename_parent_of_denied
 run_case rename_parent_of_read_only t_rename_parent_of_read_only
 run_case dotdot_deny t_dotdot_deny
