@@ -443,7 +443,7 @@ static bool exists_at(int dir, const char *name, struct stat *st)
  *
  * A directory is *git-like* when a host git could take it for a git directory or for
  * the common directory of one: it holds `objects` and `refs`, or `HEAD` and
- * `commondir` (git's is_git_directory() in setup.c: HEAD, and objects and refs passing
+ * `commondir` (git's own is_git_directory(): HEAD, and objects and refs passing
  * access(X_OK), here or in the directory commondir names; a common directory needs only
  * objects and refs).  Any type of file counts for each mark: git follows symlinks and
  * only asks access(), so a mark's type is no evidence either way.
