@@ -21,6 +21,9 @@ PACKAGES=(
   # what the tests run besides (most are there on any Debian; none may be assumed):
   # pgrep (procps), fusermount3 (fuse3), script (bsdutils), mount/umount (mount)
   procps fuse3 bsdutils mount
+  # the git oracle (tests/escape/test_gitoracle.sh) also runs on a loop-mounted btrfs and
+  # XFS, where a directory's identity works differently (a btrfs subvolume's st_dev)
+  btrfs-progs xfsprogs
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its
 # libFuzzer runtime: installed for CI, and on request (CORDON_FUZZ=1).
