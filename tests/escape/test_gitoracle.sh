@@ -34,6 +34,9 @@ KEEP=()
 #                     then .git/commondir made by O_TMPFILE + linkat -> git uses evil/config
 #   1803701179@80+91  submodule's git directory: objects moved aside behind a symlink, then
 #                     commondir written -> git uses the outside evil directory
+#   117@68+70,        nested repository: objects swapped (RENAME_EXCHANGE) with a symlink to
+#   208@24+76         an objects directory elsewhere, which git still accepts; then its
+#                     config, or a hook, is written
 #   65402239@21       bind(AF_UNIX) makes the agent name .cordon at the top
 #   39202328@115      bind(AF_UNIX) makes a name in the nested repository's hooks/
 #   1771165203@87     an O_PATH descriptor of nested/.git/config reopened for writing
@@ -41,7 +44,9 @@ KEEP=()
 #                     (as uid 65534)
 #   1285190683@55     chmod of the nested repository's hooks directory
 #   333056615@52      mkfifo src/HEAD: a host git in src blocks for ever
-REGRESSION_SEEDS=${CORDON_ORACLE_SEEDS:+$CORDON_ORACLE_SEEDS,}1990695145@39+97,1803701179@80+91,65402239@21,39202328@115,1771165203@87,1285190683@55,333056615@52
+#   25@3, 117@63      on btrfs only (a subvolume's st_dev is not the mount's): a plain write
+#                     of .git/commondir, and of nested/.git/config
+REGRESSION_SEEDS=${CORDON_ORACLE_SEEDS:+$CORDON_ORACLE_SEEDS,}1990695145@39+97,1803701179@80+91,65402239@21,39202328@115,1771165203@87,1285190683@55,333056615@52,117@68+70,208@24+76,25@3,117@63
 
 # oracle DIR ARG...: the fuzzer in DIR; its report becomes TAP comments, and a finding
 # fails the case with the seeds.
