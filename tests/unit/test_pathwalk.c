@@ -53,13 +53,13 @@
 #define PATH_LEN 512
 
 enum {
-    REF_ERR = 0, /* the kernel fails with err */
-    REF_DIRNAME, /* it would make `name` in the directory dev:ino */
-    REF_OBJ,     /* it opens the object dev:ino */
+    REF_ERR = 0,  /* the kernel fails with err */
+    REF_DIRNAME,  /* it would make `name` in the directory dev:ino */
+    REF_OBJ,      /* it opens the object dev:ino */
     REF_NOCREATE, /* open(O_CREAT) of "missing/" or a dangling "link/": nothing is made */
-    REF_MAYBE,   /* a dangling symlink whose target cannot be made (err): the walk may
+    REF_MAYBE,    /* a dangling symlink whose target cannot be made (err): the walk may
                     resolve it (the creation then fails) or fail with err */
-    REF_SKIP,    /* not compared: a creation the target must not do (outside a chroot) */
+    REF_SKIP,     /* not compared: a creation the target must not do (outside a chroot) */
 };
 
 typedef struct {
@@ -96,10 +96,38 @@ static const char *const NAMES[] = {"a", "b", "c", "d", "f", "l", "m", "n"};
 /* symlink targets; "@" is replaced by the tree's root as the target sees it ("" when
  * it is chrooted into the tree) */
 static const char *const TARGETS[] = {
-    "a", "b", "..", "../..", "../a", "a/b", ".", "nope", "f", "f/x", "l", "m", "a/../b", "./a//b/",
-    "@/", "@/a", "@/a/b", "@/nope/x", "@/l", "@/a/l", "@/f", "/proc/self/fd/10", "/proc/self/fd/11",
-    "/proc/self/cwd", "/proc/self/cwd/a", "/proc/self/fd/10/..", "/proc/thread-self/cwd/b", "l", "n/x",
-    "../../../..", "a/b/c/d", "",
+    "a",
+    "b",
+    "..",
+    "../..",
+    "../a",
+    "a/b",
+    ".",
+    "nope",
+    "f",
+    "f/x",
+    "l",
+    "m",
+    "a/../b",
+    "./a//b/",
+    "@/",
+    "@/a",
+    "@/a/b",
+    "@/nope/x",
+    "@/l",
+    "@/a/l",
+    "@/f",
+    "/proc/self/fd/10",
+    "/proc/self/fd/11",
+    "/proc/self/cwd",
+    "/proc/self/cwd/a",
+    "/proc/self/fd/10/..",
+    "/proc/thread-self/cwd/b",
+    "l",
+    "n/x",
+    "../../../..",
+    "a/b/c/d",
+    "",
 };
 #define NTARGETS (sizeof TARGETS / sizeof TARGETS[0])
 
@@ -223,8 +251,8 @@ static void kernel_answer(diff_case *c, bool may_create)
 {
     char dir[PATH_LEN], last[PW_NAME_MAX];
     c->kind = REF_OBJ, c->err = 0, c->name[0] = '\0';
-    bool dots = !split(c->path, dir, sizeof dir, last, sizeof last) || strcmp(last, ".") == 0 ||
-                strcmp(last, "..") == 0;
+    bool dots =
+        !split(c->path, dir, sizeof dir, last, sizeof last) || strcmp(last, ".") == 0 || strcmp(last, "..") == 0;
     if (dots) {
         int fd = open(c->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
@@ -560,9 +588,10 @@ static void run_diff(bool chrooted)
             break;
         }
     }
-    print_message("# %s target: %llu cases, %llu divergences (%llu where the kernel failed, %llu not compared by place: "
-                  "no creation possible, or none allowed outside a chroot)\n",
-                  chrooted ? "chrooted" : "same-root", st.cases, st.divergences, st.kernel_errors, st.skipped);
+    print_message(
+        "# %s target: %llu cases, %llu divergences (%llu where the kernel failed, %llu not compared by place: "
+        "no creation possible, or none allowed outside a chroot)\n",
+        chrooted ? "chrooted" : "same-root", st.cases, st.divergences, st.kernel_errors, st.skipped);
     munmap(shm, sizeof *shm);
     close(ctx->root_fd);
     free(ctx);
