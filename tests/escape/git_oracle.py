@@ -451,7 +451,8 @@ def git(args, cwd, env):
     except OSError as e:
         return 1, b'', str(e).encode()
     try:
-        out, err = p.communicate(timeout=5)
+        # a second is plenty for these commands; then look at why it waits
+        out, err = p.communicate(timeout=1)
         return p.returncode, out, err
     except subprocess.TimeoutExpired:
         try:
@@ -674,6 +675,8 @@ def main_fuzz(argv):
     ap.add_argument('--seeds', default='', help='regression entries, SEED or SEED@I+J, run first, all of them')
     ap.add_argument('--control', type=int, default=1,
                     help='how many random seeds to run without cordon too (the first with a difference ends it)')
+    ap.add_argument('--no-entry-control', action='store_true',
+                    help='run the regression entries without their controls (shown elsewhere)')
     ap.add_argument('--keep-going', action='store_true', help='do not stop at the first failing random seed')
     ap.add_argument('--max-findings', type=int, default=1)
     ap.add_argument('--cordon-arg', action='append', default=[])
@@ -704,7 +707,7 @@ def main_fuzz(argv):
     # the regression entries: every one, each with its control
     for spec in a.seeds.replace(',', ' ').split():
         spec, ops = parse_spec(spec)
-        if not control(spec, ops):
+        if not a.no_entry_control and not control(spec, ops):
             print('# CONTROL FAILED: %s changed nothing without cordon: the oracle cannot see it' % spec)
             failed += 1
         n += 1
