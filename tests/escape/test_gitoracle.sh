@@ -43,11 +43,12 @@ KEEP=()
 #                     through /proc/self/fd after unshare + a tmpfs over the directory
 #                     (as uid 65534)
 #   1285190683@55     chmod of the nested repository's hooks directory
+#   1111303968@10     chmod 0777 of .git (another local user could then swap its hooks)
 #   333056615@52      mkfifo src/HEAD: a host git in src blocks for ever
 #   25@3, 117@63      on btrfs only (a subvolume's st_dev is not the mount's): a plain write
 #                     of .git/commondir, and of nested/.git/config
 FS_SEEDS=25@3,117@63
-REGRESSION_SEEDS=${CORDON_ORACLE_SEEDS:+$CORDON_ORACLE_SEEDS,}1990695145@39+97,1803701179@80+91,65402239@21,39202328@115,1771165203@87,1285190683@55,333056615@52,117@68+70,208@24+76,$FS_SEEDS
+REGRESSION_SEEDS=${CORDON_ORACLE_SEEDS:+$CORDON_ORACLE_SEEDS,}1990695145@39+97,1803701179@80+91,65402239@21,39202328@115,1771165203@87,1285190683@55,1111303968@10,333056615@52,117@68+70,208@24+76,$FS_SEEDS
 
 # oracle DIR ARG...: the fuzzer in DIR; its report becomes TAP comments, and a finding
 # fails the case with the seeds.
