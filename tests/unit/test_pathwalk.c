@@ -1,8 +1,9 @@
 /* The resolver differential (issue 19, section 5; doc/security.md, "The resolver
  * differential"): the creation control's path walk, pw_resolve (src/supervise/pathwalk.c),
  * against the kernel's own resolution for the same process, over generated trees with
- * relative, absolute, dangling and looping symlinks, "..", trailing slashes and the
- * /proc/self/fd, /proc/self/cwd and /proc/self/root magic links.
+ * relative, absolute, dangling and looping symlinks, "..", trailing slashes, a mount
+ * point (a tmpfs, with symlinks out of it) and the /proc/self/fd and /proc/self/cwd magic
+ * links.
  *
  * The thread the walk works for is a child process (the target), which also computes
  * the kernel's answer itself: for a name that is not followed (mkdir, O_EXCL), the
@@ -346,7 +347,7 @@ static void kernel_answer(diff_case *c, bool may_create)
 /* The target's life: become what the round needs, then answer batches until told to
  * end (a closed pipe). */
 static void target_main(diff_shm *shm, int in, int out, const char *tree, bool chrooted, const char *cwd,
-                        const char *fd10, const char *fd11)
+                        const char *fd10, const char *fd11, const char *mnt)
 {
     char b = 1;
     /* fds 10 and 11 are the round's: the pipes must not be there */
@@ -378,6 +379,25 @@ static void target_main(diff_shm *shm, int in, int out, const char *tree, bool c
         snprintf(procdir, sizeof procdir, "%s/proc", tree);
         if (mount("/proc", procdir, NULL, MS_BIND | MS_REC, NULL) < 0)
             _exit(5);
+        if (mnt[0]) {
+            /* a mount point: ".." out of its root, symlinks inside it */
+            char d[PATH_MAX], q[PATH_MAX];
+            snprintf(d, sizeof d, "%s%s", tree, mnt);
+            if (mount("tmpfs", d, "tmpfs", 0, "size=64k") < 0)
+                _exit(5);
+            snprintf(q, sizeof q, "%s/a", d);
+            (void)mkdir(q, 0755);
+            snprintf(q, sizeof q, "%s/a/b", d);
+            (void)mkdir(q, 0755);
+            snprintf(q, sizeof q, "%s/l", d);
+            (void)!symlink("..", q);
+            snprintf(q, sizeof q, "%s/m", d);
+            (void)!symlink("/proc/self/cwd", q);
+            snprintf(q, sizeof q, "%s/n", d);
+            (void)!symlink("a/../../..", q);
+            snprintf(q, sizeof q, "%s/a/c", d);
+            (void)!symlink("../l", q);
+        }
         if (chdir(tree) < 0 || chroot(".") < 0)
             _exit(6);
     }
@@ -491,6 +511,13 @@ static bool round_run(pw_ctx *ctx, diff_shm *shm, const char *base, unsigned lon
     snprintf(cwd, sizeof cwd, "%s%s", chrooted ? "/" : tree, cw);
     snprintf(fd10, sizeof fd10, "%s%s", chrooted ? "/" : tree, d10);
     snprintf(fd11, sizeof fd11, "%s/%s", chrooted ? "" : tree, NAMES[rnd(&r, NNAMES)]);
+    /* the chrooted target mounts a tmpfs on a directory that is not its cwd's or fd 10's */
+    const char *mnt = "";
+    for (int k = 0; chrooted && ndirs && k < 4 && !mnt[0]; k++) {
+        const char *m = dirs[rnd(&r, (unsigned)ndirs)];
+        if (strncmp(cw, m, strlen(m)) != 0 && strncmp(d10, m, strlen(m)) != 0)
+            mnt = m;
+    }
 
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0)
@@ -500,7 +527,7 @@ static bool round_run(pw_ctx *ctx, diff_shm *shm, const char *base, unsigned lon
         fail_msg("fork: %s", strerror(errno));
     if (pid == 0) {
         close(to[1]), close(from[0]);
-        target_main(shm, to[0], from[1], tree, chrooted, cwd, fd10, fd11);
+        target_main(shm, to[0], from[1], tree, chrooted, cwd, fd10, fd11, mnt);
         _exit(0);
     }
     close(to[0]), close(from[1]);
@@ -541,9 +568,10 @@ static bool round_run(pw_ctx *ctx, diff_shm *shm, const char *base, unsigned lon
             if (d) {
                 st->divergences++;
                 if (st->divergences <= st->show)
-                    print_message("# DIVERGENCE (round seed %llu, %s target, cwd %s, fd 10 %s): %s %s: %s\n", seed,
-                                  chrooted ? "chrooted" : "same-root", cwd, fd10, c->path,
-                                  c->follow ? "followed" : "not followed", d);
+                    print_message(
+                        "# DIVERGENCE (round seed %llu, %s target, cwd %s, fd 10 %s, tmpfs on %s): %s %s: %s\n", seed,
+                        chrooted ? "chrooted" : "same-root", cwd, fd10, mnt[0] ? mnt : "nothing", c->path,
+                        c->follow ? "followed" : "not followed", d);
             }
             if (rr[i] == 0)
                 pw_result_close(&res[i]);
