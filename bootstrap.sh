@@ -22,7 +22,8 @@ PACKAGES=(
   # pgrep (procps), fusermount3 (fuse3), script (bsdutils), mount/umount (mount)
   procps fuse3 bsdutils mount
   # the git protections are tested on the file systems repositories live on besides ext4
-  # (tests/escape/test_git.sh, filesystems): a btrfs subvolume and XFS on loop devices
+  # (tests/escape/test_git.sh, filesystems; the git oracle, tests/escape/test_gitoracle.sh):
+  # a btrfs subvolume (a directory's st_dev is the subvolume's) and XFS on loop devices
   btrfs-progs xfsprogs
 )
 # The fuzzers (fuzz/, run by tests/run-all.sh when clang is there) need clang and its

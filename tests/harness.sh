@@ -10,9 +10,10 @@
 #
 # The program runs with a clean environment (PATH, HOME, LANG, TERM, the sanitizers'
 # options, CORDON, CORDON_TEST_TMP, CORDON_TEST_LABEL, the caller's other CORDON_TEST_*
-# settings, the --env ones), from a fresh directory that belongs to the identity, with a
-# fresh, empty HOME; all of it is removed afterwards. Where the identity cannot read the
-# checkout or run the binary (a clone in a private home), it gets world-readable copies.
+# settings and CORDON_ORACLE_* (the git oracle's budget and seeds), the --env ones), from
+# a fresh directory that belongs to the identity, with a fresh, empty HOME; all of it is
+# removed afterwards. Where the identity cannot read the checkout or run the binary (a
+# clone in a private home), it gets world-readable copies.
 # What the program prints is passed on (TAP); a test that cannot run here prints a TAP
 # plan that skips it ("1..0 # SKIP why"), which meson counts as a skip.
 set -uo pipefail
@@ -111,7 +112,7 @@ envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
   HOME="$base/home" LANG=C.UTF-8 TERM=dumb CORDON_TEST_TMP="$base/tmp")
 [ -n "$bin" ] && envs+=(CORDON="$bin")
 [ -n "$label" ] && envs+=(CORDON_TEST_LABEL="$label")
-for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS CI $(compgen -e | grep -E '^CORDON_(TEST|FAULT|ESCAPE|SEQ|CONCURRENT|CODEX)_'); do
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS CI $(compgen -e | grep -E '^CORDON_(TEST|FAULT|ESCAPE|SEQ|CONCURRENT|CODEX|ORACLE)_'); do
   [ -n "${!v+x}" ] && envs+=("$v=${!v}")
 done
 
