@@ -537,9 +537,23 @@ static bool is_git_sensitive(const char *name)
 #define WHY_WHITEOUT                                                                    \
     "a whiteout leaves a character device (0:0) in a host directory, for overlay file " \
     "systems; fuse-overlayfs works without"
+#define WHY_FIFO_HEAD                                                                       \
+    "a host git opens HEAD in every directory it looks at, and a FIFO there would hang it " \
+    "(in that directory and every one below); a FIFO in a git directory would hang it too"
 #define WHY_GIT_DIR                                                                   \
     "the mode or owner of a git directory decides who else may change its hooks and " \
     "configuration: cordon keeps it as it was"
+
+/* Would a FIFO named `name` in `dir` hang a host git?  HEAD anywhere (git reads it in
+ * every directory it considers), and any name in a guarded directory. */
+static const char *fifo_hangs_git(cc_state *cc, int dir, const struct stat *dst, const char *name)
+{
+    if (!is_host(cc, dir, dst))
+        return NULL;
+    if (strcmp(name, "HEAD") == 0 || guarded(cc, dir, dst))
+        return WHY_FIFO_HEAD;
+    return NULL;
+}
 
 /* NULL when allowed, else why not. */
 static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
@@ -1093,6 +1107,8 @@ static int do_mknod(cc_state *cc, const call *c, int dirfd, const char *path, mo
         return EEXIST;
     }
     const char *why = decide(cc, r.dir_fd, &r.dir_st, r.name, CC_CREATE);
+    if (!why && !dir && S_ISFIFO(mode))
+        why = fifo_hangs_git(cc, r.dir_fd, &r.dir_st, r.name);
     if (why) {
         pw_result_close(&r);
         return refuse(cc, c, why);
@@ -1153,6 +1169,11 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
         why = decide(cc, o.dir_fd, &o.dir_st, o.name, CC_CREATE);
     if (!why && (flags & RENAME_WHITEOUT) && is_host(cc, o.dir_fd, &o.dir_st))
         why = WHY_WHITEOUT;
+    struct stat ost, nst;
+    if (!why && exists_at(o.dir_fd, o.name, &ost) && S_ISFIFO(ost.st_mode))
+        why = fifo_hangs_git(cc, n.dir_fd, &n.dir_st, n.name);
+    if (!why && (flags & RENAME_EXCHANGE) && exists_at(n.dir_fd, n.name, &nst) && S_ISFIFO(nst.st_mode))
+        why = fifo_hangs_git(cc, o.dir_fd, &o.dir_st, o.name);
     if (why) {
         pw_result_close(&o);
         pw_result_close(&n);
@@ -1200,6 +1221,8 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
             o.obj_fd >= 0 ? decide_object(cc, o.obj_fd, CC_SOURCE) : decide(cc, o.dir_fd, &o.dir_st, o.name, CC_SOURCE);
     if (!why)
         why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
+    if (!why && have && S_ISFIFO(st.st_mode))
+        why = fifo_hangs_git(cc, n.dir_fd, &n.dir_st, n.name);
     if (why) {
         pw_result_close(&o);
         pw_result_close(&n);

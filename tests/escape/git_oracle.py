@@ -562,6 +562,11 @@ def diff(before, after):
             what = 'new git directory (discovered in place)' if a.get('own') else 'new mapping'
             found.append('%s: git in %s uses %s' % (what, a['path'], desc(a['map'], ap)))
     for (was, now), paths in sorted(moved.items(), key=lambda x: x[1][0]):
+        if now in bp:
+            # git there now finds a repository that was one before the run (a nested
+            # repository whose marks were removed falls back to its parent's): nothing
+            # the command chose, and that repository's files are compared below
+            continue
         found.append('mapping changed: git in %s%s now uses %s, was %s' % (
             paths[0], ' (and %d directories below)' % (len(paths) - 1) if len(paths) > 1 else '',
             desc(now, ap), desc(was, bp) if was else 'none'))

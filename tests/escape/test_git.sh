@@ -369,6 +369,16 @@ chown "$(id -u):$(id -g)" .git 2>/dev/null || echo chown-git-refused; touch own.
   assert_contains "$OUT" "chown-hooks-refused" "chown of the nested repository's hooks"
   assert_contains "$OUT" "chown-git-refused" "chown of .git"
   assert_contains "$OUT" "chown-ok" "chown of an ordinary file"
+  # a FIFO named HEAD hangs a host git in that directory and below; so does one in a git
+  # directory; an ordinary FIFO works
+  crun run -- sh -c 'mkfifo HEAD 2>/dev/null || echo head-refused; mkfifo sub/.git/packed-refs 2>/dev/null || echo gitdir-refused;
+mkfifo pipe && echo fifo-ok; mkfifo p2 && mv p2 HEAD 2>/dev/null || echo rename-refused'
+  assert_contains "$OUT" "head-refused" "a FIFO named HEAD"
+  assert_contains "$OUT" "gitdir-refused" "a FIFO in a git directory"
+  assert_contains "$OUT" "rename-refused" "a FIFO renamed to HEAD"
+  assert_contains "$OUT" "fifo-ok" "an ordinary FIFO"
+  assert_absent "$WS/HEAD"
+  (cd "$WS" && timeout 10 git status >/dev/null 2>&1) || die "a host git in the workspace fails or hangs after the run"
   # a whiteout would leave a 0:0 character device in the workspace
   echo w >"$WS/w1"
   crun run --allow-ro "$BIN" -- "$OPS" whiteout w1 w2
