@@ -464,9 +464,21 @@ static bool exists_at(int dir, const char *name, struct stat *st)
 static const char *const git_marks[] = {"HEAD", "objects", "refs", "commondir"};
 #define N_MARKS 4
 
+/* A git directory for git's discovery: HEAD, and objects and refs or commondir. */
+static bool git_dir_of(const bool has[N_MARKS])
+{
+    return has[0] && (has[3] || (has[1] && has[2]));
+}
+
+/* What a common directory needs: objects and refs. */
+static bool common_of(const bool has[N_MARKS])
+{
+    return has[1] && has[2];
+}
+
 static bool git_like_of(const bool has[N_MARKS])
 {
-    return (has[1] && has[2]) || (has[0] && has[3]);
+    return git_dir_of(has) || common_of(has);
 }
 
 static bool is_git_like(int dir)
@@ -486,7 +498,9 @@ static bool is_mark(const char *name)
     return false;
 }
 
-/* Would creating `name` in `dir` make it git-like when it was not? */
+/* Would creating `name` in `dir` make it a git directory, or a common directory, when
+ * it was not (a common directory given a HEAD becomes a git directory, whose config a
+ * host git would then read there)? */
 static bool becomes_git_like(int dir, const char *name)
 {
     if (!is_mark(name))
@@ -497,7 +511,7 @@ static bool becomes_git_like(int dir, const char *name)
         had[i] = exists_at(dir, git_marks[i], &st);
         will[i] = had[i] || strcmp(name, git_marks[i]) == 0;
     }
-    return git_like_of(will) && !git_like_of(had);
+    return (git_dir_of(will) && !git_dir_of(had)) || (common_of(will) && !common_of(had));
 }
 
 static bool guarded(const cc_state *cc, int dir, const struct stat *st)

@@ -12,7 +12,8 @@
  * file inside hooks, and remove config or hooks.  Removing is not counted as a change
  * (doc/security.md says why).
  *
- * The invariant: no reachable state is git-like with a deciding file changed.  A
+ * The invariant: no reachable state is git-like with a deciding file changed, nor a
+ * git directory that was none at start (git would read its config there).  A
  * breadth-first search visits every reachable state (there are at most 256), applying
  * each operation to the directory on disk and asking cc_decide first.  A positive
  * control: with the gate off, the search does reach a violating state. */
@@ -34,12 +35,14 @@
 #define N_MARKS 4
 static const char *const marks[N_MARKS] = {"HEAD", "objects", "refs", "commondir"};
 
-/* bits: 0-3 marks, 4 config, 5 hooks, 6 changed, 7 known at start */
+/* bits: 0-3 marks, 4 config, 5 hooks, 6 changed, 7 known at start, 8 a git directory
+ * at start */
 #define B_CONFIG  (1u << 4)
 #define B_HOOKS   (1u << 5)
 #define B_CHANGED (1u << 6)
 #define B_KNOWN   (1u << 7)
-#define N_STATES  256u
+#define B_WASGIT  (1u << 8)
+#define N_STATES  512u
 
 typedef struct model {
     char dir[64];
@@ -47,9 +50,21 @@ typedef struct model {
     bool gate;
 } model;
 
+static bool git_dir(unsigned s)
+{
+    return (s & 1u) && ((s & 8u) || ((s & 2u) && (s & 4u)));
+}
+
 static bool git_like(unsigned s)
 {
-    return ((s & 2u) && (s & 4u)) || ((s & 1u) && (s & 8u));
+    return git_dir(s) || ((s & 2u) && (s & 4u));
+}
+
+/* A violation: git-like with a deciding file changed, or a git directory (whose config
+ * a host git reads there) that was none at start. */
+static bool violates(unsigned s)
+{
+    return (git_like(s) && (s & B_CHANGED)) || (git_dir(s) && !(s & B_WASGIT));
 }
 
 static void rm_all(const char *dir)
@@ -153,17 +168,18 @@ static unsigned explore(model *m)
     unsigned queue[N_STATES], head = 0, tail = 0, bad = 0;
     struct stat st;
     assert_int_equal(stat(m->dir, &st), 0);
-    for (unsigned s = 0; s < (1u << 6); s++) {
+    for (unsigned s0 = 0; s0 < (1u << 6); s0++) {
+        unsigned s = s0 | (git_dir(s0) ? B_WASGIT : 0);
         queue[tail++] = s; /* not known at start */
         seen[s] = true;
-        if (git_like(s)) { /* a git directory at start may be known */
+        if (git_dir(s)) { /* a git directory at start may be known */
             queue[tail++] = s | B_KNOWN;
             seen[s | B_KNOWN] = true;
         }
     }
     while (head < tail) {
         unsigned s = queue[head++];
-        if (git_like(s) && (s & B_CHANGED))
+        if (violates(s))
             bad++;
         m->cc->n_gitdirs = 0;
         if (s & B_KNOWN) {
