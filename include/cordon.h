@@ -152,7 +152,8 @@ CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dir
 CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
 
 /* Warnings: a rule of the caller's that changes nothing (a path that does not exist, a
- * rule overridden by another at equal length, one that adds nothing to the rule above it)
+ * rule overridden by another at equal length, one that adds nothing to the rule above it),
+ * or a settings file's top-level key that nothing reads (cordon_policy_set_strict_settings),
  * is not an error (the run goes on) but most likely a mistake.  fn is called with one
  * message each (in the API's terms: the rule's source and path), from cordon_run*,
  * cordon_spawn and cordon_explain, in the calling thread, before they start anything; it
@@ -228,11 +229,20 @@ CORDON_API int cordon_policy_set_network_log(cordon_policy *p, const char *file,
 /* Read a settings file (JSON: README, "Settings file").  Rules add to the policy; scalar
  * values apply unless a setter already chose them explicitly. */
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);
+/* Refuse a settings file with a top-level key that neither cordon ("sandbox",
+ * "orchestration") nor the harnesses whose settings files it shares (pi's, Claude Code's)
+ * know, instead of warning about it (a misspelt "sandbox" drops every rule in it): a file
+ * read after this fails at once (CORDON_STAGE_SETTINGS, option "strictSettings"), and so
+ * does this call when a file read before had one.  Settings: "strictSettings": true.
+ * Once on, nothing turns it off (false is a no-op).  Without it each such key is a
+ * warning (cordon_policy_set_warning_handler) naming it and the nearest known key. */
+CORDON_API int cordon_policy_set_strict_settings(cordon_policy *p, bool strict, cordon_error *err);
 /* The settings' "sandbox.enabled": 1, 0, or -1 when no settings file said. */
 CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
 /* The settings' "orchestration.sandboxed" (a harness confines its subagents, doc/api.md):
  * 1, 0, or -1 when no settings file said.  Top-level keys other than "sandbox" and
- * "orchestration" (a harness's own settings) are ignored. */
+ * "orchestration" are a harness's own settings (pi's, Claude Code's: accepted as they are)
+ * or a warning (cordon_policy_set_strict_settings). */
 CORDON_API int cordon_policy_settings_sandboxed(const cordon_policy *p);
 /* What the settings say for what the caller does rather than the sandbox: "statusJson"
  * (where to write the result, as --status-json: cordon_status_file_open) or NULL, and

@@ -153,6 +153,12 @@ static int opt_settings(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_load_settings(a->pol, v, err);
 }
 
+static int opt_strict_settings(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return named(cordon_policy_set_strict_settings(a->pol, true, err), err, "--strict-settings");
+}
+
 static int opt_data_root(run_args *a, const char *v, cordon_error *err)
 {
     return named(cordon_policy_set_data_root(a->pol, v, err), err, "--data-root");
@@ -332,6 +338,9 @@ const option_def run_options[] = {
     {"--read-only", NULL, opt_read_only,
      "every allowed path and the workspace read-only (HOME and TMPDIR stay writable)"},
     {"--settings", "FILE", opt_settings, "read rules from a JSON settings file; flags add to it"},
+    {"--strict-settings", NULL, opt_strict_settings,
+     "refuse a settings file with a top-level key cordon and the harnesses it shares settings with (pi, "
+     "Claude Code) do not know (default: a warning naming the nearest known key, e.g. \"sanbox\" -> \"sandbox\")"},
     {"--data-root", "DIR", opt_data_root, "the value of <data-root> in settings files"},
     {"--network", "none|host|proxy", opt_network,
      "none (default): own network namespace with loopback only; host: the host's network; proxy: "

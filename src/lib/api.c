@@ -61,6 +61,9 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd))
         return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
+    if (pol->strict_settings && pol->settings_unknown.n > 0) /* the setters refuse it first; fail closed */
+        return err_opt(err, CORDON_STAGE_SETTINGS, 0, "strictSettings", "strictSettings refuses a settings file: %s",
+                       pol->settings_unknown.v[0]);
     const char *home = getenv("HOME");
     host_info host = {.home = home && home[0] == '/' ? home : NULL,
                       .cwd = cwd,
@@ -72,6 +75,17 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     if (plan_build(&x->r, &in, &x->p, err) < 0) {
         resolved_free(&x->r);
         return -1;
+    }
+    /* the settings files' unknown top-level keys first, then the rules' warnings */
+    if (pol->settings_unknown.n > 0) {
+        strv all = {0};
+        for (size_t i = 0; i < pol->settings_unknown.n; i++)
+            strv_push(&all, xasprintf("%s: ignored, with everything in it (strictSettings makes this an error)",
+                                      pol->settings_unknown.v[i]));
+        for (size_t i = 0; i < x->p.warnings.n; i++)
+            strv_push(&all, steal_pointer(&x->p.warnings.v[i]));
+        strv_free(&x->p.warnings);
+        x->p.warnings = all;
     }
     if (pol->warn_fn)
         for (size_t i = 0; i < x->p.warnings.n; i++)
