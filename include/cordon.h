@@ -619,7 +619,11 @@ typedef struct cordon_ws_integrated {
     char commit[65];             /* its id */
     char branch[256];            /* the branch it is on */
     bool recovered;              /* an integration that was interrupted was completed first */
-    cordon_ws_changes conflicts; /* worktree: the paths a merge could not take */
+    cordon_ws_changes conflicts; /* worktree: the paths a merge could not take ('C'); the
+                                    other backends: the source's files changed since the
+                                    workspace took them and not committed, that the
+                                    integration refused to overwrite (or, with
+                                    CORDON_WS_INTEGRATE_FORCE, overwrote) ('U') */
     cordon_ws_changes skipped;   /* changes never integrated (protected names, special files) */
 } cordon_ws_integrated;
 /* Write the changes into the source (the workspace's version wins); for a git source also
@@ -628,6 +632,21 @@ typedef struct cordon_ws_integrated {
  * cordon_ws_integrated_free(). */
 CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
                                           cordon_error *err);
+/* The same with flags.  Before anything is written, the source's files that the
+ * integration would overwrite or delete are compared with the source as the workspace took
+ * it (its creation, then the end of the last integration): a file changed there since
+ * (its ctime) whose version is not HEAD's own (a git source) or at all (another source) is
+ * somebody's unsaved work.  Without FORCE the integration is refused (-1, nothing written,
+ * stage WORKSPACE, option "force", res->conflicts names them); with FORCE their versions
+ * are first copied into the workspace's directory (cordon_workspace_saved(), until the
+ * workspace is removed), then overwritten.  The worktree backend's merge refuses on its
+ * own to touch uncommitted changes in its way; FORCE does not change that. */
+#define CORDON_WS_INTEGRATE_FORCE 0x1u
+CORDON_API int cordon_workspace_integrate_ex(cordon_workspace *ws, const char *message, unsigned flags,
+                                             cordon_ws_integrated *res, cordon_error *err);
+/* After an integration with CORDON_WS_INTEGRATE_FORCE that overwrote files of the source's:
+ * the directory holding their versions as they were (their paths below it), else NULL. */
+CORDON_API const char *cordon_workspace_saved(const cordon_workspace *ws);
 CORDON_API void cordon_ws_integrated_free(cordon_ws_integrated *res);
 
 /* Re-establish the recorded backend (fuse: mount again after a reboot; all: finish an
