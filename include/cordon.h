@@ -299,6 +299,13 @@ typedef struct cordon_result {
      * --network-log records them; network_counted says that there was a network to count. */
     bool network_counted;
     unsigned network_allowed, network_refused, network_failed;
+    /* The distinct hosts cordon's proxy refused by its rules (the command only saw a 403
+     * or a SOCKS refusal), once each, the first n_network_refusals of them as
+     * "HOST:PORT (WHY); to allow it: FLAG" strings ("(WHY)" alone when a --deny-domain
+     * refused it), one after the other, each ending in a NUL; network_refusals_more: the
+     * distinct hosts refused beyond them. */
+    unsigned n_network_refusals, network_refusals_more;
+    char network_refusals[2048];
 } cordon_result;
 /* clang-format off: an initializer on one line */
 #define CORDON_RESULT_INIT            \

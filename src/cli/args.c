@@ -348,7 +348,8 @@ const option_def run_options[] = {
      "variables rewritten) or cordon's filtering proxy (--allow-domain)"},
     {"--allow-domain", "DOMAIN", opt_allow_domain,
      "(implies --network proxy) cordon's HTTP/CONNECT/SOCKS5 proxy lets the command reach DOMAIN "
-     "('*.example.com': its subdomains; or an IP address); others get 403 naming the flag"},
+     "('*.example.com': its subdomains; or an IP address); others get 403 naming the flag, and each "
+     "refused host is said once on stderr after the run"},
     {"--deny-domain", "DOMAIN", opt_deny_domain, "refused even where an --allow-domain matches"},
     {"--add-host", "NAME=ADDRESS", opt_add_host,
      "cordon's proxy resolves NAME to ADDRESS without DNS (a loopback or private ADDRESS then "
