@@ -95,6 +95,11 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         prepared_free(x);
         return -1;
     }
+    size_t had = x->p.warnings.n;
+    net_plan_no_proxy_warnings(pol, &x->env, &x->p.net, &x->p.warnings);
+    if (pol->warn_fn)
+        for (size_t i = had; i < x->p.warnings.n; i++)
+            pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
     return 0;
 }
 

@@ -287,6 +287,29 @@ t_refusals_said_after_run() {
     "a special address"
 }
 
+# NO_PROXY takes a host past the proxy silently (issue 23): --allow-domain localhost
+# meant the host's localhost through cordon's proxy, but the command's clients skip the
+# proxy for localhost (NO_PROXY) and reach the sandbox's own loopback; bridging a host
+# proxy, a NO_PROXY host has no way out at all.  Each is a warning; the positive controls
+# (a domain NO_PROXY does not name, loopback names when bridging) say nothing.
+t_no_proxy_warned() {
+  expect_ok run --allow-domain example.test -- true
+  assert_not_contains "$ERR" "NO_PROXY" "an allowed domain NO_PROXY does not name"
+  expect_ok run --allow-domain localhost -- sh -c 'echo "$NO_PROXY"'
+  assert_contains "$OUT" "localhost" "the command's NO_PROXY names localhost"
+  assert_contains "$ERR" "cordon: warning: NO_PROXY names localhost, so the command's HTTP clients connect to it directly" \
+    "--allow-domain localhost and NO_PROXY"
+  assert_contains "$ERR" "--forward-port PORT" "the fix"
+  assert_eq "$(printf '%s\n' "$ERR" | grep -c 'names localhost')" 1 "NO_PROXY and no_proxy: said once"
+  HTTP_PROXY=http://127.0.0.1:9 crun run --network proxy --keep-env HTTP_PROXY \
+    --env NO_PROXY=localhost,127.0.0.1,internal.corp.test -- true
+  [ "$RC" = 0 ] || die "bridged run: $(last_run)"
+  assert_contains "$ERR" "cordon: warning: NO_PROXY names internal.corp.test: the command's clients connect to it directly" \
+    "a bridged proxy and a NO_PROXY host"
+  assert_not_contains "$ERR" "names localhost" "loopback names are the sandbox's own when bridging"
+  assert_not_contains "$ERR" "names 127.0.0.1"
+}
+
 run_case http_allowed_and_refused t_http_allowed_and_refused
 run_case connect_and_socks5 t_connect_and_socks5
 run_case refused_connect_body t_refused_connect_body
@@ -300,4 +323,5 @@ run_case explain_network t_explain_network
 run_case settings_keys t_settings_keys
 run_case resolver t_resolver
 run_case refusals_said_after_run t_refusals_said_after_run
+run_case no_proxy_warned t_no_proxy_warned
 finish
