@@ -216,10 +216,13 @@ CORDON_API int cordon_policy_add_dns_server(cordon_policy *p, const char *addres
 CORDON_API int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_error *err);
 /* --forward-port PORT: the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT. */
 CORDON_API int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *err);
-/* --publish-port PORT[:HOSTPORT]: what the command listens on at 127.0.0.1:PORT inside,
+/* --publish-port PORT, 127.0.0.1:HOSTPORT:PORT: what the command listens on at 127.0.0.1:PORT inside,
  * reachable on the host's 127.0.0.1:HOSTPORT (host_port 0: the same port). */
 CORDON_API int cordon_policy_publish_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err);
-/* The same two from their command-line spelling ("5432", "3000:8000"). */
+/* The same two from their command-line spelling: "5432"; for publish also "3000:3000" and
+ * Docker's order with the host's address, "127.0.0.1:8000:3000" (the host's 8000 to the
+ * command's 3000).  A bare "A:B" of two different ports is refused (CORDON_STAGE_USAGE,
+ * option "publishPort"): Docker reads it HOST:CONTAINER, cordon read it PORT:HOSTPORT. */
 CORDON_API int cordon_policy_forward_port_string(cordon_policy *p, const char *spec, cordon_error *err);
 CORDON_API int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon_error *err);
 /* --network-log FILE: every proxy decision and refused connection as a JSON line,

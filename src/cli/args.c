@@ -360,9 +360,10 @@ const option_def run_options[] = {
      "with --network proxy, allow creating AF_UNIX sockets (default: refused; socket pairs work)"},
     {"--forward-port", "PORT", opt_forward_port,
      "the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT (a database, a dev server)"},
-    {"--publish-port", "PORT[:HOSTPORT]", opt_publish_port,
+    {"--publish-port", "PORT|127.0.0.1:HOSTPORT:PORT", opt_publish_port,
      "what the command listens on at 127.0.0.1:PORT inside, reachable at the host's "
-     "127.0.0.1:HOSTPORT (default PORT)"},
+     "127.0.0.1:HOSTPORT (default PORT, as --forward-port); the host's port first, as Docker's -p; "
+     "a bare A:B of two ports is refused as ambiguous"},
     {"--network-log", "FILE", opt_network_log,
      "append every proxy decision and refused connection to FILE as JSON lines"},
     {"--env", "NAME=VALUE", opt_env, "set a variable in the command's environment"},

@@ -371,8 +371,9 @@ static int net_entry(cordon_policy *p, const char *key, const json_t *e, cordon_
     }
     if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
         return err_set(err, CORDON_STAGE_SETTINGS, 0, "must be %s",
-                       key[0] == 'f' || key[0] == 'p' ? "a port number (or a \"PORT[:HOSTPORT]\" string)"
-                                                      : "a string without NUL bytes");
+                       key[0] == 'f'   ? "a port number (or a \"PORT\" string)"
+                       : key[0] == 'p' ? "a port number (or a \"PORT\" or \"127.0.0.1:HOSTPORT:PORT\" string)"
+                                       : "a string without NUL bytes");
     const char *v = json_string_value(e);
     if (strcmp(key, "allowedDomains") == 0)
         return cordon_policy_allow_domain(p, v, err);

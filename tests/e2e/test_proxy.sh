@@ -211,7 +211,7 @@ t_proxy_upstream_down() {
 
 t_explain_network() {
   expect_ok explain --allow-domain '*.example.com' --deny-domain bad.example.com --add-host db.example.com=10.0.0.5 \
-    --forward-port 5432 --publish-port 3000:8000 --network-log /tmp/log
+    --forward-port 5432 --publish-port 127.0.0.1:8000:3000 --network-log /tmp/log
   assert_contains "$OUT" "network     proxy" "the mode"
   assert_contains "$OUT" "proxy    127.0.0.1:3128" "the proxy"
   assert_contains "$OUT" "allow    *.example.com" "allow"
