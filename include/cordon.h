@@ -152,7 +152,8 @@ CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dir
 CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
 
 /* Warnings: a rule of the caller's that changes nothing (a path that does not exist, a
- * rule overridden by another at equal length, one that adds nothing to the rule above it)
+ * rule overridden by another at equal length, one that adds nothing to the rule above it),
+ * or a settings file's top-level key that nothing reads (cordon_policy_set_strict_settings),
  * is not an error (the run goes on) but most likely a mistake.  fn is called with one
  * message each (in the API's terms: the rule's source and path), from cordon_run*,
  * cordon_spawn and cordon_explain, in the calling thread, before they start anything; it
@@ -215,10 +216,13 @@ CORDON_API int cordon_policy_add_dns_server(cordon_policy *p, const char *addres
 CORDON_API int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_error *err);
 /* --forward-port PORT: the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT. */
 CORDON_API int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *err);
-/* --publish-port PORT[:HOSTPORT]: what the command listens on at 127.0.0.1:PORT inside,
+/* --publish-port PORT, 127.0.0.1:HOSTPORT:PORT: what the command listens on at 127.0.0.1:PORT inside,
  * reachable on the host's 127.0.0.1:HOSTPORT (host_port 0: the same port). */
 CORDON_API int cordon_policy_publish_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err);
-/* The same two from their command-line spelling ("5432", "3000:8000"). */
+/* The same two from their command-line spelling: "5432"; for publish also "3000:3000" and
+ * Docker's order with the host's address, "127.0.0.1:8000:3000" (the host's 8000 to the
+ * command's 3000).  A bare "A:B" of two different ports is refused (CORDON_STAGE_USAGE,
+ * option "publishPort"): Docker reads it HOST:CONTAINER, cordon read it PORT:HOSTPORT. */
 CORDON_API int cordon_policy_forward_port_string(cordon_policy *p, const char *spec, cordon_error *err);
 CORDON_API int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon_error *err);
 /* --network-log FILE: every proxy decision and refused connection as a JSON line,
@@ -228,11 +232,20 @@ CORDON_API int cordon_policy_set_network_log(cordon_policy *p, const char *file,
 /* Read a settings file (JSON: README, "Settings file").  Rules add to the policy; scalar
  * values apply unless a setter already chose them explicitly. */
 CORDON_API int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err);
+/* Refuse a settings file with a top-level key that neither cordon ("sandbox",
+ * "orchestration") nor the harnesses whose settings files it shares (pi's, Claude Code's)
+ * know, instead of warning about it (a misspelt "sandbox" drops every rule in it): a file
+ * read after this fails at once (CORDON_STAGE_SETTINGS, option "strictSettings"), and so
+ * does this call when a file read before had one.  Settings: "strictSettings": true.
+ * Once on, nothing turns it off (false is a no-op).  Without it each such key is a
+ * warning (cordon_policy_set_warning_handler) naming it and the nearest known key. */
+CORDON_API int cordon_policy_set_strict_settings(cordon_policy *p, bool strict, cordon_error *err);
 /* The settings' "sandbox.enabled": 1, 0, or -1 when no settings file said. */
 CORDON_API int cordon_policy_settings_enabled(const cordon_policy *p);
 /* The settings' "orchestration.sandboxed" (a harness confines its subagents, doc/api.md):
  * 1, 0, or -1 when no settings file said.  Top-level keys other than "sandbox" and
- * "orchestration" (a harness's own settings) are ignored. */
+ * "orchestration" are a harness's own settings (pi's, Claude Code's: accepted as they are)
+ * or a warning (cordon_policy_set_strict_settings). */
 CORDON_API int cordon_policy_settings_sandboxed(const cordon_policy *p);
 /* What the settings say for what the caller does rather than the sandbox: "statusJson"
  * (where to write the result, as --status-json: cordon_status_file_open) or NULL, and
@@ -289,6 +302,13 @@ typedef struct cordon_result {
      * --network-log records them; network_counted says that there was a network to count. */
     bool network_counted;
     unsigned network_allowed, network_refused, network_failed;
+    /* The distinct hosts cordon's proxy refused by its rules (the command only saw a 403
+     * or a SOCKS refusal), once each, the first n_network_refusals of them as
+     * "HOST:PORT (WHY); to allow it: FLAG" strings ("(WHY)" alone when a --deny-domain
+     * refused it), one after the other, each ending in a NUL; network_refusals_more: the
+     * distinct hosts refused beyond them. */
+    unsigned n_network_refusals, network_refusals_more;
+    char network_refusals[2048];
 } cordon_result;
 /* clang-format off: an initializer on one line */
 #define CORDON_RESULT_INIT            \
@@ -616,7 +636,11 @@ typedef struct cordon_ws_integrated {
     char commit[65];             /* its id */
     char branch[256];            /* the branch it is on */
     bool recovered;              /* an integration that was interrupted was completed first */
-    cordon_ws_changes conflicts; /* worktree: the paths a merge could not take */
+    cordon_ws_changes conflicts; /* worktree: the paths a merge could not take ('C'); the
+                                    other backends: the source's files changed since the
+                                    workspace took them and not committed, that the
+                                    integration refused to overwrite (or, with
+                                    CORDON_WS_INTEGRATE_FORCE, overwrote) ('U') */
     cordon_ws_changes skipped;   /* changes never integrated (protected names, special files) */
 } cordon_ws_integrated;
 /* Write the changes into the source (the workspace's version wins); for a git source also
@@ -625,6 +649,21 @@ typedef struct cordon_ws_integrated {
  * cordon_ws_integrated_free(). */
 CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
                                           cordon_error *err);
+/* The same with flags.  Before anything is written, the source's files that the
+ * integration would overwrite or delete are compared with the source as the workspace took
+ * it (its creation, then the end of the last integration): a file changed there since
+ * (its ctime) whose version is not HEAD's own (a git source) or at all (another source) is
+ * somebody's unsaved work.  Without FORCE the integration is refused (-1, nothing written,
+ * stage WORKSPACE, option "force", res->conflicts names them); with FORCE their versions
+ * are first copied into the workspace's directory (cordon_workspace_saved(), until the
+ * workspace is removed), then overwritten.  The worktree backend's merge refuses on its
+ * own to touch uncommitted changes in its way; FORCE does not change that. */
+#define CORDON_WS_INTEGRATE_FORCE 0x1u
+CORDON_API int cordon_workspace_integrate_ex(cordon_workspace *ws, const char *message, unsigned flags,
+                                             cordon_ws_integrated *res, cordon_error *err);
+/* After an integration with CORDON_WS_INTEGRATE_FORCE that overwrote files of the source's:
+ * the directory holding their versions as they were (their paths below it), else NULL. */
+CORDON_API const char *cordon_workspace_saved(const cordon_workspace *ws);
 CORDON_API void cordon_ws_integrated_free(cordon_ws_integrated *res);
 
 /* Re-establish the recorded backend (fuse: mount again after a reboot; all: finish an

@@ -188,6 +188,8 @@ class Policy:
     :param limit_memory: bytes, or a string such as ``"512M"``
     :param limit_cpu: CPU seconds in all
     :param settings: a settings file (or several) read first; the arguments add to it
+    :param strict_settings: refuse a settings file with a top-level key that neither cordon nor
+        the harnesses it shares settings with know (default: a warning); applies to ``settings``
     :param data_root: the value of ``<data-root>`` in settings
     :param protect: more names kept read-only at the top of every writable path
     :param proc: mount /proc (default True)
@@ -208,6 +210,7 @@ class Policy:
                  timeout: Optional[float] = None, limit_pids: Optional[int] = None,
                  limit_memory: Union[int, str, None] = None, limit_cpu: Optional[int] = None,
                  settings: Union[PathLike, Sequence[PathLike], None] = None,
+                 strict_settings: bool = False,
                  data_root: Optional[PathLike] = None, protect: Iterable[str] = (),
                  proc: bool = True, no_nested: bool = False,
                  isolation: Optional[str] = None) -> None:
@@ -216,6 +219,8 @@ class Policy:
         if not self._p:
             raise MemoryError("cordon_policy_new")
         try:
+            if strict_settings:
+                self._call(lib.cordon_policy_set_strict_settings, True)
             if settings is not None:
                 for f in [settings] if isinstance(settings, (str, bytes, os.PathLike)) else settings:
                     self._call(lib.cordon_policy_load_settings, _fs(f))

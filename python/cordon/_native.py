@@ -114,6 +114,7 @@ _PROTOTYPES = {
     "cordon_policy_add_deny_glob": (_I, [_P, _S, _S, _E]),
     "cordon_policy_set_glob_depth": (_I, [_P, _I, _E]),
     "cordon_policy_load_settings": (_I, [_P, _S, _E]),
+    "cordon_policy_set_strict_settings": (_I, [_P, _B, _E]),
     "cordon_policy_settings_enabled": (_I, [_P]),
     "cordon_run": (_I, [_P, ctypes.POINTER(ctypes.c_char_p), _R, _E]),
     "cordon_run_output": (_I, [_P, ctypes.POINTER(ctypes.c_char_p), OUTPUT_FN, ctypes.c_void_p, _R, _E]),

@@ -92,6 +92,19 @@ class Basics(unittest.TestCase):
         finally:
             os.unlink(f.name)
 
+    def test_strict_settings(self) -> None:
+        # a misspelt "sandbox" drops its rules: a warning by default, refused when strict
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write('{"sanbox": {"deniedPaths": ["/x"]}, "model": "m"}')
+        try:
+            policy(settings=f.name)
+            with self.assertRaises(cordon.CordonError) as cm:
+                policy(settings=f.name, strict_settings=True)
+            self.assertEqual(cm.exception.stage, "settings")
+            self.assertIn('did you mean "sandbox"?', cm.exception.message)
+        finally:
+            os.unlink(f.name)
+
     def test_closed_objects(self) -> None:
         p = policy()
         p.close()

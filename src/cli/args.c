@@ -153,6 +153,12 @@ static int opt_settings(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_load_settings(a->pol, v, err);
 }
 
+static int opt_strict_settings(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return named(cordon_policy_set_strict_settings(a->pol, true, err), err, "--strict-settings");
+}
+
 static int opt_data_root(run_args *a, const char *v, cordon_error *err)
 {
     return named(cordon_policy_set_data_root(a->pol, v, err), err, "--data-root");
@@ -332,6 +338,9 @@ const option_def run_options[] = {
     {"--read-only", NULL, opt_read_only,
      "every allowed path and the workspace read-only (HOME and TMPDIR stay writable)"},
     {"--settings", "FILE", opt_settings, "read rules from a JSON settings file; flags add to it"},
+    {"--strict-settings", NULL, opt_strict_settings,
+     "refuse a settings file with a top-level key cordon and the harnesses it shares settings with (pi, "
+     "Claude Code) do not know (default: a warning naming the nearest known key, e.g. \"sanbox\" -> \"sandbox\")"},
     {"--data-root", "DIR", opt_data_root, "the value of <data-root> in settings files"},
     {"--network", "none|host|proxy", opt_network,
      "none (default): own network namespace with loopback only; host: the host's network; proxy: "
@@ -339,7 +348,8 @@ const option_def run_options[] = {
      "variables rewritten) or cordon's filtering proxy (--allow-domain)"},
     {"--allow-domain", "DOMAIN", opt_allow_domain,
      "(implies --network proxy) cordon's HTTP/CONNECT/SOCKS5 proxy lets the command reach DOMAIN "
-     "('*.example.com': its subdomains; or an IP address); others get 403 naming the flag"},
+     "('*.example.com': its subdomains; or an IP address); others get 403 naming the flag, and each "
+     "refused host is said once on stderr after the run"},
     {"--deny-domain", "DOMAIN", opt_deny_domain, "refused even where an --allow-domain matches"},
     {"--add-host", "NAME=ADDRESS", opt_add_host,
      "cordon's proxy resolves NAME to ADDRESS without DNS (a loopback or private ADDRESS then "
@@ -350,9 +360,10 @@ const option_def run_options[] = {
      "with --network proxy, allow creating AF_UNIX sockets (default: refused; socket pairs work)"},
     {"--forward-port", "PORT", opt_forward_port,
      "the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT (a database, a dev server)"},
-    {"--publish-port", "PORT[:HOSTPORT]", opt_publish_port,
+    {"--publish-port", "PORT|127.0.0.1:HOSTPORT:PORT", opt_publish_port,
      "what the command listens on at 127.0.0.1:PORT inside, reachable at the host's "
-     "127.0.0.1:HOSTPORT (default PORT)"},
+     "127.0.0.1:HOSTPORT (default PORT, as --forward-port); the host's port first, as Docker's -p; "
+     "a bare A:B of two ports is refused as ambiguous"},
     {"--network-log", "FILE", opt_network_log,
      "append every proxy decision and refused connection to FILE as JSON lines"},
     {"--env", "NAME=VALUE", opt_env, "set a variable in the command's environment"},

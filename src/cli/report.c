@@ -90,6 +90,15 @@ void cli_print_refusals(const cordon_result *res)
     }
     if (res->refused > res->n_refusals)
         fprintf(stderr, "cordon: ... and %lu more refused calls (see --status-json)\n", res->refused - res->n_refusals);
+    /* the network's: each refused host once, with what would allow it */
+    r = res->network_refusals;
+    for (unsigned i = 0; i < res->n_network_refusals; i++) {
+        fprintf(stderr, "cordon: network: refused %s\n", r);
+        r += strlen(r) + 1;
+    }
+    if (res->network_refusals_more)
+        fprintf(stderr, "cordon: network: ... and %u more refused hosts (see --network-log)\n",
+                res->network_refusals_more);
 }
 
 void cli_print_error(const cordon_error *err)

@@ -48,11 +48,14 @@ void help_workspace(FILE *out)
           "  diff NAME [--name-status]\n"
           "        the changes against DIR as it is now: a unified diff (git apply takes it),\n"
           "        or one \"A|M|D<TAB>path\" line each; .git is never part of them\n"
-          "  integrate NAME [-m MESSAGE]\n"
+          "  integrate NAME [-m MESSAGE] [--force]\n"
           "        write the changes into DIR (the workspace's version wins) and, for a git\n"
           "        repository, make exactly one commit on its current branch (none when\n"
           "        nothing changed); worktree: a merge, or the conflicting paths and nothing\n"
-          "        changed (exit 1)\n"
+          "        changed (exit 1).  A file of DIR's that the integration would overwrite\n"
+          "        and that was changed in DIR since the workspace took it (and, in a git\n"
+          "        repository, not committed) is refused with its name (exit 125);\n"
+          "        --force overwrites it, its version kept in the workspace's directory\n"
           "  list                  the workspaces\n"
           "  status NAME           backend, source, whether it is ready; finishes an\n"
           "                        interrupted integration\n"
@@ -75,6 +78,7 @@ typedef struct ws_args {
     const char *settings;
     const char *message;
     bool name_status;
+    bool force;
     bool help;
 } ws_args;
 
@@ -125,6 +129,8 @@ static int parse(int argc, char **argv, ws_args *a, const char *allowed, bool ne
             a->message = val;
         else if (strcmp(opt, "--name-status") == 0)
             a->name_status = true;
+        else if (strcmp(opt, "--force") == 0)
+            a->force = true;
     }
     if (!a->help && need_name && !a->name)
         return usage_error("%s: which workspace? give its NAME", "cordon workspace");
@@ -305,14 +311,14 @@ static int cmd_integrate(int argc, char **argv)
 {
     ws_args a = {0};
     int code = 0;
-    if (!begin(argc, argv, &a, " -m --message ", true, &code))
+    if (!begin(argc, argv, &a, " -m --message --force ", true, &code))
         return code;
     cordon_workspace *ws;
     if (open_ws(&a, &ws) < 0)
         return CORDON_EXIT_SETUP;
     cordon_error err = {0};
     cordon_ws_integrated res;
-    int r = cordon_workspace_integrate(ws, a.message, &res, &err);
+    int r = cordon_workspace_integrate_ex(ws, a.message, a.force ? CORDON_WS_INTEGRATE_FORCE : 0, &res, &err);
     if (res.recovered)
         fprintf(stderr, "cordon: workspace %s: an interrupted integration was finished first\n", a.name);
     /* the paths are names the command chose: quoted, never raw to the terminal */
@@ -337,6 +343,17 @@ static int cmd_integrate(int argc, char **argv)
                 "integrate again\n",
                 a.name);
         code = EXIT_CONFLICT;
+    } else if (cordon_workspace_saved(ws)) {
+        /* --force overwrote the source's own changes: where they are now */
+        fprintf(stderr,
+                "cordon: workspace %s: --force overwrote %zu file%s changed in %s since the workspace took it; "
+                "the source's version%s from before %s kept in %s (until `cordon workspace remove %s`)\n",
+                a.name, res.conflicts.n, res.conflicts.n == 1 ? "" : "s", cordon_workspace_source(ws),
+                res.conflicts.n == 1 ? "" : "s", res.conflicts.n == 1 ? "is" : "are", cordon_workspace_saved(ws),
+                a.name);
+    }
+    if (r < 0 || r == 1) {
+        /* said above */
     } else if (res.added + res.modified + res.deleted == 0) {
         printf("workspace %s: nothing to integrate\n", a.name);
     } else {

@@ -67,6 +67,9 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     char cwd[4096];
     if (!getcwd(cwd, sizeof cwd))
         return err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot tell the current directory");
+    if (pol->strict_settings && pol->settings_unknown.n > 0) /* the setters refuse it first; fail closed */
+        return err_opt(err, CORDON_STAGE_SETTINGS, 0, "strictSettings", "strictSettings refuses a settings file: %s",
+                       pol->settings_unknown.v[0]);
     const char *home = getenv("HOME");
     host_info host = {.home = home && home[0] == '/' ? home : NULL,
                       .cwd = cwd,
@@ -79,6 +82,17 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         resolved_free(&x->r);
         return -1;
     }
+    /* the settings files' unknown top-level keys first, then the rules' warnings */
+    if (pol->settings_unknown.n > 0) {
+        strv all = {0};
+        for (size_t i = 0; i < pol->settings_unknown.n; i++)
+            strv_push(&all, xasprintf("%s: ignored, with everything in it (strictSettings makes this an error)",
+                                      pol->settings_unknown.v[i]));
+        for (size_t i = 0; i < x->p.warnings.n; i++)
+            strv_push(&all, steal_pointer(&x->p.warnings.v[i]));
+        strv_free(&x->p.warnings);
+        x->p.warnings = all;
+    }
     if (pol->warn_fn)
         for (size_t i = 0; i < x->p.warnings.n; i++)
             pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
@@ -87,6 +101,11 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
         prepared_free(x);
         return -1;
     }
+    size_t had = x->p.warnings.n;
+    net_plan_no_proxy_warnings(pol, &x->env, &x->p.net, &x->p.warnings);
+    if (pol->warn_fn)
+        for (size_t i = had; i < x->p.warnings.n; i++)
+            pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
     return 0;
 }
 

@@ -207,6 +207,24 @@ void net_host_result(const net_host *h, cordon_result *res)
     res->network_allowed = __atomic_load_n(&h->counts->allowed, __ATOMIC_ACQUIRE);
     res->network_refused = __atomic_load_n(&h->counts->refused, __ATOMIC_ACQUIRE);
     res->network_failed = __atomic_load_n(&h->counts->failed, __ATOMIC_ACQUIRE);
+    unsigned n = __atomic_load_n(&h->counts->n_refusals, __ATOMIC_ACQUIRE);
+    size_t used = 0;
+    res->n_network_refusals = 0;
+    res->network_refusals_more = __atomic_load_n(&h->counts->more_refusals, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n && i < NET_REFUSALS_MAX; i++) {
+        const net_refusal *r = &h->counts->refusals[i];
+        char line[1024];
+        int len = r->fix[0]
+                      ? snprintf(line, sizeof line, "%s:%u (%s); to allow it: %s", r->host, r->port, r->why, r->fix)
+                      : snprintf(line, sizeof line, "%s:%u (%s)", r->host, r->port, r->why);
+        if (len < 0 || used + (size_t)len + 1 > sizeof res->network_refusals) {
+            res->network_refusals_more += n - i;
+            break;
+        }
+        memcpy(res->network_refusals + used, line, (size_t)len + 1);
+        used += (size_t)len + 1;
+        res->n_network_refusals++;
+    }
 }
 
 void net_host_free(net_host *h)

@@ -36,8 +36,20 @@
 
 /* What the helper counts, in memory it shares with the run (MAP_SHARED): written by the
  * helper only, read by the run at any time. */
+#define NET_REFUSALS_MAX 16
+typedef struct net_refusal {
+    char host[256]; /* as the request named it, control bytes as '?' */
+    unsigned port;
+    char why[320]; /* the reason, as --network-log says it */
+    char fix[320]; /* the flag(s) that would allow it, or "" (refused by --deny-domain) */
+} net_refusal;
 typedef struct net_counts {
     unsigned allowed, refused, failed;
+    /* The distinct hosts refused by cordon's rules, once each, for the run to say after it
+     * (the command only saw a 403): an entry is written whole before n_refusals counts it;
+     * more_refusals counts the distinct hosts past the table's end. */
+    unsigned n_refusals, more_refusals;
+    net_refusal refusals[NET_REFUSALS_MAX];
 } net_counts;
 
 typedef struct net_host {

@@ -205,6 +205,82 @@ static int bridge_env(const struct cordon_policy *pol, strv *env, net_plan *np, 
     return 0;
 }
 
+static bool loopback_name(const char *h)
+{
+    size_t n = strlen(h);
+    return strcmp(h, "localhost") == 0 || (n > 10 && strcmp(h + n - 10, ".localhost") == 0) ||
+           strncmp(h, "127.", 4) == 0 || strcmp(h, "::1") == 0 || strcmp(h, "[::1]") == 0;
+}
+
+static void no_proxy_entry(const struct cordon_policy *pol, const net_plan *np, const char *var, const char *entry,
+                           strv *warnings)
+{
+    char host[NET_HOST_MAX];
+    snprintf(host, sizeof host, "%s", entry);
+    /* ".example.com" and "*.example.com" are example.com's subdomains to curl and Python;
+     * ":PORT" narrows the entry to a port */
+    char *h = host;
+    if (h[0] == '*' && h[1] == '.')
+        h += 2;
+    else if (h[0] == '.')
+        h++;
+    char *colon = strrchr(h, ':');
+    if (colon && h[0] != '[' && strchr(h, ':') == colon)
+        *colon = '\0';
+    if (!*h)
+        return;
+    if (np->proxy && pol->net.allow.n) {
+        for (size_t i = 0; i < pol->net.allow.n; i++) {
+            const char *pat = pol->net.allow.v[i];
+            if (strcmp(h, "*") != 0 && net_pattern_match(pat, h) == NET_MATCH_NONE && strcmp(pat, h) != 0)
+                continue;
+            if (loopback_name(h))
+                strv_push(warnings,
+                          xasprintf("%s names %s, so the command's HTTP clients connect to it directly, to the "
+                                    "sandbox's own loopback, and never through cordon's proxy that --allow-domain %s "
+                                    "opens: the host's %s is not reached that way; --forward-port PORT makes a port of "
+                                    "the host's loopback reachable inside",
+                                    var, entry, pat, h));
+            else
+                strv_push(warnings, xasprintf("%s names %s, which --allow-domain %s allows: the command's HTTP clients "
+                                              "connect to it directly, not through cordon's proxy, and the sandbox's "
+                                              "network has no other way out",
+                                              var, entry, pat));
+            return;
+        }
+        return;
+    }
+    if (np->proxy && !loopback_name(h))
+        strv_push(warnings, xasprintf("%s names %s: the command's clients connect to it directly instead of through "
+                                      "the proxy, and the sandbox's network has no other way out (the connection "
+                                      "fails); remove it from %s",
+                                      var, strcmp(h, "*") == 0 ? "* (every host)" : entry, var));
+}
+
+void net_plan_no_proxy_warnings(const struct cordon_policy *pol, const strv *env, const net_plan *np, strv *warnings)
+{
+    if (!np->proxy)
+        return;
+    strv seen = {0};
+    for (size_t i = 0; i < env->n; i++) {
+        const char *v = env->v[i];
+        const char *var = strncmp(v, "NO_PROXY=", 9) == 0   ? "NO_PROXY"
+                          : strncmp(v, "no_proxy=", 9) == 0 ? "no_proxy"
+                                                            : NULL;
+        if (!var)
+            continue;
+        char *list = xstrdup(v + 9), *save = NULL;
+        for (char *e = strtok_r(list, ", \t", &save); e; e = strtok_r(NULL, ", \t", &save)) {
+            if (strv_contains(&seen, e))
+                continue; /* NO_PROXY and no_proxy name it both: said once */
+            strv_push(&seen, xstrdup(e));
+            no_proxy_entry(pol, np, var, e, warnings);
+        }
+        free(list);
+    }
+    strv_free(&seen);
+}
+
 int net_plan_build(const struct cordon_policy *pol, strv *env, net_plan *out, cordon_error *err)
 {
     *out = (net_plan){0};

@@ -82,6 +82,12 @@ typedef struct net_plan {
  * USAGE) on conflicting options, a proxy variable that cannot be bridged, and proxy mode
  * with nothing to reach. */
 int net_plan_build(const struct cordon_policy *pol, strv *env, net_plan *out, cordon_error *err);
+/* What the command's NO_PROXY/no_proxy (in env, as net_plan_build left it) takes past the
+ * proxy that the proxy was meant to see: a name an --allow-domain allows (localhost above
+ * all: the command's clients then reach the sandbox's own loopback, not the host's), or,
+ * bridging a proxy of the host's, a host the sandbox has no other way to.  One warning
+ * each, pushed onto warnings. */
+void net_plan_no_proxy_warnings(const struct cordon_policy *pol, const strv *env, const net_plan *np, strv *warnings);
 void net_plan_free(net_plan *np);
 
 /* `cordon explain`: the network section. */

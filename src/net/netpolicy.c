@@ -223,12 +223,41 @@ int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon
     unsigned port = 0, host = 0;
     if (!spec)
         spec = "";
-    const char *colon = strchr(spec, ':');
-    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (parse_port(spec, n, "publishPort", spec, &port, err) < 0 ||
-        (colon && parse_port(colon + 1, strlen(colon + 1), "publishPort", spec, &host, err) < 0))
+    const char *c1 = strchr(spec, ':');
+    const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c1) /* PORT: the same port on both sides, as --forward-port PORT */
+        return parse_port(spec, strlen(spec), "publishPort", spec, &port, err) < 0
+                   ? -1
+                   : cordon_policy_publish_port(p, port, 0, err);
+    if (!c2) {
+        /* A:B reads HOST:CONTAINER to a Docker user (-p 8080:3000) and read PORT:HOSTPORT
+         * to cordon before: the same numbers would publish the other way round.  Only the
+         * form that means one thing either way is taken; the other is refused with both
+         * readings spelt out (README, "Network"). */
+        unsigned a = 0, b = 0;
+        if (parse_port(spec, (size_t)(c1 - spec), "publishPort", spec, &a, err) < 0 ||
+            parse_port(c1 + 1, strlen(c1 + 1), "publishPort", spec, &b, err) < 0)
+            return -1;
+        if (a == b)
+            return cordon_policy_publish_port(p, a, 0, err);
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "publishPort",
+                       "'%s' is ambiguous: Docker's order (HOST:CONTAINER) publishes the command's port %u on the "
+                       "host's %u, cordon's former PORT:HOSTPORT the reverse; name the host's address first, as "
+                       "Docker does: '127.0.0.1:%u:%u' (the host's %u to the command's %u) or '127.0.0.1:%u:%u' (the "
+                       "host's %u to the command's %u)",
+                       spec, b, a, a, b, a, b, b, a, b, a);
+    }
+    /* ADDRESS:HOSTPORT:PORT, Docker's full form; cordon publishes on the loopback only */
+    size_t alen = (size_t)(c1 - spec);
+    if (!((alen == 9 && strncmp(spec, "127.0.0.1", 9) == 0) || (alen == 9 && strncmp(spec, "localhost", 9) == 0)))
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "publishPort",
+                       "'%s': '%.*s' is not the host's loopback; cordon publishes on 127.0.0.1 only "
+                       "(127.0.0.1:HOSTPORT:PORT)",
+                       spec, (int)alen, spec);
+    if (parse_port(c1 + 1, (size_t)(c2 - c1 - 1), "publishPort", spec, &host, err) < 0 ||
+        parse_port(c2 + 1, strlen(c2 + 1), "publishPort", spec, &port, err) < 0)
         return -1;
-    return cordon_policy_publish_port(p, port, host, err);
+    return cordon_policy_publish_port(p, port, host == port ? 0 : host, err);
 }
 
 int cordon_policy_set_network_log(cordon_policy *p, const char *file, cordon_error *err)

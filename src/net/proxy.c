@@ -37,13 +37,39 @@ static void reply_socks(conn *c, uint8_t code)
     conn_reply_close(c, (const char *)r, n);
 }
 
+/* The host, once, in the table the run prints after the command (net/host.h). */
+static void note_refusal(helper *hp, const char *host, unsigned port, const char *why, const char *fix)
+{
+    net_counts *k = hp->counts;
+    if (!host || !*host)
+        return;
+    unsigned n = __atomic_load_n(&k->n_refusals, __ATOMIC_RELAXED); /* the helper is the only writer */
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(k->refusals[i].host, host) == 0)
+            return;
+    if (n >= NET_REFUSALS_MAX) {
+        __atomic_fetch_add(&k->more_refusals, 1u, __ATOMIC_RELEASE); /* (a repeat of one of these counts again) */
+        return;
+    }
+    net_refusal *r = &k->refusals[n];
+    snprintf(r->host, sizeof r->host, "%s", host);
+    for (char *p = r->host; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?'; /* a name must not move the terminal's cursor when it is printed */
+    r->port = port;
+    snprintf(r->why, sizeof r->why, "%s", why ? why : "refused");
+    snprintf(r->fix, sizeof r->fix, "%s", fix ? fix : "");
+    __atomic_store_n(&k->n_refusals, n + 1, __ATOMIC_RELEASE);
+}
+
 /* A refusal by cordon's rules: 403 (SOCKS5: "not allowed by ruleset") with a body that
- * names the domain and the flag that would allow it. */
+ * names the domain and the flag that would allow it (fix, also said after the run). */
 static void refuse(conn *c, const char *why_log, const char *rule, const struct sockaddr *addr, const char *body,
-                   const char *proxy_error)
+                   const char *proxy_error, const char *fix)
 {
     helper *hp = c->hp;
     HELPER_COUNT(hp, refused);
+    note_refusal(hp, c->host, c->port, why_log, fix);
     helper_log(hp, c->proto, c->host, c->port, "refused", why_log, rule, addr);
     if (is_socks(c))
         reply_socks(c, SOCKS5_NOT_ALLOWED);
@@ -117,9 +143,10 @@ static void check_addrs(conn *c, const struct sockaddr_storage *addrs, const soc
         snprintf(why, sizeof why, "resolves to %s, which %s refuses", a, rule);
         snprintf(body, sizeof body, "cordon: the sandbox refused %s: it resolves to %s, which %s refuses\n", c->host, a,
                  rule);
-        refuse(c, why, rule, sa, body, "destination_ip_prohibited");
+        refuse(c, why, rule, sa, body, "destination_ip_prohibited", NULL);
         return;
     }
+    char fix[600];
     const char *cls = net_addr_class_name(net_addr_classify(sa));
     if (!local && c->verdict.exact) {
         /* an exact name, but the answer is DNS's: it could point anywhere (rebinding) */
@@ -129,6 +156,7 @@ static void check_addrs(conn *c, const struct sockaddr_storage *addrs, const soc
                  "opens such destinations by itself: --allow-domain %s allows the address, or --add-host %s=%s "
                  "pins the name\n",
                  c->host, a, cls, a, c->host, a);
+        snprintf(fix, sizeof fix, "--add-host %s=%s (or --allow-domain %s)", c->host, a, a);
     } else {
         snprintf(why, sizeof why, "resolves to %s, a %s address, and is not named exactly by an --allow-domain", a,
                  cls);
@@ -136,8 +164,9 @@ static void check_addrs(conn *c, const struct sockaddr_storage *addrs, const soc
                  "cordon: the sandbox refused %s: it resolves to %s, a %s address; such destinations are "
                  "allowed only when named exactly: --allow-domain %s (or --allow-domain %s)\n",
                  c->host, a, cls, c->host, a);
+        snprintf(fix, sizeof fix, "--allow-domain %s (or --allow-domain %s)", c->host, a);
     }
-    refuse(c, why, NULL, sa, body, "destination_ip_prohibited");
+    refuse(c, why, NULL, sa, body, "destination_ip_prohibited", fix);
 }
 
 static void resolved_cb(void *arg, int status, const char *error, const struct sockaddr_storage *addrs,
@@ -180,16 +209,18 @@ static void decide(conn *c)
         snprintf(rule, sizeof rule, "--deny-domain %s", c->verdict.rule);
         snprintf(why, sizeof why, "refused by %s", rule);
         snprintf(body, sizeof body, "cordon: the sandbox refused %s: %s\n", c->host, why);
-        refuse(c, why, rule, NULL, body, "http_request_denied");
+        refuse(c, why, rule, NULL, body, "http_request_denied", NULL);
         return;
     }
     if (c->verdict.reason == NET_NOT_ALLOWED) {
+        char fix[300];
+        snprintf(fix, sizeof fix, "--allow-domain %s", c->host);
         snprintf(why, sizeof why, "no --allow-domain matches %s", c->host);
         snprintf(body, sizeof body,
                  "cordon: the sandbox refused %s: it is not among the allowed domains; to allow it, run "
                  "cordon with --allow-domain %s\n",
                  c->host, c->host);
-        refuse(c, why, NULL, NULL, body, "http_request_denied");
+        refuse(c, why, NULL, NULL, body, "http_request_denied", fix);
         return;
     }
     struct sockaddr_storage ss[1];

@@ -107,6 +107,7 @@ void cordon_policy_free(cordon_policy *p)
     free(p->settings_enabled_where);
     free(p->settings_status_json);
     strv_free(&p->protect);
+    strv_free(&p->settings_unknown);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
         free(p->hides[i].source);

@@ -114,6 +114,10 @@ struct cordon_policy {
     char *settings_enabled_where;  /* "FILE:LINE" of the "enabled" that said so, or NULL */
     int settings_sandboxed;        /* orchestration.sandboxed: -1: no settings file said; else 0/1 */
     char *orchestration_isolation; /* orchestration.isolation as given, or NULL */
+    strv settings_unknown;         /* "FILE:LINE: ..." for each top-level key of a settings file
+                                    * that neither cordon nor the harnesses it shares settings
+                                    * with know (a typo of "sandbox" drops its rules): warned */
+    bool strict_settings;          /* --strict-settings, "strictSettings": such a key is an error */
     strv protect;                  /* --protect NAME: more names kept read-only atop writable paths */
 
     policy_rule *hides; /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them

@@ -30,7 +30,36 @@ static const char sandbox_keys[] =
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
     "isolation, hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, "
     "forwardPorts, publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, "
-    "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty";
+    "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty, "
+    "strictSettings";
+
+/* The top-level keys cordon reads, then those of the harness settings files it shares
+ * (README, "Settings file"): pi's settings.json (its SettingsManager's keys, current and
+ * migrated ones) and Claude Code's settings.json (its documented keys).  Any other
+ * top-level key is most likely a typo, and one of "sandbox" silently drops every rule in
+ * it: it is warned about, or refused under strictSettings. */
+static const char *const top_keys[] = {
+    "sandbox", "orchestration",
+    /* pi */
+    "lastChangelogVersion", "defaultProvider", "defaultModel", "defaultThinkingLevel", "modelThinkingLevels",
+    "transport", "steeringMode", "followUpMode", "queueMode", "websockets", "theme", "compaction", "branchSummary",
+    "retry", "hideThinkingBlock", "showCacheMissNotices", "externalEditor", "shellPath", "quietStartup",
+    "defaultProjectTrust", "shellCommandPrefix", "npmCommand", "collapseChangelog", "enableInstallTelemetry",
+    "enableAnalytics", "trackingId", "packages", "extensions", "skills", "prompts", "themes", "enableSkillCommands",
+    "terminal", "images", "enabledModels", "defaultTools", "doubleEscapeAction", "treeFilterMode", "thinkingBudgets",
+    "editorPaddingX", "outputPad", "autocompleteMaxVisible", "showHardwareCursor", "markdown", "warnings", "sessionDir",
+    "httpProxy", "httpIdleTimeoutMs", "websocketConnectTimeoutMs", "toolTimeoutMs", "tuiMode", "fullscreenExitOutput",
+    "fullscreenScrollbar", "fullscreenCopyOnSelect", "hooks", "customTools",
+    /* Claude Code */
+    "$schema", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "cleanupPeriodDays", "companyAnnouncements",
+    "env", "includeCoAuthoredBy", "includeGitInstructions", "attribution", "permissions", "disableAllHooks",
+    "allowManagedHooksOnly", "allowManagedPermissionRulesOnly", "model", "availableModels", "statusLine", "outputStyle",
+    "forceLoginMethod", "forceLoginOrgUUID", "enableAllProjectMcpServers", "enabledMcpjsonServers",
+    "disabledMcpjsonServers", "allowedMcpServers", "deniedMcpServers", "mcpServers", "otelHeadersHelper",
+    "spinnerTipsEnabled", "spinnerTipsOverride", "spinnerVerbs", "alwaysThinkingEnabled", "enabledPlugins",
+    "extraKnownMarketplaces", "strictKnownMarketplaces", "language", "respectGitignore", "fileSuggestion",
+    "plansDirectory", "showTurnDuration", "terminalProgressBarEnabled", "autoUpdatesChannel", "prefersReducedMotion",
+    "teammateMode", "feedbackSurveyRate", "verbose", "autoCompactEnabled", "preferredNotifChannel", "autoUpdates"};
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -68,6 +97,8 @@ typedef struct settings {
     int glob_depth;
     bool glob_depth_set;
     json_t *env, *keep_env, *protect, *ro_paths, *denied_globs; /* borrowed, or NULL */
+    int strict;                                                 /* strictSettings: -1 not given, else 0/1 */
+    strv unknown;                                               /* unknown top-level keys (borrowed) */
 } settings;
 
 /* A copy of s fit for a one-line message: control bytes become \xNN (a key or path
@@ -340,8 +371,9 @@ static int net_entry(cordon_policy *p, const char *key, const json_t *e, cordon_
     }
     if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
         return err_set(err, CORDON_STAGE_SETTINGS, 0, "must be %s",
-                       key[0] == 'f' || key[0] == 'p' ? "a port number (or a \"PORT[:HOSTPORT]\" string)"
-                                                      : "a string without NUL bytes");
+                       key[0] == 'f'   ? "a port number (or a \"PORT\" string)"
+                       : key[0] == 'p' ? "a port number (or a \"PORT\" or \"127.0.0.1:HOSTPORT:PORT\" string)"
+                                       : "a string without NUL bytes");
     const char *v = json_string_value(e);
     if (strcmp(key, "allowedDomains") == 0)
         return cordon_policy_allow_domain(p, v, err);
@@ -660,6 +692,8 @@ static int parse_sandbox(const settings_ctx *ctx, json_t *sandbox, settings *s)
         } else if (strcmp(key, "hiddenPaths") == 0) {
             r = check_paths(ctx, key, v, false);
             s->hidden = v;
+        } else if (strcmp(key, "strictSettings") == 0) {
+            r = get_bool(ctx, key, v, &s->strict);
         } else if (is_net_key(key)) {
             r = parse_net_key(ctx, key, v, s);
         } else if (is_run_key(key)) {
@@ -710,6 +744,28 @@ static int parse_orchestration(const settings_ctx *ctx, json_t *o, settings *s)
     return 0;
 }
 
+static bool is_top_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof top_keys / sizeof *top_keys; i++)
+        if (strcmp(key, top_keys[i]) == 0)
+            return true;
+    return false;
+}
+
+/* "FILE:LINE: unknown top-level key "K" (did you mean "sandbox"?)": what the warning and
+ * strictSettings's error say about an unknown top-level key. */
+static char *top_key_message(const settings_ctx *ctx, const char *key)
+{
+    _cleanup_free_ char *shown = printable(key, strlen(key), true);
+    jsonpos_step at[] = {JSONPOS_KEY(key)};
+    int line = line_of(ctx, at, 1);
+    _cleanup_free_ char *where = line > 0 ? xasprintf("%s:%d", ctx->file, line) : xstrdup(ctx->file);
+    const char *near = closest_word(key, top_keys, sizeof top_keys / sizeof *top_keys);
+    if (near)
+        return xasprintf("%s: unknown top-level key \"%s\" (did you mean \"%s\"?)", where, shown, near);
+    return xasprintf("%s: unknown top-level key \"%s\" (cordon reads \"sandbox\" and \"orchestration\")", where, shown);
+}
+
 static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
 {
     if (!json_is_object(root))
@@ -725,8 +781,12 @@ static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
                 return -1;
             continue;
         }
-        if (strcmp(key, "sandbox") != 0)
-            continue; /* a harness's own settings file holds much else */
+        if (strcmp(key, "sandbox") != 0) {
+            /* a harness's own settings file holds much else; anything else is said */
+            if (!is_top_key(key))
+                strv_push(&s->unknown, (char *)key);
+            continue;
+        }
         if (!json_is_object(v))
             return fail(ctx, line_of(ctx, at, 1), "key \"sandbox\" must be an object, not %s", type_phrase(v));
         if (parse_sandbox(ctx, v, s) < 0)
@@ -863,6 +923,20 @@ int settings_load(struct cordon_policy *p, const char *file, cordon_error *err)
     return settings_load_buffer(p, file, text, len, err);
 }
 
+int cordon_policy_set_strict_settings(cordon_policy *p, bool strict, cordon_error *err)
+{
+    if (!p)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "no policy given (NULL)");
+    /* a settings file may have asked for it already: the setter turns it on, never off */
+    if (!strict)
+        return 0;
+    p->strict_settings = true;
+    if (p->settings_unknown.n > 0)
+        return err_opt(err, CORDON_STAGE_SETTINGS, 0, "strictSettings",
+                       "strictSettings refuses a settings file read before it: %s", p->settings_unknown.v[0]);
+    return 0;
+}
+
 /* The public entry point (policy.c holds the other setters; the settings file calls them,
  * so this one lives here, with the loader it calls). */
 int cordon_policy_load_settings(cordon_policy *p, const char *file, cordon_error *err)
@@ -897,10 +971,25 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
                   .clear_env = -1,
                   .no_proc = -1,
                   .no_nested = -1,
-                  .tty = -1};
+                  .tty = -1,
+                  .strict = -1};
     int r = parse_root(&ctx, root, &s);
-    if (r == 0)
+    if (r == 0 && s.unknown.n > 0 && (p->strict_settings || s.strict == 1)) {
+        _cleanup_free_ char *m = top_key_message(&ctx, s.unknown.v[0]);
+        r = err_opt(err, CORDON_STAGE_SETTINGS, 0, "strictSettings",
+                    "%s: strictSettings refuses a top-level key that neither cordon nor the harnesses it shares "
+                    "settings with know; fix the key or remove it",
+                    m);
+    }
+    if (r == 0) {
         apply(&ctx, &s, p);
+        /* strictSettings: true turns it on; nothing turns it off again (fail closed) */
+        if (s.strict == 1)
+            p->strict_settings = true;
+        for (size_t i = 0; i < s.unknown.n; i++)
+            strv_push(&p->settings_unknown, top_key_message(&ctx, s.unknown.v[i]));
+    }
+    free(s.unknown.v); /* the keys are the document's */
     free(s.workspace);
     free(s.data_root);
     free(s.chdir);

@@ -83,6 +83,7 @@ void cordon_workspace_free(cordon_workspace *ws)
     free(ws->dir);
     free(ws->notes);
     free(ws->view);
+    free(ws->saved);
     ws_state_free(&ws->st);
     free(ws);
 }
@@ -157,6 +158,9 @@ int cordon_workspace_create(const char *root_given, const char *name, const char
     ws->st.source_ino = st.st_ino;
     ws->st.git = ws_git_is_top(real);
     ws->st.created = (long long)time(NULL);
+    /* what the source held before this moment is what the workspace starts from; a host
+     * change from now on is stamped at or after it (integrate looks: ws_state.baseline) */
+    ws->st.baseline = ws_realtime_ns();
     int lock = ws_lock(ws, WS_LOCK_STATE, true, 0, err);
     if (lock < 0 || ws_backend_create(ws, backend, err) < 0 || ws_state_write(ws, true, err) < 0) {
         cordon_error e2;
@@ -167,6 +171,7 @@ int cordon_workspace_create(const char *root_given, const char *name, const char
         cordon_workspace_free(ws);
         return -1;
     }
+    ws_baseline_settle(ws->st.baseline); /* mostly past already: creation took that long */
     close(lock);
     ws->view = ws_view_path(ws);
     *out = ws;
@@ -339,6 +344,17 @@ int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordo
 
 int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err)
 {
+    return cordon_workspace_integrate_ex(ws, message, 0, res, err);
+}
+
+const char *cordon_workspace_saved(const cordon_workspace *ws)
+{
+    return ws ? ws->saved : NULL;
+}
+
+int cordon_workspace_integrate_ex(cordon_workspace *ws, const char *message, unsigned flags, cordon_ws_integrated *res,
+                                  cordon_error *err)
+{
     err_clear(err);
     *res = (cordon_ws_integrated){0};
     int st = ws_lock(ws, WS_LOCK_STATE, true, LOCK_WAIT_MS, err);
@@ -355,7 +371,14 @@ int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon
     }
     ws->held[0] = st;
     ws->held[1] = run;
-    int r = ws_integrate(ws, message, res, err);
+    if (flags & ~(unsigned)CORDON_WS_INTEGRATE_FORCE) {
+        close(run);
+        close(st);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "integrate: unknown flags 0x%x", flags);
+    }
+    free(ws->saved);
+    ws->saved = NULL;
+    int r = ws_integrate(ws, message, flags, res, err);
     ws->held[0] = ws->held[1] = -1;
     close(run);
     close(st);

@@ -32,6 +32,29 @@ long long ws_now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+long long ws_realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void ws_baseline_settle(long long t)
+{
+    /* A file's ctime is the coarse clock (the last tick) unless the file system stamps
+     * it finer: once the coarse clock has reached t, every later change is stamped >= t.
+     * One tick at most (4 ms at HZ=250); bounded all the same. */
+    for (int i = 0; i < 200; i++) {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) < 0)
+            return; /* no coarse clock: file times are then the fine one's */
+        if ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec >= t)
+            return;
+        struct timespec nap = {0, 500000};
+        (void)nanosleep(&nap, NULL); /* an interrupted nap only looks again sooner */
+    }
+}
+
 bool ws_which(const char *prog, char *buf, size_t n)
 {
     if (!prog || !*prog)

@@ -247,6 +247,8 @@ int ws_state_write(const cordon_workspace *ws, bool fresh, cordon_error *err)
     if (st->base)
         json_object_set_new(o, "base", json_string(st->base));
     json_object_set_new(o, "created", json_integer(st->created));
+    if (st->baseline > 0)
+        json_object_set_new(o, "baseline", json_integer(st->baseline));
     char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!text)
@@ -351,6 +353,8 @@ int ws_state_read(cordon_workspace *ws, cordon_error *err)
     ws->st.backend = b;
     ws->st.git = json_is_true(git);
     ws->st.created = json_integer_value(created);
+    json_t *baseline = json_object_get(o, "baseline");
+    ws->st.baseline = json_is_integer(baseline) ? json_integer_value(baseline) : 0;
     free(ws->st.branch);
     free(ws->st.base);
     ws->st.branch = branch ? xstrdup(branch) : NULL;

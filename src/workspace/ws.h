@@ -48,6 +48,11 @@ typedef struct ws_state {
     char *branch;      /* worktree: cordon/NAME */
     char *base;        /* worktree: the commit it was made from */
     long long created; /* seconds since the epoch */
+    /* The source's files as the workspace took them: a file whose ctime is at or after
+     * this (ns since the epoch; the creation, then the end of the last integration) was
+     * changed on the host since, and integrate does not overwrite it unasked.  0: a state
+     * written before it was recorded (then `created`, in whole seconds) */
+    long long baseline;
 } ws_state;
 
 struct cordon_workspace {
@@ -57,6 +62,8 @@ struct cordon_workspace {
     char *notes; /* create (auto): why earlier backends were skipped */
     char *view;  /* host path of the view, or NULL (kernel) */
     int held[2]; /* the locks this call holds (integrate.c's helper keeps them), or -1 */
+    char *saved; /* integrate with CORDON_WS_INTEGRATE_FORCE: where the source's overwritten
+                    versions were saved, or NULL */
 };
 
 /* ---- state.c ---- */
@@ -89,6 +96,11 @@ int ws_rmtree(int dirfd, const char *name, cordon_error *err);
 int ws_rmtree_path(const char *path, cordon_error *err);
 int ws_mkdir_p(const char *path, mode_t mode, cordon_error *err);
 long long ws_now_ns(void);
+/* The realtime clock now, in ns (the baseline's start, ws_state.baseline). */
+long long ws_realtime_ns(void);
+/* Wait until a file written from now on gets a ctime at or after `t` (a ws_realtime_ns()
+ * of the past): file times come from the kernel's coarse clock, up to a tick behind. */
+void ws_baseline_settle(long long t);
 
 /* ---- proc.c ---- */
 typedef struct ws_cmd {
@@ -215,7 +227,8 @@ ws_git ws_worktree_git(const cordon_workspace *ws, char **tree);
 int ws_worktree_tree(const cordon_workspace *ws, char **out, cordon_error *err);
 
 /* ---- integrate.c ---- */
-int ws_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err);
+int ws_integrate(cordon_workspace *ws, const char *message, unsigned flags, cordon_ws_integrated *res,
+                 cordon_error *err);
 /* Finish an interrupted integration, if any (holding the state lock).  1 when it did. */
 int ws_recover(cordon_workspace *ws, cordon_error *err);
 /* Drop the scratch ref (refs/cordon/integrate/NAME) an integration stopped before its

@@ -140,7 +140,7 @@ c.close()
 t_publish_port() {
   local inside=18091 host ready=$WS/ready
   host=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  timeout 30 "$CORDON" run --publish-port "$inside:$host" --network-log "$CT/log" -- \
+  timeout 30 "$CORDON" run --publish-port "127.0.0.1:$host:$inside" --network-log "$CT/log" -- \
     "$PY" -c "$INSIDE_SERVER" "$inside" "$ready" >"$CT/out" 2>"$CT/err" &
   local pid=$! i
   for ((i = 0; i < 200; i++)); do [ -e "$ready" ] && break; sleep 0.05; done
@@ -165,7 +165,7 @@ print(c.makefile().readline().strip())' "$S"
   # a published port whose server inside listens on ::1 only
   local inside=18092 host ready=$WS/ready6
   host=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  timeout 30 "$CORDON" run --publish-port "$inside:$host" -- "$PY" -c '
+  timeout 30 "$CORDON" run --publish-port "127.0.0.1:$host:$inside" -- "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET6)
 s.bind(("::1", int(sys.argv[1])))
@@ -185,17 +185,23 @@ c.close()' "$inside" "$ready" >"$CT/out" 2>"$CT/err" &
 
 t_publish_port_in_use() {
   start_py_server S "$PONG_SERVE"
-  expect_exit 125 run --publish-port "8000:$S" -- true
+  expect_exit 125 run --publish-port "127.0.0.1:$S:8000" -- true
   assert_contains "$ERR" "port $S of the host's loopback is in use" "message"
   assert_cordon_stderr
 }
 
 t_ports_bad_input() {
   local v
-  for v in 0 65536 -1 abc "" 80x 1:0 1:65536 ":80" "80:"; do
+  for v in 0 65536 -1 abc "" 80x 1:0 1:65536 ":80" "80:" 0.0.0.0:8000:3000 127.0.0.1:8000; do
     expect_exit 125 run --publish-port "$v" -- true
     assert_cordon_stderr
   done
+  # A:B is HOST:CONTAINER to a Docker user and was PORT:HOSTPORT to cordon: refused, with
+  # both readings and the spelling that means one thing (issue 23)
+  expect_exit 125 run --publish-port 3000:8000 -- true
+  assert_contains "$ERR" "'3000:8000' is ambiguous" "the ambiguous form"
+  assert_contains "$ERR" "'127.0.0.1:3000:8000' (the host's 3000 to the command's 8000)" "the fix, in Docker's order"
+  assert_contains "$ERR" "cordon: --publish-port: "
   for v in 0 65536 abc "" 22:33; do
     expect_exit 125 run --forward-port "$v" -- true
     assert_cordon_stderr

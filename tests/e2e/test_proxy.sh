@@ -211,7 +211,7 @@ t_proxy_upstream_down() {
 
 t_explain_network() {
   expect_ok explain --allow-domain '*.example.com' --deny-domain bad.example.com --add-host db.example.com=10.0.0.5 \
-    --forward-port 5432 --publish-port 3000:8000 --network-log /tmp/log
+    --forward-port 5432 --publish-port 127.0.0.1:8000:3000 --network-log /tmp/log
   assert_contains "$OUT" "network     proxy" "the mode"
   assert_contains "$OUT" "proxy    127.0.0.1:3128" "the proxy"
   assert_contains "$OUT" "allow    *.example.com" "allow"
@@ -263,6 +263,53 @@ t_resolver() {
   expect_exit 125 run --dns-server 1.1.1.1 -- true
 }
 
+# After the run, each host the proxy refused is said once on stderr with the reason and
+# the flag that would allow it (issue 23: the command only saw a 403, and only
+# --network-log said why); an allowed host is not said, a denied one has no fix.
+t_refusals_said_after_run() {
+  need_curl
+  start_py_server O "$HTTP_SERVE"
+  proxied --allow-domain '*.example.test' --deny-domain bad.example.test --add-host loop.example.test=127.0.0.1 -- \
+    sh -c 'curl -sS "http://api.test:$1/ok" >/dev/null; for i in 1 2 3; do curl -sS "http://other.test:$1/x" >/dev/null; done
+      curl -sS -p "http://evil.test:$1/" >/dev/null 2>&1; curl -sS "http://bad.example.test:$1/" >/dev/null
+      curl -sS "http://loop.example.test:$1/" >/dev/null; true' sh "$O"
+  [ "$RC" = 0 ] || die "run failed: $(last_run)"
+  # the positive control: the allowed request went through, and is not said
+  assert_eq "$(json_lines "$CT/log" '[e["host"] for e in L if e["decision"] == "allowed"]')" "['api.test']" "allowed"
+  assert_not_contains "$ERR" "refused api.test" "an allowed host is said"
+  assert_contains "$ERR" "cordon: network: refused other.test:$O (no --allow-domain matches other.test); to allow it: --allow-domain other.test" \
+    "a refused host, its reason and its flag"
+  assert_eq "$(printf '%s\n' "$ERR" | grep -c 'refused other.test')" 1 "a host refused three times is said once"
+  assert_contains "$ERR" "cordon: network: refused evil.test:$O (no --allow-domain matches evil.test); to allow it: --allow-domain evil.test" "CONNECT"
+  assert_contains "$ERR" "cordon: network: refused bad.example.test:$O (refused by --deny-domain bad.example.test)" "denied"
+  assert_not_contains "$ERR" "to allow it: --allow-domain bad.example.test" "a denied host has no fix"
+  assert_contains "$ERR" "cordon: network: refused loop.example.test:$O (resolves to 127.0.0.1, a loopback address, and is not named exactly by an --allow-domain); to allow it: --allow-domain loop.example.test (or --allow-domain 127.0.0.1)" \
+    "a special address"
+}
+
+# NO_PROXY takes a host past the proxy silently (issue 23): --allow-domain localhost
+# meant the host's localhost through cordon's proxy, but the command's clients skip the
+# proxy for localhost (NO_PROXY) and reach the sandbox's own loopback; bridging a host
+# proxy, a NO_PROXY host has no way out at all.  Each is a warning; the positive controls
+# (a domain NO_PROXY does not name, loopback names when bridging) say nothing.
+t_no_proxy_warned() {
+  expect_ok run --allow-domain example.test -- true
+  assert_not_contains "$ERR" "NO_PROXY" "an allowed domain NO_PROXY does not name"
+  expect_ok run --allow-domain localhost -- sh -c 'echo "$NO_PROXY"'
+  assert_contains "$OUT" "localhost" "the command's NO_PROXY names localhost"
+  assert_contains "$ERR" "cordon: warning: NO_PROXY names localhost, so the command's HTTP clients connect to it directly" \
+    "--allow-domain localhost and NO_PROXY"
+  assert_contains "$ERR" "--forward-port PORT" "the fix"
+  assert_eq "$(printf '%s\n' "$ERR" | grep -c 'names localhost')" 1 "NO_PROXY and no_proxy: said once"
+  HTTP_PROXY=http://127.0.0.1:9 crun run --network proxy --keep-env HTTP_PROXY \
+    --env NO_PROXY=localhost,127.0.0.1,internal.corp.test -- true
+  [ "$RC" = 0 ] || die "bridged run: $(last_run)"
+  assert_contains "$ERR" "cordon: warning: NO_PROXY names internal.corp.test: the command's clients connect to it directly" \
+    "a bridged proxy and a NO_PROXY host"
+  assert_not_contains "$ERR" "names localhost" "loopback names are the sandbox's own when bridging"
+  assert_not_contains "$ERR" "names 127.0.0.1"
+}
+
 run_case http_allowed_and_refused t_http_allowed_and_refused
 run_case connect_and_socks5 t_connect_and_socks5
 run_case refused_connect_body t_refused_connect_body
@@ -275,4 +322,6 @@ run_case proxy_upstream_down t_proxy_upstream_down
 run_case explain_network t_explain_network
 run_case settings_keys t_settings_keys
 run_case resolver t_resolver
+run_case refusals_said_after_run t_refusals_said_after_run
+run_case no_proxy_warned t_no_proxy_warned
 finish

@@ -196,6 +196,39 @@ PYEOF
   assert_contains "$ERR" "sandbox.workspace"
 }
 
+# A misspelt top-level key drops every rule in it (issue 23): said, with the nearest known
+# key; --strict-settings (or "strictSettings": true) refuses the file instead.  The keys
+# of the harness settings cordon shares (pi's, Claude Code's) stay silent.
+t_top_level_typo() {
+  echo "s3cr3t" >"$WS/.env"
+  # the positive control: spelt right, the rule hides the file, and nothing is said
+  printf '{"sandbox": {"deniedPaths": ["<workspace>/.env"]}, "permissions": {"allow": []}, "defaultModel": "m", "$schema": "x"}\n' >"$CT/ok.json"
+  expect_ok run --settings "$CT/ok.json" -- sh -c 'cat .env 2>/dev/null; exit 0'
+  assert_eq "$OUT" "" "deniedPaths spelt right"
+  assert_not_contains "$ERR" "warning" "pi's and Claude Code's keys are accepted silently"
+  expect_ok run --strict-settings --settings "$CT/ok.json" -- true
+  # misspelt: the run goes on (as before), but says so and names the key to use
+  printf '{\n  "sanbox": {"deniedPaths": ["<workspace>/.env"]}\n}\n' >"$CT/typo.json"
+  expect_ok run --settings "$CT/typo.json" -- cat .env
+  assert_contains "$ERR" "cordon: warning: $CT/typo.json:2: unknown top-level key \"sanbox\" (did you mean \"sandbox\"?)" \
+    "the typo is named with the nearest known key"
+  assert_contains "$ERR" "ignored, with everything in it"
+  # refused with --strict-settings, before or after --settings, and by the key
+  expect_exit 125 run --strict-settings --settings "$CT/typo.json" -- cat .env
+  assert_eq "$OUT" "" "nothing ran under --strict-settings"
+  assert_contains "$ERR" "unknown top-level key \"sanbox\" (did you mean \"sandbox\"?)"
+  assert_contains "$ERR" "(--strict-settings)"
+  expect_exit 125 run --settings "$CT/typo.json" --strict-settings -- cat .env
+  assert_eq "$OUT" "" "nothing ran with --strict-settings after --settings"
+  printf '{"sanbox": {}, "sandbox": {"strictSettings": true}}\n' >"$CT/strict.json"
+  expect_exit 125 run --settings "$CT/strict.json" -- cat .env
+  assert_eq "$OUT" "" "nothing ran under strictSettings"
+  assert_contains "$ERR" "strictSettings refuses"
+  # explain says it too
+  crun explain --settings "$CT/typo.json"
+  assert_contains "$ERR" "unknown top-level key \"sanbox\""
+}
+
 run_case allowed_paths t_allowed_paths
 run_case denied_paths t_denied_paths
 run_case relative_paths_against_workspace t_relative_paths_against_workspace
@@ -208,4 +241,5 @@ run_case settings_still_sandboxed t_settings_still_sandboxed
 run_case relative_settings_file t_relative_settings_file
 run_case every_flag_has_a_key t_every_flag_has_a_key
 run_case run_keys_take_effect t_run_keys_take_effect
+run_case top_level_typo t_top_level_typo
 finish

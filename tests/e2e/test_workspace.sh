@@ -808,6 +808,78 @@ for i in range(4100):
   assert_eq "$(wc -l <"$ERRF")" 1 "the error is one line of cordon's"
 }
 
+# Uncommitted host edits are never overwritten silently (issue 23): the workspace and the
+# host both change a.txt (and a file with a newline in its name) after the workspace was
+# made; integrate refuses (125) naming them, quoted, and changes nothing; --force
+# overwrites them and keeps the host's versions in the workspace's directory, saying
+# where.  Positive controls: a file only the workspace changed, a host change that was
+# committed (the workspace's version wins, as before), and a plain directory's.
+case_host_edits() {
+  local b=$1 odd=$'odd\nname'
+  setup_src
+  printf 'odd\n' >"$SRC/$odd"
+  "${GIT[@]}" -C "$SRC" add -A && "${GIT[@]}" -C "$SRC" commit -q -m odd || die "cannot commit the odd name"
+  backend_or_skip "$b"
+  wsrun w1 -- sh -c 'printf "ws\n" > a.txt; printf "ws b\n" > b.txt; printf "ws odd\n" > "$(printf "odd\nname")"; printf "ws run\n" > run.sh'
+  [ "$RC" = 0 ] || die "run: $(last_run)"
+  printf 'host edit\n' >"$SRC/a.txt"
+  printf 'host odd\n' >"$SRC/$odd"
+  printf 'host run\n' >"$SRC/run.sh"
+  "${GIT[@]}" -C "$SRC" commit -q -m "host commit" run.sh || die "cannot commit run.sh"
+  local head0 before
+  head0=$("${GIT[@]}" -C "$SRC" rev-parse HEAD)
+  before=$(tree_listing "$SRC")
+  ws integrate w1
+  assert_eq "$RC" 125 "integrate over uncommitted host edits ($(last_run))"
+  assert_contains "$ERR" "a.txt" "the host-edited file is named"
+  assert_contains "$ERR" '"odd\nname"' "an odd name is quoted"
+  assert_not_contains "$ERR" "b.txt" "a file only the workspace changed is not named"
+  assert_not_contains "$ERR" "run.sh" "a committed host change is not named"
+  assert_contains "$ERR" "--force"
+  assert_eq "$(printf '%s' "$ERR" | grep -c '^name')" 0 "a name forged a line"
+  assert_eq "$(tree_listing "$SRC")" "$before" "a refused integrate changed the source"
+  assert_eq "$("${GIT[@]}" -C "$SRC" rev-parse HEAD)" "$head0" "a refused integrate moved the branch"
+  # --force: overwritten, the host's versions kept where it says
+  ws integrate w1 --force
+  [ "$RC" = 0 ] || die "integrate --force: $(last_run)"
+  assert_file_content "$SRC/a.txt" "ws" "--force: the workspace's version"
+  assert_file_content "$SRC/b.txt" "ws b"
+  assert_file_content "$SRC/run.sh" "ws run" "a committed host change: the workspace's version wins"
+  local saved
+  saved=$(printf '%s' "$ERR" | sed -n 's/.* kept in \(.*\) (until .*/\1/p')
+  [ -n "$saved" ] || die "--force does not say where the host's versions are: $ERR"
+  assert_file_content "$saved/a.txt" "host edit" "the host's version of a.txt is kept"
+  assert_file_content "$saved/$odd" "host odd" "the host's version of the odd name is kept"
+  assert_absent "$saved/b.txt"
+  # the workspace goes on from the integrated source: its own files are not "host edits"
+  wsrun w1 -- sh -c 'printf "again\n" > a.txt'
+  ws integrate w1
+  [ "$RC" = 0 ] || die "integrate after an integration: $(last_run)"
+  assert_file_content "$SRC/a.txt" "again"
+  ws remove w1
+  # a source without git: any change since is the host's own
+  mkdir "$CT/plain"
+  printf 'p\n' >"$CT/plain/p.txt"
+  printf 'q\n' >"$CT/plain/q.txt"
+  ws create w2 --source "$CT/plain" --backend "$b"
+  [ "$RC" = 0 ] || die "create on a plain directory: $(last_run)"
+  wsrun w2 -- sh -c 'printf "ws p\n" > p.txt; printf "ws q\n" > q.txt'
+  printf 'host p\n' >"$CT/plain/p.txt"
+  ws integrate w2
+  assert_eq "$RC" 125 "plain directory: integrate over a host edit ($(last_run))"
+  assert_contains "$ERR" "p.txt"
+  assert_not_contains "$ERR" "q.txt"
+  assert_file_content "$CT/plain/p.txt" "host p"
+  assert_file_content "$CT/plain/q.txt" "q" "nothing was integrated"
+  # --force integrates both (q.txt, which only the workspace changed, all along)
+  printf 'p\n' >"$CT/plain/p.txt"
+  ws integrate w2 --force
+  [ "$RC" = 0 ] || die "plain directory: integrate --force: $(last_run)"
+  assert_file_content "$CT/plain/p.txt" "ws p"
+  assert_file_content "$CT/plain/q.txt" "ws q"
+  ws remove w2
+}
+
 # ---------------------------------------------------------------------------------------
 
 for b in kernel fuse copy; do
@@ -818,6 +890,7 @@ for b in kernel fuse copy; do
   run_case "${b}_kill9_integrate" case_kill9 "$b"
   run_case "${b}_git_inside" case_git_inside "$b"
   run_case "${b}_rules" case_rules "$b"
+  run_case "${b}_host_edits" case_host_edits "$b"
 done
 run_case auto case_auto
 run_case worktree case_worktree

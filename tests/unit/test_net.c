@@ -554,9 +554,9 @@ static void test_plan_proxy(void **state)
     assert_int_equal(cordon_policy_add_host(p, "db.example.com=10.0.0.6", &e), -1);
     assert_has(e.message, "given twice");
     assert_int_equal(cordon_policy_add_host(p, "x=notanip", &e), -1);
-    assert_int_equal(cordon_policy_publish_port_string(p, "3000:8000", &e), 0);
+    assert_int_equal(cordon_policy_publish_port_string(p, "127.0.0.1:8000:3000", &e), 0);
     assert_int_equal(cordon_policy_publish_port_string(p, "3001", &e), 0);
-    assert_int_equal(cordon_policy_publish_port_string(p, "3002:8000", &e), -1);
+    assert_int_equal(cordon_policy_publish_port_string(p, "localhost:8000:3002", &e), -1);
     assert_has(e.message, "host port 8000 is used twice");
     const char *vars[] = {"PATH=/bin", "FTP_PROXY=http://10.1.1.1:1", "all_proxy=http://x:1", NULL};
     strv env = env_of(vars);
@@ -594,12 +594,37 @@ static void test_port_setters(void **state)
     (void)state;
     cordon_policy *p = cordon_policy_new();
     cordon_error e;
-    const char *bad[] = {"0", "65536", "-1", "", "1x", "1:", ":1", "1:0", "1:2:3", "123456"};
+    const char *bad[] = {"0",
+                         "65536",
+                         "-1",
+                         "",
+                         "1x",
+                         "1:",
+                         ":1",
+                         "1:0",
+                         "1:2:3",
+                         "123456",
+                         "3000:8000", /* Docker's HOST:CONTAINER or cordon's old PORT:HOSTPORT? refused */
+                         "0.0.0.0:8000:3000",
+                         "127.0.0.1:8000",
+                         "127.0.0.1::3000",
+                         "127.0.0.1:8000:"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         if (cordon_policy_publish_port_string(p, bad[i], &e) == 0)
             fail_msg("--publish-port '%s' accepted", bad[i]);
         assert_int_equal(e.stage, CORDON_STAGE_USAGE);
     }
+    /* the ambiguous form names both readings and the unambiguous spellings */
+    assert_int_equal(cordon_policy_publish_port_string(p, "3000:8000", &e), -1);
+    assert_has(e.message, "'3000:8000' is ambiguous");
+    assert_has(e.message, "'127.0.0.1:3000:8000' (the host's 3000 to the command's 8000)");
+    assert_string_equal(e.option, "publishPort");
+    /* the forms that mean one thing: PORT, PORT:PORT, 127.0.0.1:HOSTPORT:PORT */
+    assert_int_equal(cordon_policy_publish_port_string(p, "4000:4000", &e), 0);
+    assert_int_equal(cordon_policy_publish_port_string(p, "127.0.0.1:9000:4001", &e), 0);
+    assert_int_equal(p->net.n_publish, 2);
+    assert_int_equal(p->net.publish[1].inside, 4001);
+    assert_int_equal(p->net.publish[1].host, 9000);
     assert_int_equal(cordon_policy_forward_port_string(p, "5432", &e), 0);
     assert_int_equal(cordon_policy_forward_port_string(p, "5432", &e), -1);
     assert_int_equal(cordon_policy_publish_port(p, 5432, 0, &e), -1);
@@ -760,7 +785,7 @@ static void test_settings_keys(void **state)
     assert_int_equal(cordon_policy_set_allow_unix_sockets(p, false, &e), 0);
     const char *doc = "{\"sandbox\": {\"allowedDomains\": [\"*.npmjs.org\", \"github.com\"],\n"
                       " \"deniedDomains\": [\"evil.npmjs.org\"], \"addHosts\": [\"db.test=10.0.0.5\"],\n"
-                      " \"forwardPorts\": [5432, \"6379\"], \"publishPorts\": [3000, \"3001:8001\"],\n"
+                      " \"forwardPorts\": [5432, \"6379\"], \"publishPorts\": [3000, \"127.0.0.1:8001:3001\"],\n"
                       " \"allowUnixSockets\": true, \"networkLog\": \"/tmp/n.log\"}}";
     assert_int_equal(settings_load_buffer(p, "s.json", doc, strlen(doc), &e), 0);
     assert_int_equal(p->network, CORDON_NETWORK_PROXY);

@@ -25,7 +25,7 @@
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, "     \
     "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, "       \
     "publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, protect, " \
-    "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty"
+    "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty, strictSettings"
 
 typedef struct fixture {
     char dir[PATH_MAX];
@@ -378,7 +378,67 @@ static void test_unknown_top_level_key(void **state)
                                "}\n");
     assert_int_equal(settings_load(f->p, path, &f->err), 0);
     assert_int_equal(f->p->settings_enabled, 1);
+    /* pi's and Claude Code's own keys are theirs: nothing said */
+    assert_int_equal(f->p->settings_unknown.n, 0);
     free(path);
+}
+
+/* A top-level key nobody knows is said, with the nearest known key: a misspelt "sandbox"
+ * drops every rule in it.  strictSettings (a key, or the setter before or after the file)
+ * refuses it instead, and a refused file changes nothing. */
+static void test_unknown_top_level_typo(void **state)
+{
+    fixture *f = *state;
+    char *path = write_fixture(f, "typo.json",
+                               "{\n"
+                               "  \"sanbox\": {\"deniedPaths\": [\"/x\"]},\n"
+                               "  \"permissions\": {},\n"
+                               "  \"zzqq\": 1\n"
+                               "}\n");
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    assert_int_equal(f->p->n_rules, 0);
+    assert_int_equal(f->p->settings_unknown.n, 2);
+    char *want = xasprintf("%s:2: unknown top-level key \"sanbox\" (did you mean \"sandbox\"?)", path);
+    assert_string_equal(f->p->settings_unknown.v[0], want);
+    free(want);
+    want = xasprintf("%s:4: unknown top-level key \"zzqq\" (cordon reads \"sandbox\" and \"orchestration\")", path);
+    assert_string_equal(f->p->settings_unknown.v[1], want);
+    free(want);
+    /* the setter after the file: refused at once, and on from now on */
+    assert_int_equal(cordon_policy_set_strict_settings(f->p, true, &f->err), -1);
+    assert_int_equal(f->err.stage, CORDON_STAGE_SETTINGS);
+    assert_string_equal(f->err.option, "strictSettings");
+    assert_contains(f->err.message, "\"sanbox\" (did you mean \"sandbox\"?)");
+    assert_true(f->p->strict_settings);
+    /* false never turns it off */
+    assert_int_equal(cordon_policy_set_strict_settings(f->p, false, &f->err), 0);
+    assert_true(f->p->strict_settings);
+    free(path);
+}
+
+static void test_strict_settings(void **state)
+{
+    fixture *f = *state;
+    /* the key, after the typo in the same file */
+    expect_error(f, "s1.json", "{\"sanbox\": {},\n \"sandbox\": {\"strictSettings\": true}}",
+                 ":1: unknown top-level key \"sanbox\" (did you mean \"sandbox\"?): strictSettings refuses a "
+                 "top-level key that neither cordon nor the harnesses it shares settings with know; fix the key or "
+                 "remove it");
+    assert_string_equal(f->err.option, "strictSettings");
+    assert_false(f->p->strict_settings);
+    /* the setter before the file */
+    assert_int_equal(cordon_policy_set_strict_settings(f->p, true, &f->err), 0);
+    expect_error(f, "s2.json", "{\"sandbox\": {\"deniedPaths\": [\"/x\"]}, \"sandbx\": {}}",
+                 ":1: unknown top-level key \"sandbx\" (did you mean \"sandbox\"?): strictSettings refuses a "
+                 "top-level key that neither cordon nor the harnesses it shares settings with know; fix the key or "
+                 "remove it");
+    assert_int_equal(f->p->settings_unknown.n, 0);
+    /* a known file still loads under it; the key's type is checked */
+    char *path = write_fixture(f, "ok.json", "{\"sandbox\": {\"strictSettings\": true}, \"model\": \"m\"}");
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    free(path);
+    expect_error(f, "s3.json", "{\"sandbox\": {\"strictSettings\": 1}}",
+                 ":1: key \"sandbox.strictSettings\" must be true or false, not a number");
 }
 
 /* orchestration.sandboxed and .isolation are read and checked; the rest of it is the
@@ -687,6 +747,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_after_nesting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_top_level_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_top_level_typo, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strict_settings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_orchestration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_is_escaped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
