@@ -132,6 +132,7 @@ static int add_rule(scmp_filter_ctx ctx, const sc_rule *r, int nr)
     case SC_LOW4_ONLY: return add_low4_only(ctx, r, nr);
     case SC_MASKED: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, r->value2);
     case SC_NONE_OF: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, 0);
+    case SC_ABOVE: return add_cmp(ctx, r, nr, SCMP_CMP_GT, r->value, 0);
     }
     return -EINVAL;
 }

@@ -106,6 +106,18 @@
     "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "  \
     "tools say so instead of trusting restrictions that would not hold"
 
+#define WHY_CONNECT                                                                        \
+    "may reach a host service through its pathname Unix socket: the supervisor reads the " \
+    "address once, refuses (EACCES) a pathname socket the sandbox did not bind and "       \
+    "--allow-socket does not name, and performs the call itself (other addresses unchanged)"
+#define WHY_BIND                                                                              \
+    "a pathname Unix socket is a new name: the supervisor makes it after the creation "       \
+    "control's decision (agent configuration, .git), and remembers it as the sandbox's own; " \
+    "other addresses are bound as asked"
+#define WHY_SENDMSG                                                                           \
+    "its address is in memory, where a filter cannot look: the supervisor reads the message " \
+    "once and sends it itself, refusing (EACCES) a pathname socket the sandbox did not bind"
+
 const sc_rule sc_rules[] = {
     /* --- always ------------------------------------------------------------------- */
     {"io_uring_setup", 0, EPERM, SC_ANY, 0, 0, "io_uring_setup", WHY_IO_URING},
@@ -251,6 +263,17 @@ const sc_rule sc_rules[] = {
     NOTIFY("setns", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "setns", WHY_NEWROOT),
     NOTIFY("unshare", SC_OP_NEWROOT, SC_ANY, 0, 0, 0, "unshare", WHY_NEWROOT),
     NOTIFY("mount", SC_OP_MOUNT, SC_NONE_OF, 3, NEW_FS_NOT, 0, "mount(a new file system)", WHY_NEW_FS),
+    /* Unix sockets: a pathname socket is reached by connect, sendto and sendmsg, and made by
+     * bind.  A filter cannot read the socket's family nor the address (in memory), so
+     * the calls whose address may hold a path (longer than the family and one byte) go to
+     * the supervisor, which reads the address once and performs the call itself
+     * (supervise/sockets.c); sendmsg and sendmmsg carry the address in memory, so all of
+     * them do. */
+    NOTIFY("connect", SC_OP_CONNECT, SC_ABOVE, 2, 2, 0, "connect(address longer than 2 bytes)", WHY_CONNECT),
+    NOTIFY("bind", SC_OP_BIND, SC_ABOVE, 2, 2, 0, "bind(address longer than 2 bytes)", WHY_BIND),
+    NOTIFY("sendto", SC_OP_SENDTO, SC_ABOVE, 5, 2, 0, "sendto(address longer than 2 bytes)", WHY_CONNECT),
+    NOTIFY("sendmsg", SC_OP_SENDMSG, SC_ANY, 0, 0, 0, "sendmsg", WHY_SENDMSG),
+    NOTIFY("sendmmsg", SC_OP_SENDMMSG, SC_ANY, 0, 0, 0, "sendmmsg", WHY_SENDMSG),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
      "openat(2), whose creations and writes the supervisor performs",

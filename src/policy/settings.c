@@ -56,7 +56,8 @@ typedef struct settings {
     int sandboxed;                      /* orchestration.sandboxed: -1 = not given, else 0/1 */
     const char *orch_isolation;         /* orchestration.isolation (borrowed), or NULL */
     /* the network (src/net) */
-    json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports, *allowed_sockets;
+    json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports,
+        *allowed_sockets;
     int allow_unix; /* -1 = not given, else 0/1 */
     const char *network_log;
     /* the other run options (apply_run) */
@@ -322,9 +323,9 @@ static int get_network(const settings_ctx *ctx, const char *key, const json_t *v
 
 static bool is_net_key(const char *key)
 {
-    static const char *const keys[] = {"allowedDomains",   "deniedDomains", "addHosts",     "dnsServers",
-                                       "allowUnixSockets", "forwardPorts",  "publishPorts", "networkLog",
-                                       "allowedSockets"};
+    static const char *const keys[] = {"allowedDomains", "deniedDomains",    "addHosts",
+                                       "dnsServers",     "allowUnixSockets", "forwardPorts",
+                                       "publishPorts",   "networkLog",       "allowedSockets"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -389,13 +390,13 @@ static int parse_net_key(const settings_ctx *ctx, const char *key, json_t *v, se
     }
     cordon_policy_free(scratch);
     if (r == 0) {
-        json_t **slot = strcmp(key, "allowedDomains") == 0  ? &s->allowed_domains
-                        : strcmp(key, "deniedDomains") == 0 ? &s->denied_domains
-                        : strcmp(key, "addHosts") == 0      ? &s->add_hosts
-                        : strcmp(key, "dnsServers") == 0    ? &s->dns_servers
-                        : strcmp(key, "forwardPorts") == 0  ? &s->forward_ports
+        json_t **slot = strcmp(key, "allowedDomains") == 0   ? &s->allowed_domains
+                        : strcmp(key, "deniedDomains") == 0  ? &s->denied_domains
+                        : strcmp(key, "addHosts") == 0       ? &s->add_hosts
+                        : strcmp(key, "dnsServers") == 0     ? &s->dns_servers
+                        : strcmp(key, "forwardPorts") == 0   ? &s->forward_ports
                         : strcmp(key, "allowedSockets") == 0 ? &s->allowed_sockets
-                                                            : &s->publish_ports;
+                                                             : &s->publish_ports;
         *slot = v;
     }
     return r;
