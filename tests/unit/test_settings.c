@@ -24,7 +24,7 @@
 #define SANDBOX_KEYS                                                                                           \
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, "     \
     "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, "       \
-    "publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, protect, " \
+    "publishPorts, networkLog, allowedSockets, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, protect, " \
     "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty"
 
 typedef struct fixture {
