@@ -175,6 +175,43 @@ t_own_sockets_work() {
   assert_contains "$ERR" "cordon: refused bind $WS/.claude"
 }
 
+# A session's commands: the same refusal, and a socket one command bound is the
+# sandbox's own for the next (sessions live as long as this case's subshell, see
+# e2e/session).
+t_session_host_socket() {
+  local name=sk$$r$RANDOM
+  start_unix_server "$WS/host.sock"
+  "$CORDON" session start "$name" --allow-ro "$BIN" </dev/null >/dev/null 2>"$CT/serr" ||
+    die "cordon session start failed: $(head -c 300 "$CT/serr")"
+  crun session exec "$name" -- "$BIN/tryops" connect host "$WS/host.sock"
+  local out=$OUT err=$ERR
+  crun session exec "$name" -- "$BIN/tryops" ownstream own "$WS/sess.sock"
+  local own=$OUT
+  "$CORDON" session stop "$name" >/dev/null 2>&1 || true
+  OUT=$out
+  want_refused host EACCES
+  assert_contains "$err" "cordon: refused connect $WS/host.sock"
+  OUT=$own
+  want_ok own
+  # positive control: a session started with --allow-socket
+  "$CORDON" session start "$name" --allow-ro "$BIN" --allow-socket "$WS/host.sock" </dev/null >/dev/null 2>"$CT/serr" ||
+    die "cordon session start failed: $(head -c 300 "$CT/serr")"
+  crun session exec "$name" -- "$BIN/tryops" connect host "$WS/host.sock"
+  "$CORDON" session stop "$name" >/dev/null 2>&1 || true
+  assert_eq "$(detail host)" pong-from-host "--allow-socket in a session"
+}
+
+# --isolation landlock has no PID 1 to check where a datagram goes: with --network none a
+# datagram socket pair (which could send to a host socket) is refused, a stream pair works.
+t_landlock_datagram_pair_refused() {
+  esc --isolation landlock -- tryops pair pair
+  [ "$RC" != 125 ] || skip_case "no --isolation landlock here: $(head -c 200 "$ERRF")"
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_refused pair EPERM
+  esc_ok -- tryops pair pair
+  want_ok pair
+}
+
 # The case of issue 19: the host's tmux server, its socket in /tmp as the workspace.
 t_tmux_server_refused() {
   command -v tmux >/dev/null || skip_case "tmux is not installed (./bootstrap.sh installs it)"
@@ -244,5 +281,7 @@ run_case host_socket_workspace t_host_socket_workspace
 run_case host_socket_allow_ro t_host_socket_allow_ro
 run_case host_dgram_refused t_host_dgram_refused
 run_case own_sockets_work t_own_sockets_work
+run_case session_host_socket t_session_host_socket
+run_case landlock_datagram_pair_refused t_landlock_datagram_pair_refused
 run_case tmux_server_refused t_tmux_server_refused
 finish
