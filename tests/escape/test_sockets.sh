@@ -220,9 +220,18 @@ t_tmux_server_refused() {
   mkdir "$sockdir"
   chmod 0700 "$sockdir"
   proof=$OUTSIDE/proof
-  tmux -S "$sockdir/default" -f /dev/null new-session -d -s cordon-escape "sleep 60" </dev/null || die "cannot start a host tmux server"
+  # (its default shell: $SHELL, else the password file's, which is nologin for uid 65534)
+  SHELL=/bin/sh tmux -S "$sockdir/default" -f /dev/null new-session -d -s cordon-escape "sleep 60" </dev/null || die "cannot start a host tmux server"
   # positive control: the server runs what a client asks, on the host
-  tmux -S "$sockdir/default" run-shell "true" || { tmux -S "$sockdir/default" kill-server; die "positive control: the host tmux server does not answer"; }
+  local i
+  for ((i = 0; i < 100; i++)); do
+    tmux -S "$sockdir/default" run-shell "touch $CT/host-proof" 2>"$CT/tmux.err" && [ -e "$CT/host-proof" ] && break
+    sleep 0.05
+  done
+  if [ ! -e "$CT/host-proof" ]; then
+    tmux -S "$sockdir/default" kill-server 2>/dev/null || true
+    die "positive control: the host tmux server does not run run-shell: $(head -c 300 "$CT/tmux.err"); $(ls -la "$sockdir" 2>&1 | tr '\n' ' ')"
+  fi
   crun run -- tmux -S "$sockdir/default" run-shell "touch $proof"
   local rc=$RC
   tmux -S "$sockdir/default" kill-server 2>/dev/null || true
