@@ -118,6 +118,17 @@
     "its address is in memory, where a filter cannot look: the supervisor reads the message " \
     "once and sends it itself, refusing (EACCES) a pathname socket the sandbox did not bind"
 
+/* 32-bit x86's socketcall(2) multiplexer hides the address in memory, behind one more
+ * pointer: the supervisor cannot serve it, so its address-taking calls are refused (the
+ * direct calls of Linux 4.3 are served; socketcall(SYS_SOCKET) is refused already). */
+#define SOCKETCALL(n, name)                                                                     \
+    {                                                                                           \
+        "socketcall", 0, EPERM, SC_EQ32, 0, n, "socketcall(" name ")",                          \
+            "32-bit x86: the address is in memory behind socketcall's own argument array, out " \
+            "of the supervisor's reach; the direct call (Linux 4.3) is served",                 \
+            SC_CMD, SC_OP_NONE, 0                                                               \
+    }
+
 const sc_rule sc_rules[] = {
     /* --- always ------------------------------------------------------------------- */
     {"io_uring_setup", 0, EPERM, SC_ANY, 0, 0, "io_uring_setup", WHY_IO_URING},
@@ -278,6 +289,11 @@ const sc_rule sc_rules[] = {
     NOTIFY("sendto", SC_OP_SENDTO, SC_ABOVE, 5, 2, 0, "sendto(address longer than 2 bytes)", WHY_CONNECT),
     NOTIFY("sendmsg", SC_OP_SENDMSG, SC_ANY, 0, 0, 0, "sendmsg", WHY_SENDMSG),
     NOTIFY("sendmmsg", SC_OP_SENDMMSG, SC_ANY, 0, 0, 0, "sendmmsg", WHY_SENDMSG),
+    SOCKETCALL(3, "SYS_CONNECT"),
+    SOCKETCALL(2, "SYS_BIND"),
+    SOCKETCALL(11, "SYS_SENDTO"),
+    SOCKETCALL(16, "SYS_SENDMSG"),
+    SOCKETCALL(20, "SYS_SENDMMSG"),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
      "openat(2), whose creations and writes the supervisor performs",

@@ -531,6 +531,16 @@ static void test_cmd_sockets(void **state)
     EXPECT(p, x, 1, 3, 0x1000, ALLOW);                    /* write */
     EXPECT4(p, i, 362, 3, 0x1000, 16, 0, NOTIFY_);        /* i386 connect */
     EXPECT(p, i, 370, 3, 0x1000, NOTIFY_);                /* i386 sendmsg */
+    /* i386 socketcall(2): its arguments are in memory, out of the supervisor's reach */
+    EXPECT(p, i, 102, 3 /* SYS_CONNECT */, 0x1000, EPERM_);
+    EXPECT(p, i, 102, 2 /* SYS_BIND */, 0x1000, EPERM_);
+    EXPECT(p, i, 102, 11 /* SYS_SENDTO */, 0x1000, EPERM_);
+    /* (libseccomp turns sendmsg's and sendmmsg's rows into these: the supervisor, which
+     * does not serve socketcall, answers ENOSYS) */
+    EXPECT(p, i, 102, 16 /* SYS_SENDMSG */, 0x1000, NOTIFY_);
+    EXPECT(p, i, 102, 20 /* SYS_SENDMMSG */, 0x1000, NOTIFY_);
+    EXPECT(p, i, 102, 9 /* SYS_SEND */, 0x1000, ALLOW);
+    EXPECT(nested, i, 102, 3 /* SYS_CONNECT */, 0x1000, EPERM_);
     EXPECT4(&sc_aarch64_cmd_programs[0], a64, 203, 3, 0x1000, 16, 0, NOTIFY_); /* AArch64 connect */
     EXPECT(&sc_aarch64_cmd_programs[0], a64, 211, 3, 0x1000, NOTIFY_);         /* AArch64 sendmsg */
     EXPECT(nested, x, 46, 3, 0x1000, ALLOW);                                   /* nested: the outer cordon's listener */
