@@ -12,7 +12,7 @@
 # host, the same connect works with --allow-socket, and the command's own sockets (bound
 # inside, socket pairs) work.
 . "$(dirname "$0")/lib.sh"
-esc_build tryops
+esc_build tryops sockrace
 SERVER=$ESC_SRC/unix_server.py
 
 # start_unix_server ADDR: a host server on ADDR (a path or @name), for this case.
@@ -212,6 +212,19 @@ t_landlock_datagram_pair_refused() {
   want_ok pair
 }
 
+# What was checked is what is connected to: a second thread flips the address in memory
+# between the command's own socket and a host server's during thousands of connects.
+t_race_rewrites_the_address() {
+  start_unix_server "$WS/hst.sock"
+  # positive control: without cordon the same program reaches both
+  host_run sockrace "$WS/ow1.sock" "$WS/hst.sock" 0.5
+  [ "$(result race_host)" = ok ] || skip_case "the race program never reached the host server without cordon ($OUT)"
+  esc -- sockrace "$WS/own.sock" "$WS/hst.sock" 2
+  [ "$RC" = 0 ] || die "the race program failed: $(last_run)"
+  want_ok race_control
+  want_refused race_host EACCES
+}
+
 # The case of issue 19: the host's tmux server, its socket in /tmp as the workspace.
 t_tmux_server_refused() {
   command -v tmux >/dev/null || skip_case "tmux is not installed (./bootstrap.sh installs it)"
@@ -290,6 +303,7 @@ run_case host_socket_workspace t_host_socket_workspace
 run_case host_socket_allow_ro t_host_socket_allow_ro
 run_case host_dgram_refused t_host_dgram_refused
 run_case own_sockets_work t_own_sockets_work
+run_case race_rewrites_the_address t_race_rewrites_the_address
 run_case session_host_socket t_session_host_socket
 run_case landlock_datagram_pair_refused t_landlock_datagram_pair_refused
 run_case tmux_server_refused t_tmux_server_refused
