@@ -214,7 +214,7 @@ static int check_target(sk_state *sk, const sk_host *h, const char *what, int *t
         }
     }
     pw_result_close(&r);
-    sk_id id;
+    sk_id id = {0};
     if ((e = sock_id(fd, &id)) < 0) {
         close(fd);
         return -e;
@@ -274,7 +274,7 @@ static int do_connect(sk_state *sk, const sk_host *h, const sk_call *c)
     _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
     if (s < 0)
         return -s;
-    int domain, type, e;
+    int domain = -1, type = -1, e;
     if ((e = sock_info(s, &domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
         return e;
     _cleanup_fd_ int target = -1;
@@ -342,7 +342,7 @@ static int do_bind(sk_state *sk, const sk_host *h, const sk_call *c)
     _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
     if (s < 0)
         return -s;
-    int domain, type, e;
+    int domain = -1, type = -1, e;
     if ((e = sock_info(s, &domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
         return e;
     if (domain != AF_UNIX || !unix_path(sk)) {
@@ -391,7 +391,7 @@ static int do_bind(sk_state *sk, const sk_host *h, const sk_call *c)
     if (rc == 0) {
         /* PID 1 serves one call at a time: no rename of the command's can come between */
         _cleanup_fd_ int f = openat(r.dir_fd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        sk_id id;
+        sk_id id = {0};
         if (f >= 0 && sock_id(f, &id) == 0)
             own_add(sk, &id);
     }
@@ -636,7 +636,7 @@ static int do_sendto(sk_state *sk, const sk_host *h, const sk_call *c, long long
     _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
     if (s < 0)
         return -s;
-    int domain, type, e;
+    int domain = -1, type = -1, e;
     if ((e = sock_info(s, &domain, &type)) != 0)
         return e;
     sk_msg m = {.has_name = c->args[4] != 0};
@@ -659,7 +659,7 @@ static int do_sendmsg(sk_state *sk, const sk_host *h, const sk_call *c, long lon
     _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
     if (s < 0)
         return -s;
-    int domain, type, e;
+    int domain = -1, type = -1, e;
     if ((e = sock_info(s, &domain, &type)) != 0)
         return e;
     sk_msg m = {0};
@@ -675,7 +675,7 @@ static int do_sendmmsg(sk_state *sk, const sk_host *h, const sk_call *c, long lo
     _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
     if (s < 0)
         return -s;
-    int domain, type, e = 0;
+    int domain = -1, type = -1, e = 0;
     if ((e = sock_info(s, &domain, &type)) != 0)
         return e;
     unsigned vlen = (unsigned)c->args[2];
