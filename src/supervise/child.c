@@ -139,7 +139,9 @@ static void confine_steps(launch *l)
         hand_over h = {.from = p[0], .sock = l->cc_sock[1]};
         pid_t helper = clone(hand_listener, stack + sizeof stack, CLONE_VM | CLONE_FILES, &h);
         if (helper < 0) {
-            err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot start the helper that hands the listener to PID 1");
+            /* for a moment, the set-up needs a second process: --limit-pids 1 leaves no room */
+            err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot start the helper that hands the listener to PID 1%s",
+                    errno == EAGAIN ? " (with --limit-pids, give at least 2)" : "");
             launch_fail(l, &err);
         }
         int fd = seccomp_install_cmd(seccomp_cmd_program(0), true, &err);
