@@ -15,7 +15,7 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config
   libjansson-dev libseccomp-dev libcmocka-dev
   bubblewrap iproute2 python3 util-linux git valgrind
-  curl socat
+  curl socat tmux
   fuse-overlayfs
   dpkg-dev debhelper fakeroot
   # what the tests run besides (most are there on any Debian; none may be assumed):

@@ -214,6 +214,10 @@ CORDON_API int cordon_policy_add_dns_server(cordon_policy *p, const char *addres
 /* --allow-unix-sockets: with CORDON_NETWORK_PROXY, let the command create AF_UNIX sockets
  * (by default only socket pairs, and only AF_INET/AF_INET6 sockets otherwise). */
 CORDON_API int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_error *err);
+/* --allow-socket PATH: the host's pathname Unix socket at PATH (absolute) may be connected
+ * to, and sent to, from inside.  Every other pathname socket the sandbox did not bind
+ * itself is refused (EACCES), in every network mode. */
+CORDON_API int cordon_policy_allow_socket(cordon_policy *p, const char *path, cordon_error *err);
 /* --forward-port PORT: the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT. */
 CORDON_API int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *err);
 /* --publish-port PORT, 127.0.0.1:HOSTPORT:PORT: what the command listens on at 127.0.0.1:PORT inside,

@@ -195,6 +195,8 @@ class Policy:
     :param proc: mount /proc (default True)
     :param no_nested: refuse sandboxes inside the sandbox
     :param isolation: ``"namespaces"`` (default), ``"landlock"`` or ``"auto"``
+    :param allow_socket: absolute paths of host Unix sockets the command may connect to
+        (every other pathname socket the sandbox did not bind is refused)
 
     A policy may be used by many runs, from many threads at once.  Bad values raise
     :class:`CordonError` (stage ``"usage"`` or ``"settings"``) at once.
@@ -213,7 +215,7 @@ class Policy:
                  strict_settings: bool = False,
                  data_root: Optional[PathLike] = None, protect: Iterable[str] = (),
                  proc: bool = True, no_nested: bool = False,
-                 isolation: Optional[str] = None) -> None:
+                 isolation: Optional[str] = None, allow_socket: Iterable[PathLike] = ()) -> None:
         lib = _L()
         self._p: Optional[int] = lib.cordon_policy_new()
         if not self._p:
@@ -269,6 +271,8 @@ class Policy:
                 self._call(lib.cordon_policy_set_no_nested, True)
             if isolation is not None:
                 self._enum(lib.cordon_isolation_from_string, isolation, lib.cordon_policy_set_isolation)
+            for s in allow_socket:
+                self._call(lib.cordon_policy_allow_socket, _fs(s))
         except BaseException:
             self.close()
             raise

@@ -7,8 +7,10 @@ Run by `meson test --suite python` (as root and as uid 65534, tests/meson.build)
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -132,6 +134,30 @@ class Basics(unittest.TestCase):
 
 
 class Run(unittest.TestCase):
+    def test_allow_socket(self) -> None:
+        # a host service's Unix socket the view shows: refused (EACCES) unless named
+        d = tempfile.mkdtemp()
+        os.chmod(d, 0o755)
+        path = os.path.join(d, "host.sock")
+        srv = socket.socket(socket.AF_UNIX)
+        srv.bind(path)
+        os.chmod(path, 0o777)
+        srv.listen(4)
+        client = ("import errno, socket, sys\n"
+                  "c = socket.socket(socket.AF_UNIX)\n"
+                  "try:\n    c.connect(sys.argv[1])\nexcept OSError as e:\n    sys.exit(e.errno)\n")
+        try:
+            with self.assertRaises(cordon.CordonError):
+                cordon.Policy(allow_socket=["relative.sock"])
+            r = cordon.run([sys.executable, "-c", client, path], policy=policy(allow_ro=[d]))
+            self.assertEqual(r.exit_code, errno.EACCES)
+            r = cordon.run([sys.executable, "-c", client, path], policy=policy(allow_ro=[d], allow_socket=[path]))
+            self.assertEqual(r.exit_code, 0)
+        finally:
+            srv.close()
+            os.unlink(path)
+            os.rmdir(d)
+
     def test_exit_codes(self) -> None:
         p = policy()
         self.assertEqual(cordon.run(["true"], policy=p).exit_code, 0)

@@ -261,6 +261,11 @@ static int opt_allow_unix_sockets(run_args *a, const char *v, cordon_error *err)
     return named(cordon_policy_set_allow_unix_sockets(a->pol, true, err), err, "--allow-unix-sockets");
 }
 
+static int opt_allow_socket(run_args *a, const char *v, cordon_error *err)
+{
+    return named(cordon_policy_allow_socket(a->pol, v, err), err, "--allow-socket");
+}
+
 static int opt_forward_port(run_args *a, const char *v, cordon_error *err)
 {
     return named(cordon_policy_forward_port_string(a->pol, v, err), err, "--forward-port");
@@ -358,6 +363,9 @@ const option_def run_options[] = {
      "cordon's proxy asks this name server (up to three) instead of those of /etc/resolv.conf"},
     {"--allow-unix-sockets", NULL, opt_allow_unix_sockets,
      "with --network proxy, allow creating AF_UNIX sockets (default: refused; socket pairs work)"},
+    {"--allow-socket", "PATH", opt_allow_socket,
+     "the host's Unix socket at PATH (absolute) may be connected to; every other pathname socket the sandbox did "
+     "not bind is refused (EACCES)"},
     {"--forward-port", "PORT", opt_forward_port,
      "the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT (a database, a dev server)"},
     {"--publish-port", "PORT|127.0.0.1:HOSTPORT:PORT", opt_publish_port,

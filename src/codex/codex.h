@@ -147,8 +147,10 @@ typedef struct cx_plan {
     strv deny_globs;
     int glob_depth; /* 0: not set */
     cordon_network network;
-    bool fs_restricted;      /* some file system restriction remains (for --use-legacy-landlock) */
-    bool allow_unix_sockets; /* proxy mode: --managed-network's dangerouslyAllowAllUnixSockets */
+    bool fs_restricted;        /* some file system restriction remains (for --use-legacy-landlock) */
+    bool allow_unix_sockets;   /* proxy mode: --managed-network's dangerouslyAllowAllUnixSockets */
+    const strv *allow_sockets; /* --managed-network's allowUnixSockets: --allow-socket paths (not
+                                  owned; NULL: none) */
 } cx_plan;
 
 int cx_map(const cx_profile *prof, const cx_host *host, bool proxy, cx_plan *out, cordon_error *err);

@@ -135,6 +135,11 @@ int cx_apply(const cx_plan *plan, const cx_args *args, char *const *env, cordon_
     if (plan->network == CORDON_NETWORK_PROXY && plan->allow_unix_sockets &&
         cordon_policy_set_allow_unix_sockets(p, true, err) < 0)
         return -1;
+    /* allowUnixSockets names the host sockets the command may reach: every other pathname
+     * socket is refused, as with cordon run's --allow-socket (README) */
+    for (size_t i = 0; plan->allow_sockets && i < plan->allow_sockets->n; i++)
+        if (cordon_policy_allow_socket(p, plan->allow_sockets->v[i], err) < 0)
+            return err_wrap(err, "--managed-network's allowUnixSockets");
     /* --inherit-pid-namespace shows the caller's /proc, whatever --no-proc says (as the
      * helper: both keep the inherited /proc). */
     if (args->inherit_pid_namespace) {
@@ -344,6 +349,7 @@ int cordon_codex_main(int argc, char *const argv[])
         goto out;
     }
     plan.allow_unix_sockets = net.allow_all_unix_sockets;
+    plan.allow_sockets = &net.unix_sockets;
     if (a.use_legacy_landlock && plan.fs_restricted) {
         fputs("cordon: --use-legacy-landlock cannot be used with a filesystem-restricted profile: the legacy Landlock "
               "pipeline cannot isolate app-server Unix sockets, so Codex refuses it (disable "

@@ -132,6 +132,7 @@ static int add_rule(scmp_filter_ctx ctx, const sc_rule *r, int nr)
     case SC_LOW4_ONLY: return add_low4_only(ctx, r, nr);
     case SC_MASKED: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, r->value2);
     case SC_NONE_OF: return add_cmp(ctx, r, nr, SCMP_CMP_MASKED_EQ, r->value, 0);
+    case SC_ABOVE: return add_cmp(ctx, r, nr, SCMP_CMP_GT, r->value, 0);
     }
     return -EINVAL;
 }
@@ -223,6 +224,22 @@ static void emit_programs(FILE *out, const target *t, sc_filter filter, unsigned
     fprintf(out, "};\n\n");
 }
 
+/* 32-bit x86 has each socket call twice: through the socketcall(2) multiplexer, which
+ * libseccomp names by a negative pseudo number, and as a direct call (Linux 4.3).  The
+ * filter notifies both; the supervisor serves the direct one (socketcall's arguments are
+ * in memory: it answers ENOSYS, doc/seccomp.md). */
+static int x86_direct_socket_call(const char *name)
+{
+    static const struct {
+        const char *name;
+        int nr;
+    } calls[] = {{"bind", 361}, {"connect", 362}, {"sendto", 369}, {"sendmsg", 370}, {"sendmmsg", 345}};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (strcmp(name, calls[i].name) == 0)
+            return calls[i].nr;
+    return -1;
+}
+
 /* The (audit arch, number) of every notify row's call on every ABI of the target, so that
  * the supervisor knows which call a notification is about without libseccomp. */
 static void emit_notify_calls(FILE *out, const target *t, const char *prefix)
@@ -245,6 +262,8 @@ static void emit_notify_calls(FILE *out, const target *t, const char *prefix)
             if (dup)
                 continue;
             int nr = seccomp_syscall_resolve_name_arch(*a, r->syscall);
+            if (nr < 0 && nr != __NR_SCMP_ERROR && *a == SCMP_ARCH_X86)
+                nr = x86_direct_socket_call(r->syscall);
             if (nr == __NR_SCMP_ERROR || nr < 0)
                 continue; /* the call does not exist on this ABI (e.g. open on AArch64) */
             fprintf(out, "    {0x%08xu, %d, %d}, /* %s */\n", *a, nr, (int)r->op, r->syscall);

@@ -114,6 +114,29 @@
     "not honour one the command adds; ENOSYS, as on a kernel without Landlock, so that "  \
     "tools say so instead of trusting restrictions that would not hold"
 
+#define WHY_CONNECT                                                                        \
+    "may reach a host service through its pathname Unix socket: the supervisor reads the " \
+    "address once, refuses (EACCES) a pathname socket the sandbox did not bind and "       \
+    "--allow-socket does not name, and performs the call itself (other addresses unchanged)"
+#define WHY_BIND                                                                              \
+    "a pathname Unix socket is a new name: the supervisor makes it after the creation "       \
+    "control's decision (agent configuration, .git), and remembers it as the sandbox's own; " \
+    "other addresses are bound as asked"
+#define WHY_SENDMSG                                                                           \
+    "its address is in memory, where a filter cannot look: the supervisor reads the message " \
+    "once and sends it itself, refusing (EACCES) a pathname socket the sandbox did not bind"
+
+/* 32-bit x86's socketcall(2) multiplexer hides the address in memory, behind one more
+ * pointer: the supervisor cannot serve it, so its address-taking calls are refused (the
+ * direct calls of Linux 4.3 are served; socketcall(SYS_SOCKET) is refused already). */
+#define SOCKETCALL(n, name)                                                                     \
+    {                                                                                           \
+        "socketcall", 0, EPERM, SC_EQ32, 0, n, "socketcall(" name ")",                          \
+            "32-bit x86: the address is in memory behind socketcall's own argument array, out " \
+            "of the supervisor's reach; the direct call (Linux 4.3) is served",                 \
+            SC_CMD, SC_OP_NONE, 0                                                               \
+    }
+
 const sc_rule sc_rules[] = {
     /* --- always ------------------------------------------------------------------- */
     {"io_uring_setup", 0, EPERM, SC_ANY, 0, 0, "io_uring_setup", WHY_IO_URING},
@@ -215,6 +238,10 @@ const sc_rule sc_rules[] = {
      "socket(protocol not 0 or IPPROTO_TCP)",
      "--isolation landlock, --network none: SCTP and MPTCP stream sockets are not TCP to Landlock"},
     {"listen", SC_MODE_TCP_ONLY, EPERM, SC_ANY, 0, 0, "listen", WHY_LISTEN},
+    {"socketpair", SC_MODE_TCP_ONLY, EPERM, SC_LOW4_ONLY, 1, BIT(SOCK_STREAM), "socketpair(type not SOCK_STREAM)",
+     "--isolation landlock, --network none: no supervisor there checks where a datagram goes; a datagram "
+     "or sequenced-packet pair could connect or send to a host service's pathname socket (a stream pair "
+     "cannot: it is connected for good)"},
     {"sendto", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendto(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 2, MSG_FASTOPEN, "sendmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendmmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
@@ -273,6 +300,22 @@ const sc_rule sc_rules[] = {
     NOTIFY("fchownat", SC_OP_FCHOWNAT, SC_ANY, 0, 0, 0, "fchownat", WHY_META),
     NOTIFY("truncate", SC_OP_TRUNCATE, SC_ANY, 0, 0, 0, "truncate", WHY_META),
     NOTIFY("truncate64", SC_OP_TRUNCATE64, SC_ANY, 0, 0, 0, "truncate64", WHY_META),
+    /* Unix sockets: a pathname socket is reached by connect, sendto and sendmsg, and made by
+     * bind.  A filter cannot read the socket's family nor the address (in memory), so
+     * the calls whose address may hold a path (longer than the family and one byte) go to
+     * the supervisor, which reads the address once and performs the call itself
+     * (supervise/sockets.c); sendmsg and sendmmsg carry the address in memory, so all of
+     * them do. */
+    NOTIFY("connect", SC_OP_CONNECT, SC_ABOVE, 2, 2, 0, "connect(address longer than 2 bytes)", WHY_CONNECT),
+    NOTIFY("bind", SC_OP_BIND, SC_ABOVE, 2, 2, 0, "bind(address longer than 2 bytes)", WHY_BIND),
+    NOTIFY("sendto", SC_OP_SENDTO, SC_ABOVE, 5, 2, 0, "sendto(address longer than 2 bytes)", WHY_CONNECT),
+    NOTIFY("sendmsg", SC_OP_SENDMSG, SC_ANY, 0, 0, 0, "sendmsg", WHY_SENDMSG),
+    NOTIFY("sendmmsg", SC_OP_SENDMMSG, SC_ANY, 0, 0, 0, "sendmmsg", WHY_SENDMSG),
+    SOCKETCALL(3, "SYS_CONNECT"),
+    SOCKETCALL(2, "SYS_BIND"),
+    SOCKETCALL(11, "SYS_SENDTO"),
+    SOCKETCALL(16, "SYS_SENDMSG"),
+    SOCKETCALL(20, "SYS_SENDMMSG"),
     {"openat2", 0, ENOSYS, SC_ANY, 0, 0, "openat2",
      "its flags are in memory, where seccomp cannot look; ENOSYS makes callers fall back to "
      "openat(2), whose creations and writes the supervisor performs",

@@ -39,6 +39,8 @@ typedef enum sc_match {
                       (a socket type: the flags above the low four bits do not matter) */
     SC_MASKED,     /* (arg & value) == value2 */
     SC_NONE_OF,    /* (arg & value) == 0: none of the flags of value is set */
+    SC_ABOVE,      /* arg > value, unsigned on 64 bits (a length the kernel reads as an
+                      int: a value with the upper half set is above too, so it is caught) */
 } sc_match;
 
 /* Which of the two filters a row belongs to.  The deny filter is installed by PID 1 and
@@ -94,6 +96,11 @@ typedef enum sc_op {
     SC_OP_FCHOWNAT,   /* fchownat(dirfd, path, uid, gid, flags) */
     SC_OP_TRUNCATE,   /* truncate(path, length) */
     SC_OP_TRUNCATE64, /* truncate64 (32-bit ABIs): the length in two registers */
+    SC_OP_CONNECT,    /* connect(fd, addr, addrlen): supervise/sockets.c */
+    SC_OP_BIND,       /* bind(fd, addr, addrlen) */
+    SC_OP_SENDTO,     /* sendto(fd, buf, len, flags, addr, addrlen) */
+    SC_OP_SENDMSG,    /* sendmsg(fd, msg, flags) */
+    SC_OP_SENDMMSG,   /* sendmmsg(fd, msgvec, vlen, flags) */
 } sc_op;
 
 /* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer

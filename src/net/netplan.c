@@ -25,6 +25,7 @@ void net_plan_free(net_plan *np)
         free(np->hosts[i].name);
     free(np->hosts);
     free(np->log);
+    strv_free(&np->sockets);
     *np = (net_plan){0};
 }
 
@@ -310,6 +311,7 @@ int net_plan_build(const struct cordon_policy *pol, strv *env, net_plan *out, co
 
     out->proxy = net == CORDON_NETWORK_PROXY;
     out->allow_unix = n->allow_unix;
+    copy_strv(&out->sockets, &n->sockets);
     if (out->proxy && n->allow.n) {
         uint16_t port = pick_port(out, pol, NET_PROXY_PORT);
         add_listen(out, NET_LISTEN_PROXY, port, xstrdup("--allow-domain"));
@@ -368,9 +370,15 @@ static const char *endpoint_str(const net_endpoint *e, int i, char *buf, size_t 
 
 void net_plan_explain(FILE *out, const net_plan *np, cordon_network network)
 {
-    if (!np->active && network != CORDON_NETWORK_PROXY)
+    if (!np->active && network != CORDON_NETWORK_PROXY && !np->sockets.n)
         return;
     fprintf(out, "\nnetwork\n");
+    /* the pathname sockets the sandbox did not bind are refused but these (supervise/sockets.c) */
+    for (size_t i = 0; i < np->sockets.n; i++)
+        fprintf(out, "  socket   %s  (--allow-socket: a host Unix socket the command may connect to)\n",
+                np->sockets.v[i]);
+    if (!np->active && network != CORDON_NETWORK_PROXY)
+        return;
     for (size_t i = 0; i < np->n_listen; i++) {
         const net_listen *l = &np->listen[i];
         char inside[48];

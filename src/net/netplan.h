@@ -65,6 +65,7 @@ typedef struct net_plan {
     size_t n_hosts;
     net_endpoint dns; /* --dns-server (up to 3 in addr[], see NET_DNS_MAX), n = 0: the host's */
     char *log;        /* --network-log FILE, or NULL */
+    strv sockets;     /* --allow-socket: host pathname sockets the command may reach (copies) */
 } net_plan;
 
 /* The most listeners (bridges, the proxy, forwarded ports) and published ports one sandbox

@@ -21,6 +21,7 @@ void policy_net_free(policy_net *n)
     strv_free(&n->deny);
     strv_free(&n->hosts);
     strv_free(&n->dns);
+    strv_free(&n->sockets);
     free(n->forward);
     free(n->publish);
     free(n->log);
@@ -133,6 +134,23 @@ int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_er
     NEED_POLICY(p, err);
     p->net.allow_unix = allow;
     p->net.allow_unix_set = true;
+    return 0;
+}
+
+int cordon_policy_allow_socket(cordon_policy *p, const char *path, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (!path || path[0] != '/')
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "allowSocket", "'%s': give the socket's absolute path",
+                       path ? path : "(null)");
+    if (strlen(path) >= 4096)
+        return err_opt(err, CORDON_STAGE_USAGE, ENAMETOOLONG, "allowSocket", "the path is too long");
+    for (size_t i = 0; i < p->net.sockets.n; i++)
+        if (strcmp(p->net.sockets.v[i], path) == 0)
+            return 0;
+    if (p->net.sockets.n >= 64)
+        return err_opt(err, CORDON_STAGE_USAGE, 0, "allowSocket", "at most 64 sockets");
+    strv_push(&p->net.sockets, xstrdup(path));
     return 0;
 }
 

@@ -38,6 +38,12 @@ static json_t *policy_json(const struct cordon_policy *pol, const resolved *r, c
         json_object_set_new(lim, limit_name((cordon_limit)i),
                             p->limits.v[i] ? json_integer((json_int_t)p->limits.v[i]) : json_null());
     json_object_set_new(o, "limits", lim);
+    /* --allow-socket: the host pathname sockets the command may reach (every other one
+     * the sandbox did not bind is refused, doc/security.md) */
+    json_t *socks = json_array();
+    for (size_t i = 0; i < p->net.sockets.n; i++)
+        json_array_append_new(socks, json_string(p->net.sockets.v[i]));
+    json_object_set_new(o, "allowed_sockets", socks);
     return o;
 }
 

@@ -61,6 +61,7 @@ typedef struct policy_net {
     strv hosts;              /* --add-host: "name=address", normalised */
     strv dns;                /* --dns-server: "address port", normalised */
     bool allow_unix;         /* --allow-unix-sockets */
+    strv sockets;            /* --allow-socket PATH: absolute, as given */
     bool allow_unix_set;     /* chosen by the setter: settings do not override */
     unsigned short *forward; /* --forward-port */
     size_t n_forward;

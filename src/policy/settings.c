@@ -29,7 +29,7 @@
 static const char sandbox_keys[] =
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
     "isolation, hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, "
-    "forwardPorts, publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, "
+    "forwardPorts, publishPorts, networkLog, allowedSockets, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, "
     "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty, "
     "strictSettings";
 
@@ -85,7 +85,8 @@ typedef struct settings {
     int sandboxed;                      /* orchestration.sandboxed: -1 = not given, else 0/1 */
     const char *orch_isolation;         /* orchestration.isolation (borrowed), or NULL */
     /* the network (src/net) */
-    json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports;
+    json_t *allowed_domains, *denied_domains, *add_hosts, *dns_servers, *forward_ports, *publish_ports,
+        *allowed_sockets;
     int allow_unix; /* -1 = not given, else 0/1 */
     const char *network_log;
     /* the other run options (apply_run) */
@@ -353,8 +354,9 @@ static int get_network(const settings_ctx *ctx, const char *key, const json_t *v
 
 static bool is_net_key(const char *key)
 {
-    static const char *const keys[] = {"allowedDomains",   "deniedDomains", "addHosts",     "dnsServers",
-                                       "allowUnixSockets", "forwardPorts",  "publishPorts", "networkLog"};
+    static const char *const keys[] = {"allowedDomains", "deniedDomains",    "addHosts",
+                                       "dnsServers",     "allowUnixSockets", "forwardPorts",
+                                       "publishPorts",   "networkLog",       "allowedSockets"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -385,6 +387,8 @@ static int net_entry(cordon_policy *p, const char *key, const json_t *e, cordon_
         return cordon_policy_add_dns_server(p, v, err);
     if (strcmp(key, "forwardPorts") == 0)
         return cordon_policy_forward_port_string(p, v, err);
+    if (strcmp(key, "allowedSockets") == 0)
+        return cordon_policy_allow_socket(p, v, err);
     return cordon_policy_publish_port_string(p, v, err);
 }
 
@@ -418,12 +422,13 @@ static int parse_net_key(const settings_ctx *ctx, const char *key, json_t *v, se
     }
     cordon_policy_free(scratch);
     if (r == 0) {
-        json_t **slot = strcmp(key, "allowedDomains") == 0  ? &s->allowed_domains
-                        : strcmp(key, "deniedDomains") == 0 ? &s->denied_domains
-                        : strcmp(key, "addHosts") == 0      ? &s->add_hosts
-                        : strcmp(key, "dnsServers") == 0    ? &s->dns_servers
-                        : strcmp(key, "forwardPorts") == 0  ? &s->forward_ports
-                                                            : &s->publish_ports;
+        json_t **slot = strcmp(key, "allowedDomains") == 0   ? &s->allowed_domains
+                        : strcmp(key, "deniedDomains") == 0  ? &s->denied_domains
+                        : strcmp(key, "addHosts") == 0       ? &s->add_hosts
+                        : strcmp(key, "dnsServers") == 0     ? &s->dns_servers
+                        : strcmp(key, "forwardPorts") == 0   ? &s->forward_ports
+                        : strcmp(key, "allowedSockets") == 0 ? &s->allowed_sockets
+                                                             : &s->publish_ports;
         *slot = v;
     }
     return r;
@@ -441,7 +446,8 @@ static void apply_net(const settings *s, cordon_policy *p)
                  {"addHosts", s->add_hosts},
                  {"dnsServers", s->dns_servers},
                  {"forwardPorts", s->forward_ports},
-                 {"publishPorts", s->publish_ports}};
+                 {"publishPorts", s->publish_ports},
+                 {"allowedSockets", s->allowed_sockets}};
     for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) {
         size_t i;
         json_t *e;

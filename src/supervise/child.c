@@ -6,6 +6,8 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "confine/caps.h"
@@ -23,6 +25,22 @@ extern char **environ;
 void launch_fail(launch *l, cordon_error *err)
 {
     report_fail(l->report_fd, err);
+}
+
+/* The helper of child_confine: the listener's number from the pipe, the listener to
+ * PID 1 (an errno as exit status when it cannot). */
+typedef struct hand_over {
+    int from, sock;
+} hand_over;
+
+static int hand_listener(void *arg)
+{
+    const hand_over *h = arg;
+    int fd;
+    if (read(h->from, &fd, sizeof fd) != (ssize_t)sizeof fd)
+        _exit(0); /* the filter failed: the command's process says why */
+    char byte = 'L';
+    _exit(send_fds(h->sock, &byte, 1, &fd, 1, MSG_NOSIGNAL) < 0 ? (errno ? errno : EIO) : 0);
 }
 
 static int cmd_main(void *arg)
@@ -104,18 +122,45 @@ static void confine_steps(launch *l)
      * (the deny filter came from PID 1). */
     if (l->cc && l->confine.enabled) {
         bool listener = !l->cc->nested;
-        int fd = seccomp_install_cmd(seccomp_cmd_program(listener ? 0 : SC_CMD_NESTED), listener, &err);
+        if (!listener) {
+            if (seccomp_install_cmd(seccomp_cmd_program(SC_CMD_NESTED), false, &err) < 0)
+                launch_fail(l, &err);
+            return;
+        }
+        /* The filter sends every sendmsg(2) to PID 1 (supervise/sockets.h), which cannot
+         * serve this one before it holds the listener: a helper made before the filter
+         * (so without it), sharing this process's descriptors, hands it over. */
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0) {
+            err_set(&err, CORDON_STAGE_CONFINE, errno, "pipe2");
+            launch_fail(l, &err);
+        }
+        _Alignas(16) char stack[16384];
+        hand_over h = {.from = p[0], .sock = l->cc_sock[1]};
+        pid_t helper = clone(hand_listener, stack + sizeof stack, CLONE_VM | CLONE_FILES, &h);
+        if (helper < 0) {
+            /* for a moment, the set-up needs a second process: --limit-pids 1 leaves no room */
+            err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot start the helper that hands the listener to PID 1%s",
+                    errno == EAGAIN ? " (with --limit-pids, give at least 2)" : "");
+            launch_fail(l, &err);
+        }
+        int fd = seccomp_install_cmd(seccomp_cmd_program(0), true, &err);
+        bool told = fd >= 0 && write(p[1], &fd, sizeof fd) == (ssize_t)sizeof fd;
+        int e = errno;
+        close(p[1]); /* without a descriptor, the helper reads nothing and ends */
+        int st = 0;
+        while (waitpid(helper, &st, __WCLONE) < 0 && errno == EINTR)
+            ;
         if (fd < 0)
             launch_fail(l, &err);
-        if (listener) {
-            char byte = 'L';
-            if (send_fds(l->cc_sock[1], &byte, 1, &fd, 1, MSG_NOSIGNAL) < 0) {
-                err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot hand the creation control's listener to PID 1");
-                launch_fail(l, &err);
-            }
-            close(fd);
-            close(l->cc_sock[1]);
+        if (!told || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            err_set(&err, CORDON_STAGE_CONFINE, told ? (WIFEXITED(st) ? WEXITSTATUS(st) : EIO) : e,
+                    "cannot hand the creation control's listener to PID 1");
+            launch_fail(l, &err);
         }
+        close(p[0]);
+        close(fd);
+        close(l->cc_sock[1]);
     }
 }
 

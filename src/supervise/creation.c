@@ -270,6 +270,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     TRACE("cc-devs");
     for (int fd = 0; fd <= 2; fd++)
         cc_handed(cc, fd);
+    sk_setup(&cc->sk, &p->net.sockets);
     /* Under another cordon the kernel gives the command no listener of its own: ask. */
     long hello = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0);
     if (hello == (long)CC_PRCTL_HELLO_OK) {
@@ -1585,6 +1586,40 @@ static int do_prctl(cc_state *cc, const call *c, long long *val)
     return 0;
 }
 
+/* What supervise/sockets.c needs of the creation control (it calls nothing here). */
+static const char *sk_decide_create(void *ctx, int dir, const struct stat *dst, const char *name)
+{
+    return decide(ctx, dir, dst, name, CC_CREATE);
+}
+
+static void sk_refused(void *ctx, const char *what, const char *path, const char *why)
+{
+    refuse_log(ctx, what, path, why);
+}
+
+static pid_t sk_fork_worker(void *ctx, uint64_t id)
+{
+    return fork_worker(ctx, id);
+}
+
+static int serve_socket(cc_state *cc, const call *c, sc_op op, uint32_t arch, long long *val)
+{
+    sk_host h = {.listener = cc->listener,
+                 .pw = &cc->pw,
+                 .ctx = cc,
+                 .decide_create = sk_decide_create,
+                 .refused = sk_refused,
+                 .fork_worker = sk_fork_worker};
+    sk_call sc = {.id = c->id, .tid = c->tid, .compat = !(arch & __AUDIT_ARCH_64BIT)};
+    memcpy(sc.args, c->args, sizeof sc.args);
+    int which = op == SC_OP_CONNECT   ? SK_CONNECT
+                : op == SC_OP_BIND    ? SK_BIND
+                : op == SC_OP_SENDTO  ? SK_SENDTO
+                : op == SC_OP_SENDMSG ? SK_SENDMSG
+                                      : SK_SENDMMSG;
+    return sk_serve(&cc->sk, &h, which, &sc, val);
+}
+
 /* Let the kernel do the call (its arguments are in registers, which the thread cannot
  * change any more: nothing was decided on its memory). */
 static void respond_continue(cc_state *cc, uint64_t id)
@@ -1809,6 +1844,11 @@ void cc_serve_one(cc_state *cc)
         pw_end(&cc->pw);
         respond_continue(cc, c.id);
         return;
+    case SC_OP_CONNECT:
+    case SC_OP_BIND:
+    case SC_OP_SENDTO:
+    case SC_OP_SENDMSG:
+    case SC_OP_SENDMMSG: err = serve_socket(cc, &c, op, req->data.arch, &val); break;
     case SC_OP_NONE: err = ENOSYS; break;
     }
 out:

@@ -43,6 +43,7 @@
 #include "plan/plan.h"
 #include "sandbox/mount.h"
 #include "supervise/pathwalk.h"
+#include "supervise/sockets.h"
 
 #define CC_MAX_RULES    1024
 #define CC_MAX_DEVS     512
@@ -149,6 +150,7 @@ typedef struct cc_state {
     _Alignas(8) unsigned char req[512];  /* struct seccomp_notif, as large as the kernel's */
     _Alignas(8) unsigned char resp[128]; /* struct seccomp_notif_resp */
     char status[4096];
+    sk_state sk; /* connect, bind and sends on the command's behalf (supervise/sockets.h) */
 #ifdef CORDON_TRACE_TIMING
     unsigned long long trace_calls;
     long long trace_us, trace_addfd_us;

@@ -231,6 +231,43 @@ unix refused" "proxy mode: AF_UNIX sockets refused, socket pairs kept"
 unix allowed" "proxy mode with dangerouslyAllowAllUnixSockets"
 }
 
+# A host service's Unix socket in a writable root is refused (EACCES) in every network
+# mode; allowUnixSockets names the ones the command may reach (as cordon run's
+# --allow-socket; socket(AF_UNIX) itself needs dangerouslyAllowAllUnixSockets in proxy mode).
+t_host_unix_sockets() {
+  local sock=$WS/agent.sock ready=$CT/agent.ready i
+  "$PY" -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); open(sys.argv[2], "w").close()
+s.settimeout(0.5); end = time.time() + 30
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        continue
+    c.sendall(b"pong\n"); c.close()
+' "$sock" "$ready" </dev/null >/dev/null 2>&1 &
+  track_pid $! "$sock"
+  for ((i = 0; i < 100; i++)); do [ -e "$ready" ] && break; sleep 0.05; done
+  [ -e "$ready" ] || die "could not start the host Unix socket server"
+  local client='import socket, sys
+try:
+    c = socket.socket(socket.AF_UNIX); c.settimeout(3); c.connect(sys.argv[1])
+    print(c.makefile().readline().strip())
+except OSError as e:
+    print("refused", e.errno)'
+  helper --permission-profile "$(profile "$(sp root read),$(sp project_roots write)")" -- "$PY" -c "$client" "$sock"
+  assert_eq "$OUT" "refused 13" "restricted network: a host socket in the project root ($(last_run))"
+  start_tcp_server 30
+  http_proxy=http://127.0.0.1:$SERVER_PORT helper --permission-profile "$(profile "$(sp root read)")" \
+    --managed-network '{"dangerouslyAllowAllUnixSockets":true}' -- "$PY" -c "$client" "$sock"
+  case $ERR in *"not on this build"*) skip_case "proxy mode not on this build: $(head -c 200 "$ERRF")" ;; esac
+  assert_eq "$OUT" "refused 13" "proxy mode: a host socket allowUnixSockets does not name ($(last_run))"
+  http_proxy=http://127.0.0.1:$SERVER_PORT helper --permission-profile "$(profile "$(sp root read)")" \
+    --managed-network "{\"dangerouslyAllowAllUnixSockets\":true,\"allowUnixSockets\":[\"$sock\"]}" -- "$PY" -c "$client" "$sock"
+  assert_eq "$OUT" "pong" "proxy mode: a host socket allowUnixSockets names ($(last_run))"
+}
+
 t_proxy_mode_needs_proxy() {
   # no proxy variable, or a remote one, or one outside loopbackPorts: exit 1, nothing runs
   env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY -u ALL_PROXY -u all_proxy \
@@ -448,6 +485,7 @@ run_case parent_repo_stays_discoverable t_parent_repo_stays_discoverable
 run_case network_restricted t_network_restricted
 run_case proxy_mode t_proxy_mode
 run_case proxy_mode_needs_proxy t_proxy_mode_needs_proxy
+run_case host_unix_sockets t_host_unix_sockets
 run_case malformed_input t_malformed_input
 run_case exit_status t_exit_status
 run_case signals_forwarded t_signals_forwarded

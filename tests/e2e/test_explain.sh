@@ -78,6 +78,21 @@ if bad:
 PYEOF
 }
 
+# --allow-socket: a line of its own, and the JSON's allowed_sockets; a relative path is a
+# usage error (125)
+t_explain_allow_socket() {
+  expect_ok explain --allow-socket /run/cordon-test/agent.sock -- true
+  assert_contains "$OUT" "socket   /run/cordon-test/agent.sock  (--allow-socket"
+  expect_ok explain --json --allow-socket /run/cordon-test/agent.sock -- true
+  "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["policy"]["allowed_sockets"] != ["/run/cordon-test/agent.sock"])' "$OUTF" ||
+    die "explain --json: allowed_sockets ($(head -c 300 "$OUTF"))"
+  expect_ok explain --json -- true
+  "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["policy"]["allowed_sockets"] != [])' "$OUTF" ||
+    die "explain --json: allowed_sockets without the option"
+  expect_exit 125 explain --allow-socket agent.sock -- true
+  assert_contains "$ERR" "absolute path"
+}
+
 # Explain only reads the host: whatever the options (globs, protections, a git repository,
 # credential stores, limits, Landlock isolation, the proxy, a network log), the
 # workspace, HOME and TMPDIR are exactly as before, modification times included.
@@ -120,5 +135,6 @@ run_case explain_settings t_explain_settings
 run_case explain_read_only_and_base t_explain_read_only_and_base
 run_case explain_bad_usage t_explain_bad_usage
 run_case explain_json t_explain_json
+run_case explain_allow_socket t_explain_allow_socket
 run_case explain_changes_nothing t_explain_changes_nothing
 finish

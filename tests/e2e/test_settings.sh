@@ -119,6 +119,7 @@ t_every_flag_has_a_key() {
       --dns-server) key=dnsServers ;;
       --forward-port) key=forwardPorts ;;
       --publish-port) key=publishPorts ;;
+      --allow-socket) key=allowedSockets ;;
       --tty | --no-tty) key=tty ;;
       *) key=$("$PY" -c 'import sys; w = sys.argv[1][2:].split("-"); print(w[0] + "".join(x.title() for x in w[1:]))' "$f") ;;
     esac

@@ -33,10 +33,13 @@ try:
 except OSError as e:
     print("refused", e.errno)
 '
-  # control: a view that shows the socket read-only still lets connect(2) through
-  crun run --allow-ro "$OUTSIDE" -- "$PY" -c "$client" "$sock"
+  # control: a view that shows the socket, and --allow-socket that names it, let connect(2)
+  # through (without it the supervisor refuses it: escape/sockets)
+  crun run --allow-ro "$OUTSIDE" --allow-socket "$sock" -- "$PY" -c "$client" "$sock"
   assert_eq "$OUT" pong "control: the host socket through the view ($(last_run))"
-  crun run --network proxy --env "HTTP_PROXY=http://127.0.0.1:$P" --allow-ro "$OUTSIDE" -- "$PY" -c "$client" "$sock"
+  crun run --allow-ro "$OUTSIDE" -- "$PY" -c "$client" "$sock"
+  assert_eq "$OUT" "refused 13" "a host Unix socket the view shows, not named by --allow-socket"
+  crun run --network proxy --env "HTTP_PROXY=http://127.0.0.1:$P" --allow-ro "$OUTSIDE" --allow-socket "$sock" -- "$PY" -c "$client" "$sock"
   assert_eq "$OUT" "refused 1" "a host Unix socket in proxy mode (EPERM from seccomp)"
 }
 

@@ -2,15 +2,17 @@
 # Unix sockets of the host. Abstract sockets belong to a network namespace: with the
 # default --network none the host's are out of reach. With --network host they are
 # reachable (X11, D-Bus, ...) unless Landlock's abstract-socket scoping (Landlock ABI 6,
-# Linux 6.12; issue 4) is applied. Path sockets follow the view: a socket in a directory
-# no rule shows cannot be named; but connect(2) does not care about MS_RDONLY, so a socket
-# that the view shows read-only (everything under --base host) IS reachable: a known
-# limitation (doc/security.md), asserted here as it stands, and --deny of its directory
-# is the way to close it. The host's service sockets live in /run, /var/run and
-# $XDG_RUNTIME_DIR: --base host hides those unless a rule shows them. Positive controls: the host's server answers on the host, and
-# the same connect works for a socket the view does show, or one of the command's own.
+# Linux 6.12; issue 4) is applied. Path sockets: a socket in a directory no rule shows
+# cannot be named; one the view does show (the workspace, an --allow-ro path, anything
+# under --base host: connect(2) does not care about MS_RDONLY) is refused by the
+# supervisor (EACCES, reported) unless the sandbox bound it itself or --allow-socket
+# names it (issue 19: the host's tmux server under /tmp ran the command's commands). The
+# host's service sockets live in /run, /var/run and $XDG_RUNTIME_DIR: --base host hides
+# those unless a rule shows them. Positive controls: the host's server answers on the
+# host, the same connect works with --allow-socket, and the command's own sockets (bound
+# inside, socket pairs) work.
 . "$(dirname "$0")/lib.sh"
-esc_build tryops
+esc_build tryops sockrace
 SERVER=$ESC_SRC/unix_server.py
 
 # start_unix_server ADDR: a host server on ADDR (a path or @name), for this case.
@@ -64,28 +66,191 @@ t_path_socket_hidden() {
   start_unix_server "$OUTSIDE/run/sock"
   start_unix_server "$WS/run/sock"
   esc_ok -- tryops connect hidden "$OUTSIDE/run/sock" connect shown "$WS/run/sock"
-  # positive control: the same connect works through a bind the view shows
-  assert_eq "$(detail shown)" pong-from-host "connect to a host socket in the workspace"
   want_refused hidden ENOENT
+  want_refused shown EACCES
+  # positive control: the same connect works for a socket --allow-socket names
+  esc_ok --allow-socket "$WS/run/sock" -- tryops connect shown "$WS/run/sock"
+  assert_eq "$(detail shown)" pong-from-host "connect to a host socket in the workspace named by --allow-socket"
 }
 
-t_path_socket_base_host_known_limitation() {
-  # KNOWN LIMITATION (doc/security.md): under --base host every host path socket the
-  # caller may connect to is reachable, although the bind is read-only; --deny closes it
+# issue 19: a host service's socket the view shows is refused, wherever it is shown, and
+# the refusal is reported; --allow-socket names one that may be used.
+t_host_socket_workspace() {
+  mkdir "$WS/srv"
+  chmod 0755 "$WS/srv"
+  start_unix_server "$WS/srv/sock"
+  ln -s srv/sock "$WS/link"
+  crun run --status-json "$CT/s.json" --allow-ro "$BIN" -- "$BIN/tryops" connect direct "$WS/srv/sock" \
+    connect relative srv/sock connect via_link "$WS/link" connect via_proc "/proc/self/cwd/srv/sock"
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_refused direct EACCES
+  want_refused relative EACCES
+  want_refused via_link EACCES
+  want_refused via_proc EACCES
+  assert_contains "$ERR" "cordon: refused connect $WS/srv/sock: a Unix socket the sandbox did not bind"
+  assert_contains "$(cat "$CT/s.json")" "connect srv/sock"
+  # positive control: named, it answers (through the link too: the socket file is named)
+  esc_ok --allow-socket "$WS/srv/sock" -- tryops connect direct "$WS/srv/sock" connect via_link "$WS/link"
+  assert_eq "$(detail direct)" pong-from-host "--allow-socket"
+  assert_eq "$(detail via_link)" pong-from-host "--allow-socket, through a symlink"
+  # the settings key does the same
+  printf '{"sandbox": {"allowedSockets": ["%s"]}}\n' "$WS/srv/sock" >"$CT/settings.json"
+  esc_ok --settings "$CT/settings.json" -- tryops connect direct "$WS/srv/sock"
+  assert_eq "$(detail direct)" pong-from-host "allowedSockets"
+}
+
+t_host_socket_allow_ro() {
+  local d
+  d=$(scratch_outside_tmp)
+  mkdir "$d/ro"
+  chmod 0755 "$d/ro"
+  start_unix_server "$d/ro/sock"
+  esc_ok --allow-ro "$d/ro" -- tryops connect ro "$d/ro/sock"
+  want_refused ro EACCES
+  esc_ok --allow-ro "$d/ro" --allow-socket "$d/ro/sock" -- tryops connect ro "$d/ro/sock"
+  assert_eq "$(detail ro)" pong-from-host "--allow-socket in an --allow-ro path"
+}
+
+t_path_socket_base_host() {
+  # under --base host every host path socket the view shows read-only was reachable
+  # (connect(2) ignores MS_RDONLY): now refused, and --allow-socket names one
   local d
   d=$(scratch_outside_tmp)
   mkdir "$d/run"
   chmod 0755 "$d/run"
   start_unix_server "$d/run/sock"
   esc_ok --base host -- tryops connect readonly_view "$d/run/sock" openw write_socket_file "$d/run/sock"
-  # the bind is read-only all the same ...
   want_refused write_socket_file EROFS ENXIO
-  # ... and yet connect works: asserted as it stands, so a change is noticed
-  assert_eq "$(detail readonly_view)" pong-from-host \
-    "KNOWN LIMITATION changed: a host path socket under --base host is no longer reachable; update doc/security.md"
-  # the way to close it
+  want_refused readonly_view EACCES
+  esc_ok --base host --allow-socket "$d/run/sock" -- tryops connect readonly_view "$d/run/sock"
+  assert_eq "$(detail readonly_view)" pong-from-host "--allow-socket under --base host"
+  # --deny still hides it
   esc_ok --base host --deny "$d/run" -- tryops connect denied "$d/run/sock"
   want_refused denied ENOENT ECONNREFUSED
+}
+
+# A datagram to a host socket (syslog's, journald's, systemd's notify socket) is refused
+# too, by sendto and sendmsg alike; nothing arrives.
+t_host_dgram_refused() {
+  local got=$CT/got
+  "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1]); open(sys.argv[2] + ".ready", "w").close()
+s.settimeout(20)
+try:
+    data = s.recv(100)
+    open(sys.argv[2], "wb").write(data)
+except socket.timeout:
+    pass
+' "$WS/dg.sock" "$got" </dev/null >/dev/null 2>&1 &
+  track_pid $! dgram-server
+  local i
+  for ((i = 0; i < 100; i++)); do [ -e "$got.ready" ] && break; sleep 0.05; done
+  [ -e "$got.ready" ] || die "could not start the host datagram server"
+  esc_ok -- tryops sendto dgram "$WS/dg.sock" owndgram control "$WS/mine.dg"
+  want_ok control
+  want_refused dgram EACCES
+  [ ! -e "$got" ] || die "ESCAPE: a datagram reached the host's socket: $(cat "$got")"
+  # positive control: named, it arrives
+  esc_ok --allow-socket "$WS/dg.sock" -- tryops sendto dgram "$WS/dg.sock"
+  want_ok dgram
+  for ((i = 0; i < 100; i++)); do [ -s "$got" ] && break; sleep 0.05; done
+  assert_file_content "$got" "from-inside"
+}
+
+# The command's own sockets keep working: a server and its client inside (stream and
+# datagram, on a socket it bound), socket pairs (with a descriptor passed), and bind of
+# an ordinary name; bind of a protected name is the creation control's refusal.
+t_own_sockets_work() {
+  esc_ok -- tryops ownstream stream "$WS/ok.sock" owndgram dgram "$WS/ok.dg" pair pair \
+    ownstream claude "$WS/.claude" ownstream tmp /tmp/own.sock
+  want_ok stream
+  want_ok dgram
+  want_ok pair
+  want_ok tmp
+  want_refused claude EPERM
+  [ ! -e "$WS/.claude" ] || die "ESCAPE: a socket named .claude at the top of the workspace"
+  [ -S "$WS/ok.sock" ] || die "the command's own socket is missing on the host"
+  assert_contains "$ERR" "cordon: refused bind $WS/.claude"
+}
+
+# A session's commands: the same refusal, and a socket one command bound is the
+# sandbox's own for the next (sessions live as long as this case's subshell, see
+# e2e/session).
+t_session_host_socket() {
+  local name=sk$$r$RANDOM
+  start_unix_server "$WS/host.sock"
+  "$CORDON" session start "$name" --allow-ro "$BIN" </dev/null >/dev/null 2>"$CT/serr" ||
+    die "cordon session start failed: $(head -c 300 "$CT/serr")"
+  crun session exec "$name" -- "$BIN/tryops" connect host "$WS/host.sock"
+  local out=$OUT err=$ERR
+  crun session exec "$name" -- "$BIN/tryops" ownstream own "$WS/sess.sock"
+  local own=$OUT
+  "$CORDON" session stop "$name" >/dev/null 2>&1 || true
+  OUT=$out
+  want_refused host EACCES
+  assert_contains "$err" "cordon: refused connect $WS/host.sock"
+  OUT=$own
+  want_ok own
+  # positive control: a session started with --allow-socket
+  "$CORDON" session start "$name" --allow-ro "$BIN" --allow-socket "$WS/host.sock" </dev/null >/dev/null 2>"$CT/serr" ||
+    die "cordon session start failed: $(head -c 300 "$CT/serr")"
+  crun session exec "$name" -- "$BIN/tryops" connect host "$WS/host.sock"
+  "$CORDON" session stop "$name" >/dev/null 2>&1 || true
+  assert_eq "$(detail host)" pong-from-host "--allow-socket in a session"
+}
+
+# --isolation landlock has no PID 1 to check where a datagram goes: with --network none a
+# datagram socket pair (which could send to a host socket) is refused, a stream pair works.
+t_landlock_datagram_pair_refused() {
+  esc --isolation landlock -- tryops pair pair
+  [ "$RC" != 125 ] || skip_case "no --isolation landlock here: $(head -c 200 "$ERRF")"
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_refused pair EPERM
+  esc_ok -- tryops pair pair
+  want_ok pair
+}
+
+# What was checked is what is connected to: a second thread flips the address in memory
+# between the command's own socket and a host server's during thousands of connects.
+t_race_rewrites_the_address() {
+  start_unix_server "$WS/hst.sock"
+  # positive control: without cordon the same program reaches both
+  host_run sockrace "$WS/ow1.sock" "$WS/hst.sock" 0.5
+  [ "$(result race_host)" = ok ] || skip_case "the race program never reached the host server without cordon ($OUT)"
+  esc -- sockrace "$WS/own.sock" "$WS/hst.sock" 2
+  [ "$RC" = 0 ] || die "the race program failed: $(last_run)"
+  want_ok race_control
+  want_refused race_host EACCES
+}
+
+# The case of issue 19: the host's tmux server, its socket in /tmp as the workspace.
+t_tmux_server_refused() {
+  command -v tmux >/dev/null || skip_case "tmux is not installed (./bootstrap.sh installs it)"
+  local sockdir proof
+  sockdir=$WS/tmux
+  mkdir "$sockdir"
+  chmod 0700 "$sockdir"
+  proof=$OUTSIDE/proof
+  # (its default shell: $SHELL, else the password file's, which is nologin for uid 65534)
+  SHELL=/bin/sh tmux -S "$sockdir/default" -f /dev/null new-session -d -s cordon-escape "sleep 60" </dev/null || die "cannot start a host tmux server"
+  # positive control: the server runs what a client asks, on the host
+  local i
+  for ((i = 0; i < 100; i++)); do
+    tmux -S "$sockdir/default" run-shell "touch $CT/host-proof" 2>"$CT/tmux.err" && [ -e "$CT/host-proof" ] && break
+    sleep 0.05
+  done
+  if [ ! -e "$CT/host-proof" ]; then
+    tmux -S "$sockdir/default" kill-server 2>/dev/null || true
+    die "positive control: the host tmux server does not run run-shell: $(head -c 300 "$CT/tmux.err"); $(ls -la "$sockdir" 2>&1 | tr '\n' ' ')"
+  fi
+  crun run -- tmux -S "$sockdir/default" run-shell "touch $proof"
+  local rc=$RC
+  tmux -S "$sockdir/default" kill-server 2>/dev/null || true
+  [ ! -e "$proof" ] || die "ESCAPE: the host's tmux server ran a command from inside the sandbox"
+  [ "$rc" != 0 ] || die "tmux inside reached the host server ($(last_run))"
+  assert_contains "$ERR" "cordon: refused connect $sockdir/default"
 }
 
 # --base host: /run, /var/run and $XDG_RUNTIME_DIR are hidden (docker.sock, D-Bus, agents).
@@ -111,8 +276,9 @@ t_run_hidden_base_host() {
   # /run itself is an empty directory inside (the host's is not)
   [ -n "$(ls -A /run)" ] || die "positive control: the host's /run is empty here"
   expect_output "" run --base host -- sh -c 'ls -A /run; ls -A /var/run/'
-  # positive controls: a rule that shows them lifts the hiding
-  esc_ok --base host --allow-ro "$d/xdg" ${rundir:+--allow-ro /run} -- tryops connect xdg "$d/xdg/bus" ${rundir:+connect run "$rundir/docker.sock"}
+  # positive controls: a rule that shows them lifts the hiding (and --allow-socket lets
+  # the command use the sockets shown)
+  esc_ok --base host --allow-ro "$d/xdg" --allow-socket "$d/xdg/bus" ${rundir:+--allow-ro /run --allow-socket "$rundir/docker.sock"} -- tryops connect xdg "$d/xdg/bus" ${rundir:+connect run "$rundir/docker.sock"}
   assert_eq "$(detail xdg)" pong-from-host "a rule that shows \$XDG_RUNTIME_DIR"
   [ -z "$rundir" ] || assert_eq "$(detail run)" pong-from-host "a rule that shows /run"
 }
@@ -132,5 +298,13 @@ run_case etc_links_into_run t_etc_links_into_run
 run_case abstract_network_none t_abstract_network_none
 run_case abstract_network_host t_abstract_network_host
 run_case path_socket_hidden t_path_socket_hidden
-run_case path_socket_base_host_known_limitation t_path_socket_base_host_known_limitation
+run_case path_socket_base_host t_path_socket_base_host
+run_case host_socket_workspace t_host_socket_workspace
+run_case host_socket_allow_ro t_host_socket_allow_ro
+run_case host_dgram_refused t_host_dgram_refused
+run_case own_sockets_work t_own_sockets_work
+run_case race_rewrites_the_address t_race_rewrites_the_address
+run_case session_host_socket t_session_host_socket
+run_case landlock_datagram_pair_refused t_landlock_datagram_pair_refused
+run_case tmux_server_refused t_tmux_server_refused
 finish

@@ -21,10 +21,11 @@
 #include "policy/policy.h"
 #include "util/strv.h"
 
-#define SANDBOX_KEYS                                                                                           \
-    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, "     \
-    "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, "       \
-    "publishPorts, networkLog, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, protect, " \
+#define SANDBOX_KEYS                                                                                                  \
+    "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, isolation, "            \
+    "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, "              \
+    "publishPorts, networkLog, allowedSockets, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, " \
+    "protect, "                                                                                                       \
     "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty, strictSettings"
 
 typedef struct fixture {

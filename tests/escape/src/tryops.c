@@ -15,6 +15,13 @@
  *                            success "LABEL ok <first line the server sent>"
  *   loopback LABEL NAME      an abstract socket of our own: listen on @NAME, connect to
  *                            it, pass a line through (the positive control for connect)
+ *   ownstream LABEL PATH     a pathname stream socket of our own: bind PATH, listen,
+ *                            connect to it, pass a line through
+ *   owndgram LABEL PATH      a pathname datagram socket of our own: bind PATH, send to it
+ *                            with sendto and sendmsg, receive both
+ *   pair LABEL               socketpair(2): a line through a stream pair, and a descriptor
+ *                            (SCM_RIGHTS) through a datagram pair
+ *   sendto LABEL PATH        sendto(2) a datagram to the socket at PATH
  *   fdlist LABEL             the open descriptors, from /proc/self/fd, without the one
  *                            used to list them: "LABEL ok 0 1 2"
  *   fdread LABEL N           read from descriptor N
@@ -113,6 +120,107 @@ static int op_connect(const char *label, const char *addr)
     setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     first_line(label, s);
     close(s);
+    return 0;
+}
+
+static socklen_t path_addr(struct sockaddr_un *sa, const char *path)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sun_family = AF_UNIX;
+    snprintf(sa->sun_path, sizeof sa->sun_path, "%s", path);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sa->sun_path) + 1);
+}
+
+static int op_ownstream(const char *label, const char *path)
+{
+    struct sockaddr_un sa;
+    socklen_t len = path_addr(&sa, path);
+    int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&sa, len) < 0 || listen(l, 1) < 0 ||
+        connect(c, (struct sockaddr *)&sa, len) < 0)
+        return (int)report(label, -1);
+    int a = accept(l, NULL, NULL);
+    char buf[8] = "";
+    long r = a < 0 ? -1 : write(a, "hi", 2) == 2 && read(c, buf, sizeof buf) == 2 ? 0 : -1;
+    if (a >= 0)
+        close(a);
+    close(l);
+    close(c);
+    return (int)report(label, r);
+}
+
+static int op_owndgram(const char *label, const char *path)
+{
+    struct sockaddr_un sa;
+    socklen_t len = path_addr(&sa, path);
+    int srv = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int c = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (srv < 0 || c < 0 || bind(srv, (struct sockaddr *)&sa, len) < 0 ||
+        sendto(c, "one", 3, 0, (struct sockaddr *)&sa, len) != 3)
+        return (int)report(label, -1);
+    struct iovec iov = {(void *)"two", 3};
+    struct msghdr mh = {.msg_name = &sa, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1};
+    if (sendmsg(c, &mh, 0) != 3)
+        return (int)report(label, -1);
+    char a[8] = "", b[8] = "";
+    long r =
+        recv(srv, a, sizeof a, 0) == 3 && recv(srv, b, sizeof b, 0) == 3 && !memcmp(a, "one", 3) && !memcmp(b, "two", 3)
+            ? 0
+            : (errno = EIO, -1);
+    close(srv);
+    close(c);
+    return (int)report(label, r);
+}
+
+static int op_pair(const char *label)
+{
+    int s[2], d[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, s) < 0 ||
+        socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, d) < 0)
+        return (int)report(label, -1);
+    char buf[8] = "";
+    if (write(s[0], "hi", 2) != 2 || read(s[1], buf, sizeof buf) != 2)
+        return (int)report(label, -1);
+    /* a descriptor through sendmsg: the read end of a pipe holding "fd" */
+    int p[2];
+    if (pipe(p) < 0 || write(p[1], "fd", 2) != 2)
+        return (int)report(label, -1);
+    _Alignas(struct cmsghdr) char ctl[CMSG_SPACE(sizeof(int))];
+    memset(ctl, 0, sizeof ctl);
+    struct iovec iov = {(void *)"x", 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &p[0], sizeof(int));
+    if (sendmsg(d[0], &mh, 0) != 1)
+        return (int)report(label, -1);
+    close(p[0]);
+    char x;
+    struct iovec riov = {&x, 1};
+    memset(ctl, 0, sizeof ctl);
+    struct msghdr rh = {.msg_iov = &riov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    if (recvmsg(d[1], &rh, 0) != 1 || !(cm = CMSG_FIRSTHDR(&rh)) || cm->cmsg_type != SCM_RIGHTS)
+        return (int)report(label, (errno = EIO, -1));
+    int got;
+    memcpy(&got, CMSG_DATA(cm), sizeof got);
+    memset(buf, 0, sizeof buf);
+    long r = read(got, buf, sizeof buf) == 2 && !memcmp(buf, "fd", 2) ? 0 : (errno = EIO, -1);
+    return (int)report(label, r);
+}
+
+static int op_sendto(const char *label, const char *path)
+{
+    struct sockaddr_un sa;
+    socklen_t len = path_addr(&sa, path);
+    int c = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (c < 0)
+        return (int)report(label, -1);
+    long r = sendto(c, "from-inside", 11, 0, (struct sockaddr *)&sa, len) == 11 ? 0 : -1;
+    report(label, r);
+    close(c);
     return 0;
 }
 
@@ -269,6 +377,22 @@ int main(int argc, char **argv)
             NEED(2);
             op_connect(a, b);
             i += 3;
+        } else if (!strcmp(op, "ownstream")) {
+            NEED(2);
+            op_ownstream(a, b);
+            i += 3;
+        } else if (!strcmp(op, "owndgram")) {
+            NEED(2);
+            op_owndgram(a, b);
+            i += 3;
+        } else if (!strcmp(op, "sendto")) {
+            NEED(2);
+            op_sendto(a, b);
+            i += 3;
+        } else if (!strcmp(op, "pair")) {
+            NEED(1);
+            op_pair(a);
+            i += 2;
         } else if (!strcmp(op, "loopback")) {
             NEED(2);
             op_loopback(a, b);
