@@ -49,7 +49,9 @@ void help_session(FILE *out)
           "/run/cordon/sessions, else /tmp/cordon-UID/sessions).\n"
           "\n"
           "exit status of exec: as `cordon run`; 125 also when there is no such session, or when\n"
-          "its policy can no longer be met (its workspace was deleted, say).\n",
+          "its policy cannot be met: for good once a mount of it is gone (its workspace was deleted,\n"
+          "say), for as long as a protected or hidden name that was missing at `start` exists on the\n"
+          "host (an editor's .vscode: remove it, or restart the session to protect it as it is).\n",
           out);
 }
 

@@ -427,12 +427,61 @@ case_policy_no_longer_met() {
   sstart "$s"
   cd "$WS"
   expect_ok session exec "$s" --chdir "$w" -- true
+  # a protected name made on the host: refused while it is there (the session has no
+  # mount on it, a command could change it), naming it and the fix; it was not changed
   mkdir "$w/.vscode"
-  expect_exit 125 session exec "$s" --chdir "$w" -- true
-  assert_contains "$ERR" "$w/.vscode"
-  assert_contains "$ERR" "no longer"
+  expect_exit 125 session exec "$s" --chdir "$w" -- sh -c 'echo changed >.vscode/tasks.json'
+  assert_contains "$ERR" "$w/.vscode was created on the host"
+  assert_contains "$ERR" "remove it on the host"
+  assert_absent "$w/.vscode/tasks.json"
+  # ... and once the host removed it, commands run again, and it is protected as before
   rmdir "$w/.vscode"
+  expect_ok session exec "$s" --chdir / -- true
+  crun session exec "$s" --chdir "$w" -- mkdir .vscode
+  [ "$RC" != 0 ] || die "a command created .vscode after the host removed its own"
+  assert_absent "$w/.vscode"
+  # a restarted session protects what the host made, as it is now
+  mkdir "$w/.vscode"
+  sstop "$s"
+  cd "$w"
+  sstart "$s"
+  cd "$WS"
+  crun session exec "$s" --chdir "$w" -- sh -c 'echo changed >.vscode/tasks.json'
+  [ "$RC" != 0 ] || die "a command wrote into the protected .vscode"
+  assert_not_contains "$ERR" "was created on the host"
+  assert_absent "$w/.vscode/tasks.json"
+  expect_ok session exec "$s" --chdir "$w" -- true
+  # the host removes a protected name the session had a mount on (a checkout of another
+  # branch): commands run on (before: 125 for good), and cannot create it
+  echo '{}' >"$w/.mcp.json"
+  sstop "$s"
+  cd "$w"
+  sstart "$s"
+  cd "$WS"
+  rm -rf "$w/.vscode"
+  expect_ok session exec "$s" --chdir / -- true
+  crun session exec "$s" --chdir "$w" -- mkdir .vscode
+  [ "$RC" != 0 ] || die "a command created .vscode once the host removed the protected one"
+  assert_absent "$w/.vscode"
+  # ... made again by the host: refused while it is there, then fine again
+  mkdir "$w/.vscode"
   expect_exit 125 session exec "$s" --chdir / -- true
+  assert_contains "$ERR" "$w/.vscode was created on the host"
+  rmdir "$w/.vscode"
+  expect_ok session exec "$s" --chdir / -- true
+  # a protected file replaced on the host (an editor's save by rename): refused while the
+  # new one is there (it has no mount), then held as a missing name once it is removed
+  echo '{"new": 1}' >"$w/.mcp.json.tmp"
+  mv "$w/.mcp.json.tmp" "$w/.mcp.json"
+  crun session exec "$s" --chdir "$w" -- sh -c 'echo changed >.mcp.json'
+  assert_eq "$RC" 125 "a command ran while the replaced .mcp.json had no mount: $(last_run)"
+  assert_contains "$ERR" "$w/.mcp.json was replaced on the host"
+  assert_file_content "$w/.mcp.json" '{"new": 1}'
+  rm "$w/.mcp.json"
+  expect_ok session exec "$s" --chdir / -- true
+  crun session exec "$s" --chdir "$w" -- sh -c 'echo x >.mcp.json'
+  [ "$RC" != 0 ] || die "a command created .mcp.json once the host removed the protected one"
+  assert_absent "$w/.mcp.json"
   sstop "$s"
   # the workspace deleted
   local u=${SP}pol2
@@ -444,6 +493,10 @@ case_policy_no_longer_met() {
   rm -rf "$w"
   expect_exit 125 session exec "$u" --chdir / -- true
   assert_contains "$ERR" "deleted"
+  # for good: the session's mount is gone, even once the host makes the directory again
+  mkdir -p "$w"
+  expect_exit 125 session exec "$u" --chdir / -- true
+  assert_contains "$ERR" "stop the session and start it again"
   sstop "$u"
 }
 
