@@ -289,6 +289,9 @@ typedef struct cordon_result {
      * --network-log records them; network_counted says that there was a network to count. */
     bool network_counted;
     unsigned network_allowed, network_refused, network_failed;
+    /* A detached session command (cordon_session_cmd.detach): its pid in the session's
+     * PID namespace, once it started; else 0. */
+    int pid;
 } cordon_result;
 /* clang-format off: an initializer on one line */
 #define CORDON_RESULT_INIT            \
@@ -428,6 +431,11 @@ typedef struct cordon_session_cmd {
                         * and controlling terminal: cordon_proc_stdin() and _stdout() are
                         * its master (the spawn flags must be 0); set its size with
                         * TIOCSWINSZ on it */
+    bool detach;      /* with keep, without tty: cordon_proc_wait returns as soon as the
+                        * command has started (exit code 0, `started`, its `pid`), and
+                        * the command stays in the session, its streams those of the
+                        * spawn (cordon_proc_free does not kill it); a command that could
+                        * not start is reported as usual */
 } cordon_session_cmd;
 /* clang-format off: an initializer on one line */
 #define CORDON_SESSION_CMD_INIT            \

@@ -22,7 +22,7 @@ void help_session(FILE *out)
 {
     fputs("usage: cordon session start NAME [RUN OPTIONS]\n"
           "       cordon session exec NAME [--chdir DIR] [--env NAME=VALUE] [--timeout SECONDS]\n"
-          "                                [--tty|--no-tty] [--keep] [--] COMMAND [ARG...]\n"
+          "                                [--tty|--no-tty] [--keep [--detach]] [--] COMMAND [ARG...]\n"
           "       cordon session list [--json]\n"
           "       cordon session stop NAME\n"
           "\n"
@@ -42,6 +42,10 @@ void help_session(FILE *out)
           "                       are terminals)\n"
           "  --keep               what the command leaves running stays in the session until `stop`\n"
           "                       (a server a later command talks to)\n"
+          "  --detach             (with --keep) start COMMAND and return at once, printing its pid\n"
+          "                       in the session; its stdin, stdout and stderr are /dev/null\n"
+          "                       (redirect inside: -- sh -c 'npm run dev >dev.log 2>&1'); exit\n"
+          "                       status 0 once it started, else as for any command (127, 125...)\n"
           "\n"
           "Commands of one session share its view, /tmp, HOME and TMPDIR, and see each other's\n"
           "processes; only your own user, outside any sandbox, can exec into a session. Sessions\n"
@@ -321,6 +325,8 @@ static int session_exec(int argc, char **argv)
             tty = 0;
         } else if (IS("--keep")) {
             cmd.keep = true;
+        } else if (IS("--detach")) {
+            cmd.detach = true;
         } else if (IS("--help") || IS("-h")) {
             help_session(stdout);
             return 0;
@@ -341,12 +347,16 @@ static int session_exec(int argc, char **argv)
     }
     if (n_env)
         cmd.env = env;
+    if (cmd.detach && !cmd.keep)
+        return usage("%s", "--detach needs --keep: a detached command stays in the session, and only a kept one does");
+    if (cmd.detach && tty == 1)
+        return usage("%s", "--detach takes no --tty: nobody is there to use the terminal");
     if (tty < 0)
-        tty = isatty(0) && isatty(1);
+        tty = !cmd.detach && isatty(0) && isatty(1);
     cmd.tty = tty;
 
     cordon_error err = {0};
-    cordon_result res = {.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     cordon_session *s;
     if (cordon_session_open(name, &s, &err) < 0) {
         cli_print_error(&err);
@@ -361,7 +371,9 @@ static int session_exec(int argc, char **argv)
     for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
         sigaction(forwarded[k], &sa, NULL);
     cordon_proc *c;
-    if (cordon_session_spawn_cmd(s, command, tty ? 0 : CORDON_SPAWN_STDIN_INHERIT, &cmd, &c, &err) < 0) {
+    /* detached: its stdin, stdout and stderr are /dev/null (the library's) */
+    unsigned flags = tty || cmd.detach ? 0 : CORDON_SPAWN_STDIN_INHERIT;
+    if (cordon_session_spawn_cmd(s, command, flags, &cmd, &c, &err) < 0) {
         cli_print_error(&err);
         cordon_session_free(s);
         return CORDON_EXIT_SETUP;
@@ -379,6 +391,11 @@ static int session_exec(int argc, char **argv)
                 timeout ? timeout : "the session's");
     cli_print_refusals(&res);
     code = res.exit_code;
+    if (cmd.detach && res.pid > 0) {
+        printf("%d\n", res.pid); /* its pid in the session: `cordon session exec NAME -- kill PID` */
+        if (fflush(stdout) != 0)
+            code = CORDON_EXIT_SETUP;
+    }
     forward_to = NULL;
     cordon_proc_free(c); /* the command and all it left are gone already: nothing to wait for */
     cordon_session_free(s);

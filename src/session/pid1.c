@@ -813,7 +813,8 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     const sess_req *rq = (const sess_req *)m->req;
     int conn = s->conn;
     if (len < sizeof *rq || rq->magic != SESS_MAGIC || rq->version != SESS_VERSION || (rq->flags & ~SESS_REQ_FLAGS) ||
-        rq->argc < 1) {
+        rq->argc < 1 ||
+        ((rq->flags & SESS_REQ_DETACH) && (rq->flags & (SESS_REQ_KEEP | SESS_REQ_TTY)) != SESS_REQ_KEEP)) {
         tell_error(conn, CORDON_STAGE_USAGE, EINVAL, "malformed request to the session");
         release_slot(m, s);
         return;
@@ -953,6 +954,8 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         send_master(conn, master);
         close(master);
     }
+    if (s->flags & SESS_REQ_DETACH)
+        tell(conn, REPORT_STARTED, NULL, leader, NULL); /* the client goes: the command stays */
     if (sp.listener >= 0) {
         s->listener = sp.listener;
         ep_add(m, sp.listener, EPOLLIN, TAG(T_LISTENER, i, s->gen));
@@ -969,9 +972,10 @@ static void slot_hangup(sess_mem *m, sess_slot *s)
         return;
     }
     /* the client went away before the end: the command goes too (as when cordon run is
-     * killed), and nobody is told */
+     * killed), and nobody is told; a detached one stays (it was told the pid) */
     s->abandoned = true;
-    kill_command(s);
+    if (!(s->flags & SESS_REQ_DETACH))
+        kill_command(s);
     ep_del_close(m, &s->conn);
 }
 

@@ -149,6 +149,46 @@ case_keep_http_server() {
   sstop "$s"
 }
 
+# --keep --detach: the command starts, exec returns at once with its pid in the session,
+# the command holds none of exec's streams, stays (a later command reaches it) until
+# stop; a command that cannot start says so as usual; --detach alone or with --tty is
+# refused.
+case_keep_detach() {
+  local s=${SP}det m out rc=0 pid
+  m=$(new_mark)
+  echo "served-$s" >"$WS/hello.txt"
+  sstart "$s"
+  # under $(...): a command holding stdout would hold this for its 1000 s
+  out=$(timeout 20 "$CORDON" session exec "$s" --keep --detach -- sh -c "echo noise; echo noise >&2; exec sleep 1000.$m" \
+    </dev/null 2>"$CT/err") || rc=$?
+  assert_eq "$rc" 0 "exec --keep --detach: $(cat "$CT/err")"
+  [[ $out =~ ^[0-9]+$ ]] || die "exec --keep --detach printed '$out', not a pid"
+  pid=$out
+  assert_not_contains "$(cat "$CT/err")" "noise" "the detached command wrote to exec's stderr"
+  wait_for_sleepers "$m" 10 >/dev/null || die "the detached command is not running"
+  expect_output "sleep 1000.$m" session exec "$s" -- sh -c "tr '\0' ' ' </proc/$pid/cmdline | sed 's/ \$//'"
+  # the README's server: started detached, it answers the next command
+  expect_ok session exec "$s" --keep --detach -- "$PY" -m http.server --bind 127.0.0.1 "$HTTP_PORT"
+  expect_output "served-$s" session exec "$s" -- "$PY" -c "$(http_get_py "$HTTP_PORT" 100)"
+  # it can be stopped from a later command, by its pid
+  expect_ok session exec "$s" -- kill "$pid"
+  wait_no_sleepers "$m" 5 || die "the detached command outlived its kill"
+  # what cannot start: 127, nothing printed
+  expect_exit 127 session exec "$s" --keep --detach -- no-such-command-"$s"
+  assert_eq "$OUT" "" "a pid printed for a command that did not start"
+  # the controls
+  expect_exit 125 session exec "$s" --detach -- true
+  assert_contains "$ERR" "--detach needs --keep"
+  expect_exit 125 session exec "$s" --keep --detach --tty -- true
+  assert_contains "$ERR" "--detach takes no --tty"
+  local k
+  k=$(new_mark)
+  expect_ok session exec "$s" --keep --detach -- sleep "1000.$k"
+  wait_for_sleepers "$k" 10 >/dev/null || die "the second detached command is not running"
+  sstop "$s"
+  wait_no_sleepers "$k" 3 || die "stop left a detached command: $(find_sleepers "$k")"
+}
+
 # A session's network is a run's: a kept server on a --publish-port is reachable from the
 # host's loopback until the session stops; --isolation landlock cannot hold a session.
 case_publish_port() {
@@ -556,6 +596,7 @@ run_case basic_exec case_basic_exec
 run_case exit_statuses case_exit_statuses
 run_case missing_session case_missing_session
 run_case keep_http_server case_keep_http_server
+run_case keep_detach case_keep_detach
 run_case publish_port case_publish_port
 run_case leftovers_die case_leftovers_die
 run_case timeout_and_kill_one_tree case_timeout_and_kill_one_tree
