@@ -406,7 +406,8 @@ CORDON_API void cordon_proc_free(cordon_proc *c);
  * session's PID 1), as cordon_spawn does (no SIGCHLD, reaped through a pidfd by
  * cordon_session_free); a published session (cordon_session_listen) also has a small
  * janitor child that removes its socket should the process die.  The session dies with
- * the calling process. */
+ * the calling process (`cordon session start` serves it from a daemon of its own, which
+ * is how the command line's session outlives the process that started it). */
 typedef struct cordon_session cordon_session;
 
 /* Build the sandbox for `p` and return once it can start commands.  The policy's
@@ -455,6 +456,11 @@ CORDON_API int cordon_session_spawn(cordon_session *s, char *const argv[], unsig
 /* The same with a command's own settings (cmd may be NULL). */
 CORDON_API int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags,
                                         const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err);
+/* A session made here: end it, everything in it, once `seconds` have passed with no
+ * command running (none started, none waiting to start; a detached command and what a
+ * kept one left running do not count), counted from now or from the end of the last
+ * command; 0 (the default): never.  -1 with err when the session has ended already. */
+CORDON_API int cordon_session_set_idle_timeout(cordon_session *s, double seconds, cordon_error *err);
 /* A session made here: end everything in it (every process, mount and namespace; a
  * published socket) and wait until it is gone.  One from cordon_session_open: close it
  * (the session goes on).  NULL is fine. */

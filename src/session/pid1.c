@@ -1071,7 +1071,7 @@ static void new_connection(sess_mem *m, int fd, launch *l)
 static void read_ctl(launch *l, sess_mem *m)
 {
     for (;;) {
-        sess_ctl msg;
+        sess_ctl_idle msg; /* the largest; a sess_ctl is its beginning */
         char ctl[CMSG_SPACE(sizeof(int))];
         struct iovec iov = {&msg, sizeof msg};
         struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
@@ -1086,9 +1086,14 @@ static void read_ctl(launch *l, sess_mem *m)
         struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
         if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
             memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+        if (fd < 0 && n == (ssize_t)sizeof msg && msg.magic == SESS_MAGIC && msg.kind == SESS_CTL_IDLE) {
+            m->idle_ms = msg.ms > 0 ? (long long)msg.ms : -1;
+            m->idle_since_ms = now_ms();
+            continue;
+        }
         if (fd < 0)
             continue;
-        if (n != (ssize_t)sizeof msg || msg.magic != SESS_MAGIC || msg.kind != SESS_CTL_CONN) {
+        if (n != (ssize_t)sizeof(sess_ctl) || msg.magic != SESS_MAGIC || msg.kind != SESS_CTL_CONN) {
             close(fd);
             continue;
         }
@@ -1174,9 +1179,26 @@ void sess_pid1_main(launch *l, int sfd)
     TRACE("session-ready");
 
     struct epoll_event evs[64];
+    m->idle_since_ms = now_ms();
     for (;;) {
         long long now = now_ms();
         int wait_ms = -1;
+        /* idle: no command running or waiting to start (detached and kept ones do not
+         * count); since the last one ended, or since the start */
+        bool busy = false;
+        for (int i = 0; i < SESS_SLOTS && !busy; i++) {
+            const sess_slot *s = &m->slots[i];
+            busy = s->state == SLOT_PENDING || (s->state == SLOT_RUNNING && !(s->flags & SESS_REQ_DETACH));
+        }
+        if (busy || m->was_busy)
+            m->idle_since_ms = now;
+        m->was_busy = busy;
+        if (!busy && m->idle_ms > 0) {
+            long long left = m->idle_since_ms + m->idle_ms - now;
+            if (left <= 0)
+                end_session(l, 0); /* the holder sees PID 1 end, and ends too */
+            wait_ms = (int)(left > 1000000 ? 1000000 : left);
+        }
         for (int i = 0; i < SESS_SLOTS; i++) {
             sess_slot *s = &m->slots[i];
             if (s->state != SLOT_RUNNING || s->deadline_ms < 0 || s->killed)

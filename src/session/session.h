@@ -166,6 +166,11 @@ typedef struct sess_mem {
     bool broken; /* the policy can no longer be met: every command fails */
     char broken_why[768];
     char check_why[768]; /* why the policy check refused the command now (policy_holds) */
+    /* --idle-timeout (SESS_CTL_IDLE): the session ends once no command has run (running,
+     * or its request pending; a detached or kept one does not count) for idle_ms */
+    long long idle_ms; /* -1: never */
+    long long idle_since_ms;
+    bool was_busy;
     pid_t kids[1024]; /* the sweep's scratch */
     char scratch[16384];
 } sess_mem;

@@ -28,11 +28,18 @@
 
 /* owner -> PID 1 */
 #define SESS_CTL_CONN 1u
+#define SESS_CTL_IDLE 2u /* a sess_ctl_idle: end after this long without a command */
 
 typedef struct sess_ctl {
     uint32_t magic;
     uint32_t kind;
 } sess_ctl;
+
+typedef struct sess_ctl_idle {
+    uint32_t magic;
+    uint32_t kind; /* SESS_CTL_IDLE */
+    int64_t ms;    /* <= 0: never */
+} sess_ctl_idle;
 
 /* client -> holder */
 #define SESS_HELLO_EXEC 1u

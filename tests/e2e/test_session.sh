@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # cordon session start | exec | list | stop (issue 14): one sandbox, many commands.
 #
-# A session follows the life of the process that ran `start` (its parent): here, the
-# case's own subshell, so a case that fails midway still leaves nothing once it ends.
-# `start` is therefore run directly (not through crun, whose `timeout` would be the
-# parent and end the session at once), and each case stops its sessions itself too.
+# A session outlives the process that ran `start` (issue 22): each case stops its
+# sessions itself, the end of the file stops whatever a failed case left, and sstart
+# gives each an idle timeout, so that even a killed run of this file leaves nothing for
+# long.
 . "$(dirname "$0")/lib.sh"
 
 SP="t$$r$RANDOM"    # session names unique to this file's run (others may run at once)
 HTTP_PORT=8765      # free in any session: each has a network namespace of its own
 
-# sstart NAME [RUN OPTIONS...]: start a session from this case (which it then follows)
+# sstart NAME [RUN OPTIONS...]: start a session (a case's own --idle-timeout wins)
 sstart() {
   local name=$1
   shift
-  "$CORDON" session start "$name" "$@" >"$T/.sout" 2>"$T/.serr" </dev/null ||
+  timeout -k 3 "$WATCHDOG" "$CORDON" session start "$name" --idle-timeout 600 "$@" >"$T/.sout" 2>"$T/.serr" </dev/null ||
     die "cordon session start $name failed (status $?): $(head -c 400 "$T/.serr")"
   check_sanitizer "$T/.serr" "cordon session start"
   echo "$name" >>"$T/.sessions"
@@ -358,25 +358,106 @@ case_holder_kill9_leaves_nothing() {
   [ -z "$left" ] || die "processes of the session are left: $left"
 }
 
-# The session follows the life of the process that started it.
-case_follows_its_starter() {
-  local s=${SP}life
-  # started from a shell that exits right after: the session ends with it
-  bash -c '"$0" session start "$1"; exit $?' "$CORDON" "$s" </dev/null >/dev/null 2>"$CT/err" ||
-    die "start: $(cat "$CT/err")"
-  local i
-  for ((i = 0; i < 60; i++)); do
-    "$CORDON" session list | grep -q "$s" || break
+# processes whose command line holds "session start NAME" (the holder, PID 1, janitor)
+session_procs() {
+  local p
+  for p in /proc/[0-9]*; do
+    { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "session start $1 " && echo "${p#/proc/}"
+  done || true
+}
+
+# wait_session_gone NAME: until it is not listed, its socket is gone and none of its
+# processes is left (10 s at most)
+wait_session_gone() {
+  local dir i
+  dir=$(state_dir)
+  for ((i = 0; i < 200; i++)); do
+    if ! "$CORDON" session list | grep -q "^$1 " && [ ! -e "$dir/$1" ] && [ -z "$(session_procs "$1")" ]; then
+      return 0
+    fi
     sleep 0.05
   done
-  crun session list
-  assert_not_contains "$OUT" "$s" "the session outlived the process that started it"
-  # the control: started from this case's shell, it lives on
-  sstart "$s"
-  sleep 0.3
-  crun session list
-  assert_contains "$OUT" "$s"
+  return 1
+}
+
+# The session outlives the process that started it (a harness runs each command in a
+# fresh shell), held by a daemon: not the starter's child, no terminal, nothing of the
+# caller's open; `stop` ends it and leaves nothing.
+case_outlives_its_starter() {
+  local s=${SP}life h
+  # started from a shell that exits right after (before: 125, "there is no session")
+  sh -c '"$0" session start "$1" --idle-timeout 600; true' "$CORDON" "$s" </dev/null >/dev/null 2>"$CT/err" ||
+    die "start: $(cat "$CT/err")"
+  echo "$s" >>"$T/.sessions"
+  expect_output "alive" session exec "$s" -- echo alive
+  h=$(holder_pid "$s")
+  [ -n "$h" ] || die "no holder pid for $s"
+  local stat f
+  stat=$(cat /proc/"$h"/stat)
+  read -r -a f <<<"${stat##*) }" # state ppid pgrp session tty_nr ...
+  [ "${f[1]}" != "$$" ] && [ "${f[1]}" != "$BASHPID" ] || die "the holder is the case's child"
+  [ "${f[3]}" != "$h" ] || die "the holder leads its session (it could get a controlling terminal)"
+  [ "${f[4]}" = 0 ] || die "the holder has a controlling terminal (tty_nr ${f[4]})"
+  # its descriptors: /dev/null as 0, 1, 2, none of the caller's (started with a file as
+  # stdout and descriptor 7 open on another)
   sstop "$s"
+  wait_session_gone "$s" || die "stop left something of $s: $(session_procs "$s")"
+  local t=${SP}fds
+  exec 7>"$CT/seven"
+  "$CORDON" session start "$t" --idle-timeout 600 </dev/null >"$CT/start-out" 2>"$CT/start-err" ||
+    die "start: $(cat "$CT/start-err")"
+  exec 7>&-
+  echo "$t" >>"$T/.sessions"
+  h=$(holder_pid "$t")
+  local fd target
+  for fd in /proc/"$h"/fd/*; do
+    target=$(readlink "$fd") || continue
+    case ${fd##*/} in
+      0 | 1 | 2) [ "$target" = /dev/null ] || die "the holder's descriptor ${fd##*/} is $target, not /dev/null" ;;
+    esac
+    case $target in
+      "$CT"/*) die "the holder kept the caller's descriptor ${fd##*/} ($target)" ;;
+    esac
+  done
+  [ "$(readlink /proc/"$h"/cwd)" = / ] || die "the holder's working directory is $(readlink /proc/"$h"/cwd)"
+  # a start whose stdout is a pipe returns (nothing of the session holds it)
+  sstop "$t"
+  local out rc=0
+  out=$(timeout 20 "$CORDON" session start "$t" --idle-timeout 600 </dev/null 2>&1) || rc=$?
+  assert_eq "$rc" 0 "start under \$(...): $out"
+  expect_ok session exec "$t" -- true
+  sstop "$t"
+  wait_session_gone "$t" || die "stop left something of $t: $(session_procs "$t")"
+}
+
+# --idle-timeout: the session ends once no command has run for that long (a kept process
+# does not count; a command that runs longer does), and leaves nothing; one without it
+# lives on (the control); bad values are refused.
+case_idle_timeout() {
+  local s=${SP}idle c=${SP}busy m
+  m=$(new_mark)
+  sstart "$s" --idle-timeout 1.5
+  sstart "$c" --idle-timeout 600
+  expect_ok session exec "$s" --keep -- sh -c "sleep 1000.$m &"
+  wait_for_sleepers "$m" 10 >/dev/null || die "the kept sleeper did not start"
+  # a command longer than the idle timeout: the session lives through it
+  expect_output "done" session exec "$s" -- sh -c 'sleep 2.5; echo done'
+  expect_output "still" session exec "$s" -- echo still
+  wait_session_gone "$s" || die "the idle session is still there: $(session_procs "$s")"
+  wait_no_sleepers "$m" 3 || die "the idle timeout left a kept process: $(find_sleepers "$m")"
+  expect_exit 125 session exec "$s" -- true
+  assert_contains "$ERR" "no session"
+  # the control, started at the same time
+  expect_output "here" session exec "$c" -- echo here
+  sstop "$c"
+  expect_exit 125 session start "${s}x" --idle-timeout 0
+  assert_contains "$ERR" "idle-timeout"
+  expect_exit 125 session start "${s}x" --idle-timeout abc
+  assert_contains "$ERR" "not a duration"
+  expect_exit 125 session start "${s}x" --idle-timeout
+  assert_contains "$ERR" "needs a DURATION"
+  crun session list
+  assert_not_contains "$OUT" "${s}x"
 }
 
 # Only the session's own user can exec into it (root's pass: with uid 65534 as the other).
@@ -604,7 +685,8 @@ run_case kill_own_shepherd case_kill_own_shepherd
 run_case concurrent_64 case_concurrent_64
 run_case starter_protected case_starter_protected
 run_case holder_kill9_leaves_nothing case_holder_kill9_leaves_nothing
-run_case follows_its_starter case_follows_its_starter
+run_case outlives_its_starter case_outlives_its_starter
+run_case idle_timeout case_idle_timeout
 run_case other_uid_refused case_other_uid_refused
 run_case no_reach_from_sandboxes case_no_reach_from_sandboxes
 run_case policy_no_longer_met case_policy_no_longer_met
