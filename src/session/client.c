@@ -292,9 +292,10 @@ static void wait_detached(sess_cmd *c)
 {
     for (;;) {
         take_reports(c);
-        if (c->eof || c->refused || outer_final_report(&c->o) || c->o.setup_failed)
-            return; /* sess_cmd_wait concludes as usual */
-        if (c->pid > 0 && !c->o.exec_failed) {
+        /* started, whether or not it has ended since (a command that exits at once, its
+         * leftovers kept): the same answer either way.  An exec that failed said so
+         * before PID 1 sent the pid. */
+        if (c->pid > 0 && !c->o.exec_failed && !c->refused) {
             c->res = (cordon_result){.size = sizeof c->res,
                                      .exit_code = 0,
                                      .status_code = -1,
@@ -306,6 +307,8 @@ static void wait_detached(sess_cmd *c)
             __atomic_store_n(&c->ended, true, __ATOMIC_RELEASE);
             return;
         }
+        if (c->eof || c->refused || outer_final_report(&c->o) || c->o.setup_failed)
+            return; /* sess_cmd_wait concludes as usual */
         struct pollfd pfd = {.fd = c->conn, .events = POLLIN};
         if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
             return;

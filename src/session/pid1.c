@@ -935,6 +935,10 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     int leader = -EPIPE;
     int r = sent == 1 ? park_wait(l, m, sp.shep, SESS_SHEP_STARTED, i, &leader, sp.listener) : (int)sent;
     TRACE("session-started");
+    /* a detached command's pid, before what came meanwhile (its end, say: flush_queue
+     * reports it and closes the connection) */
+    if (r == 0 && leader > 0 && (s->flags & SESS_REQ_DETACH))
+        tell(conn, REPORT_STARTED, NULL, leader, NULL); /* the client goes: the command stays */
     close(sp.go);
     flush_queue(m);
     if (slave >= 0)
@@ -954,8 +958,6 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         send_master(conn, master);
         close(master);
     }
-    if (s->flags & SESS_REQ_DETACH)
-        tell(conn, REPORT_STARTED, NULL, leader, NULL); /* the client goes: the command stays */
     if (sp.listener >= 0) {
         s->listener = sp.listener;
         ep_add(m, sp.listener, EPOLLIN, TAG(T_LISTENER, i, s->gen));

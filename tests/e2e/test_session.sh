@@ -173,6 +173,14 @@ case_keep_detach() {
   # it can be stopped from a later command, by its pid
   expect_ok session exec "$s" -- kill "$pid"
   wait_no_sleepers "$m" 5 || die "the detached command outlived its kill"
+  # one that ends at once (its leftovers kept, say) is started all the same: 0 and its pid,
+  # whichever of its start and its end PID 1 sees first
+  local i
+  for i in 1 2 3 4 5; do
+    crun session exec "$s" --keep --detach -- sh -c 'exit 3'
+    assert_eq "$RC" 0 "a detached command that exits at once (try $i): $(last_run)"
+    [[ $OUT =~ ^[0-9]+$ ]] || die "no pid printed for a detached command that exits at once (try $i): $(last_run)"
+  done
   # what cannot start: 127, nothing printed
   expect_exit 127 session exec "$s" --keep --detach -- no-such-command-"$s"
   assert_eq "$OUT" "" "a pid printed for a command that did not start"
