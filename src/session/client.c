@@ -375,6 +375,10 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
                     "cannot send the command to the session (has it ended?)");
         goto fail;
     }
+    if (devnull >= 0) { /* (sent: the command's process has its own) */
+        close(devnull);
+        devnull = -1;
+    }
     if (via >= 0) {
         sess_ctl msg = {.magic = SESS_MAGIC, .kind = SESS_CTL_CONN};
         if (send_fds(via, &msg, sizeof msg, &peer, 1, MSG_NOSIGNAL) < 0) {
@@ -387,9 +391,6 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     }
     free(req);
     req = NULL;
-    if (devnull >= 0)
-        close(devnull);
-    devnull = -1;
     if (detach)
         wait_detached(c);
     if (opts && opts->tty) {
