@@ -31,8 +31,9 @@ void help_session(FILE *out)
           "that ran `start` (each command of a harness may run in a fresh shell). It ends on `stop`,\n"
           "when its holder is killed, or with\n"
           "  --idle-timeout DURATION  after DURATION (seconds, or 30m, 2h, 1d) with no command\n"
-          "                       running; what --keep left running does not count (default: none,\n"
-          "                       a kept server may sit idle for hours; `stop` ends the session)\n"
+          "                       running; what --keep left running and --detach commands do not\n"
+          "                       count (default: none: a kept server may sit idle for hours while\n"
+          "                       you are away; `stop` ends the session)\n"
           "Whichever way it ends, nothing is left: processes, mounts, its socket.\n"
           "\n"
           "`exec` runs COMMAND in the session as `cordon run` would run it (its output, exit status,\n"
@@ -57,9 +58,10 @@ void help_session(FILE *out)
           "/run/cordon/sessions, else /tmp/cordon-UID/sessions).\n"
           "\n"
           "exit status of exec: as `cordon run`; 125 also when there is no such session, or when\n"
-          "its policy cannot be met: for good once a mount of it is gone (its workspace was deleted,\n"
-          "say), for as long as a protected or hidden name that was missing at `start` exists on the\n"
-          "host (an editor's .vscode: remove it, or restart the session to protect it as it is).\n",
+          "its policy cannot be met: for good once the host took away a mount it cannot hold\n"
+          "otherwise (its workspace was deleted, say); for as long as a protected or hidden name that\n"
+          "was missing at `start`, or that the host replaced, exists on the host (an editor's\n"
+          ".vscode: remove it, or restart the session to protect it as it is).\n",
           out);
 }
 
