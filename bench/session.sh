@@ -44,7 +44,8 @@ if [ "$(id -u)" = 0 ]; then
   drop=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   who="uid 65534 (dropped from root with setpriv)"
 fi
-# the session follows the shell below; its sessions live in a directory of the run's own
+# the session outlives the shell below: cleanup stops it (and an idle timeout ends one a
+# killed run left); its sessions live in a directory of the run's own
 as=("${drop[@]}" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$tmp/home" USER=nobody LOGNAME=nobody
     XDG_RUNTIME_DIR="$tmp/run")
 name=bench$$
@@ -56,7 +57,7 @@ echo "  bwrap: ${bwrap:-not installed}${bwrap:+ ($("$bwrap" --version 2>/dev/nul
 echo
 cd "$tmp/ws"
 "${as[@]}" bash -c '
-  "$1" session start "$2" --base host || exit 125
+  "$1" session start "$2" --idle-timeout 10m --base host || exit 125
   shift 2
   "$@"
   rc=$?

@@ -313,6 +313,9 @@ typedef struct cordon_result {
      * distinct hosts refused beyond them. */
     unsigned n_network_refusals, network_refusals_more;
     char network_refusals[2048];
+    /* A detached session command (cordon_session_cmd.detach): its pid in the session's
+     * PID namespace, once it started; else 0. */
+    int pid;
 } cordon_result;
 /* clang-format off: an initializer on one line */
 #define CORDON_RESULT_INIT            \
@@ -427,7 +430,8 @@ CORDON_API void cordon_proc_free(cordon_proc *c);
  * session's PID 1), as cordon_spawn does (no SIGCHLD, reaped through a pidfd by
  * cordon_session_free); a published session (cordon_session_listen) also has a small
  * janitor child that removes its socket should the process die.  The session dies with
- * the calling process. */
+ * the calling process (`cordon session start` serves it from a daemon of its own, which
+ * is how the command line's session outlives the process that started it). */
 typedef struct cordon_session cordon_session;
 
 /* Build the sandbox for `p` and return once it can start commands.  The policy's
@@ -452,6 +456,11 @@ typedef struct cordon_session_cmd {
                         * and controlling terminal: cordon_proc_stdin() and _stdout() are
                         * its master (the spawn flags must be 0); set its size with
                         * TIOCSWINSZ on it */
+    bool detach;      /* with keep, without tty: cordon_proc_wait returns as soon as the
+                        * command has started (exit code 0, `started`, its `pid`), and
+                        * the command stays in the session, its streams those of the
+                        * spawn (cordon_proc_free does not kill it); a command that could
+                        * not start is reported as usual */
 } cordon_session_cmd;
 /* clang-format off: an initializer on one line */
 #define CORDON_SESSION_CMD_INIT            \
@@ -471,6 +480,11 @@ CORDON_API int cordon_session_spawn(cordon_session *s, char *const argv[], unsig
 /* The same with a command's own settings (cmd may be NULL). */
 CORDON_API int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags,
                                         const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err);
+/* A session made here: end it, everything in it, once `seconds` have passed with no
+ * command running (none started, none waiting to start; a detached command and what a
+ * kept one left running do not count), counted from now or from the end of the last
+ * command; 0 (the default): never.  -1 with err when the session has ended already. */
+CORDON_API int cordon_session_set_idle_timeout(cordon_session *s, double seconds, cordon_error *err);
 /* A session made here: end everything in it (every process, mount and namespace; a
  * published socket) and wait until it is gone.  One from cordon_session_open: close it
  * (the session goes on).  NULL is fine. */

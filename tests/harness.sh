@@ -47,10 +47,15 @@ done
 [ $# -ge 1 ] || usage
 
 # meson passes built programs relative to the build directory; the test runs elsewhere
-case $1 in
-  /*) ;;
-  */*) [ -e "$1" ] && set -- "$(readlink -f "$1")" "${@:2}" ;;
-esac
+args=()
+for a in "$@"; do
+  case $a in
+    /*) ;;
+    */*) [ ! -e "$a" ] || a=$(readlink -f "$a") ;;
+  esac
+  args+=("$a")
+done
+set -- "${args[@]}"
 [ -z "$bin" ] || bin=$(readlink -f "$bin")
 
 me=$(id -u)
@@ -84,26 +89,64 @@ mkdir -p "$base/home" "$base/tmp"
 chmod 0755 "$base" "$base/home" "$base/tmp"
 
 # The identity must be able to read the tests and run what it is given; where it cannot
-# (only as uid 65534), it runs copies.
+# (only as uid 65534: a checkout in root's own 0700 home, where `git clone` puts it), it
+# runs copies: the tree (without .git and build directories) and the build directory's
+# programs and libraries, laid out as the originals are (a test finds the build directory
+# as the binary's directory and the tree as tests/..), with every argument naming a file
+# of either rewritten to its copy.
 if [ ${#runner[@]} -gt 0 ]; then
+  repo=$(cd "$TESTS_DIR/.." && pwd)
+  build=""
+  [ -z "$bin" ] || build=$(dirname "$bin")
   need_copy=0
   "${runner[@]}" test -r "$TESTS_DIR/e2e/lib.sh" 2>/dev/null || need_copy=1
   [ -z "$bin" ] || "${runner[@]}" test -x "$bin" 2>/dev/null || need_copy=1
-  "${runner[@]}" test -r "$1" -o ! -e "$1" 2>/dev/null || need_copy=1
-  if [ "$need_copy" = 1 ]; then
-    mkdir -p "$base/copy"
-    cp -r "$TESTS_DIR" "$base/copy/tests"
-    [ -d "$TESTS_DIR/../python" ] && cp -r "$TESTS_DIR/../python" "$base/copy/python"
-    case $1 in
-      "$TESTS_DIR"/*) set -- "$base/copy/tests/${1#"$TESTS_DIR"/}" "${@:2}" ;;
-      */*) cp "$1" "$base/copy/$(basename "$1")" && set -- "$base/copy/$(basename "$1")" "${@:2}" ;;
+  for a in "$@"; do
+    case $a in
+      /*) [ ! -e "$a" ] || "${runner[@]}" test -r "$a" 2>/dev/null || need_copy=1 ;;
     esac
-    if [ -n "$bin" ]; then
-      cp "$bin" "$base/copy/cordon"
-      bin=$base/copy/cordon
+  done
+  if [ "$need_copy" = 1 ]; then
+    copy=$base/copy
+    mkdir -p "$copy/tree" || { echo "Bail out! harness: cannot make $copy"; exit 1; }
+    excl=(--exclude=./.git)
+    for d in "$repo"/*/; do
+      [ ! -e "$d/meson-private" ] || excl+=("--exclude=./$(basename "$d")")
+    done
+    tar -C "$repo" "${excl[@]}" -cf - . | tar -C "$copy/tree" -xf - ||
+      { echo "Bail out! harness: cannot copy $repo to $copy/tree"; exit 1; }
+    cbuild=""
+    if [ -n "$build" ]; then
+      case $build in
+        "$repo"/*) cbuild=$copy/tree/${build#"$repo"/} ;;
+        *) cbuild=$copy/build ;;
+      esac
+      mkdir -p "$cbuild"
+      # its programs and libraries (not the objects, nor meson's own state: a test that
+      # needs a whole build directory, test_install's `meson install`, says SKIP)
+      (cd "$build" && find . \( -name '*.p' -o -name 'meson-*' \) -prune -o \( -type f -perm -u+x \) -print0 \
+        -o \( \( -type f -o -type l \) \( -name '*.so' -o -name '*.so.*' \) \) -print0 |
+        tar --null -T - -cf -) | tar -C "$cbuild" -xf - ||
+        { echo "Bail out! harness: cannot copy the programs of $build to $cbuild"; exit 1; }
+      bin=$cbuild/${bin#"$build"/}
     fi
-    chmod -R a+rX "$base/copy"
-    echo "# the checkout is not readable by uid $uid: running copies under $base/copy"
+    args=()
+    for a in "$@"; do
+      orig=$a
+      if [ -n "$build" ] && [[ $a == "$build"/* ]]; then
+        a=$cbuild/${a#"$build"/}
+      elif [[ $a == "$repo"/* ]]; then
+        a=$copy/tree/${a#"$repo"/}
+      fi
+      if [ "$a" != "$orig" ] && [ -e "$orig" ] && [ ! -e "$a" ]; then
+        mkdir -p "$(dirname "$a")" && cp -a "$orig" "$a" ||
+          { echo "Bail out! harness: cannot copy $orig"; exit 1; }
+      fi
+      args+=("$a")
+    done
+    set -- "${args[@]}"
+    chmod -R a+rX "$copy"
+    echo "# the checkout is not readable by uid $uid: running copies under $copy"
   fi
   chown -R "$uid:$gid" "$base"
 fi

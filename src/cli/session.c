@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -20,16 +19,22 @@
 
 void help_session(FILE *out)
 {
-    fputs("usage: cordon session start NAME [RUN OPTIONS]\n"
+    fputs("usage: cordon session start NAME [--idle-timeout DURATION] [RUN OPTIONS]\n"
           "       cordon session exec NAME [--chdir DIR] [--env NAME=VALUE] [--timeout SECONDS]\n"
-          "                                [--tty|--no-tty] [--keep] [--] COMMAND [ARG...]\n"
+          "                                [--tty|--no-tty] [--keep [--detach]] [--] COMMAND [ARG...]\n"
           "       cordon session list [--json]\n"
           "       cordon session stop NAME\n"
           "\n"
           "A session is one sandbox, built once by `start` with the options of `cordon run`, that\n"
           "commands are started in, each in a few hundred microseconds. `start` exits 0 once the\n"
-          "session is ready; the session lives until `stop`, or until the process that ran `start`\n"
-          "(its parent: your shell, your script) dies.\n"
+          "session is ready; the session is held by a daemon of its own and outlives the process\n"
+          "that ran `start` (each command of a harness may run in a fresh shell). It ends on `stop`,\n"
+          "when its holder is killed, or with\n"
+          "  --idle-timeout DURATION  after DURATION (seconds, or 30m, 2h, 1d) with no command\n"
+          "                       running; what --keep left running and --detach commands do not\n"
+          "                       count (default: none: a kept server may sit idle for hours while\n"
+          "                       you are away; `stop` ends the session)\n"
+          "Whichever way it ends, nothing is left: processes, mounts, its socket.\n"
           "\n"
           "`exec` runs COMMAND in the session as `cordon run` would run it (its output, exit status,\n"
           "timeout; what it leaves running is killed when it exits), with cordon's own stdin, stdout\n"
@@ -42,6 +47,10 @@ void help_session(FILE *out)
           "                       are terminals)\n"
           "  --keep               what the command leaves running stays in the session until `stop`\n"
           "                       (a server a later command talks to)\n"
+          "  --detach             (with --keep) start COMMAND and return at once, printing its pid\n"
+          "                       in the session; its stdin, stdout and stderr are /dev/null\n"
+          "                       (redirect inside: -- sh -c 'npm run dev >dev.log 2>&1'); exit\n"
+          "                       status 0 once it started, else as for any command (127, 125...)\n"
           "\n"
           "Commands of one session share its view, /tmp, HOME and TMPDIR, and see each other's\n"
           "processes; only your own user, outside any sandbox, can exec into a session. Sessions\n"
@@ -49,7 +58,10 @@ void help_session(FILE *out)
           "/run/cordon/sessions, else /tmp/cordon-UID/sessions).\n"
           "\n"
           "exit status of exec: as `cordon run`; 125 also when there is no such session, or when\n"
-          "its policy can no longer be met (its workspace was deleted, say).\n",
+          "its policy cannot be met: for good once the host took away a mount it cannot hold\n"
+          "otherwise (its workspace was deleted, say); for as long as a protected or hidden name that\n"
+          "was missing at `start`, or that the host replaced, exists on the host (an editor's\n"
+          ".vscode: remove it, or restart the session to protect it as it is).\n",
           out);
 }
 
@@ -68,6 +80,150 @@ static int usage(const char *fmt, ...)
 /* ------------------------------------------------------------------------------------ */
 /* start */
 
+/* A holder's failure before the session is ready: the text goes to `start` (through the
+ * ready pipe), which prints it. */
+static __attribute__((noreturn)) void holder_fail(int ready, const char *what)
+{
+    char text[512];
+    int n = snprintf(text, sizeof text, "cordon: cannot start the session's holder (%s: %s)", what, strerror(errno));
+    if (n > 0)
+        (void)!write(ready, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+    _exit(CORDON_EXIT_SETUP);
+}
+
+/* The holder: a daemon that serves the session until `stop`, its idle timeout, or its
+ * own death (the contract: a session outlives the process that ran `start`).  Run in the
+ * first child of `start`, which makes it and exits, so that it is nobody's child, in a
+ * session of its own that it does not lead (it can never get a controlling terminal:
+ * no terminal's signals reach it), with /dev/null as its stdin, stdout and stderr,
+ * nothing else of the caller's open, the default signal dispositions and an empty
+ * signal mask (a caller that ignored SIGTERM does not make it unkillable), and / as its
+ * working directory once the session is built (the policy is resolved against the
+ * caller's). */
+static __attribute__((noreturn)) void run_holder(const char *name, cordon_policy *pol, double idle, int ready)
+{
+    if (setsid() < 0)
+        holder_fail(ready, "setsid");
+    pid_t holder = fork();
+    if (holder < 0)
+        holder_fail(ready, "fork");
+    if (holder > 0)
+        _exit(0);
+    /* the ready pipe at 3, nothing else above 2 */
+    if (ready != 3) {
+        if (dup3(ready, 3, O_CLOEXEC) < 0)
+            holder_fail(ready, "dup3");
+        ready = 3;
+    }
+    if (close_range(4, ~0U, 0) < 0)
+        holder_fail(ready, "close_range");
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull < 0)
+        holder_fail(ready, "open /dev/null");
+    for (int fd = 0; fd < 3; fd++)
+        if (devnull != fd && dup2(devnull, fd) < 0)
+            holder_fail(ready, "dup2");
+    if (devnull > 2)
+        close(devnull);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            (void)sigaction(sig, &dfl, NULL); /* (EINVAL for the C library's own: they are not ours) */
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+        holder_fail(ready, "sigprocmask");
+    cordon_error err = {0};
+    cordon_session *s = NULL;
+    if (cordon_session_new(pol, &s, &err) < 0 || (idle > 0 && cordon_session_set_idle_timeout(s, idle, &err) < 0) ||
+        cordon_session_listen(s, name, &err) < 0) {
+        char text[2200];
+        cli_error_text(&err, text, sizeof text);
+        (void)!write(ready, text, strlen(text));
+        cordon_session_free(s);
+        _exit(CORDON_EXIT_SETUP);
+    }
+    cordon_policy_free(pol);
+    if (chdir("/") < 0) {
+        cordon_session_free(s);
+        holder_fail(ready, "chdir /");
+    }
+    /* ready; a `start` that is gone by now (killed) was never told: the session ends */
+    ssize_t w;
+    do
+        w = write(ready, "", 1);
+    while (w < 0 && errno == EINTR);
+    if (w != 1) {
+        cordon_session_free(s);
+        _exit(CORDON_EXIT_SETUP);
+    }
+    close(ready);
+    /* (however serving ends, a stop, the idle timeout, PID 1's end or a failure to wait,
+     * the session ends with it, and nobody is left to tell) */
+    (void)cordon_session_serve(s, -1, &err);
+    cordon_session_free(s);
+    _exit(0);
+}
+
+/* --idle-timeout DURATION: seconds (decimals allowed), or a number with s, m, h or d. */
+static int parse_duration(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double t = strtod(v, &end);
+    if (!*v || errno || end == v || !(t > 0))
+        return -1;
+    double unit = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm')
+        unit = 60, end++;
+    else if (*end == 'h')
+        unit = 3600, end++;
+    else if (*end == 'd')
+        unit = 86400, end++;
+    if (*end || t * unit > 1e9)
+        return -1;
+    *out = t * unit;
+    return 0;
+}
+
+/* Take --idle-timeout out of the run options (which parse_run_args reads): 0, or -1 after
+ * printing why. */
+static int take_idle_timeout(int *argc, char **argv, double *idle)
+{
+    int k = 0;
+    for (int i = 0; i < *argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            while (i < *argc)
+                argv[k++] = argv[i++];
+            break;
+        }
+        const char *value = NULL;
+        if (strcmp(arg, "--idle-timeout") == 0) {
+            if (i + 1 >= *argc) {
+                usage("%s", "--idle-timeout needs a DURATION (seconds, or with s, m, h or d: 90, 30m, 2h)");
+                return -1;
+            }
+            value = argv[++i];
+        } else if (strncmp(arg, "--idle-timeout=", 15) == 0) {
+            value = arg + 15;
+        } else {
+            argv[k++] = argv[i];
+            continue;
+        }
+        if (parse_duration(value, idle) < 0) {
+            usage("--idle-timeout: '%s' is not a duration above 0 (seconds, or with s, m, h or d: 90, 30m, 2h)", value);
+            return -1;
+        }
+    }
+    *argc = k;
+    return 0;
+}
+
 static int session_start(int argc, char **argv)
 {
     if (argc < 1 || argv[0][0] == '-') {
@@ -78,9 +234,13 @@ static int session_start(int argc, char **argv)
         return usage("%s", "cordon session start needs a NAME");
     }
     const char *name = argv[0];
+    double idle = 0; /* none: see help_session */
+    int nopt = argc - 1;
+    if (take_idle_timeout(&nopt, argv + 1, &idle) < 0)
+        return CORDON_EXIT_SETUP;
     run_args a = {.pol = cordon_policy_new()};
     cordon_error err = {0};
-    if (parse_run_args(argc - 1, argv + 1, &a, false, &err) < 0) {
+    if (parse_run_args(nopt, argv + 1, &a, false, &err) < 0) {
         cli_print_error(&err);
         cordon_policy_free(a.pol);
         return CORDON_EXIT_SETUP;
@@ -96,15 +256,6 @@ static int session_start(int argc, char **argv)
                                        "`cordon session exec NAME -- COMMAND`)"
                                      : "--status-json is for a command: cordon session start takes none");
     }
-    /* The session follows the life of the process that started us. */
-    pid_t parent = getppid();
-    int watch = (int)syscall(SYS_pidfd_open, parent, 0); /* close-on-exec, as every pidfd */
-    if (watch < 0 || getppid() != parent) {
-        cordon_policy_free(a.pol);
-        fprintf(stderr, "cordon: cannot follow the life of the process that started cordon (pidfd_open: %s)\n",
-                strerror(errno));
-        return CORDON_EXIT_SETUP;
-    }
     int ready[2];
     if (pipe2(ready, O_CLOEXEC) < 0) {
         cordon_policy_free(a.pol);
@@ -112,45 +263,23 @@ static int session_start(int argc, char **argv)
         return CORDON_EXIT_SETUP;
     }
     fflush(NULL);
-    pid_t holder = fork();
-    if (holder < 0) {
+    pid_t first = fork();
+    if (first < 0) {
         fprintf(stderr, "cordon: cannot start the session's holder (fork): %s\n", strerror(errno));
+        cordon_policy_free(a.pol);
+        close(ready[0]);
+        close(ready[1]);
         return CORDON_EXIT_SETUP;
     }
-    if (holder == 0) {
-        /* the holder: a session of its own (no terminal's signals reach it), nothing of
-         * the caller's open once the session is ready */
+    if (first == 0) {
         close(ready[0]);
-        if (setsid() < 0) {
-            dprintf(ready[1], "cordon: cannot start the session's holder (setsid: %s)", strerror(errno));
-            _exit(CORDON_EXIT_SETUP);
-        }
-        cordon_session *s = NULL;
-        if (cordon_session_new(a.pol, &s, &err) < 0 || cordon_session_listen(s, name, &err) < 0) {
-            char text[2200];
-            cli_error_text(&err, text, sizeof text);
-            (void)!write(ready[1], text, strlen(text));
-            cordon_session_free(s);
-            _exit(CORDON_EXIT_SETUP);
-        }
-        cordon_policy_free(a.pol);
-        int devnull = open("/dev/null", O_RDWR);
-        if (devnull >= 0) {
-            dup2(devnull, 0);
-            dup2(devnull, 1);
-            dup2(devnull, 2);
-            if (devnull > 2)
-                close(devnull);
-        }
-        (void)!write(ready[1], "", 1); /* ready */
-        close(ready[1]);
-        cordon_session_serve(s, watch, &err);
-        cordon_session_free(s);
-        _exit(0);
+        run_holder(name, a.pol, idle, ready[1]); /* never returns */
     }
     close(ready[1]);
-    close(watch);
     cordon_policy_free(a.pol);
+    /* (the first child only makes the holder and exits: the holder is nobody's child) */
+    while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
+        ;
     char buf[2300];
     size_t have = 0;
     for (;;) {
@@ -164,7 +293,6 @@ static int session_start(int argc, char **argv)
     if (have == 1 && buf[0] == '\0')
         return 0;
     buf[have] = '\0';
-    waitpid(holder, NULL, 0);
     if (have)
         fprintf(stderr, "%s\n", buf);
     else
@@ -319,6 +447,8 @@ static int session_exec(int argc, char **argv)
             tty = 0;
         } else if (IS("--keep")) {
             cmd.keep = true;
+        } else if (IS("--detach")) {
+            cmd.detach = true;
         } else if (IS("--help") || IS("-h")) {
             help_session(stdout);
             return 0;
@@ -339,12 +469,16 @@ static int session_exec(int argc, char **argv)
     }
     if (n_env)
         cmd.env = env;
+    if (cmd.detach && !cmd.keep)
+        return usage("%s", "--detach needs --keep: a detached command stays in the session, and only a kept one does");
+    if (cmd.detach && tty == 1)
+        return usage("%s", "--detach takes no --tty: nobody is there to use the terminal");
     if (tty < 0)
-        tty = isatty(0) && isatty(1);
+        tty = !cmd.detach && isatty(0) && isatty(1);
     cmd.tty = tty;
 
     cordon_error err = {0};
-    cordon_result res = {.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    cordon_result res = {.size = sizeof res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     cordon_session *s;
     if (cordon_session_open(name, &s, &err) < 0) {
         cli_print_error(&err);
@@ -359,7 +493,9 @@ static int session_exec(int argc, char **argv)
     for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
         sigaction(forwarded[k], &sa, NULL);
     cordon_proc *c;
-    if (cordon_session_spawn_cmd(s, command, tty ? 0 : CORDON_SPAWN_STDIN_INHERIT, &cmd, &c, &err) < 0) {
+    /* detached: its stdin, stdout and stderr are /dev/null (the library's) */
+    unsigned flags = tty || cmd.detach ? 0 : CORDON_SPAWN_STDIN_INHERIT;
+    if (cordon_session_spawn_cmd(s, command, flags, &cmd, &c, &err) < 0) {
         cli_print_error(&err);
         cordon_session_free(s);
         return CORDON_EXIT_SETUP;
@@ -377,6 +513,11 @@ static int session_exec(int argc, char **argv)
                 timeout ? timeout : "the session's");
     cli_print_refusals(&res);
     code = res.exit_code;
+    if (cmd.detach && res.pid > 0) {
+        printf("%d\n", res.pid); /* its pid in the session: `cordon session exec NAME -- kill PID` */
+        if (fflush(stdout) != 0)
+            code = CORDON_EXIT_SETUP;
+    }
     forward_to = NULL;
     cordon_proc_free(c); /* the command and all it left are gone already: nothing to wait for */
     cordon_session_free(s);

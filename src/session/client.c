@@ -25,6 +25,7 @@ struct sess_cmd {
     int tty;    /* the terminal's master, or -1 */
     bool ended; /* the result is final */
     bool eof;
+    int pid; /* REPORT_STARTED of a detached command: its pid in the session */
     double started_s;
     outer_outcome o;
     bool refused; /* the holder refused the connection */
@@ -107,6 +108,8 @@ static char *build_request(char *const argv[], const cordon_session_cmd *o, size
     if (o) {
         if (o->keep)
             rq->flags |= SESS_REQ_KEEP;
+        if (o->detach)
+            rq->flags |= SESS_REQ_DETACH;
         if (o->tty) {
             rq->flags |= SESS_REQ_TTY;
             struct winsize ws;
@@ -171,6 +174,8 @@ static void take_reports(sess_cmd *c)
             u.h.text[sizeof u.h.text - 1] = '\0';
             memcpy(c->refused_why, u.h.text, sizeof c->refused_why);
         } else if (n == (ssize_t)sizeof u.r && u.r.kind == REPORT_STARTED) {
+            if (fd < 0 && u.r.value > 0)
+                c->pid = u.r.value; /* a detached command's */
             if (fd >= 0 && c->tty < 0) {
                 c->tty = fd;
                 fd = -1;
@@ -281,13 +286,48 @@ void sess_cmd_free(sess_cmd *c)
     free(c);
 }
 
+/* A detached command: wait until it has started (then the result is final: it runs on in
+ * the session) or could not (then its end is reported as any command's). */
+static void wait_detached(sess_cmd *c)
+{
+    for (;;) {
+        take_reports(c);
+        /* started, whether or not it has ended since (a command that exits at once, its
+         * leftovers kept): the same answer either way.  An exec that failed said so
+         * before PID 1 sent the pid. */
+        if (c->pid > 0 && !c->o.exec_failed && !c->refused) {
+            c->res = (cordon_result){.size = sizeof c->res,
+                                     .exit_code = 0,
+                                     .status_code = -1,
+                                     .started = true,
+                                     .isolation = CORDON_ISOLATION_NAMESPACES,
+                                     .pid = c->pid,
+                                     .wall_seconds = now_s() - c->started_s};
+            err_clear(&c->err);
+            __atomic_store_n(&c->ended, true, __ATOMIC_RELEASE);
+            return;
+        }
+        if (c->eof || c->refused || outer_final_report(&c->o) || c->o.setup_failed)
+            return; /* sess_cmd_wait concludes as usual */
+        struct pollfd pfd = {.fd = c->conn, .events = POLLIN};
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+            return;
+    }
+}
+
 int sess_cmd_start(int via, const char *path, char *const argv[], const int stdio[3], const cordon_session_cmd *opts,
                    sess_cmd **out, cordon_error *err)
 {
     size_t len = 0;
+    bool detach = opts && opts->detach;
+    if (detach && (!opts->keep || opts->tty))
+        return err_opt(err, CORDON_STAGE_USAGE, EINVAL, "detach",
+                       "a detached command must be kept (keep) and cannot have a terminal (tty): nobody waits "
+                       "for it");
     char *req = build_request(argv, opts, &len, err);
     if (!req)
         return -1;
+    int devnull = -1;
     sess_cmd *c = calloc(1, sizeof *c);
     if (!c) {
         free(req);
@@ -310,6 +350,17 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     int fds[3];
     for (int i = 0; i < 3; i++)
         fds[i] = stdio[i] >= 0 ? stdio[i] : i;
+    /* a detached command holds none of the caller's streams (a shell's $(...) would wait
+     * for it): what is not piped is /dev/null */
+    if (detach && (stdio[1] < 0 || stdio[2] < 0)) {
+        if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+            err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null for the detached command");
+            goto fail;
+        }
+        for (int i = 1; i < 3; i++)
+            if (stdio[i] < 0)
+                fds[i] = devnull;
+    }
     if (send_fds(c->conn, req, len, fds, 3, MSG_NOSIGNAL) < 0 &&
         !(via < 0 && (errno == EPIPE || errno == ECONNRESET))) {
         /* (a holder that refused the hello closed the connection already: its answer is
@@ -324,6 +375,10 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
                     "cannot send the command to the session (has it ended?)");
         goto fail;
     }
+    if (devnull >= 0) { /* (sent: the command's process has its own) */
+        close(devnull);
+        devnull = -1;
+    }
     if (via >= 0) {
         sess_ctl msg = {.magic = SESS_MAGIC, .kind = SESS_CTL_CONN};
         if (send_fds(via, &msg, sizeof msg, &peer, 1, MSG_NOSIGNAL) < 0) {
@@ -336,6 +391,8 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     }
     free(req);
     req = NULL;
+    if (detach)
+        wait_detached(c);
     if (opts && opts->tty) {
         /* the terminal's master comes first, or the reason why not */
         while (c->tty < 0 && !c->eof && !outer_final_report(&c->o) && !c->o.setup_failed && !c->refused) {
@@ -349,6 +406,8 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
     return 0;
 fail:
     free(req);
+    if (devnull >= 0)
+        close(devnull);
     if (peer >= 0)
         close(peer);
     if (c->conn >= 0)

@@ -99,6 +99,7 @@ sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout)
         if (mprotect(base + off + i * (SESS_GUARD + SESS_S_STACK), SESS_GUARD, PROT_NONE) < 0)
             goto fail;
     m->epfd = m->proc_fd = m->shep_r = m->shep_w = m->ll_r = m->ll_w = m->ctl_fd = m->sfd = -1;
+    m->idle_ms = -1;
     return m;
 fail:;
     int e = errno;
@@ -246,6 +247,40 @@ int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned fla
 int cordon_session_spawn(cordon_session *s, char *const argv[], unsigned flags, cordon_proc **out, cordon_error *err)
 {
     return cordon_session_spawn_cmd(s, argv, flags, NULL, out, err);
+}
+
+int cordon_session_set_idle_timeout(cordon_session *s, double seconds, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    if (!valid(s) || !s->owned) {
+        if (valid(s))
+            err_set(&e, CORDON_STAGE_USAGE, EINVAL,
+                    "cordon_session_set_idle_timeout: only the session's owner can set it (this one was opened)");
+        else
+            bad_session(s, "cordon_session_set_idle_timeout", &e);
+        err_export(err, &e);
+        return -1;
+    }
+    if (!(seconds <= 1e9) || seconds != seconds) {
+        err_opt(&e, CORDON_STAGE_USAGE, EINVAL, "idle-timeout",
+                "the idle timeout must be a number of seconds (at most 1e9)");
+        err_export(err, &e);
+        return -1;
+    }
+    sess_ctl_idle msg = {
+        .magic = SESS_MAGIC, .kind = SESS_CTL_IDLE, .ms = seconds > 0 ? (int64_t)(seconds * 1000.0 + 0.999) : 0};
+    ssize_t n;
+    do
+        n = send(s->ctl, &msg, sizeof msg, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof msg) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, n < 0 && errno != EPIPE && errno != ECONNRESET ? errno : ESRCH,
+                "cannot set the session's idle timeout: the session has ended");
+        err_export(err, &e);
+        return -1;
+    }
+    err_export(err, &e);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------ */

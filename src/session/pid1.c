@@ -116,9 +116,11 @@ static void record_checks(const launch *l, sess_mem *m)
                 continue;
         } else if (plan_op_mounts(op) && r == 0) {
             *c = (sess_check){.dest = op->dest,
+                              .why = op->why ? op->why : "protected",
                               .dev = st.st_dev,
                               .ino = st.st_ino,
-                              .kind = op->kind == PLAN_BIND ? SESS_CHECK_BIND : SESS_CHECK_MOUNT};
+                              .kind = op->kind == PLAN_BIND ? SESS_CHECK_BIND : SESS_CHECK_MOUNT,
+                              .holdable = op->kind == PLAN_HIDE || (op->kind == PLAN_BIND && op->read_only)};
         } else {
             continue; /* shadowed by a later mount, or nothing to hold */
         }
@@ -126,29 +128,82 @@ static void record_checks(const launch *l, sess_mem *m)
     }
 }
 
-/* Is the session still what its policy asked for?  Once it is not, it never is again. */
-static bool policy_holds(sess_mem *m)
+/* A read-only or hiding mount whose file the host removed: the mount went with it (the
+ * kernel detaches a mount whose mount point is removed in another namespace), and the
+ * name is missing inside now.  Held as a missing name from then on: the creation control
+ * refuses it in its directory, and the check becomes SESS_CHECK_ABSENT.  false when it
+ * cannot be (no creation control, the directory gone, no room for the rule). */
+static bool hold_as_missing(launch *l, sess_mem *m, sess_check *c)
+{
+    const char *slash = strrchr(c->dest, '/');
+    size_t n = slash ? (size_t)(slash - c->dest) : 0;
+    struct stat st;
+    if (!l->cc || !slash || !slash[1] || n >= sizeof m->scratch)
+        return false;
+    memcpy(m->scratch, c->dest, n);
+    m->scratch[n ? n : 1] = '\0';
+    if (n == 0)
+        m->scratch[0] = '/';
+    if (stat(m->scratch, &st) < 0 || cc_add_name(l->cc, st.st_dev, st.st_ino, slash + 1, c->why) < 0)
+        return false;
+    c->kind = SESS_CHECK_ABSENT;
+    return true;
+}
+
+/* Can this command run with the session's policy?  Every mount must still be on the file
+ * the root put there, and every protected or hidden name that was missing must still be
+ * missing.
+ *  - A name missing at the start that the host has made since (an editor's .vscode) has
+ *    no mount: the session only kept it from being created, and a command could change
+ *    or read it now.  Each command is refused while it is there (m->check_why); once the
+ *    host removed it, the policy holds again.
+ *  - A read-only or hiding mount whose file the host removed (the mount went with it):
+ *    held as a missing name from then on (hold_as_missing), as above; one whose file the
+ *    host replaced is refused while the new one is there, and held once it is gone.
+ *  - Any other mount the host took away (a writable one, a bind source deleted) never
+ *    comes back: every command is refused from then on (m->broken). */
+static bool policy_holds(launch *l, sess_mem *m)
 {
     if (m->broken)
         return false;
     for (size_t i = 0; i < m->n_checks; i++) {
-        const sess_check *c = &m->checks[i];
+        sess_check *c = &m->checks[i];
         struct stat st;
         int r = fstatat(AT_FDCWD, c->dest, &st, AT_SYMLINK_NOFOLLOW);
+        int e = errno;
         const char *why = NULL;
+        if (c->kind != SESS_CHECK_ABSENT && c->holdable && r < 0 && e == ENOENT && hold_as_missing(l, m, c))
+            continue; /* (missing: holds) */
         if (c->kind == SESS_CHECK_ABSENT) {
-            if (r == 0 || errno != ENOENT)
-                why = "was created on the host after the session started (the policy hides it, or "
-                      "protects it from being created)";
+            if (r == 0 || e != ENOENT) {
+                snprintf(m->check_why, sizeof m->check_why,
+                         "%s was created on the host after the session started, and the session cannot hold its "
+                         "policy there (the name is hidden or protected from being created, and a command could "
+                         "now change or read it): remove it on the host and run the command again, or stop the "
+                         "session and start it again to protect it as it is now",
+                         c->dest);
+                return false;
+            }
         } else if (r < 0) {
             why = "is gone: the host removed what the session's mount there stood on";
         } else if (st.st_dev != c->dev || st.st_ino != c->ino) {
+            if (c->holdable && l->cc) {
+                snprintf(m->check_why, sizeof m->check_why,
+                         "%s was replaced on the host after the session started: the session's mount on it went "
+                         "with the old one, and a command could change or read the new one: remove it on the host "
+                         "and run the command again (the name is then kept from being created), or stop the "
+                         "session and start it again to protect it as it is now",
+                         c->dest);
+                return false;
+            }
             why = "was removed or replaced on the host: the session's mount there is gone";
         } else if (c->kind == SESS_CHECK_BIND && st.st_nlink == 0) {
             why = "was deleted on the host";
         }
         if (why) {
-            snprintf(m->broken_why, sizeof m->broken_why, "%s %s", c->dest, why);
+            snprintf(m->broken_why, sizeof m->broken_why,
+                     "the session can no longer be held to its policy: %s %s; stop the session and start it again",
+                     c->dest, why);
             m->broken = true;
             return false;
         }
@@ -758,7 +813,8 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     const sess_req *rq = (const sess_req *)m->req;
     int conn = s->conn;
     if (len < sizeof *rq || rq->magic != SESS_MAGIC || rq->version != SESS_VERSION || (rq->flags & ~SESS_REQ_FLAGS) ||
-        rq->argc < 1) {
+        rq->argc < 1 ||
+        ((rq->flags & SESS_REQ_DETACH) && (rq->flags & (SESS_REQ_KEEP | SESS_REQ_TTY)) != SESS_REQ_KEEP)) {
         tell_error(conn, CORDON_STAGE_USAGE, EINVAL, "malformed request to the session");
         release_slot(m, s);
         return;
@@ -808,10 +864,8 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         return;
     }
 
-    if (!policy_holds(m)) {
-        tell_error(conn, CORDON_STAGE_ROOT, 0,
-                   "the session can no longer be held to its policy: %s; stop the session and start it again",
-                   m->broken_why);
+    if (!policy_holds(l, m)) {
+        tell_error(conn, CORDON_STAGE_ROOT, 0, "%s", m->broken ? m->broken_why : m->check_why);
         release_slot(m, s);
         return;
     }
@@ -881,6 +935,10 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     int leader = -EPIPE;
     int r = sent == 1 ? park_wait(l, m, sp.shep, SESS_SHEP_STARTED, i, &leader, sp.listener) : (int)sent;
     TRACE("session-started");
+    /* a detached command's pid, before what came meanwhile (its end, say: flush_queue
+     * reports it and closes the connection) */
+    if (r == 0 && leader > 0 && (s->flags & SESS_REQ_DETACH))
+        tell(conn, REPORT_STARTED, NULL, leader, NULL); /* the client goes: the command stays */
     close(sp.go);
     flush_queue(m);
     if (slave >= 0)
@@ -916,9 +974,10 @@ static void slot_hangup(sess_mem *m, sess_slot *s)
         return;
     }
     /* the client went away before the end: the command goes too (as when cordon run is
-     * killed), and nobody is told */
+     * killed), and nobody is told; a detached one stays (it was told the pid) */
     s->abandoned = true;
-    kill_command(s);
+    if (!(s->flags & SESS_REQ_DETACH))
+        kill_command(s);
     ep_del_close(m, &s->conn);
 }
 
@@ -1014,7 +1073,7 @@ static void new_connection(sess_mem *m, int fd, launch *l)
 static void read_ctl(launch *l, sess_mem *m)
 {
     for (;;) {
-        sess_ctl msg;
+        sess_ctl_idle msg; /* the largest; a sess_ctl is its beginning */
         char ctl[CMSG_SPACE(sizeof(int))];
         struct iovec iov = {&msg, sizeof msg};
         struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
@@ -1029,9 +1088,14 @@ static void read_ctl(launch *l, sess_mem *m)
         struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
         if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
             memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+        if (fd < 0 && n == (ssize_t)sizeof msg && msg.magic == SESS_MAGIC && msg.kind == SESS_CTL_IDLE) {
+            m->idle_ms = msg.ms > 0 ? (long long)msg.ms : -1;
+            m->idle_since_ms = now_ms();
+            continue;
+        }
         if (fd < 0)
             continue;
-        if (n != (ssize_t)sizeof msg || msg.magic != SESS_MAGIC || msg.kind != SESS_CTL_CONN) {
+        if (n != (ssize_t)sizeof(sess_ctl) || msg.magic != SESS_MAGIC || msg.kind != SESS_CTL_CONN) {
             close(fd);
             continue;
         }
@@ -1117,9 +1181,26 @@ void sess_pid1_main(launch *l, int sfd)
     TRACE("session-ready");
 
     struct epoll_event evs[64];
+    m->idle_since_ms = now_ms();
     for (;;) {
         long long now = now_ms();
         int wait_ms = -1;
+        /* idle: no command running or waiting to start (detached and kept ones do not
+         * count); since the last one ended, or since the start */
+        bool busy = false;
+        for (int i = 0; i < SESS_SLOTS && !busy; i++) {
+            const sess_slot *s = &m->slots[i];
+            busy = s->state == SLOT_PENDING || (s->state == SLOT_RUNNING && !(s->flags & SESS_REQ_DETACH));
+        }
+        if (busy || m->was_busy)
+            m->idle_since_ms = now;
+        m->was_busy = busy;
+        if (!busy && m->idle_ms > 0) {
+            long long left = m->idle_since_ms + m->idle_ms - now;
+            if (left <= 0)
+                end_session(l, 0); /* the holder sees PID 1 end, and ends too */
+            wait_ms = (int)(left > 1000000 ? 1000000 : left);
+        }
         for (int i = 0; i < SESS_SLOTS; i++) {
             sess_slot *s = &m->slots[i];
             if (s->state != SLOT_RUNNING || s->deadline_ms < 0 || s->killed)

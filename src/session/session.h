@@ -26,9 +26,12 @@
  *     kills its own shepherd (it can: same uid) gets exactly that;
  *   - the creation control: one listener per command (a filter allows one), all served
  *     by PID 1 with one cc_state;
- *   - the session's policy is checked before every command: every mount still where the
- *     root put it, no bind source deleted, no protected or denied name created on the
- *     host meanwhile; else the command fails with 125 (and so does every later one).
+ *   - the session's policy is checked before every command (pid1.c, policy_holds): every
+ *     mount still where the root put it, no bind source deleted, no protected or denied
+ *     name created on the host meanwhile; else the command fails with 125 -- every later
+ *     one too where the policy can never be met again, only while the host's name is
+ *     there where it can (a read-only or hiding mount whose file the host removed is held
+ *     as a missing name from then on).
  *
  * The owner's side (owner.c: cordon_session_new/_spawn/_free, and publishing for the
  * command line: _listen/_serve) and the clients' (client.c: the commands' connections,
@@ -96,9 +99,12 @@ typedef struct sess_shep_msg {
 /* What the policy check compares (sess_pid1_main records it once the root is built). */
 typedef struct sess_check {
     const char *dest;
+    const char *why; /* the plan operation's */
     dev_t dev;
     ino_t ino;
-    uint8_t kind; /* SESS_CHECK_* */
+    uint8_t kind;  /* SESS_CHECK_* */
+    bool holdable; /* a read-only or hiding mount: should the host remove its file, the
+                      name can be held as a missing one (the creation control refuses it) */
 } sess_check;
 #define SESS_CHECK_MOUNT  1u /* the same file at dest */
 #define SESS_CHECK_BIND   2u /* and its source not deleted on the host */
@@ -159,6 +165,12 @@ typedef struct sess_mem {
     bool reap_pending;
     bool broken; /* the policy can no longer be met: every command fails */
     char broken_why[768];
+    char check_why[768]; /* why the policy check refused the command now (policy_holds) */
+    /* --idle-timeout (SESS_CTL_IDLE): the session ends once no command has run (running,
+     * or its request pending; a detached or kept one does not count) for idle_ms */
+    long long idle_ms; /* -1: never */
+    long long idle_since_ms;
+    bool was_busy;
     pid_t kids[1024]; /* the sweep's scratch */
     char scratch[16384];
 } sess_mem;

@@ -11,7 +11,8 @@
  *   a client   -> PID 1   a command's connection: one sess_req (+ the command's stdin,
  *                         stdout and stderr), then sess_sig messages
  *   PID 1      -> client  report_msg records (supervise/report.h): REPORT_STARTED (with
- *                         the terminal's master under a tty), REPORT_SETUP_ERROR,
+ *                         the terminal's master under a tty; with SESS_REQ_DETACH, the
+ *                         command's pid in the session as its value), REPORT_SETUP_ERROR,
  *                         REPORT_EXEC_ERROR, REPORT_REFUSAL, and one final REPORT_EXIT or
  *                         REPORT_TIMEOUT
  *   holder     -> client  a sess_reply to a hello that is not an exec (INFO, STOP) or
@@ -27,11 +28,18 @@
 
 /* owner -> PID 1 */
 #define SESS_CTL_CONN 1u
+#define SESS_CTL_IDLE 2u /* a sess_ctl_idle: end after this long without a command */
 
 typedef struct sess_ctl {
     uint32_t magic;
     uint32_t kind;
 } sess_ctl;
+
+typedef struct sess_ctl_idle {
+    uint32_t magic;
+    uint32_t kind; /* SESS_CTL_IDLE */
+    int64_t ms;    /* <= 0: never */
+} sess_ctl_idle;
 
 /* client -> holder */
 #define SESS_HELLO_EXEC 1u
@@ -60,9 +68,12 @@ typedef struct sess_reply {
 } sess_reply;
 
 /* client -> PID 1: a command */
-#define SESS_REQ_KEEP  0x1u /* what the command leaves running stays in the session */
-#define SESS_REQ_TTY   0x2u /* a terminal of the sandbox's own */
-#define SESS_REQ_FLAGS (SESS_REQ_KEEP | SESS_REQ_TTY)
+#define SESS_REQ_KEEP 0x1u /* what the command leaves running stays in the session */
+#define SESS_REQ_TTY  0x2u /* a terminal of the sandbox's own */
+/* with KEEP: PID 1 reports REPORT_STARTED with the command's pid, and the client's going
+ * away does not kill the command (`exec --keep --detach`) */
+#define SESS_REQ_DETACH 0x4u
+#define SESS_REQ_FLAGS  (SESS_REQ_KEEP | SESS_REQ_TTY | SESS_REQ_DETACH)
 
 typedef struct sess_req {
     uint32_t magic;

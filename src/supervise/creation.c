@@ -68,6 +68,11 @@ static int add_rule(cc_state *cc, dev_t dev, ino_t ino, const char *name, const 
     return 0;
 }
 
+int cc_add_name(cc_state *cc, dev_t dev, ino_t ino, const char *name, const char *why)
+{
+    return add_rule(cc, dev, ino, name, why);
+}
+
 static int add_dev(cc_state *cc, dev_t dev)
 {
     for (size_t i = 0; i < cc->n_devs; i++)

@@ -173,6 +173,11 @@ const char *cc_decide(cc_state *cc, int dir, const struct stat *dir_st, const ch
  * PID 1's own.  A nested sandbox hands the rules to the outer cordon instead. */
 int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *err);
 
+/* In a session's PID 1: refuse `name` in the directory (dev, ino) from now on (a
+ * protected or hidden name whose mount the host took away by removing it: the session
+ * holds it as a missing one).  `why` must outlive cc.  0, or -ENOSPC. */
+int cc_add_name(cc_state *cc, dev_t dev, ino_t ino, const char *name, const char *why);
+
 /* A descriptor handed to a command from outside the sandbox (a session's command's
  * standard descriptors): its file may be reopened for writing through /proc/self/fd. */
 void cc_handed(cc_state *cc, int fd);

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # cordon session start | exec | list | stop (issue 14): one sandbox, many commands.
 #
-# A session follows the life of the process that ran `start` (its parent): here, the
-# case's own subshell, so a case that fails midway still leaves nothing once it ends.
-# `start` is therefore run directly (not through crun, whose `timeout` would be the
-# parent and end the session at once), and each case stops its sessions itself too.
+# A session outlives the process that ran `start` (issue 22): each case stops its
+# sessions itself, the end of the file stops whatever a failed case left, and sstart
+# gives each an idle timeout, so that even a killed run of this file leaves nothing for
+# long.
 . "$(dirname "$0")/lib.sh"
 
 SP="t$$r$RANDOM"    # session names unique to this file's run (others may run at once)
 HTTP_PORT=8765      # free in any session: each has a network namespace of its own
 
-# sstart NAME [RUN OPTIONS...]: start a session from this case (which it then follows)
+# sstart NAME [RUN OPTIONS...]: start a session (a case's own --idle-timeout wins)
 sstart() {
   local name=$1
   shift
-  "$CORDON" session start "$name" "$@" >"$T/.sout" 2>"$T/.serr" </dev/null ||
+  timeout -k 3 "$WATCHDOG" "$CORDON" session start "$name" --idle-timeout 600 "$@" >"$T/.sout" 2>"$T/.serr" </dev/null ||
     die "cordon session start $name failed (status $?): $(head -c 400 "$T/.serr")"
   check_sanitizer "$T/.serr" "cordon session start"
   echo "$name" >>"$T/.sessions"
@@ -147,6 +147,54 @@ case_keep_http_server() {
   expect_output "served-$s" session exec "$s" -- "$PY" -c "$client"
   expect_output "served-$s" session exec "$s" -- "$PY" -c "$client"
   sstop "$s"
+}
+
+# --keep --detach: the command starts, exec returns at once with its pid in the session,
+# the command holds none of exec's streams, stays (a later command reaches it) until
+# stop; a command that cannot start says so as usual; --detach alone or with --tty is
+# refused.
+case_keep_detach() {
+  local s=${SP}det m out rc=0 pid
+  m=$(new_mark)
+  echo "served-$s" >"$WS/hello.txt"
+  sstart "$s"
+  # under $(...): a command holding stdout would hold this for its 1000 s
+  out=$(timeout 20 "$CORDON" session exec "$s" --keep --detach -- sh -c "echo noise; echo noise >&2; exec sleep 1000.$m" \
+    </dev/null 2>"$CT/err") || rc=$?
+  assert_eq "$rc" 0 "exec --keep --detach: $(cat "$CT/err")"
+  [[ $out =~ ^[0-9]+$ ]] || die "exec --keep --detach printed '$out', not a pid"
+  pid=$out
+  assert_not_contains "$(cat "$CT/err")" "noise" "the detached command wrote to exec's stderr"
+  wait_for_sleepers "$m" 10 >/dev/null || die "the detached command is not running"
+  expect_output "sleep 1000.$m" session exec "$s" -- sh -c "tr '\0' ' ' </proc/$pid/cmdline | sed 's/ \$//'"
+  # the README's server: started detached, it answers the next command
+  expect_ok session exec "$s" --keep --detach -- "$PY" -m http.server --bind 127.0.0.1 "$HTTP_PORT"
+  expect_output "served-$s" session exec "$s" -- "$PY" -c "$(http_get_py "$HTTP_PORT" 100)"
+  # it can be stopped from a later command, by its pid
+  expect_ok session exec "$s" -- kill "$pid"
+  wait_no_sleepers "$m" 5 || die "the detached command outlived its kill"
+  # one that ends at once (its leftovers kept, say) is started all the same: 0 and its pid,
+  # whichever of its start and its end PID 1 sees first
+  local i
+  for i in 1 2 3 4 5; do
+    crun session exec "$s" --keep --detach -- sh -c 'exit 3'
+    assert_eq "$RC" 0 "a detached command that exits at once (try $i): $(last_run)"
+    [[ $OUT =~ ^[0-9]+$ ]] || die "no pid printed for a detached command that exits at once (try $i): $(last_run)"
+  done
+  # what cannot start: 127, nothing printed
+  expect_exit 127 session exec "$s" --keep --detach -- no-such-command-"$s"
+  assert_eq "$OUT" "" "a pid printed for a command that did not start"
+  # the controls
+  expect_exit 125 session exec "$s" --detach -- true
+  assert_contains "$ERR" "--detach needs --keep"
+  expect_exit 125 session exec "$s" --keep --detach --tty -- true
+  assert_contains "$ERR" "--detach takes no --tty"
+  local k
+  k=$(new_mark)
+  expect_ok session exec "$s" --keep --detach -- sleep "1000.$k"
+  wait_for_sleepers "$k" 10 >/dev/null || die "the second detached command is not running"
+  sstop "$s"
+  wait_no_sleepers "$k" 3 || die "stop left a detached command: $(find_sleepers "$k")"
 }
 
 # A session's network is a run's: a kept server on a --publish-port is reachable from the
@@ -318,25 +366,106 @@ case_holder_kill9_leaves_nothing() {
   [ -z "$left" ] || die "processes of the session are left: $left"
 }
 
-# The session follows the life of the process that started it.
-case_follows_its_starter() {
-  local s=${SP}life
-  # started from a shell that exits right after: the session ends with it
-  bash -c '"$0" session start "$1"; exit $?' "$CORDON" "$s" </dev/null >/dev/null 2>"$CT/err" ||
-    die "start: $(cat "$CT/err")"
-  local i
-  for ((i = 0; i < 60; i++)); do
-    "$CORDON" session list | grep -q "$s" || break
+# processes whose command line holds "session start NAME" (the holder, PID 1, janitor)
+session_procs() {
+  local p
+  for p in /proc/[0-9]*; do
+    { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q "session start $1 " && echo "${p#/proc/}"
+  done || true
+}
+
+# wait_session_gone NAME: until it is not listed, its socket is gone and none of its
+# processes is left (10 s at most)
+wait_session_gone() {
+  local dir i
+  dir=$(state_dir)
+  for ((i = 0; i < 200; i++)); do
+    if ! "$CORDON" session list | grep -q "^$1 " && [ ! -e "$dir/$1" ] && [ -z "$(session_procs "$1")" ]; then
+      return 0
+    fi
     sleep 0.05
   done
-  crun session list
-  assert_not_contains "$OUT" "$s" "the session outlived the process that started it"
-  # the control: started from this case's shell, it lives on
-  sstart "$s"
-  sleep 0.3
-  crun session list
-  assert_contains "$OUT" "$s"
+  return 1
+}
+
+# The session outlives the process that started it (a harness runs each command in a
+# fresh shell), held by a daemon: not the starter's child, no terminal, nothing of the
+# caller's open; `stop` ends it and leaves nothing.
+case_outlives_its_starter() {
+  local s=${SP}life h
+  # started from a shell that exits right after (before: 125, "there is no session")
+  sh -c '"$0" session start "$1" --idle-timeout 600; true' "$CORDON" "$s" </dev/null >/dev/null 2>"$CT/err" ||
+    die "start: $(cat "$CT/err")"
+  echo "$s" >>"$T/.sessions"
+  expect_output "alive" session exec "$s" -- echo alive
+  h=$(holder_pid "$s")
+  [ -n "$h" ] || die "no holder pid for $s"
+  local stat f
+  stat=$(cat /proc/"$h"/stat)
+  read -r -a f <<<"${stat##*) }" # state ppid pgrp session tty_nr ...
+  [ "${f[1]}" != "$$" ] && [ "${f[1]}" != "$BASHPID" ] || die "the holder is the case's child"
+  [ "${f[3]}" != "$h" ] || die "the holder leads its session (it could get a controlling terminal)"
+  [ "${f[4]}" = 0 ] || die "the holder has a controlling terminal (tty_nr ${f[4]})"
+  # its descriptors: /dev/null as 0, 1, 2, none of the caller's (started with a file as
+  # stdout and descriptor 7 open on another)
   sstop "$s"
+  wait_session_gone "$s" || die "stop left something of $s: $(session_procs "$s")"
+  local t=${SP}fds
+  exec 7>"$CT/seven"
+  "$CORDON" session start "$t" --idle-timeout 600 </dev/null >"$CT/start-out" 2>"$CT/start-err" ||
+    die "start: $(cat "$CT/start-err")"
+  exec 7>&-
+  echo "$t" >>"$T/.sessions"
+  h=$(holder_pid "$t")
+  local fd target
+  for fd in /proc/"$h"/fd/*; do
+    target=$(readlink "$fd") || continue
+    case ${fd##*/} in
+      0 | 1 | 2) [ "$target" = /dev/null ] || die "the holder's descriptor ${fd##*/} is $target, not /dev/null" ;;
+    esac
+    case $target in
+      "$CT"/*) die "the holder kept the caller's descriptor ${fd##*/} ($target)" ;;
+    esac
+  done
+  [ "$(readlink /proc/"$h"/cwd)" = / ] || die "the holder's working directory is $(readlink /proc/"$h"/cwd)"
+  # a start whose stdout is a pipe returns (nothing of the session holds it)
+  sstop "$t"
+  local out rc=0
+  out=$(timeout 20 "$CORDON" session start "$t" --idle-timeout 600 </dev/null 2>&1) || rc=$?
+  assert_eq "$rc" 0 "start under \$(...): $out"
+  expect_ok session exec "$t" -- true
+  sstop "$t"
+  wait_session_gone "$t" || die "stop left something of $t: $(session_procs "$t")"
+}
+
+# --idle-timeout: the session ends once no command has run for that long (a kept process
+# does not count; a command that runs longer does), and leaves nothing; one without it
+# lives on (the control); bad values are refused.
+case_idle_timeout() {
+  local s=${SP}idle c=${SP}busy m
+  m=$(new_mark)
+  sstart "$s" --idle-timeout 1.5
+  sstart "$c" --idle-timeout 600
+  expect_ok session exec "$s" --keep -- sh -c "sleep 1000.$m &"
+  wait_for_sleepers "$m" 10 >/dev/null || die "the kept sleeper did not start"
+  # a command longer than the idle timeout: the session lives through it
+  expect_output "done" session exec "$s" -- sh -c 'sleep 2.5; echo done'
+  expect_output "still" session exec "$s" -- echo still
+  wait_session_gone "$s" || die "the idle session is still there: $(session_procs "$s")"
+  wait_no_sleepers "$m" 3 || die "the idle timeout left a kept process: $(find_sleepers "$m")"
+  expect_exit 125 session exec "$s" -- true
+  assert_contains "$ERR" "no session"
+  # the control, started at the same time
+  expect_output "here" session exec "$c" -- echo here
+  sstop "$c"
+  expect_exit 125 session start "${s}x" --idle-timeout 0
+  assert_contains "$ERR" "idle-timeout"
+  expect_exit 125 session start "${s}x" --idle-timeout abc
+  assert_contains "$ERR" "not a duration"
+  expect_exit 125 session start "${s}x" --idle-timeout
+  assert_contains "$ERR" "needs a DURATION"
+  crun session list
+  assert_not_contains "$OUT" "${s}x"
 }
 
 # Only the session's own user can exec into it (root's pass: with uid 65534 as the other).
@@ -427,12 +556,61 @@ case_policy_no_longer_met() {
   sstart "$s"
   cd "$WS"
   expect_ok session exec "$s" --chdir "$w" -- true
+  # a protected name made on the host: refused while it is there (the session has no
+  # mount on it, a command could change it), naming it and the fix; it was not changed
   mkdir "$w/.vscode"
-  expect_exit 125 session exec "$s" --chdir "$w" -- true
-  assert_contains "$ERR" "$w/.vscode"
-  assert_contains "$ERR" "no longer"
+  expect_exit 125 session exec "$s" --chdir "$w" -- sh -c 'echo changed >.vscode/tasks.json'
+  assert_contains "$ERR" "$w/.vscode was created on the host"
+  assert_contains "$ERR" "remove it on the host"
+  assert_absent "$w/.vscode/tasks.json"
+  # ... and once the host removed it, commands run again, and it is protected as before
   rmdir "$w/.vscode"
+  expect_ok session exec "$s" --chdir / -- true
+  crun session exec "$s" --chdir "$w" -- mkdir .vscode
+  [ "$RC" != 0 ] || die "a command created .vscode after the host removed its own"
+  assert_absent "$w/.vscode"
+  # a restarted session protects what the host made, as it is now
+  mkdir "$w/.vscode"
+  sstop "$s"
+  cd "$w"
+  sstart "$s"
+  cd "$WS"
+  crun session exec "$s" --chdir "$w" -- sh -c 'echo changed >.vscode/tasks.json'
+  [ "$RC" != 0 ] || die "a command wrote into the protected .vscode"
+  assert_not_contains "$ERR" "was created on the host"
+  assert_absent "$w/.vscode/tasks.json"
+  expect_ok session exec "$s" --chdir "$w" -- true
+  # the host removes a protected name the session had a mount on (a checkout of another
+  # branch): commands run on (before: 125 for good), and cannot create it
+  echo '{}' >"$w/.mcp.json"
+  sstop "$s"
+  cd "$w"
+  sstart "$s"
+  cd "$WS"
+  rm -rf "$w/.vscode"
+  expect_ok session exec "$s" --chdir / -- true
+  crun session exec "$s" --chdir "$w" -- mkdir .vscode
+  [ "$RC" != 0 ] || die "a command created .vscode once the host removed the protected one"
+  assert_absent "$w/.vscode"
+  # ... made again by the host: refused while it is there, then fine again
+  mkdir "$w/.vscode"
   expect_exit 125 session exec "$s" --chdir / -- true
+  assert_contains "$ERR" "$w/.vscode was created on the host"
+  rmdir "$w/.vscode"
+  expect_ok session exec "$s" --chdir / -- true
+  # a protected file replaced on the host (an editor's save by rename): refused while the
+  # new one is there (it has no mount), then held as a missing name once it is removed
+  echo '{"new": 1}' >"$w/.mcp.json.tmp"
+  mv "$w/.mcp.json.tmp" "$w/.mcp.json"
+  crun session exec "$s" --chdir "$w" -- sh -c 'echo changed >.mcp.json'
+  assert_eq "$RC" 125 "a command ran while the replaced .mcp.json had no mount: $(last_run)"
+  assert_contains "$ERR" "$w/.mcp.json was replaced on the host"
+  assert_file_content "$w/.mcp.json" '{"new": 1}'
+  rm "$w/.mcp.json"
+  expect_ok session exec "$s" --chdir / -- true
+  crun session exec "$s" --chdir "$w" -- sh -c 'echo x >.mcp.json'
+  [ "$RC" != 0 ] || die "a command created .mcp.json once the host removed the protected one"
+  assert_absent "$w/.mcp.json"
   sstop "$s"
   # the workspace deleted
   local u=${SP}pol2
@@ -444,6 +622,10 @@ case_policy_no_longer_met() {
   rm -rf "$w"
   expect_exit 125 session exec "$u" --chdir / -- true
   assert_contains "$ERR" "deleted"
+  # for good: the session's mount is gone, even once the host makes the directory again
+  mkdir -p "$w"
+  expect_exit 125 session exec "$u" --chdir / -- true
+  assert_contains "$ERR" "stop the session and start it again"
   sstop "$u"
 }
 
@@ -503,6 +685,7 @@ run_case basic_exec case_basic_exec
 run_case exit_statuses case_exit_statuses
 run_case missing_session case_missing_session
 run_case keep_http_server case_keep_http_server
+run_case keep_detach case_keep_detach
 run_case publish_port case_publish_port
 run_case leftovers_die case_leftovers_die
 run_case timeout_and_kill_one_tree case_timeout_and_kill_one_tree
@@ -510,7 +693,8 @@ run_case kill_own_shepherd case_kill_own_shepherd
 run_case concurrent_64 case_concurrent_64
 run_case starter_protected case_starter_protected
 run_case holder_kill9_leaves_nothing case_holder_kill9_leaves_nothing
-run_case follows_its_starter case_follows_its_starter
+run_case outlives_its_starter case_outlives_its_starter
+run_case idle_timeout case_idle_timeout
 run_case other_uid_refused case_other_uid_refused
 run_case no_reach_from_sandboxes case_no_reach_from_sandboxes
 run_case policy_no_longer_met case_policy_no_longer_met

@@ -438,13 +438,109 @@ static void test_dies_with_process(void **state)
     assert_int_equal(left, 0);
 }
 
+/* keep + detach: the wait returns once the command started, with its pid in the session;
+ * freeing it does not kill it; it holds none of the caller's streams; it stays until the
+ * session ends.  Beside the controls: detach without keep, or with a tty, is refused, and
+ * a command that cannot start is reported as usual (127). */
+static void test_detach(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(60);
+    int fds = count_fds(), children = count_children();
+    cordon_session *s = new_session(p);
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    char mark[64], script[200];
+    snprintf(mark, sizeof mark, "sleep 100.%d61", (int)getpid());
+    snprintf(script, sizeof script, "m=100.%d; m=${m}61; exec sleep $m", (int)getpid());
+    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
+    cmd.keep = true;
+    cmd.detach = true;
+    cordon_proc *c = NULL;
+    long long t0 = mono_ms();
+    assert_int_equal(cordon_session_spawn_cmd(s, SH(script), 0, &cmd, &c, &e), 0);
+    assert_int_equal(cordon_proc_wait(c, 10000, &r, &e), 0);
+    assert_true(mono_ms() - t0 < 5000);
+    assert_int_equal(r.exit_code, 0);
+    assert_true(r.started);
+    assert_true(r.pid > 1);
+    int pid = r.pid;
+    cordon_proc_free(c); /* does not kill it */
+    assert_int_equal(await_marked(mark, 1, 10000), 1);
+    /* a later command finds it at that pid */
+    char probe[200], *out = NULL;
+    snprintf(probe, sizeof probe, "tr '\\0' ' ' </proc/%d/cmdline", pid);
+    r = run_in(s, SH(probe), NULL, &out);
+    assert_int_equal(r.exit_code, 0);
+    assert_contains(out, "sleep 100.");
+    free(out);
+    /* the controls: not without keep, not with a terminal */
+    cordon_session_cmd bad = CORDON_SESSION_CMD_INIT;
+    bad.detach = true;
+    assert_int_equal(cordon_session_spawn_cmd(s, SH("true"), 0, &bad, &c, &e), -1);
+    assert_contains(e.message, "keep");
+    bad.keep = bad.tty = true;
+    assert_int_equal(cordon_session_spawn_cmd(s, SH("true"), 0, &bad, &c, &e), -1);
+    /* a command that cannot start: 127, as any */
+    assert_int_equal(cordon_session_spawn_cmd(s, (char *[]){(char *)"no-such-command-61", NULL}, 0, &cmd, &c, &e), 0);
+    assert_int_equal(cordon_proc_wait(c, 10000, &r, &e), 0);
+    assert_int_equal(r.exit_code, 127);
+    assert_int_equal(r.pid, 0);
+    cordon_proc_free(c);
+    assert_int_equal(count_marked(mark), 1);
+    cordon_session_free(s); /* and the session's end takes it */
+    assert_int_equal(count_marked(mark), 0);
+    assert_int_equal(count_fds(), fds);
+    assert_int_equal(count_children(), children);
+    cordon_policy_free(p);
+}
+
+/* cordon_session_set_idle_timeout: a running command keeps the session however long it
+ * runs; once none runs for that long, the session ends, kept processes with it. */
+static void test_idle_timeout(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(60);
+    cordon_session *s = new_session(p);
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    char mark[64], script[200];
+    snprintf(mark, sizeof mark, "sleep 100.%d71", (int)getpid());
+    snprintf(script, sizeof script, "exec >/dev/null; m=100.%d; m=${m}71; sleep $m &", (int)getpid());
+    assert_int_equal(cordon_session_set_idle_timeout(s, 2e9, &e), -1); /* more than 1e9 s: refused */
+    assert_contains(e.message, "idle timeout");
+    assert_int_equal(cordon_session_set_idle_timeout(s, 0.8, &e), 0);
+    cordon_session_cmd keep = CORDON_SESSION_CMD_INIT;
+    keep.keep = true;
+    r = run_in(s, SH(script), &keep, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(await_marked(mark, 1, 10000), 1);
+    /* a command longer than the idle timeout: the session lives through it */
+    r = run_in(s, SH("sleep 1.6; echo done"), NULL, NULL);
+    assert_int_equal(r.exit_code, 0);
+    /* then idle: it ends, and its kept process with it */
+    int left = 1;
+    for (int i = 0; i < 1000 && (left = count_marked(mark)) > 0; i++)
+        usleep(10000);
+    assert_int_equal(left, 0);
+    cordon_proc *c = NULL;
+    if (cordon_session_spawn(s, SH("true"), 0, &c, &e) == 0) {
+        assert_int_equal(cordon_proc_wait(c, 10000, &r, &e), 0);
+        assert_int_equal(r.exit_code, 125);
+        cordon_proc_free(c);
+    }
+    cordon_session_free(s);
+    cordon_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_spawn_like_cordon_spawn),
         cmocka_unit_test(test_timeout),           cmocka_unit_test(test_kill_and_keep),
         cmocka_unit_test(test_concurrent_64),     cmocka_unit_test(test_sequential_500),
-        cmocka_unit_test(test_dies_with_process),
+        cmocka_unit_test(test_dies_with_process), cmocka_unit_test(test_detach),
+        cmocka_unit_test(test_idle_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
