@@ -622,6 +622,12 @@ int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result
             continue;
         }
     entered:
+        if (last && slash && !S_ISDIR(st.st_mode)) {
+            /* "/proc/self/fd/N/" of a file: the kernel says ENOTDIR (unit/pathwalk) */
+            close(next);
+            r = -ENOTDIR;
+            goto fail;
+        }
         if (last && (flags & PW_WHOLE)) {
             close(cur);
             out->obj_fd = next;
