@@ -459,7 +459,9 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .inherit_pid_ns = pol->inherit_pid_ns,
                         .cwd_given = pol->cwd != NULL,
                         .limits = pol->limits,
-                        .view = pol->view};
+                        .view = pol->view,
+                        .tmpfs = pol->tmpfs,
+                        .n_tmpfs = pol->n_tmpfs};
 }
 
 /* --isolation landlock: the winning rules as they are, for confine/llonly.c. */
@@ -565,6 +567,17 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     else if (out->root_is_host)
         /* the host root bound whole brings the host's /proc along: --no-proc hides it */
         add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
+
+    /* cordon_policy_add_tmpfs: over what is shown there (mounted after the rules at the
+     * same path: kind_order) */
+    for (size_t i = 0; i < in->n_tmpfs; i++) {
+        if (in->isolation == CORDON_ISOLATION_LANDLOCK) {
+            plan_free(out);
+            return err_set(err, CORDON_STAGE_PLAN, 0, "a tmpfs (%s) needs namespaces, not --isolation landlock",
+                           in->tmpfs[i].path);
+        }
+        add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"))->mode = in->tmpfs[i].mode;
+    }
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
     out->limits = in->limits;

@@ -138,7 +138,9 @@ typedef struct plan_input {
     bool inherit_pid_ns;
     bool cwd_given; /* --chdir named the working directory (for the advice) */
     limit_values limits;
-    const policy_view *view; /* a workspace run's view, or NULL */
+    const policy_view *view;   /* a workspace run's view, or NULL */
+    const policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs */
+    size_t n_tmpfs;
 } plan_input;
 
 plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation);

@@ -107,6 +107,9 @@ void cordon_policy_free(cordon_policy *p)
     free(p->settings_enabled_where);
     free(p->settings_status_json);
     strv_free(&p->protect);
+    for (size_t i = 0; i < p->n_tmpfs; i++)
+        free(p->tmpfs[i].path);
+    free(p->tmpfs);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
         free(p->hides[i].source);
@@ -474,6 +477,24 @@ int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err)
         return -1;
     policy_add_hide(p, abs, ORIGIN_FLAG, "--hide", 0, false);
     free(abs);
+    return 0;
+}
+
+int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (!path || path[0] != '/')
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a tmpfs needs an absolute path (got %s)",
+                       path ? path : "NULL");
+    if (mode > 07777)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "tmpfs %s: mode %o is not a file mode", path, mode);
+    char *norm = path_normalize(path);
+    if (!norm || strcmp(norm, "/") == 0) {
+        free(norm);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a tmpfs at / is the empty base (--base empty)");
+    }
+    grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
+    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode};
     return 0;
 }
 

@@ -38,6 +38,12 @@ typedef struct policy_glob {
     bool expand;        /* settings syntax, as for policy_rule */
 } policy_glob;
 
+/* A private, empty, writable tmpfs at `path` (inside the sandbox), of `mode`. */
+typedef struct policy_tmpfs {
+    char *path;
+    unsigned mode;
+} policy_tmpfs;
+
 typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
 typedef struct env_op {
     env_op_kind kind;
@@ -119,6 +125,9 @@ struct cordon_policy {
     policy_rule *hides; /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them
                            * exactly (as the credential stores are: policy/protect.c) */
     size_t n_hides, cap_hides;
+
+    policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs: private, empty, writable tmpfs mounts */
+    size_t n_tmpfs, cap_tmpfs;
 
     policy_glob *globs; /* deny globs, in the order given */
     size_t n_globs, cap_globs;

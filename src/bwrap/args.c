@@ -1,0 +1,265 @@
+/* bwrap's command line (bubblewrap 0.8-0.11's manual, bwrap(1)): every option is in the
+ * table below, either implemented or refused with its name; none is ignored. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bwrap/bwrap.h"
+#include "util/strv.h"
+
+typedef enum bw_opt {
+    O_HELP,
+    O_VERSION,
+    O_UNSHARE_NS, /* a namespace cordon always makes: accepted */
+    O_UNSHARE_NET,
+    O_UNSHARE_ALL,
+    O_SHARE_NET,
+    O_CHDIR,
+    O_SETENV,
+    O_UNSETENV,
+    O_CLEARENV,
+    O_BIND,
+    O_RO_BIND,
+    O_BIND_TRY,
+    O_RO_BIND_TRY,
+    O_REMOUNT_RO,
+    O_TMPFS,
+    O_DEV,
+    O_PROC,
+    O_PERMS,
+    O_NEW_SESSION, /* cordon always starts a new session */
+    O_DIE_WITH_PARENT,
+    O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
+    O_CAP,      /* --cap-drop, --cap-add: cordon's command has no capability (doc/bwrap.md) */
+    O_EXPLAIN,  /* cordon's own: print the plan, run nothing */
+    O_REFUSED,
+} bw_opt;
+
+typedef struct opt_def {
+    const char *name;
+    int nargs;
+    bw_opt what;
+    const char *help_args; /* NULL: not listed by --help (refused) */
+    const char *help;
+} opt_def;
+
+/* Every option of bwrap(1), 0.8 to 0.11. */
+static const opt_def opts[] = {
+    {"--help", 0, O_HELP, "", "Print this help"},
+    {"--version", 0, O_VERSION, "", "Print version"},
+    {"--args", 1, O_REFUSED, NULL, NULL},
+    {"--argv0", 1, O_REFUSED, NULL, NULL},
+    {"--level-prefix", 0, O_REFUSED, NULL, NULL},
+    {"--unshare-all", 0, O_UNSHARE_ALL, "", "Unshare every namespace we support by default"},
+    {"--share-net", 0, O_SHARE_NET, "", "Retain the network namespace (can only combine with --unshare-all)"},
+    {"--unshare-user", 0, O_UNSHARE_NS, "", "Create new user namespace (may be automatically implied if not setuid)"},
+    {"--unshare-user-try", 0, O_UNSHARE_NS, "", "Create new user namespace if possible else continue by skipping it"},
+    {"--unshare-ipc", 0, O_UNSHARE_NS, "", "Create new ipc namespace"},
+    {"--unshare-pid", 0, O_UNSHARE_NS, "", "Create new pid namespace"},
+    {"--unshare-net", 0, O_UNSHARE_NET, "", "Create new network namespace"},
+    {"--unshare-uts", 0, O_UNSHARE_NS, "", "Create new uts namespace"},
+    {"--unshare-cgroup", 0, O_UNSHARE_NS, "", "Create new cgroup namespace"},
+    {"--unshare-cgroup-try", 0, O_UNSHARE_NS, "",
+     "Create new cgroup namespace if possible else continue by skipping it"},
+    {"--userns", 1, O_REFUSED, NULL, NULL},
+    {"--userns2", 1, O_REFUSED, NULL, NULL},
+    {"--disable-userns", 0, O_REFUSED, NULL, NULL},
+    {"--assert-userns-disabled", 0, O_REFUSED, NULL, NULL},
+    {"--pidns", 1, O_REFUSED, NULL, NULL},
+    {"--uid", 1, O_REFUSED, NULL, NULL},
+    {"--gid", 1, O_REFUSED, NULL, NULL},
+    {"--hostname", 1, O_REFUSED, NULL, NULL},
+    {"--chdir", 1, O_CHDIR, "DIR", "Change directory to DIR"},
+    {"--clearenv", 0, O_CLEARENV, "", "Unset all environment variables"},
+    {"--setenv", 2, O_SETENV, "VAR VALUE", "Set an environment variable"},
+    {"--unsetenv", 1, O_UNSETENV, "VAR", "Unset an environment variable"},
+    {"--lock-file", 1, O_REFUSED, NULL, NULL},
+    {"--sync-fd", 1, O_REFUSED, NULL, NULL},
+    {"--bind", 2, O_BIND, "SRC DEST", "Bind mount the host path SRC on DEST"},
+    {"--bind-try", 2, O_BIND_TRY, "SRC DEST", "Equal to --bind but ignores non-existent SRC"},
+    {"--dev-bind", 2, O_REFUSED, NULL, NULL},
+    {"--dev-bind-try", 2, O_REFUSED, NULL, NULL},
+    {"--ro-bind", 2, O_RO_BIND, "SRC DEST", "Bind mount the host path SRC readonly on DEST"},
+    {"--ro-bind-try", 2, O_RO_BIND_TRY, "SRC DEST", "Equal to --ro-bind but ignores non-existent SRC"},
+    {"--bind-fd", 2, O_REFUSED, NULL, NULL},
+    {"--ro-bind-fd", 2, O_REFUSED, NULL, NULL},
+    {"--remount-ro", 1, O_REMOUNT_RO, "DEST", "Remount DEST as readonly; does not recursively remount"},
+    {"--overlay-src", 1, O_REFUSED, NULL, NULL},
+    {"--overlay", 3, O_REFUSED, NULL, NULL},
+    {"--tmp-overlay", 1, O_REFUSED, NULL, NULL},
+    {"--ro-overlay", 1, O_REFUSED, NULL, NULL},
+    {"--exec-label", 1, O_REFUSED, NULL, NULL},
+    {"--file-label", 1, O_REFUSED, NULL, NULL},
+    {"--proc", 1, O_PROC, "DEST", "Mount new procfs on DEST"},
+    {"--dev", 1, O_DEV, "DEST", "Mount new dev on DEST"},
+    {"--tmpfs", 1, O_TMPFS, "DEST", "Mount new tmpfs on DEST"},
+    {"--mqueue", 1, O_REFUSED, NULL, NULL},
+    {"--dir", 1, O_REFUSED, NULL, NULL},
+    {"--file", 2, O_REFUSED, NULL, NULL},
+    {"--bind-data", 2, O_REFUSED, NULL, NULL},
+    {"--ro-bind-data", 2, O_REFUSED, NULL, NULL},
+    {"--symlink", 2, O_REFUSED, NULL, NULL},
+    {"--seccomp", 1, O_REFUSED, NULL, NULL},
+    {"--add-seccomp-fd", 1, O_REFUSED, NULL, NULL},
+    {"--block-fd", 1, O_REFUSED, NULL, NULL},
+    {"--userns-block-fd", 1, O_REFUSED, NULL, NULL},
+    {"--info-fd", 1, O_REFUSED, NULL, NULL},
+    {"--json-status-fd", 1, O_REFUSED, NULL, NULL},
+    {"--new-session", 0, O_NEW_SESSION, "", "Create a new terminal session"},
+    {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
+     "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
+    {"--as-pid-1", 0, O_AS_PID_1, "", "Do not install a reaper process with PID=1"},
+    {"--cap-add", 1, O_CAP, "CAP", "Add cap CAP when running as privileged user"},
+    {"--cap-drop", 1, O_CAP, "CAP", "Drop cap CAP when running as privileged user"},
+    {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
+    {"--size", 1, O_REFUSED, NULL, NULL},
+    {"--chmod", 2, O_REFUSED, NULL, NULL},
+    {"--cordon-explain", 0, O_EXPLAIN, NULL, NULL},
+};
+
+static const opt_def *find_opt(const char *name)
+{
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        if (strcmp(opts[i].name, name) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+void bw_help(FILE *out)
+{
+    fputs("usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n", out);
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        if (!opts[i].help_args)
+            continue;
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", opts[i].name, opts[i].help_args[0] ? " " : "", opts[i].help_args);
+        fprintf(out, "    %-28s %s\n", left, opts[i].help);
+    }
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static bw_op *add_op(bw_args *a, bw_op_kind kind, const char *option)
+{
+    grow(&a->ops, &a->cap_ops, a->n_ops + 1, sizeof *a->ops);
+    bw_op *op = &a->ops[a->n_ops++];
+    *op = (bw_op){.kind = kind, .option = option, .perms = -1};
+    return op;
+}
+
+static void add_env(bw_args *a, bw_env_kind kind, const char *name, const char *value)
+{
+    grow(&a->env, &a->cap_env, a->n_env + 1, sizeof *a->env);
+    a->env[a->n_env++] = (bw_env){.kind = kind, .name = name, .value = value};
+}
+
+/* bwrap's --perms: an octal number of at most 07777. */
+static int parse_perms(const char *s, int *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 8);
+    if (!*s || *end || v > 07777)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n)
+{
+    *out = (bw_args){0};
+    int next_perms = -1;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-')
+            break;
+        const opt_def *d = find_opt(arg);
+        if (!d)
+            return bw_args_free(out), fail(msg, n, "Unknown option %s", arg);
+        if (d->what == O_REFUSED)
+            return bw_args_free(out), fail(msg, n, "%s is not supported by cordon's bwrap (see doc/bwrap.md)", arg);
+        if (i + d->nargs >= argc) {
+            static const char *const count[] = {"", "an argument", "two arguments", "three arguments"};
+            return bw_args_free(out), fail(msg, n, "%s takes %s", arg, count[d->nargs]);
+        }
+        const char *a1 = d->nargs >= 1 ? argv[i + 1] : NULL;
+        const char *a2 = d->nargs >= 2 ? argv[i + 2] : NULL;
+        i += d->nargs;
+        if (next_perms >= 0 && d->what != O_TMPFS)
+            return bw_args_free(out), fail(msg, n, "--perms must be followed by an option that creates a file");
+        switch (d->what) {
+        case O_HELP: out->help = true; return 0;
+        case O_VERSION: out->version = true; return 0;
+        case O_UNSHARE_NS:
+        case O_NEW_SESSION:
+        case O_AS_PID_1:
+        case O_CAP: break;
+        case O_UNSHARE_NET: out->unshare_net = true; break;
+        case O_UNSHARE_ALL: out->unshare_all = true; break;
+        case O_SHARE_NET: out->share_net = true; break;
+        case O_DIE_WITH_PARENT: out->die_with_parent = true; break;
+        case O_CHDIR: out->chdir = a1; break;
+        case O_SETENV: add_env(out, BW_ENV_SET, a1, a2); break;
+        case O_UNSETENV: add_env(out, BW_ENV_UNSET, a1, NULL); break;
+        case O_CLEARENV: add_env(out, BW_ENV_CLEAR, NULL, NULL); break;
+        case O_BIND:
+        case O_RO_BIND:
+        case O_BIND_TRY:
+        case O_RO_BIND_TRY: {
+            bw_op *op = add_op(out, BW_BIND, d->name);
+            op->src = a1;
+            op->dest = a2;
+            op->read_only = d->what == O_RO_BIND || d->what == O_RO_BIND_TRY;
+            op->try_ = d->what == O_BIND_TRY || d->what == O_RO_BIND_TRY;
+            break;
+        }
+        case O_REMOUNT_RO: add_op(out, BW_REMOUNT_RO, d->name)->dest = a1; break;
+        case O_TMPFS: {
+            bw_op *op = add_op(out, BW_TMPFS, d->name);
+            op->dest = a1;
+            op->perms = next_perms;
+            next_perms = -1;
+            break;
+        }
+        case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
+        case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
+        case O_PERMS:
+            if (parse_perms(a1, &next_perms) < 0) {
+                bw_args_free(out);
+                return fail(msg, n, "--perms takes an octal argument");
+            }
+            break;
+        case O_EXPLAIN: out->explain = true; break;
+        case O_REFUSED: break; /* (returned above) */
+        }
+    }
+    if (next_perms >= 0) {
+        bw_args_free(out);
+        return fail(msg, n, "--perms must be followed by an option that creates a file");
+    }
+    if (i >= argc) {
+        bw_args_free(out);
+        return fail(msg, n, "No command specified");
+    }
+    out->command = argv + i;
+    return 0;
+}
+
+void bw_args_free(bw_args *a)
+{
+    free(a->ops);
+    free(a->env);
+    *a = (bw_args){0};
+}

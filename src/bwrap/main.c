@@ -1,0 +1,253 @@
+/* cordon_bwrap_main(): bwrap's command line in, a cordon run out (bwrap.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "bwrap/bwrap.h"
+#include "util/cleanup.h"
+#include "util/err.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+extern char **environ;
+
+#define BWRAP_NAME "bwrap"
+/* The bubblewrap release whose options `--help` lists (no --argv0, which came in 0.9):
+ * a caller that asks --version sees the same interface as --help shows. */
+#define BWRAP_COMPAT_VERSION "0.8.0"
+
+bool cordon_bwrap_is_name(const char *argv0)
+{
+    if (!argv0)
+        return false;
+    const char *slash = strrchr(argv0, '/');
+    return strcmp(slash ? slash + 1 : argv0, BWRAP_NAME) == 0;
+}
+
+/* bw_host.src_type on the real host: stat(), following symlinks, as bwrap opens sources. */
+static bw_src_type host_src_type(const char *path, void *ctx)
+{
+    (void)ctx;
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return errno == ENOENT || errno == ENOTDIR ? BW_SRC_MISSING : BW_SRC_OTHER;
+    if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+        return BW_SRC_DEVNULL;
+    if (!S_ISDIR(st.st_mode))
+        return BW_SRC_OTHER;
+    _cleanup_dir_ DIR *d = opendir(path);
+    if (!d)
+        return BW_SRC_OTHER;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            return BW_SRC_OTHER;
+    return BW_SRC_EMPTY_DIR;
+}
+
+/* The command's environment: this process's, changed by --setenv, --unsetenv and
+ * --clearenv in their order, as bwrap passes it. */
+static void build_env(const bw_args *a, strv *out)
+{
+    for (char *const *e = environ; e && *e; e++)
+        if (strncmp(*e, "PWD=", 4) != 0)
+            strv_push(out, xstrdup(*e));
+    for (size_t i = 0; i < a->n_env; i++) {
+        const bw_env *v = &a->env[i];
+        size_t nl = v->name ? strlen(v->name) : 0, w = 0;
+        for (size_t k = 0; k < out->n; k++) {
+            bool drop = v->kind == BW_ENV_CLEAR ||
+                        (strncmp(out->v[k], v->name, nl) == 0 && (out->v[k][nl] == '=' || out->v[k][nl] == '\0'));
+            if (drop)
+                free(out->v[k]);
+            else
+                out->v[w++] = out->v[k];
+        }
+        out->n = w;
+        if (v->kind == BW_ENV_SET)
+            strv_push(out, xasprintf("%s=%s", v->name, v->value));
+    }
+}
+
+/* Is `dir` shown by the plan?  The longest rule at or above it says; else the base. */
+static bool plan_shows(const bw_plan *p, const char *dir)
+{
+    size_t best = 0;
+    bool shown = p->base == CORDON_BASE_HOST;
+    for (size_t i = 0; i < p->n_rules; i++) {
+        size_t l = strlen(p->rules[i].path);
+        if (path_has_prefix(dir, p->rules[i].path) && l >= best) {
+            best = l;
+            shown = p->rules[i].tmpfs ? strcmp(dir, p->rules[i].path) == 0 : p->rules[i].access != CORDON_ACCESS_NONE;
+        }
+    }
+    return shown;
+}
+
+static int apply(const bw_args *a, const bw_plan *plan, cordon_policy *p, cordon_error *err)
+{
+    if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
+        cordon_policy_set_private_dirs(p, false, err) < 0 || cordon_policy_set_network(p, plan->network, err) < 0 ||
+        cordon_policy_set_proc(p, plan->proc, err) < 0)
+        return -1;
+    for (size_t i = 0; i < plan->n_rules; i++) {
+        const bw_rule *r = &plan->rules[i];
+        if (r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, err) < 0
+                     : cordon_policy_add_path(p, r->path, r->access, r->why, err) < 0)
+            return -1;
+    }
+    /* bwrap stays in the caller's directory where the sandbox shows it, else "/" */
+    char cwd[4096];
+    _cleanup_free_ char *norm = getcwd(cwd, sizeof cwd) ? path_normalize(cwd) : NULL;
+    const char *dir = a->chdir ? a->chdir : norm && plan_shows(plan, norm) ? norm : "/";
+    if ((a->chdir || dir != norm) && cordon_policy_set_cwd(p, dir, err) < 0)
+        return -1;
+    strv env = {0};
+    build_env(a, &env);
+    /* and says where it is, as bwrap does */
+    strv_push(&env, xasprintf("PWD=%s", dir));
+    int r = cordon_policy_set_clear_env(p, true, err);
+    for (size_t i = 0; r == 0 && i < env.n; i++)
+        r = cordon_policy_set_env(p, env.v[i], err);
+    strv_free(&env);
+    return r;
+}
+
+/* The signals a terminal or a supervisor sends to mean the command. */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
+
+/* Run the command with this process's stdin, stdout and stderr, forwarding the signals
+ * above to it (blocked once the sandbox exists and read from a signalfd: no handler, no
+ * global state), as src/codex/main.c does for Codex's helper. */
+static int run_forwarding(const cordon_policy *pol, char *const command[], cordon_result *res, cordon_error *err)
+{
+    cordon_proc *c;
+    if (cordon_spawn(pol, command, CORDON_SPAWN_STDIN_INHERIT, &c, err) < 0)
+        return -1;
+    sigset_t fwd, old;
+    sigemptyset(&fwd);
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+        sigaddset(&fwd, forwarded[i]);
+    int sfd = -1;
+    if (sigprocmask(SIG_BLOCK, &fwd, &old) == 0)
+        sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
+    struct pollfd pfd[2] = {{.fd = cordon_proc_exit_fd(c), .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+    for (;;) {
+        int n = poll(pfd, sfd >= 0 ? 2 : 1, -1);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            break;
+        struct signalfd_siginfo si;
+        while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+            cordon_proc_kill(c, (int)si.ssi_signo);
+    }
+    int w = cordon_proc_wait(c, -1, res, err);
+    if (sfd >= 0)
+        close(sfd);
+    (void)sigprocmask(SIG_SETMASK, &old, NULL); /* (a mask that was valid: cannot fail) */
+#if defined(__SANITIZE_ADDRESS__)
+    cordon_proc_free(c);
+#endif
+    if (w < 0)
+        return -1;
+    return res->started || res->timed_out ? 0 : -1;
+}
+
+static void print_error(const cordon_error *err)
+{
+    char text[2048];
+    cordon_error_text(err, text, sizeof text);
+    fprintf(stderr, "bwrap: %s\n", text[0] ? text : "unknown error");
+}
+
+static void print_refusals(const cordon_result *res)
+{
+    const char *r = res->refusals;
+    for (unsigned i = 0; i < res->n_refusals; i++) {
+        fprintf(stderr, "cordon: refused %s\n", r);
+        r += strlen(r) + 1;
+    }
+    if (res->refused > res->n_refusals)
+        fprintf(stderr, "cordon: ... and %lu more refused calls\n", res->refused - res->n_refusals);
+}
+
+int cordon_bwrap_main(int argc, char *const argv[])
+{
+    /* read once: the one switch of this personality (doc/bwrap.md) */
+    const char *exact = getenv("CORDON_BWRAP_EXACT");
+    if (exact && strcmp(exact, "1") == 0) {
+        fputs("bwrap: CORDON_BWRAP_EXACT=1: cordon's bwrap cannot turn its protections off yet (the creation "
+              "control, seccomp's refusals, the hidden host sockets); refusing to run with fewer than asked "
+              "(doc/bwrap.md)\n",
+              stderr);
+        return BW_EXIT_FAIL;
+    }
+    if (argc < 2) {
+        bw_help(stderr);
+        return BW_EXIT_FAIL;
+    }
+    char msg[1024];
+    bw_args a;
+    if (bw_parse_args(argc, argv, &a, msg, sizeof msg) < 0) {
+        fprintf(stderr, "bwrap: %s\n", msg);
+        return BW_EXIT_FAIL;
+    }
+    if (a.help || a.version) {
+        if (a.help)
+            bw_help(stdout);
+        else
+            printf("bubblewrap %s (cordon %s)\n", BWRAP_COMPAT_VERSION, cordon_version());
+        bw_args_free(&a);
+        return fflush(stdout) == 0 ? 0 : BW_EXIT_FAIL;
+    }
+    bw_host host = {.src_type = host_src_type};
+    bw_plan plan;
+    if (bw_map(&a, &host, &plan, msg, sizeof msg) < 0) {
+        fprintf(stderr, "bwrap: %s\n", msg);
+        bw_args_free(&a);
+        return BW_EXIT_FAIL;
+    }
+    /* --die-with-parent: this process dies with its parent, and the sandbox with it
+     * (cordon's PID 1 dies with cordon) */
+    if (a.die_with_parent) {
+        pid_t parent = getppid();
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) {
+            fprintf(stderr, "bwrap: --die-with-parent: %s\n", errno ? strerror(errno) : "the parent is gone");
+            bw_plan_free(&plan);
+            bw_args_free(&a);
+            return BW_EXIT_FAIL;
+        }
+    }
+    cordon_error err = CORDON_ERROR_INIT;
+    cordon_result res = CORDON_RESULT_INIT;
+    cordon_policy *p = cordon_policy_new();
+    int code = BW_EXIT_FAIL;
+    if (apply(&a, &plan, p, &err) < 0) {
+        print_error(&err);
+    } else if (a.explain) {
+        code = cordon_explain(p, a.command, stdout, &err) < 0 ? BW_EXIT_FAIL : 0;
+        if (code)
+            print_error(&err);
+    } else if (run_forwarding(p, a.command, &res, &err) < 0) {
+        print_error(&err);
+        print_refusals(&res);
+    } else {
+        print_refusals(&res);
+        code = res.exit_code;
+    }
+    cordon_policy_free(p);
+    bw_plan_free(&plan);
+    bw_args_free(&a);
+    return code;
+}

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# cordon as bubblewrap (doc/bwrap.md): `cordon bwrap ARGS` and a link named bwrap speak
+# bwrap's command line; each supported option's effect and order compared with Debian's
+# /usr/bin/bwrap where it runs here, the refusals, cordon's additions, and stock Codex
+# with cordon's bwrap first on PATH.
+. "$(dirname "$0")/lib.sh"
+require_cordon
+
+REAL_BWRAP=/usr/bin/bwrap
+REAL_OK=0
+if [ -x "$REAL_BWRAP" ] && "$REAL_BWRAP" --ro-bind / / true 2>/dev/null; then REAL_OK=1; fi
+need_real() { [ "$REAL_OK" = 1 ] || skip_case "Debian's $REAL_BWRAP is missing or does not run here (as uid $(id -u))"; }
+
+# both ARG...: the same bwrap line through /usr/bin/bwrap and through cordon; the same
+# stdout and exit status (stderr may differ: the messages are each one's own).
+both() {
+  local rrc=0
+  REAL_OUT=$("$REAL_BWRAP" "$@" 2>"$CT/real.err") || rrc=$?
+  crun bwrap "$@"
+  [ "$RC" = "$rrc" ] || die "bwrap $(_argstr "$@"): /usr/bin/bwrap exits $rrc ($(head -c 200 "$CT/real.err" | _one_line)), cordon's bwrap $(last_run)"
+  [ "$OUT" = "$REAL_OUT" ] || die "bwrap $(_argstr "$@"): /usr/bin/bwrap prints '$(printf '%s' "$REAL_OUT" | _one_line)', cordon's '$(printf '%s' "$OUT" | _one_line)'"
+}
+
+t_help() {
+  expect_ok bwrap --help
+  assert_contains "$OUT" "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"
+  assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST"
+  assert_contains "$OUT" "--perms OCTAL"
+  assert_not_contains "$OUT" "--symlink"
+  assert_not_contains "$OUT" "--argv0"
+  expect_ok bwrap --version
+  assert_contains "$OUT" "bubblewrap 0.8.0"
+  # through a link named bwrap, too
+  ln -s "$CORDON" "$CT/bwrap"
+  "$CT/bwrap" --version | grep -q '^bubblewrap ' || die "a link named bwrap does not speak bwrap"
+}
+run_case help_and_version t_help
+
+t_refused() {
+  local o
+  for o in "--symlink a /b" "--dir /d" "--uid 1" "--gid 1" "--hostname h" "--seccomp 3" "--add-seccomp-fd 3" \
+    "--json-status-fd 3" "--info-fd 3" "--args 3" "--dev-bind / /" "--size 10" "--file 3 /f" "--chmod 755 /x" \
+    "--mqueue /m" "--userns 3" "--disable-userns" "--lock-file /l" "--bind-fd 3 /x" "--argv0 x"; do
+    # shellcheck disable=SC2086  # the option and its arguments
+    expect_exit 1 bwrap $o true
+    assert_contains "$ERR" "bwrap: ${o%% *} is not supported by cordon's bwrap"
+  done
+  expect_exit 1 bwrap --no-such-option true
+  assert_eq "$ERR" "bwrap: Unknown option --no-such-option"
+  expect_exit 1 bwrap --perms 700 --ro-bind / / true
+  assert_eq "$ERR" "bwrap: --perms must be followed by an option that creates a file"
+  expect_exit 1 bwrap --ro-bind /
+  assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
+  expect_exit 1 bwrap --bind / / true
+  assert_contains "$ERR" "only read-only"
+}
+run_case refused t_refused
+
+t_exit_status() {
+  need_real
+  both --ro-bind / / sh -c 'exit 7'
+  both --ro-bind / / sh -c 'kill -9 $$'
+  both --ro-bind / / /no/such/command
+  both --ro-bind /no/such/source /x true
+  assert_contains "$ERR" "bwrap: Can't find source path /no/such/source"
+  both --ro-bind / / --ro-bind-try /no/such/source /x sh -c 'echo ok'
+}
+run_case exit_status t_exit_status
+
+t_order() {
+  need_real
+  local o
+  o=$(scratch_outside_tmp)
+  echo host >"$o/f"
+  # a later mount covers an earlier one at or below its path
+  both --ro-bind / / --bind "$o" "$o" --ro-bind "$o" "$o" sh -c "echo x >$o/f 2>/dev/null; cat $o/f"
+  both --ro-bind / / --ro-bind "$o" "$o" --bind "$o" "$o" sh -c "echo w >$o/f; cat $o/f"
+  echo host >"$o/f"
+  mkdir -p "$o/sub"
+  both --ro-bind / / --tmpfs "$o/sub" --bind "$o" "$o" sh -c "ls $o"
+  both --ro-bind / / --bind "$o" "$o" --perms 700 --tmpfs "$o/sub" sh -c "stat -c %a $o/sub; touch $o/sub/t; ls $o/sub"
+  both --ro-bind / / --bind "$o" "$o" --tmpfs "$o/sub" --remount-ro "$o/sub" sh -c "touch $o/sub/t 2>/dev/null || echo refused; ls $o/sub"
+  # /dev/null over a file: bwrap's nodev bind cannot be opened, cordon's is an empty,
+  # read-only file (doc/bwrap.md, "Differences")
+  crun bwrap --ro-bind / / --bind "$o" "$o" --ro-bind /dev/null "$o/f" sh -c "cat $o/f; echo z >$o/f || echo ro"
+  assert_eq "$OUT" "ro" "$(last_run)"
+  assert_file_content "$o/f" "host"
+  # the root: bwrap's own tmpfs, or the host's read-only
+  both --tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 \
+    --ro-bind-try /bin /bin --chdir /usr sh -c 'pwd; test -e /root || echo no-root'
+}
+run_case order t_order
+
+t_env_and_dirs() {
+  need_real
+  both --ro-bind / / --setenv A 1 --setenv B 2 --unsetenv A --setenv C 3 sh -c 'echo "${A-unset} $B $C"'
+  both --ro-bind / / --setenv A 1 --clearenv --setenv B 2 /usr/bin/env
+  both --ro-bind / / --chdir /usr sh -c pwd
+  both --ro-bind / / --unshare-net --proc /proc sh -c 'tail -n +3 /proc/net/dev | wc -l'
+  both --ro-bind / / --unshare-all --share-net --proc /proc sh -c 'test "$(tail -n +3 /proc/net/dev | wc -l)" -gt 1 && echo shared'
+  both --ro-bind / / --unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --new-session \
+    --die-with-parent --as-pid-1 --cap-drop ALL --dev /dev --proc /proc sh -c 'echo ok; test -c /dev/null'
+}
+run_case env_and_dirs t_env_and_dirs
+
+# cordon's additions: where bwrap creates a missing mount point on the host and lets the
+# command create agent and git names, cordon holds them.
+t_additions() {
+  local before
+  git init -q "$WS"
+  before=$(cd "$WS" && ls -A | sort)
+  crun bwrap --ro-bind / / --bind "$WS" "$WS" --ro-bind /dev/null "$WS/.vscode" --ro-bind /dev/null "$WS/.bashrc" \
+    sh -c 'echo in >inside.txt; echo x >.vscode 2>/dev/null || echo held; mkdir .codex 2>/dev/null || echo codex-refused;
+           echo h >.git/hooks/pre-commit 2>/dev/null || echo hook-refused; echo y >/etc/cordon-test 2>/dev/null || echo ro'
+  [ "$RC" = 0 ] || die "$(last_run)"
+  assert_eq "$OUT" "held
+codex-refused
+hook-refused
+ro"
+  assert_file_content "$WS/inside.txt" "in"
+  rm "$WS/inside.txt"
+  assert_eq "$(cd "$WS" && ls -A | sort)" "$before" "cordon's bwrap left something in the workspace"
+  assert_absent "$WS/.git/hooks/pre-commit"
+}
+run_case additions t_additions
+
+t_exact() {
+  CORDON_BWRAP_EXACT=1 expect_exit 1 bwrap --ro-bind / / true
+  assert_contains "$ERR" "CORDON_BWRAP_EXACT=1"
+}
+run_case exact_refused t_exact
+
+t_explain() {
+  expect_ok bwrap --ro-bind / / --bind "$WS" "$WS" --perms 700 --tmpfs "$WS/t" --cordon-explain true
+  assert_contains "$OUT" "tmpfs    $WS/t"
+  assert_contains "$OUT" "[mode 700]"
+}
+run_case explain t_explain
+
+# Stock Codex (its helper runs the first bwrap on PATH) with cordon's bwrap first.
+codex_bin() {
+  local c=${CORDON_CODEX_PREFIX:-/opt/cordon-test/codex}/node_modules/.bin/codex
+  [ -x "$c" ] && command -v node >/dev/null || skip_case "Codex CLI 0.169 is not installed (CORDON_CODEX=1 ./bootstrap.sh, as CI does)"
+  printf '%s\n' "$c"
+}
+t_codex() {
+  local cx bin home ws
+  cx=$(codex_bin)
+  bin=$CT/bin
+  mkdir -p "$bin"
+  ln -s "$CORDON" "$bin/bwrap"
+  # Codex refuses its helper links under /tmp, and the workspace must not be /tmp's
+  home=$(scratch_outside_tmp)
+  ws=$(scratch_outside_tmp)
+  git init -q "$ws"
+  cxrun() { (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$cx" sandbox -c sandbox_mode=workspace-write -- "$@") >"$CT/cx.out" 2>&1; }
+  cxrun true || die "codex sandbox true: $(head -c 400 "$CT/cx.out" | _one_line)"
+  cxrun sh -c 'echo in >in.txt' || die "a write inside the workspace: $(head -c 400 "$CT/cx.out" | _one_line)"
+  assert_file_content "$ws/in.txt" "in"
+  rm "$ws/in.txt"
+  ! cxrun sh -c "echo out >$home/out.txt" || die "a write outside the workspace went through"
+  assert_absent "$home/out.txt"
+  ! cxrun sh -c 'echo h >.git/hooks/pre-commit' || die "a write in .git/hooks went through"
+  ! cxrun sh -c 'mkdir .codex' || die "creating .codex went through"
+  assert_absent "$ws/.git/hooks/pre-commit"
+  [ -z "$(git -C "$ws" status --porcelain)" ] || die "the workspace is not clean: $(git -C "$ws" status --porcelain | _one_line)"
+  assert_absent "$ws/.codex"
+}
+run_case codex t_codex
+
+finish
