@@ -168,4 +168,35 @@ t_codex() {
 }
 run_case codex t_codex
 
+# sandbox-runtime runs the bwrap first on PATH.  As uid 0 it asks --cap-add CAP_SETFCAP for
+# its seccomp helper's nested namespace, which cordon never grants (doc/bwrap.md): that
+# identity runs no srt command, and says so.
+t_srt() {
+  local srt=${CORDON_SRT_PREFIX:-/opt/cordon-test/srt}/node_modules/.bin/srt bin home ws
+  [ -x "$srt" ] && command -v node >/dev/null && command -v rg >/dev/null && command -v socat >/dev/null ||
+    skip_case "sandbox-runtime, ripgrep or socat is not installed (CORDON_CODEX=1 ./bootstrap.sh, as CI does)"
+  [ "$(id -u)" != 0 ] || skip_case "as uid 0 srt needs CAP_SETFCAP in the sandbox for its seccomp helper, which cordon never grants (doc/bwrap.md)"
+  bin=$CT/bin
+  mkdir -p "$bin"
+  ln -s "$CORDON" "$bin/bwrap"
+  home=$(scratch_outside_tmp)
+  ws=$(scratch_outside_tmp)
+  git init -q "$ws"
+  printf '%s\n' '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}' >"$home/.srt-settings.json"
+  (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$srt" -c "echo in >in.txt; cat in.txt; echo o >$home/out.txt || echo outside-refused;
+     echo v >.vscode || echo vscode-refused; echo h >.git/hooks/x || echo hooks-refused; exit 3") >"$CT/srt.out" 2>"$CT/srt.err" && rc=0 || rc=$?
+  [ "$rc" = 3 ] || die "srt: exit $rc, expected 3: $(head -c 400 "$CT/srt.out" "$CT/srt.err" | _one_line)"
+  assert_eq "$(cat "$CT/srt.out")" "in
+outside-refused
+vscode-refused
+hooks-refused"
+  assert_file_content "$ws/in.txt" "in"
+  rm "$ws/in.txt"
+  assert_absent "$home/out.txt"
+  assert_absent "$ws/.vscode"
+  assert_absent "$ws/.git/hooks/x"
+  [ -z "$(git -C "$ws" status --porcelain)" ] || die "the workspace is not clean: $(git -C "$ws" status --porcelain | _one_line)"
+}
+run_case srt t_srt
+
 finish
