@@ -124,6 +124,17 @@ ro"
 }
 run_case additions t_additions
 
+bwrap_check() { host_py 'import json, sys; c = json.load(open(sys.argv[1]))["checks"]["bwrap_link"]; print(c["ok"], c["fix"])' "$OUTF"; }
+t_check() {
+  mkdir -p "$CT/bin"
+  ln -s "$CORDON" "$CT/bin/bwrap"
+  PATH=$CT/bin:$PATH crun check --json
+  assert_eq "$(bwrap_check)" "True None" "check, with a link to cordon first on PATH"
+  PATH=/usr/bin:/bin crun check --json
+  assert_contains "$(bwrap_check)" "False mkdir -p ~/.local/bin && ln -s"
+}
+run_case check_link t_check
+
 t_exact() {
   CORDON_BWRAP_EXACT=1 expect_exit 1 bwrap --ro-bind / / true
   assert_contains "$ERR" "CORDON_BWRAP_EXACT=1"
