@@ -1,9 +1,12 @@
 /* bwrap's command line (bubblewrap 0.8-0.11's manual, bwrap(1)): every option is in the
  * table below, either implemented or refused with its name; none is ignored. */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bwrap/bwrap.h"
 #include "util/strv.h"
@@ -32,7 +35,10 @@ typedef enum bw_opt {
     O_DIE_WITH_PARENT,
     O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
     O_CAP,      /* --cap-drop, --cap-add: cordon's command has no capability (doc/bwrap.md) */
-    O_EXPLAIN,  /* cordon's own: print the plan, run nothing */
+    O_ARGS,     /* --args FD: NUL-separated arguments read in place of the option */
+    O_INFO_FD,  /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
+    O_JSON_FD,
+    O_EXPLAIN, /* cordon's own: print the plan, run nothing */
     O_REFUSED,
 } bw_opt;
 
@@ -48,7 +54,7 @@ typedef struct opt_def {
 static const opt_def opts[] = {
     {"--help", 0, O_HELP, "", "Print this help"},
     {"--version", 0, O_VERSION, "", "Print version"},
-    {"--args", 1, O_REFUSED, NULL, NULL},
+    {"--args", 1, O_ARGS, "FD", "Parse NUL-separated args from FD"},
     {"--argv0", 1, O_REFUSED, NULL, NULL},
     {"--level-prefix", 0, O_REFUSED, NULL, NULL},
     {"--unshare-all", 0, O_UNSHARE_ALL, "", "Unshare every namespace we support by default"},
@@ -104,8 +110,8 @@ static const opt_def opts[] = {
     {"--add-seccomp-fd", 1, O_REFUSED, NULL, NULL},
     {"--block-fd", 1, O_REFUSED, NULL, NULL},
     {"--userns-block-fd", 1, O_REFUSED, NULL, NULL},
-    {"--info-fd", 1, O_REFUSED, NULL, NULL},
-    {"--json-status-fd", 1, O_REFUSED, NULL, NULL},
+    {"--info-fd", 1, O_INFO_FD, "FD", "Write information about the running container to FD"},
+    {"--json-status-fd", 1, O_JSON_FD, "FD", "Write container status to FD as multiple JSON documents"},
     {"--new-session", 0, O_NEW_SESSION, "", "Create a new terminal session"},
     {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
      "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
@@ -172,12 +178,70 @@ static int parse_perms(const char *s, int *out)
     return 0;
 }
 
+/* bwrap's FD arguments: a decimal number, 0 or more. */
+static int parse_fd(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < 0 || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* --args FD at vec[at]: the arguments read from FD (NUL-separated, as bwrap reads them:
+ * a last one without its NUL counts too) replace vec[at] and vec[at + 1].  The buffer
+ * stays in a->bufs, which the arguments point into. */
+static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
+{
+    int fd;
+    if (parse_fd(a->vec[at + 1], &fd) < 0)
+        return fail(msg, n, "Invalid fd: %s", a->vec[at + 1]);
+    size_t len = 0, cap = 4096;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (len + 1 >= cap)
+            buf = xrealloc(buf, cap *= 2);
+        ssize_t r = read(fd, buf + len, cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            return fail(msg, n, "Can't read --args data: %s", strerror(e));
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    strv_push(&a->bufs, buf);
+    size_t k = 0;
+    for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+        k++;
+    char **v = xcalloc((size_t)*argc - 2 + k + 1, sizeof *v);
+    memcpy(v, a->vec, (size_t)at * sizeof *v);
+    size_t j = (size_t)at;
+    for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+        v[j++] = buf + i;
+    memcpy(v + j, a->vec + at + 2, (size_t)(*argc - at - 2) * sizeof *v);
+    *argc = *argc - 2 + (int)k;
+    free(a->vec);
+    a->vec = v;
+    return 0;
+}
+
 int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n)
 {
-    *out = (bw_args){0};
+    *out = (bw_args){.info_fd = -1, .json_status_fd = -1};
+    /* a vector of its own, which --args can splice */
+    out->vec = xcalloc((size_t)argc + 1, sizeof *out->vec);
+    memcpy(out->vec, argv, (size_t)argc * sizeof *out->vec);
     int next_perms = -1;
     int i = 1;
     for (; i < argc; i++) {
+        argv = out->vec;
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) {
             i++;
@@ -242,6 +306,17 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             }
             break;
         case O_EXPLAIN: out->explain = true; break;
+        case O_ARGS:
+            i -= d->nargs;
+            if (splice_args(out, &argc, i, msg, n) < 0)
+                return bw_args_free(out), -1;
+            i--; /* parse what was read from here */
+            break;
+        case O_INFO_FD:
+        case O_JSON_FD:
+            if (parse_fd(a1, d->what == O_INFO_FD ? &out->info_fd : &out->json_status_fd) < 0)
+                return bw_args_free(out), fail(msg, n, "Invalid fd: %s", a1);
+            break;
         case O_REFUSED: break; /* (returned above) */
         }
     }
@@ -253,7 +328,7 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         bw_args_free(out);
         return fail(msg, n, "No command specified");
     }
-    out->command = argv + i;
+    out->command = out->vec + i;
     return 0;
 }
 
@@ -261,5 +336,7 @@ void bw_args_free(bw_args *a)
 {
     free(a->ops);
     free(a->env);
+    free(a->vec);
+    strv_free(&a->bufs);
     *a = (bw_args){0};
 }

@@ -55,10 +55,14 @@ typedef struct bw_args {
     size_t n_env, cap_env;
     bool unshare_net, unshare_all, share_net;
     bool die_with_parent;
-    const char *chdir; /* --chdir, or NULL */
+    const char *chdir;  /* --chdir, or NULL */
+    int info_fd;        /* --info-fd, or -1 */
+    int json_status_fd; /* --json-status-fd, or -1 */
     bool help, version;
     bool explain;         /* --cordon-explain (cordon's own): print cordon's plan, run nothing */
-    char *const *command; /* NULL-terminated, points into argv; NULL when none */
+    char *const *command; /* NULL-terminated, points into vec; NULL when none */
+    char **vec;           /* argv with --args spliced in (its strings: argv's or bufs') */
+    strv bufs;            /* what --args read */
 } bw_args;
 
 /* Parse argv[1..argc-1].  Returns 0, or -1 with `msg` (without the "bwrap: " prefix)

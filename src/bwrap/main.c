@@ -16,6 +16,7 @@
 #include "bwrap/bwrap.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
 
@@ -123,17 +124,67 @@ static int apply(const bw_args *a, const bw_plan *plan, cordon_policy *p, cordon
     return r;
 }
 
+/* The pid a pidfd refers to, in this process's PID namespace (its fdinfo), or -1. */
+static long pidfd_pid(int pidfd)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+    _cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nPid:");
+    return p ? strtol(p + 5, NULL, 10) : -1;
+}
+
+/* bwrap's description of the sandbox: the child's pid (cordon's PID 1, where bwrap's own
+ * child is) and the namespaces it has that this process has not, in bwrap's order and
+ * spelling: --info-fd's multi-line document (`multiline`), or --json-status-fd's
+ * line. */
+static int write_info(int fd, long pid, bool multiline)
+{
+    static const char *const ns[] = {"cgroup", "ipc", "mnt", "net", "pid", "uts"};
+    char doc[1024];
+    const char *sep = multiline ? ",\n    " : ", ";
+    int len = snprintf(doc, sizeof doc, "%s\"child-pid\": %ld", multiline ? "{\n    " : "{ ", pid);
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+        char mine[64], theirs[64];
+        struct stat a, b;
+        snprintf(mine, sizeof mine, "/proc/self/ns/%s", ns[i]);
+        snprintf(theirs, sizeof theirs, "/proc/%ld/ns/%s", pid, ns[i]);
+        if (stat(theirs, &b) == 0 && stat(mine, &a) == 0 && a.st_ino != b.st_ino)
+            len += snprintf(doc + len, sizeof doc - (size_t)len, "%s\"%s-namespace\": %llu", sep, ns[i],
+                            (unsigned long long)b.st_ino);
+    }
+    len += snprintf(doc + len, sizeof doc - (size_t)len, "%s", multiline ? "\n}\n" : " }\n");
+    return write_all(fd, doc, (size_t)len);
+}
+
 /* The signals a terminal or a supervisor sends to mean the command. */
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
 /* Run the command with this process's stdin, stdout and stderr, forwarding the signals
  * above to it (blocked once the sandbox exists and read from a signalfd: no handler, no
  * global state), as src/codex/main.c does for Codex's helper. */
-static int run_forwarding(const cordon_policy *pol, char *const command[], cordon_result *res, cordon_error *err)
+static int run_forwarding(const cordon_policy *pol, const bw_args *a, cordon_result *res, cordon_error *err)
 {
     cordon_proc *c;
-    if (cordon_spawn(pol, command, CORDON_SPAWN_STDIN_INHERIT, &c, err) < 0)
+    if (cordon_spawn(pol, a->command, CORDON_SPAWN_STDIN_INHERIT, &c, err) < 0)
         return -1;
+    /* --info-fd, --json-status-fd: as bwrap writes them once the sandbox exists (a
+     * caller that closed its end is no reason to stop the command: bwrap goes on too) */
+    if (a->info_fd >= 0 || a->json_status_fd >= 0) {
+        long pid = pidfd_pid(cordon_proc_exit_fd(c));
+        if (a->info_fd >= 0) {
+            (void)write_info(a->info_fd, pid, true);
+            (void)close(a->info_fd);
+        }
+        if (a->json_status_fd >= 0)
+            (void)write_info(a->json_status_fd, pid, false);
+    }
     sigset_t fwd, old;
     sigemptyset(&fwd);
     for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
@@ -239,12 +290,17 @@ int cordon_bwrap_main(int argc, char *const argv[])
         code = cordon_explain(p, a.command, stdout, &err) < 0 ? BW_EXIT_FAIL : 0;
         if (code)
             print_error(&err);
-    } else if (run_forwarding(p, a.command, &res, &err) < 0) {
+    } else if (run_forwarding(p, &a, &res, &err) < 0) {
         print_error(&err);
         print_refusals(&res);
     } else {
         print_refusals(&res);
         code = res.exit_code;
+        if (a.json_status_fd >= 0) {
+            char line[64];
+            int l = snprintf(line, sizeof line, "{ \"exit-code\": %d }\n", code);
+            (void)write_all(a.json_status_fd, line, (size_t)l); /* (as above) */
+        }
     }
     cordon_policy_free(p);
     bw_plan_free(&plan);

@@ -39,7 +39,7 @@ run_case help_and_version t_help
 t_refused() {
   local o
   for o in "--symlink a /b" "--dir /d" "--uid 1" "--gid 1" "--hostname h" "--seccomp 3" "--add-seccomp-fd 3" \
-    "--json-status-fd 3" "--info-fd 3" "--args 3" "--dev-bind / /" "--size 10" "--file 3 /f" "--chmod 755 /x" \
+    "--dev-bind / /" "--size 10" "--file 3 /f" "--chmod 755 /x" \
     "--mqueue /m" "--userns 3" "--disable-userns" "--lock-file /l" "--bind-fd 3 /x" "--argv0 x"; do
     # shellcheck disable=SC2086  # the option and its arguments
     expect_exit 1 bwrap $o true
@@ -90,6 +90,33 @@ t_order() {
     --ro-bind-try /bin /bin --chdir /usr sh -c 'pwd; test -e /root || echo no-root'
 }
 run_case order t_order
+
+# --args FD, --info-fd, --json-status-fd: the same documents as bwrap's (cordon makes more
+# namespaces, so it may name more of them; the keys bwrap names are there too).
+t_fds() {
+  need_real
+  printf -- '--ro-bind\0/\0/\0--setenv\0V\0from args\0' >"$CT/args"
+  # (each with descriptors of its own: --args reads to the end)
+  assert_eq "$("$REAL_BWRAP" --args 3 --args 4 sh -c 'echo "$V"' 3<"$CT/args" 4<"$CT/args")" "from args"
+  crun bwrap --args 3 --args 4 sh -c 'echo "$V"' 3<"$CT/args" 4<"$CT/args"
+  assert_eq "$OUT" "from args" "$(last_run)"
+  crun bwrap --args 9 true
+  assert_eq "$RC" 1 && assert_contains "$ERR" "bwrap: Can't read --args data"
+  "$REAL_BWRAP" --ro-bind / / --unshare-net --info-fd 3 --json-status-fd 4 sh -c 'exit 3' 3>"$CT/ri" 4>"$CT/rs" || true
+  crun bwrap --ro-bind / / --unshare-net --info-fd 3 --json-status-fd 4 sh -c 'exit 3' 3>"$CT/ci" 4>"$CT/cs"
+  assert_eq "$RC" 3
+  host_py 'import json, sys
+ri, ci = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+rs = [json.loads(l) for l in open(sys.argv[3])]
+cs = [json.loads(l) for l in open(sys.argv[4])]
+assert set(ri) <= set(ci), (ri, ci)
+assert ci["child-pid"] > 0 and set(cs[0]) == set(ci) and cs[0]["child-pid"] == ci["child-pid"], (ci, cs)
+assert [set(d) for d in rs[1:]] == [set(d) for d in cs[1:]] == [{"exit-code"}], (rs, cs)
+assert cs[1]["exit-code"] == rs[1]["exit-code"] == 3, (rs, cs)
+assert open(sys.argv[2]).read().startswith("{\n    \"child-pid\": ")' "$CT/ri" "$CT/ci" "$CT/rs" "$CT/cs" 2>"$CT/py.err" ||
+    die "the JSON documents differ: $(_one_line <"$CT/py.err")"
+}
+run_case fds t_fds
 
 t_env_and_dirs() {
   need_real

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bwrap/bwrap.h"
 
@@ -86,6 +87,37 @@ static void parse_command(void **state)
     assert_string_equal(a.command[0], "sh");
     assert_int_equal(a.n_ops, 1);
     bw_args_free(&a);
+}
+
+/* --args FD: the arguments read from FD parsed in place of the option. */
+static void parse_args_fd(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    static const char data[] = "--unshare-net\0--chdir\0/usr\0--ro-bind\0/\0/"; /* the last without its NUL */
+    assert_int_equal(write(p[1], data, sizeof data - 1), (ssize_t)(sizeof data - 1));
+    close(p[1]);
+    char fd[16];
+    snprintf(fd, sizeof fd, "%d", p[0]);
+    char msg[256];
+    bw_args a;
+    char *argv[] = {"bwrap", "--setenv", "A", "1", "--args", fd, "--proc", "/proc", "echo", "hi", NULL};
+    assert_int_equal(bw_parse_args(ARGC(argv), argv, &a, msg, sizeof msg), 0);
+    close(p[0]);
+    assert_true(a.unshare_net);
+    assert_string_equal(a.chdir, "/usr");
+    assert_int_equal(a.n_ops, 2);
+    assert_string_equal(a.ops[0].src, "/");
+    assert_int_equal(a.ops[1].kind, BW_PROC);
+    assert_int_equal(a.n_env, 1);
+    assert_string_equal(a.command[0], "echo");
+    assert_string_equal(a.command[1], "hi");
+    assert_null(a.command[2]);
+    bw_args_free(&a);
+    char *bad[] = {"bwrap", "--args", "x", "true", NULL};
+    assert_int_equal(bw_parse_args(ARGC(bad), bad, &a, msg, sizeof msg), -1);
+    assert_string_equal(msg, "Invalid fd: x");
 }
 
 /* A later mount covers what earlier ones put at its path or below. */
@@ -172,8 +204,8 @@ static void map_refuses(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(parse_refuses), cmocka_unit_test(parse_command), cmocka_unit_test(order_covers),
-        cmocka_unit_test(peers),         cmocka_unit_test(map_refuses),
+        cmocka_unit_test(parse_refuses), cmocka_unit_test(parse_command), cmocka_unit_test(parse_args_fd),
+        cmocka_unit_test(order_covers),  cmocka_unit_test(peers),         cmocka_unit_test(map_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
