@@ -130,6 +130,35 @@ t_env_and_dirs() {
 }
 run_case env_and_dirs t_env_and_dirs
 
+# The lines the peers sent (tests/e2e/bwrap/*.args), replayed with their paths moved into
+# scratch directories: the same output and status through both, every mount target made
+# beforehand (as Codex does), so that bwrap creates nothing either.
+replay_line() { # FILE WS O: the arguments, one an element of LINE
+  local l
+  LINE=()
+  while IFS= read -r l; do
+    case $l in '#'*) continue ;; esac
+    l=${l//\/tmp\/bwws/$2}
+    l=${l//\/tmp/$3}
+    LINE+=("$l")
+  done <"$E2E_DIR/bwrap/$1"
+}
+t_codex_line() {
+  need_real
+  local ws o n
+  ws=$(scratch_outside_tmp)
+  o=$(scratch_outside_tmp)
+  mkdir -p "$ws/.git" "$o/codex-daemon-0" "$o/codex-bwrap-synthetic-mount-targets-0"
+  for n in .git .agents .codex .aws; do mkdir -p "$o/$n" "$ws/$n"; done
+  replay_line codex-0.169-workspace-write.args "$ws" "$o"
+  both "${LINE[@]}" sh -c "echo w >$ws/f && cat $ws/f; echo t >$o/t && cat $o/t; echo x >/etc/x 2>/dev/null || echo ro;
+    echo c >$ws/.codex/x 2>/dev/null || echo codex-ro; ls $o/codex-daemon-0 2>&1 | head -c 0; cd $ws && pwd"
+  replay_line codex-0.169-probe.args "$ws" "$o"
+  # (not `ls /`: cordon's empty root differs, doc/bwrap.md "Differences")
+  both "${LINE[@]}" sh -c 'test -x /usr/bin/true && echo ok; echo x >/usr/x 2>/dev/null || echo ro; test -e /home || echo no-home'
+}
+run_case codex_line t_codex_line
+
 # cordon's additions: where bwrap creates a missing mount point on the host and lets the
 # command create agent and git names, cordon holds them.
 t_additions() {
