@@ -298,6 +298,12 @@ class Policy:
         self._call(_L().cordon_policy_add_path, _fs(path), N.ACCESS_NONE, b"deny")
         return self
 
+    def tmpfs(self, path: PathLike, mode: int = 0o755) -> "Policy":
+        """Mount a private, empty, writable tmpfs of ``mode`` at ``path`` inside the sandbox,
+        over what the rules show there (bubblewrap's ``--tmpfs``)."""
+        self._call(_L().cordon_policy_add_tmpfs, _fs(path), mode)
+        return self
+
     @property
     def settings_enabled(self) -> Optional[bool]:
         """The settings files' ``sandbox.enabled`` (``None`` when none said).  A run under a

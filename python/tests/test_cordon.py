@@ -129,6 +129,15 @@ class Run(unittest.TestCase):
         self.assertEqual(r.isolation, "namespaces")
         self.assertGreater(r.wall_seconds, 0)
 
+    def test_tmpfs(self) -> None:
+        p = policy(base="host").tmpfs("/usr/share/doc", 0o700)
+        out = []
+        r = cordon.run(["sh", "-c", "stat -c %a /usr/share/doc; ls -A /usr/share/doc; touch /usr/share/doc/x"], policy=p,
+                       on_output=lambda b: out.append(b) and False)
+        self.assertEqual((r.exit_code, b"".join(out)), (0, b"700\n"))
+        with self.assertRaises(cordon.CordonError):
+            policy().tmpfs("relative", 0o755)
+
     def test_not_found_raises(self) -> None:
         with self.assertRaises(cordon.CordonError) as cm:
             cordon.run(["cordon-no-such-command"], policy=policy())
