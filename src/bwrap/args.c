@@ -171,6 +171,8 @@ static void add_env(bw_args *a, bw_env_kind kind, const char *name, const char *
 static int parse_perms(const char *s, int *out)
 {
     char *end;
+    if (!s)
+        return -1;
     unsigned long v = strtoul(s, &end, 8);
     if (!*s || *end || v > 07777)
         return -1;
@@ -182,6 +184,8 @@ static int parse_perms(const char *s, int *out)
 static int parse_fd(const char *s, int *out)
 {
     char *end;
+    if (!s)
+        return -1;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (!*s || *end || errno || v < 0 || v > INT_MAX)

@@ -67,8 +67,8 @@ static void build_env(const bw_args *a, strv *out)
         const bw_env *v = &a->env[i];
         size_t nl = v->name ? strlen(v->name) : 0, w = 0;
         for (size_t k = 0; k < out->n; k++) {
-            bool drop = v->kind == BW_ENV_CLEAR ||
-                        (strncmp(out->v[k], v->name, nl) == 0 && (out->v[k][nl] == '=' || out->v[k][nl] == '\0'));
+            bool drop = v->kind == BW_ENV_CLEAR || (v->name && strncmp(out->v[k], v->name, nl) == 0 &&
+                                                    (out->v[k][nl] == '=' || out->v[k][nl] == '\0'));
             if (drop)
                 free(out->v[k]);
             else
