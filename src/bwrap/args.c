@@ -34,7 +34,8 @@ typedef enum bw_opt {
     O_NEW_SESSION, /* cordon always starts a new session */
     O_DIE_WITH_PARENT,
     O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
-    O_CAP,      /* --cap-drop, --cap-add: cordon's command has no capability (doc/bwrap.md) */
+    O_CAP_DROP, /* --cap-drop: accepted, the command has no capability anyway */
+    O_CAP_ADD,  /* --cap-add: refused, cordon grants none (doc/bwrap.md) */
     O_ARGS,     /* --args FD: NUL-separated arguments read in place of the option */
     O_INFO_FD,  /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
     O_JSON_FD,
@@ -116,8 +117,8 @@ static const opt_def opts[] = {
     {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
      "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
     {"--as-pid-1", 0, O_AS_PID_1, "", "Do not install a reaper process with PID=1"},
-    {"--cap-add", 1, O_CAP, "CAP", "Add cap CAP when running as privileged user"},
-    {"--cap-drop", 1, O_CAP, "CAP", "Drop cap CAP when running as privileged user"},
+    {"--cap-add", 1, O_CAP_ADD, NULL, NULL},
+    {"--cap-drop", 1, O_CAP_DROP, "CAP", "Drop cap CAP when running as privileged user"},
     {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
     {"--size", 1, O_REFUSED, NULL, NULL},
     {"--chmod", 2, O_REFUSED, NULL, NULL},
@@ -273,7 +274,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_UNSHARE_NS:
         case O_NEW_SESSION:
         case O_AS_PID_1:
-        case O_CAP: break;
+        case O_CAP_DROP: break;
+        case O_CAP_ADD:
+            return bw_args_free(out), fail(msg, n,
+                                           "--cap-add %s: cordon's bwrap never gives the command a capability "
+                                           "(see doc/bwrap.md)",
+                                           a1);
         case O_UNSHARE_NET: out->unshare_net = true; break;
         case O_UNSHARE_ALL: out->unshare_all = true; break;
         case O_SHARE_NET: out->share_net = true; break;

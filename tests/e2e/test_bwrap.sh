@@ -51,6 +51,8 @@ t_refused() {
   assert_eq "$ERR" "bwrap: --perms must be followed by an option that creates a file"
   expect_exit 1 bwrap --ro-bind /
   assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
+  expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true
+  assert_eq "$ERR" "bwrap: --cap-add CAP_SETFCAP: cordon's bwrap never gives the command a capability (see doc/bwrap.md)"
   expect_exit 1 bwrap --bind / / true
   assert_contains "$ERR" "only read-only"
 }
@@ -236,13 +238,12 @@ t_codex() {
 run_case codex t_codex
 
 # sandbox-runtime runs the bwrap first on PATH.  As uid 0 it asks --cap-add CAP_SETFCAP for
-# its seccomp helper's nested namespace, which cordon never grants (doc/bwrap.md): that
-# identity runs no srt command, and says so.
+# its seccomp helper's nested namespace, which cordon refuses (doc/bwrap.md): that
+# identity runs no srt command, and the refusal says why.
 t_srt() {
   local srt=${CORDON_SRT_PREFIX:-/opt/cordon-test/srt}/node_modules/.bin/srt bin home ws
   [ -x "$srt" ] && command -v node >/dev/null && command -v rg >/dev/null && command -v socat >/dev/null ||
     skip_case "sandbox-runtime, ripgrep or socat is not installed (CORDON_CODEX=1 ./bootstrap.sh, as CI does)"
-  [ "$(id -u)" != 0 ] || skip_case "as uid 0 srt needs CAP_SETFCAP in the sandbox for its seccomp helper, which cordon never grants (doc/bwrap.md)"
   bin=$CT/bin
   mkdir -p "$bin"
   ln -s "$CORDON" "$bin/bwrap"
@@ -250,6 +251,12 @@ t_srt() {
   ws=$(scratch_outside_tmp)
   git init -q "$ws"
   printf '%s\n' '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}' >"$home/.srt-settings.json"
+  if [ "$(id -u)" = 0 ]; then
+    (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$srt" -c true) >"$CT/srt.out" 2>&1 && die "srt as uid 0 ran although cordon refuses --cap-add"
+    grep -q -- "--cap-add CAP_SETFCAP: cordon's bwrap never gives the command a capability" "$CT/srt.out" ||
+      die "srt as uid 0: not cordon's refusal: $(head -c 400 "$CT/srt.out" | _one_line)"
+    skip_case "as uid 0 srt asks --cap-add CAP_SETFCAP for its seccomp helper, which cordon refuses (doc/bwrap.md); the refusal is checked"
+  fi
   (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$srt" -c "echo in >in.txt; cat in.txt; echo o >$home/out.txt || echo outside-refused;
      echo v >.vscode || echo vscode-refused; echo h >.git/hooks/x || echo hooks-refused; exit 3") >"$CT/srt.out" 2>"$CT/srt.err" && rc=0 || rc=$?
   [ "$rc" = 3 ] || die "srt: exit $rc, expected 3: $(head -c 400 "$CT/srt.out" "$CT/srt.err" | _one_line)"
