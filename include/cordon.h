@@ -98,6 +98,13 @@ typedef struct cordon_policy cordon_policy;
 CORDON_API cordon_policy *cordon_policy_new(void);
 CORDON_API void cordon_policy_free(cordon_policy *p);
 
+/* cordon's protections on top of the rules (default on).  Off (bubblewrap's exact mode,
+ * CORDON_BWRAP_EXACT=1, doc/bwrap.md): no creation control (protected names, git, missing
+ * paths held), no hidden credential stores, other homes or host service sockets, no
+ * seccomp filter and no Landlock; the namespaces, the view the rules describe, no
+ * capabilities and no_new_privs stay.  Not with --isolation landlock. */
+CORDON_API int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err);
+
 /* A private, empty, writable tmpfs mounted at PATH (absolute, inside the sandbox; not "/")
  * with permissions MODE, over what the rules show there (bwrap's --tmpfs; doc/bwrap.md).
  * Not with --isolation landlock. */

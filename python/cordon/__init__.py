@@ -304,6 +304,13 @@ class Policy:
         self._call(_L().cordon_policy_add_tmpfs, _fs(path), mode)
         return self
 
+    def protections(self, on: bool) -> "Policy":
+        """cordon's protections on top of the rules (default on); off is bubblewrap's exact
+        mode: no creation control, nothing hidden beyond the rules, no seccomp filter, no
+        Landlock (doc/bwrap.md)."""
+        self._call(_L().cordon_policy_set_protections, bool(on))
+        return self
+
     @property
     def settings_enabled(self) -> Optional[bool]:
         """The settings files' ``sandbox.enabled`` (``None`` when none said).  A run under a

@@ -138,6 +138,11 @@ class Run(unittest.TestCase):
         with self.assertRaises(cordon.CordonError):
             policy().tmpfs("relative", 0o755)
 
+    def test_protections_off(self) -> None:
+        # the same run with and without them (what they refuse is tested in tests/e2e)
+        r = cordon.run(["true"], policy=policy(base="host").protections(False))
+        self.assertEqual(r.exit_code, 0)
+
     def test_not_found_raises(self) -> None:
         with self.assertRaises(cordon.CordonError) as cm:
             cordon.run(["cordon-no-such-command"], policy=policy())

@@ -84,6 +84,7 @@ typedef struct bw_host {
 typedef struct bw_rule {
     char *path; /* normalized, owned */
     bool tmpfs; /* a writable tmpfs (cordon_policy_add_tmpfs) of `mode`, not a rule */
+    bool file;  /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
     unsigned mode;
     cordon_access access;
     const char *why; /* the option, static or into argv */

@@ -95,6 +95,62 @@ static bool plan_shows(const bw_plan *p, const char *dir)
     return shown;
 }
 
+/* CORDON_BWRAP_EXACT=1: bubblewrap makes a missing mount point where it mounts, on the host
+ * when the place is a writable bind (a file of mode 0444 for /dev/null, else a directory,
+ * and the directories above it); cordon's creation control, which holds such names, is
+ * off then.
+ * Only below the host path a writable rule shows (`top`, which exists), one component at
+ * a time without following a symlink.  0, or -1 with msg. */
+static int make_mount_point(const char *top, const char *path, bool file, char *msg, size_t n)
+{
+    _cleanup_fd_ int dir = open_no_symlinks(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return snprintf(msg, n, "Can't open %s: %s", top, strerror(errno)), -1;
+    const char *rest = path + strlen(top);
+    char name[NAME_MAX + 1];
+    while (path_next_name(&rest, name) > 0) {
+        bool last = *rest == '\0';
+        int fd;
+        if (last && file) {
+            fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+            if (fd < 0 && errno != EEXIST)
+                return snprintf(msg, n, "Can't create file at %s: %s", path, strerror(errno)), -1;
+            if (fd >= 0)
+                close(fd);
+            return 0;
+        }
+        if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
+            return snprintf(msg, n, "Can't mkdir %s: %s", path, strerror(errno)), -1;
+        fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return snprintf(msg, n, "Can't open %s: %s", path, strerror(errno)), -1;
+        close(dir);
+        dir = fd;
+    }
+    return 0;
+}
+
+/* The mount points bubblewrap would make on the host (make_mount_point), for the hides and
+ * tmpfs mounts whose path is missing below a writable rule. */
+static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
+{
+    for (size_t i = 0; i < plan->n_rules; i++) {
+        const bw_rule *r = &plan->rules[i];
+        struct stat st;
+        if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || lstat(r->path, &st) == 0)
+            continue;
+        const bw_rule *above = NULL;
+        for (size_t k = 0; k < plan->n_rules; k++)
+            if (k != i && strcmp(plan->rules[k].path, r->path) != 0 && path_has_prefix(r->path, plan->rules[k].path) &&
+                (!above || strlen(plan->rules[k].path) > strlen(above->path)))
+                above = &plan->rules[k];
+        if (above && above->access == CORDON_ACCESS_WRITE && !above->tmpfs &&
+            make_mount_point(above->path, r->path, r->file, msg, n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int apply(const bw_args *a, const bw_plan *plan, cordon_policy *p, cordon_error *err)
 {
     if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
@@ -236,14 +292,8 @@ static void print_refusals(const cordon_result *res)
 int cordon_bwrap_main(int argc, char *const argv[])
 {
     /* read once: the one switch of this personality (doc/bwrap.md) */
-    const char *exact = getenv("CORDON_BWRAP_EXACT");
-    if (exact && strcmp(exact, "1") == 0) {
-        fputs("bwrap: CORDON_BWRAP_EXACT=1: cordon's bwrap cannot turn its protections off yet (the creation "
-              "control, seccomp's refusals, the hidden host sockets); refusing to run with fewer than asked "
-              "(doc/bwrap.md)\n",
-              stderr);
-        return BW_EXIT_FAIL;
-    }
+    const char *exact_env = getenv("CORDON_BWRAP_EXACT");
+    bool exact = exact_env && strcmp(exact_env, "1") == 0;
     if (argc < 2) {
         bw_help(stderr);
         return BW_EXIT_FAIL;
@@ -284,7 +334,9 @@ int cordon_bwrap_main(int argc, char *const argv[])
     cordon_result res = CORDON_RESULT_INIT;
     cordon_policy *p = cordon_policy_new();
     int code = BW_EXIT_FAIL;
-    if (apply(&a, &plan, p, &err) < 0) {
+    if (exact && !a.explain && make_mount_points(&plan, msg, sizeof msg) < 0) {
+        fprintf(stderr, "bwrap: %s\n", msg);
+    } else if ((exact && cordon_policy_set_protections(p, false, &err) < 0) || apply(&a, &plan, p, &err) < 0) {
         print_error(&err);
     } else if (a.explain) {
         code = cordon_explain(p, a.command, stdout, &err) < 0 ? BW_EXIT_FAIL : 0;

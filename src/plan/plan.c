@@ -460,6 +460,7 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .cwd_given = pol->cwd != NULL,
                         .limits = pol->limits,
                         .view = pol->view,
+                        .bare = pol->bare,
                         .tmpfs = pol->tmpfs,
                         .n_tmpfs = pol->n_tmpfs};
 }
@@ -490,8 +491,15 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     *out = (plan){.network = in->network,
                   .proc = in->proc,
                   .no_nested = in->no_nested,
+                  .bare = in->bare,
                   .inherit_pid_ns = in->inherit_pid_ns,
                   .isolation = in->isolation};
+    if (out->bare && (out->isolation == CORDON_ISOLATION_LANDLOCK || out->no_nested)) {
+        plan_free(out);
+        return err_set(err, CORDON_STAGE_PLAN, 0,
+                       "cordon's protections cannot be turned off with --isolation landlock or --no-nested "
+                       "(they are all such a sandbox has)");
+    }
     if (out->inherit_pid_ns && !out->proc) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0,

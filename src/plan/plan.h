@@ -91,6 +91,8 @@ typedef struct plan {
     bool inherit_pid_ns;        /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
     limit_values limits;        /* --limit-*: applied by supervise/limits.c */
     bool no_nested;             /* --no-nested: confine/ refuses user namespaces and the mount API */
+    bool bare;                  /* cordon_policy_set_protections(false): no creation control
+                                   (supervise/), no seccomp filter, no Landlock (confine/) */
     cordon_isolation isolation; /* namespaces, or landlock: no mounts, the ops are then
                                    only explained, and `rules` below is what is enforced */
     plan_rule *rules;           /* landlock: every winning rule (none shadowed), in path order */
@@ -139,6 +141,7 @@ typedef struct plan_input {
     bool cwd_given; /* --chdir named the working directory (for the advice) */
     limit_values limits;
     const policy_view *view;   /* a workspace run's view, or NULL */
+    bool bare;                 /* cordon_policy_set_protections(false) */
     const policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs */
     size_t n_tmpfs;
 } plan_input;

@@ -480,6 +480,13 @@ int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err)
     return 0;
 }
 
+int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    p->bare = !on;
+    return 0;
+}
+
 int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, cordon_error *err)
 {
     NEED_POLICY(p, err);

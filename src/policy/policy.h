@@ -113,6 +113,7 @@ struct cordon_policy {
     bool inherit_pid_ns;  /* the caller's PID namespace and /proc (read-only) */
     bool no_private_dirs; /* no private HOME and TMPDIR (cordon_policy_set_private_dirs) */
     bool no_nested;       /* --no-nested */
+    bool bare;            /* cordon_policy_set_protections(false): bubblewrap's exact mode */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */
 

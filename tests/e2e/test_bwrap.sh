@@ -193,11 +193,35 @@ t_check() {
 }
 run_case check_link t_check
 
+# CORDON_BWRAP_EXACT=1: cordon's additions off, so bwrap's own behaviour, mount points made
+# on the host included; the same output and the same files left as /usr/bin/bwrap's.
 t_exact() {
-  CORDON_BWRAP_EXACT=1 expect_exit 1 bwrap --ro-bind / / true
-  assert_contains "$ERR" "CORDON_BWRAP_EXACT=1"
+  need_real
+  local o r c
+  o=$(scratch_outside_tmp)
+  for r in real cordon; do
+    rm -rf "${o:?}/ws"
+    mkdir "$o/ws"
+    git init -q "$o/ws"
+    set -- --ro-bind / / --bind "$o/ws" "$o/ws" --ro-bind /dev/null "$o/ws/.vscode" --perms 555 --tmpfs "$o/ws/.d/sub" \
+      --remount-ro "$o/ws/.d/sub" sh -c "cd $o/ws && mkdir .codex && echo made; echo h >.git/hooks/x && echo hook;
+        stat -c %a .d/sub; echo >/etc/x 2>/dev/null || echo ro; echo x >.vscode 2>/dev/null || echo vscode-ro"
+    if [ $r = real ]; then
+      REAL_OUT=$("$REAL_BWRAP" "$@" 2>"$CT/real.err") || die "/usr/bin/bwrap: $(_one_line <"$CT/real.err")"
+      c=$(cd "$o/ws" && find . -path ./.git/objects -prune -o -print | sort | xargs stat -c '%n %a')
+    else
+      CORDON_BWRAP_EXACT=1 crun bwrap "$@"
+      assert_eq "$RC" 0 "$(last_run)"
+      assert_eq "$OUT" "$REAL_OUT" "the output in exact mode"
+      assert_eq "$(cd "$o/ws" && find . -path ./.git/objects -prune -o -print | sort | xargs stat -c '%n %a')" "$c" \
+        "what exact mode leaves on the host"
+    fi
+  done
+  CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --cordon-explain true
+  assert_contains "$OUT" "seccomp       none: cordon's protections are off"
+  assert_not_contains "$OUT" "host service sockets"
 }
-run_case exact_refused t_exact
+run_case exact t_exact
 
 t_explain() {
   expect_ok bwrap --ro-bind / / --bind "$WS" "$WS" --perms 700 --tmpfs "$WS/t" --cordon-explain true
