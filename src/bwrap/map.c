@@ -137,8 +137,7 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
                 /* /dev/null or an empty directory over a path: what hides it (doc/bwrap.md) */
                 add_rule(out, dest, CORDON_ACCESS_NONE, op->option);
                 out->rules[out->n_rules - 1].file = host->src_type(op->src, host->ctx) == BW_SRC_DEVNULL;
-            }
-            else
+            } else
                 ret = fail(msg, n,
                            "%s %s %s: cordon's bwrap binds a source at another path only read-only and only "
                            "/dev/null or an empty directory (which hide the destination)",
