@@ -110,6 +110,10 @@ CORDON_API int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_e
  * Not with --isolation landlock. */
 CORDON_API int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, cordon_error *err);
 
+/* A symlink at PATH (absolute, inside the sandbox) pointing to TARGET (bwrap's --symlink):
+ * made only inside cordon's own mounts (its root, a tmpfs), never in a host directory. */
+CORDON_API int cordon_policy_add_symlink(cordon_policy *p, const char *path, const char *target, cordon_error *err);
+
 /* Parse names used on the command line and in settings ("system", "none", ...). */
 CORDON_API int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err);
 CORDON_API int cordon_network_from_string(const char *s, cordon_network *out, cordon_error *err);

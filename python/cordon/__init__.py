@@ -304,6 +304,12 @@ class Policy:
         self._call(_L().cordon_policy_add_tmpfs, _fs(path), mode)
         return self
 
+    def symlink(self, path: PathLike, target: PathLike) -> "Policy":
+        """Make a symlink at ``path`` pointing to ``target``, inside cordon's own mounts
+        (bubblewrap's ``--symlink``)."""
+        self._call(_L().cordon_policy_add_symlink, _fs(path), _fs(target))
+        return self
+
     def protections(self, on: bool) -> "Policy":
         """cordon's protections on top of the rules (default on); off is bubblewrap's exact
         mode: no creation control, nothing hidden beyond the rules, no seccomp filter, no

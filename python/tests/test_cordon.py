@@ -138,6 +138,12 @@ class Run(unittest.TestCase):
         with self.assertRaises(cordon.CordonError):
             policy().tmpfs("relative", 0o755)
 
+    def test_symlink(self) -> None:
+        out = []
+        r = cordon.run(["readlink", "/tmp/l"], policy=policy().symlink("/tmp/l", "some/where"),
+                       on_output=lambda b: out.append(b) and False)
+        self.assertEqual((r.exit_code, b"".join(out)), (0, b"some/where\n"))
+
     def test_protections_off(self) -> None:
         # the same run with and without them (what they refuse is tested in tests/e2e)
         r = cordon.run(["true"], policy=policy(base="host").protections(False))

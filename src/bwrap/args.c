@@ -37,7 +37,8 @@ typedef enum bw_opt {
     O_CAP_DROP, /* --cap-drop: accepted, the command has no capability anyway */
     O_CAP_ADD,  /* --cap-add: refused, cordon grants none (doc/bwrap.md) */
     O_ARGS,     /* --args FD: NUL-separated arguments read in place of the option */
-    O_INFO_FD,  /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
+    O_SYMLINK,
+    O_INFO_FD, /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
     O_JSON_FD,
     O_EXPLAIN, /* cordon's own: print the plan, run nothing */
     O_REFUSED,
@@ -106,7 +107,7 @@ static const opt_def opts[] = {
     {"--file", 2, O_REFUSED, NULL, NULL},
     {"--bind-data", 2, O_REFUSED, NULL, NULL},
     {"--ro-bind-data", 2, O_REFUSED, NULL, NULL},
-    {"--symlink", 2, O_REFUSED, NULL, NULL},
+    {"--symlink", 2, O_SYMLINK, "SRC DEST", "Create symlink at DEST with target SRC"},
     {"--seccomp", 1, O_REFUSED, NULL, NULL},
     {"--add-seccomp-fd", 1, O_REFUSED, NULL, NULL},
     {"--block-fd", 1, O_REFUSED, NULL, NULL},
@@ -316,6 +317,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             }
             break;
         case O_EXPLAIN: out->explain = true; break;
+        case O_SYMLINK: {
+            bw_op *op = add_op(out, BW_SYMLINK, d->name);
+            op->src = a1;
+            op->dest = a2;
+            break;
+        }
         case O_ARGS:
             i -= d->nargs;
             if (splice_args(out, &argc, i, msg, n) < 0)

@@ -30,6 +30,7 @@ typedef enum bw_op_kind {
     BW_DEV,        /* --dev */
     BW_PROC,       /* --proc */
     BW_REMOUNT_RO, /* --remount-ro */
+    BW_SYMLINK,    /* --symlink SRC DEST: `src` is the link's target */
 } bw_op_kind;
 
 typedef struct bw_op {
@@ -82,9 +83,10 @@ typedef struct bw_host {
 } bw_host;
 
 typedef struct bw_rule {
-    char *path; /* normalized, owned */
-    bool tmpfs; /* a writable tmpfs (cordon_policy_add_tmpfs) of `mode`, not a rule */
-    bool file;  /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
+    char *path;         /* normalized, owned */
+    bool tmpfs;         /* a writable tmpfs (cordon_policy_add_tmpfs) of `mode`, not a rule */
+    bool file;          /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
+    const char *target; /* a symlink (cordon_policy_add_symlink) to this, not a rule */
     unsigned mode;
     cordon_access access;
     const char *why; /* the option, static or into argv */

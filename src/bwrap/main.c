@@ -87,7 +87,7 @@ static bool plan_shows(const bw_plan *p, const char *dir)
     bool shown = p->base == CORDON_BASE_HOST;
     for (size_t i = 0; i < p->n_rules; i++) {
         size_t l = strlen(p->rules[i].path);
-        if (path_has_prefix(dir, p->rules[i].path) && l >= best) {
+        if (!p->rules[i].target && path_has_prefix(dir, p->rules[i].path) && l >= best) {
             best = l;
             shown = p->rules[i].tmpfs ? strcmp(dir, p->rules[i].path) == 0 : p->rules[i].access != CORDON_ACCESS_NONE;
         }
@@ -132,26 +132,65 @@ static int make_mount_point(const char *top, const char *path, bool file, char *
 
 /* The mount points bubblewrap would make on the host (make_mount_point), for the hides and
  * tmpfs mounts whose path is missing below a writable rule. */
+/* The rule that shows the place of rules[i]: the longest other one above its path (not a
+ * symlink), or NULL (the root). */
+static const bw_rule *rule_above(const bw_plan *plan, size_t i)
+{
+    const bw_rule *r = &plan->rules[i], *above = NULL;
+    for (size_t k = 0; k < plan->n_rules; k++)
+        if (k != i && !plan->rules[k].target && strcmp(plan->rules[k].path, r->path) != 0 &&
+            path_has_prefix(r->path, plan->rules[k].path) &&
+            (!above || strlen(plan->rules[k].path) > strlen(above->path)))
+            above = &plan->rules[k];
+    return above;
+}
+
+/* Is rules[i] in a host directory that a writable rule shows (where bubblewrap makes its
+ * mount points and symlinks on the host)? */
+static bool in_writable_host_dir(const bw_plan *plan, size_t i)
+{
+    const bw_rule *above = rule_above(plan, i);
+    return above && above->access == CORDON_ACCESS_WRITE && !above->tmpfs;
+}
+
+/* --symlink in a writable host directory, as bubblewrap makes it: on the host, where a
+ * symlink of that target may already be. */
+static int make_symlink(const char *path, const char *target, char *msg, size_t n)
+{
+    _cleanup_free_ char *parent = xstrdup(path);
+    const char *name = strrchr(path, '/') + 1;
+    path_to_parent(parent);
+    _cleanup_fd_ int dir = open_no_symlinks(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return snprintf(msg, n, "Can't open %s: %s", parent, strerror(errno)), -1;
+    if (symlinkat(target, dir, name) == 0)
+        return 0;
+    char cur[4096];
+    ssize_t l = errno == EEXIST ? readlinkat(dir, name, cur, sizeof cur - 1) : -1;
+    if (l >= 0 && (size_t)l == strlen(target) && memcmp(cur, target, (size_t)l) == 0)
+        return 0;
+    return snprintf(msg, n, "Can't make symlink at %s: %s", path, strerror(errno ? errno : EEXIST)), -1;
+}
+
 static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
 {
     for (size_t i = 0; i < plan->n_rules; i++) {
         const bw_rule *r = &plan->rules[i];
         struct stat st;
+        if (r->target) {
+            if (in_writable_host_dir(plan, i) && make_symlink(r->path, r->target, msg, n) < 0)
+                return -1;
+            continue;
+        }
         if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || lstat(r->path, &st) == 0)
             continue;
-        const bw_rule *above = NULL;
-        for (size_t k = 0; k < plan->n_rules; k++)
-            if (k != i && strcmp(plan->rules[k].path, r->path) != 0 && path_has_prefix(r->path, plan->rules[k].path) &&
-                (!above || strlen(plan->rules[k].path) > strlen(above->path)))
-                above = &plan->rules[k];
-        if (above && above->access == CORDON_ACCESS_WRITE && !above->tmpfs &&
-            make_mount_point(above->path, r->path, r->file, msg, n) < 0)
+        if (in_writable_host_dir(plan, i) && make_mount_point(rule_above(plan, i)->path, r->path, r->file, msg, n) < 0)
             return -1;
     }
     return 0;
 }
 
-static int apply(const bw_args *a, const bw_plan *plan, cordon_policy *p, cordon_error *err)
+static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_policy *p, cordon_error *err)
 {
     if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
         cordon_policy_set_private_dirs(p, false, err) < 0 || cordon_policy_set_network(p, plan->network, err) < 0 ||
@@ -159,8 +198,11 @@ static int apply(const bw_args *a, const bw_plan *plan, cordon_policy *p, cordon
         return -1;
     for (size_t i = 0; i < plan->n_rules; i++) {
         const bw_rule *r = &plan->rules[i];
-        if (r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, err) < 0
-                     : cordon_policy_add_path(p, r->path, r->access, r->why, err) < 0)
+        if (r->target && exact && in_writable_host_dir(plan, i))
+            continue; /* made on the host (make_mount_points): the view shows it */
+        if (r->target  ? cordon_policy_add_symlink(p, r->path, r->target, err) < 0
+            : r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, err) < 0
+                       : cordon_policy_add_path(p, r->path, r->access, r->why, err) < 0)
             return -1;
     }
     /* bwrap stays in the caller's directory where the sandbox shows it, else "/" */
@@ -336,7 +378,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
     int code = BW_EXIT_FAIL;
     if (exact && !a.explain && make_mount_points(&plan, msg, sizeof msg) < 0) {
         fprintf(stderr, "bwrap: %s\n", msg);
-    } else if ((exact && cordon_policy_set_protections(p, false, &err) < 0) || apply(&a, &plan, p, &err) < 0) {
+    } else if ((exact && cordon_policy_set_protections(p, false, &err) < 0) || apply(&a, &plan, exact, p, &err) < 0) {
         print_error(&err);
     } else if (a.explain) {
         code = cordon_explain(p, a.command, stdout, &err) < 0 ? BW_EXIT_FAIL : 0;

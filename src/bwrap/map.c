@@ -81,8 +81,12 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
             free_live(l, nl);
             return fail(msg, n, "Can't find source path %s: No such file or directory", op->src);
         }
-        /* what this one covers goes */
+        /* what this one covers goes (a symlink is made, not mounted: it covers nothing) */
         size_t w = 0;
+        if (op->kind == BW_SYMLINK) {
+            l[nl++] = (live){.op = op, .dest = dest};
+            continue;
+        }
         for (size_t k = 0; k < nl; k++) {
             if (path_has_prefix(l[k].dest, dest))
                 free(l[k].dest);
@@ -153,6 +157,14 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
                 ret = fail(msg, n, "--proc %s: cordon's bwrap mounts /proc only at /proc", op->dest);
             else
                 out->proc = true;
+            break;
+        case BW_SYMLINK:
+            if (root)
+                ret = fail(msg, n, "--symlink %s /: no symlink at /", op->src);
+            else {
+                add_rule(out, dest, CORDON_ACCESS_NONE, "--symlink");
+                out->rules[out->n_rules - 1].target = op->src;
+            }
             break;
         case BW_REMOUNT_RO: break; /* (folded into the operation it remounts) */
         }

@@ -584,7 +584,10 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
             return err_set(err, CORDON_STAGE_PLAN, 0, "a tmpfs (%s) needs namespaces, not --isolation landlock",
                            in->tmpfs[i].path);
         }
-        add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"))->mode = in->tmpfs[i].mode;
+        if (in->tmpfs[i].target)
+            add_op(out, PLAN_SYMLINK, in->tmpfs[i].path, in->tmpfs[i].target, xstrdup("symlink"));
+        else
+            add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"))->mode = in->tmpfs[i].mode;
     }
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */

@@ -107,8 +107,10 @@ void cordon_policy_free(cordon_policy *p)
     free(p->settings_enabled_where);
     free(p->settings_status_json);
     strv_free(&p->protect);
-    for (size_t i = 0; i < p->n_tmpfs; i++)
+    for (size_t i = 0; i < p->n_tmpfs; i++) {
         free(p->tmpfs[i].path);
+        free(p->tmpfs[i].target);
+    }
     free(p->tmpfs);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
@@ -502,6 +504,24 @@ int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, c
     }
     grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
     p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode};
+    return 0;
+}
+
+int cordon_policy_add_symlink(cordon_policy *p, const char *path, const char *target, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (!path || path[0] != '/')
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a symlink needs an absolute path (got %s)",
+                       path ? path : "NULL");
+    if (!target || !*target)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "symlink %s: an empty target", path);
+    char *norm = path_normalize(path);
+    if (!norm || strcmp(norm, "/") == 0) {
+        free(norm);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a symlink cannot be made at /");
+    }
+    grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
+    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .target = xstrdup(target)};
     return 0;
 }
 

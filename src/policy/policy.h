@@ -38,10 +38,12 @@ typedef struct policy_glob {
     bool expand;        /* settings syntax, as for policy_rule */
 } policy_glob;
 
-/* A private, empty, writable tmpfs at `path` (inside the sandbox), of `mode`. */
+/* A private, empty, writable tmpfs at `path` (inside the sandbox), of `mode`; or, with
+ * `target`, a symlink at `path` pointing to `target` (cordon_policy_add_symlink). */
 typedef struct policy_tmpfs {
     char *path;
     unsigned mode;
+    char *target;
 } policy_tmpfs;
 
 typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
@@ -127,7 +129,7 @@ struct cordon_policy {
                            * exactly (as the credential stores are: policy/protect.c) */
     size_t n_hides, cap_hides;
 
-    policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs: private, empty, writable tmpfs mounts */
+    policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs, _add_symlink: tmpfs mounts, symlinks */
     size_t n_tmpfs, cap_tmpfs;
 
     policy_glob *globs; /* deny globs, in the order given */

@@ -38,7 +38,7 @@ run_case help_and_version t_help
 
 t_refused() {
   local o
-  for o in "--symlink a /b" "--dir /d" "--uid 1" "--gid 1" "--hostname h" "--seccomp 3" "--add-seccomp-fd 3" \
+  for o in "--dir /d" "--uid 1" "--gid 1" "--hostname h" "--seccomp 3" "--add-seccomp-fd 3" \
     "--dev-bind / /" "--size 10" "--file 3 /f" "--chmod 755 /x" \
     "--mqueue /m" "--userns 3" "--disable-userns" "--lock-file /l" "--bind-fd 3 /x" "--argv0 x"; do
     # shellcheck disable=SC2086  # the option and its arguments
@@ -53,6 +53,9 @@ t_refused() {
   assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
   expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true
   assert_eq "$ERR" "bwrap: --cap-add CAP_SETFCAP: cordon's bwrap never gives the command a capability (see doc/bwrap.md)"
+  expect_exit 1 bwrap --ro-bind / / --bind "$WS" "$WS" --symlink t "$WS/l" true
+  assert_contains "$ERR" "refusing to create the symlink $WS/l in a host directory"
+  assert_absent "$WS/l"
   expect_exit 1 bwrap --bind / / true
   assert_contains "$ERR" "only read-only"
 }
@@ -87,6 +90,9 @@ t_order() {
   crun bwrap --ro-bind / / --bind "$o" "$o" --ro-bind /dev/null "$o/f" sh -c "cat $o/f; echo z >$o/f || echo ro"
   assert_eq "$OUT" "ro" "$(last_run)"
   assert_file_content "$o/f" "host"
+  # symlinks in the empty root, where a later one below another's path goes through it
+  both --tmpfs / --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+    --symlink /nowhere /opt sh -c 'readlink /bin /opt; test -e /opt || echo dangling'
   # the root: bwrap's own tmpfs, or the host's read-only
   both --tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 \
     --ro-bind-try /bin /bin --chdir /usr sh -c 'pwd; test -e /root || echo no-root'

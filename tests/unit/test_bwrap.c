@@ -58,9 +58,9 @@ static void parse_refuses(void **state)
     char *unknown[] = {"bwrap", "--frobnicate", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(unknown), unknown, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "Unknown option --frobnicate");
-    char *refused[] = {"bwrap", "--symlink", "a", "/b", "true", NULL};
+    char *refused[] = {"bwrap", "--dir", "/b", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(refused), refused, &a, msg, sizeof msg), -1);
-    assert_non_null(strstr(msg, "--symlink is not supported"));
+    assert_non_null(strstr(msg, "--dir is not supported"));
     char *perms[] = {"bwrap", "--perms", "700", "--bind", "/a", "/a", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(perms), perms, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "--perms must be followed by an option that creates a file");
@@ -171,6 +171,29 @@ static void peers(void **state)
     bw_args_free(&a);
 }
 
+/* A symlink is made, not mounted: it covers nothing, and a later mount above it does. */
+static void symlinks(void **state)
+{
+    (void)state;
+    char msg[256];
+    bw_args a;
+    bw_plan p;
+    char *argv[] = {"bwrap",     "--tmpfs", "/",    "--ro-bind", "/a", "/a", "--symlink", "t", "/a/l",
+                    "--symlink", "u",       "/b/l", "--bind",    "/b", "/b", "true",      NULL};
+    assert_int_equal(map(ARGC(argv), argv, &a, &p, msg, sizeof msg), 0);
+    size_t links = 0;
+    for (size_t i = 0; i < p.n_rules; i++)
+        if (p.rules[i].target) {
+            links++;
+            assert_string_equal(p.rules[i].path, "/a/l");
+            assert_string_equal(p.rules[i].target, "t");
+        }
+    assert_int_equal(links, 1); /* /b/l: covered by the later --bind /b */
+    assert_int_equal(access_at(&p, "/a"), CORDON_ACCESS_READ);
+    bw_plan_free(&p);
+    bw_args_free(&a);
+}
+
 static void map_refuses(void **state)
 {
     (void)state;
@@ -205,7 +228,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_refuses), cmocka_unit_test(parse_command), cmocka_unit_test(parse_args_fd),
-        cmocka_unit_test(order_covers),  cmocka_unit_test(peers),         cmocka_unit_test(map_refuses),
+        cmocka_unit_test(order_covers),  cmocka_unit_test(peers),         cmocka_unit_test(symlinks),
+        cmocka_unit_test(map_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

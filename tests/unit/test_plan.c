@@ -642,7 +642,12 @@ static void test_added_tmpfs(void **state)
     char *sub = fx(f, "ws/sub");
     cordon_error e = {0};
     assert_int_equal(cordon_policy_add_tmpfs(f->p, sub, 0700, &e), 0);
+    char *link = fx(f, "ws/sub/l");
+    assert_int_equal(cordon_policy_add_symlink(f->p, link, "there", &e), 0); /* (bwrap's --symlink) */
     build_ok(f);
+    assert_string_equal(op_at(&f->pl, PLAN_SYMLINK, link)->src, "there");
+    assert_true(idx_rel(f, PLAN_TMPFS, "ws/sub") < idx_rel(f, PLAN_SYMLINK, "ws/sub/l"));
+    free(link);
     const plan_op *t = op_at(&f->pl, PLAN_TMPFS, sub);
     assert_int_equal(t->mode, 0700);
     assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_TMPFS, "ws/sub"));
