@@ -26,7 +26,9 @@ t_help() {
   assert_contains "$OUT" "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"
   assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST"
   assert_contains "$OUT" "--perms OCTAL"
-  assert_not_contains "$OUT" "--symlink"
+  assert_not_contains "$OUT" "--dir DEST"
+  assert_not_contains "$OUT" "--cap-add"
+  assert_contains "$OUT" "--symlink SRC DEST"
   assert_not_contains "$OUT" "--argv0"
   expect_ok bwrap --version
   assert_contains "$OUT" "bubblewrap 0.8.0"
