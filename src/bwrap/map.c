@@ -55,6 +55,10 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
             free_live(l, nl);
             return fail(msg, n, "%s %s: cordon's bwrap needs an absolute destination", op->option, op->dest);
         }
+        if (op->kind == BW_BIND && op->src[0] != '/') {
+            free_live(l, nl);
+            return fail(msg, n, "%s %s: cordon's bwrap needs an absolute source", op->option, op->src);
+        }
         char *dest = path_normalize(op->dest);
         if (op->kind == BW_REMOUNT_RO) {
             size_t k = nl;

@@ -219,6 +219,10 @@ static void map_refuses(void **state)
     char *remount[] = {"bwrap", "--remount-ro", "/usr", "true", NULL};
     assert_int_equal(map(ARGC(remount), remount, &a, &p, msg, sizeof msg), -1);
     bw_args_free(&a);
+    char *rel[] = {"bwrap", "--ro-bind", "relative", "/r", "true", NULL};
+    assert_int_equal(map(ARGC(rel), rel, &a, &p, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "absolute source"));
+    bw_args_free(&a);
     char *proc[] = {"bwrap", "--proc", "/p", "true", NULL};
     assert_int_equal(map(ARGC(proc), proc, &a, &p, msg, sizeof msg), -1);
     bw_args_free(&a);
