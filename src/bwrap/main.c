@@ -208,7 +208,9 @@ static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_polic
     /* bwrap stays in the caller's directory where the sandbox shows it, else "/" */
     char cwd[4096];
     _cleanup_free_ char *norm = getcwd(cwd, sizeof cwd) ? path_normalize(cwd) : NULL;
-    const char *dir = a->chdir ? a->chdir : norm && plan_shows(plan, norm) ? norm : "/";
+    /* a relative --chdir: bwrap changes to it from the new root's "/" */
+    _cleanup_free_ char *chdir_abs = a->chdir && a->chdir[0] != '/' ? xasprintf("/%s", a->chdir) : NULL;
+    const char *dir = chdir_abs ? chdir_abs : a->chdir ? a->chdir : norm && plan_shows(plan, norm) ? norm : "/";
     if ((a->chdir || dir != norm) && cordon_policy_set_cwd(p, dir, err) < 0)
         return -1;
     strv env = {0};

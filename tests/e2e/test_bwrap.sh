@@ -133,6 +133,7 @@ t_env_and_dirs() {
   both --ro-bind / / --setenv A 1 --setenv B 2 --unsetenv A --setenv C 3 sh -c 'echo "${A-unset} $B $C"'
   both --ro-bind / / --setenv A 1 --clearenv --setenv B 2 /usr/bin/env
   both --ro-bind / / --chdir /usr sh -c pwd
+  both --ro-bind / / --chdir usr sh -c pwd
   both --ro-bind / / --unshare-net --proc /proc sh -c 'tail -n +3 /proc/net/dev | wc -l'
   both --ro-bind / / --unshare-all --share-net --proc /proc sh -c 'test "$(tail -n +3 /proc/net/dev | wc -l)" -gt 1 && echo shared'
   both --ro-bind / / --unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --new-session \
