@@ -106,9 +106,11 @@ CORDON_API void cordon_policy_free(cordon_policy *p);
 CORDON_API int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err);
 
 /* A private, empty, writable tmpfs mounted at PATH (absolute, inside the sandbox; not "/")
- * with permissions MODE, over what the rules show there (bwrap's --tmpfs; doc/bwrap.md).
- * Not with --isolation landlock. */
-CORDON_API int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, cordon_error *err);
+ * with permissions MODE, over what the rules show there (bwrap's --tmpfs; doc/bwrap.md);
+ * SIZE bytes at most (bwrap's --size), or 0 for no size of its own.  Not with
+ * --isolation landlock. */
+CORDON_API int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, unsigned long long size,
+                                       cordon_error *err);
 
 /* A symlink at PATH (absolute, inside the sandbox) pointing to TARGET (bwrap's --symlink):
  * made only inside cordon's own mounts (its root, a tmpfs), never in a host directory. */

@@ -298,10 +298,11 @@ class Policy:
         self._call(_L().cordon_policy_add_path, _fs(path), N.ACCESS_NONE, b"deny")
         return self
 
-    def tmpfs(self, path: PathLike, mode: int = 0o755) -> "Policy":
+    def tmpfs(self, path: PathLike, mode: int = 0o755, size: int = 0) -> "Policy":
         """Mount a private, empty, writable tmpfs of ``mode`` at ``path`` inside the sandbox,
-        over what the rules show there (bubblewrap's ``--tmpfs``)."""
-        self._call(_L().cordon_policy_add_tmpfs, _fs(path), mode)
+        over what the rules show there (bubblewrap's ``--tmpfs``); ``size`` bytes at most
+        (``--size``), or 0 for no size of its own."""
+        self._call(_L().cordon_policy_add_tmpfs, _fs(path), mode, size)
         return self
 
     def symlink(self, path: PathLike, target: PathLike) -> "Policy":

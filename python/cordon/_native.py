@@ -109,7 +109,7 @@ _PROTOTYPES = {
     "cordon_policy_set_proc": (_I, [_P, _B, _E]),
     "cordon_policy_set_no_nested": (_I, [_P, _B, _E]),
     "cordon_policy_protect": (_I, [_P, _S, _E]),
-    "cordon_policy_add_tmpfs": (_I, [_P, _S, ctypes.c_uint, _E]),
+    "cordon_policy_add_tmpfs": (_I, [_P, _S, ctypes.c_uint, ctypes.c_ulonglong, _E]),
     "cordon_policy_set_protections": (_I, [_P, _B, _E]),
     "cordon_policy_add_symlink": (_I, [_P, _S, _S, _E]),
     "cordon_policy_set_limit": (_I, [_P, _I, ctypes.c_ulonglong, _E]),

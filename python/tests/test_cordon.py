@@ -130,11 +130,12 @@ class Run(unittest.TestCase):
         self.assertGreater(r.wall_seconds, 0)
 
     def test_tmpfs(self) -> None:
-        p = policy(base="host").tmpfs("/usr/share/doc", 0o700)
+        p = policy(base="host").tmpfs("/usr/share/doc", 0o700, size=1 << 20)
         out = []
-        r = cordon.run(["sh", "-c", "stat -c %a /usr/share/doc; ls -A /usr/share/doc; touch /usr/share/doc/x"], policy=p,
+        r = cordon.run(["sh", "-c", "stat -c %a /usr/share/doc; ls -A /usr/share/doc; touch /usr/share/doc/x; "
+                        "df -B1 --output=size /usr/share/doc | tail -1"], policy=p,
                        on_output=lambda b: out.append(b) and False)
-        self.assertEqual((r.exit_code, b"".join(out)), (0, b"700\n"))
+        self.assertEqual((r.exit_code, b"".join(out).split()), (0, [b"700", b"1048576"]))
         with self.assertRaises(cordon.CordonError):
             policy().tmpfs("relative", 0o755)
 

@@ -31,6 +31,7 @@ typedef enum bw_opt {
     O_DEV,
     O_PROC,
     O_PERMS,
+    O_SIZE,
     O_NEW_SESSION, /* cordon always starts a new session */
     O_DIE_WITH_PARENT,
     O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
@@ -121,7 +122,7 @@ static const opt_def opts[] = {
     {"--cap-add", 1, O_CAP_ADD, NULL, NULL},
     {"--cap-drop", 1, O_CAP_DROP, "CAP", "Drop cap CAP when running as privileged user"},
     {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
-    {"--size", 1, O_REFUSED, NULL, NULL},
+    {"--size", 1, O_SIZE, "BYTES", "Set size of next argument (only for --tmpfs)"},
     {"--chmod", 2, O_REFUSED, NULL, NULL},
     {"--cordon-explain", 0, O_EXPLAIN, NULL, NULL},
 };
@@ -245,6 +246,7 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
     out->vec = xcalloc((size_t)argc + 1, sizeof *out->vec);
     memcpy(out->vec, argv, (size_t)argc * sizeof *out->vec);
     int next_perms = -1;
+    unsigned long long next_size = 0;
     int i = 1;
     for (; i < argc; i++) {
         argv = out->vec;
@@ -267,8 +269,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         const char *a1 = d->nargs >= 1 ? argv[i + 1] : NULL;
         const char *a2 = d->nargs >= 2 ? argv[i + 2] : NULL;
         i += d->nargs;
-        if (next_perms >= 0 && d->what != O_TMPFS)
+        /* --perms and --size apply to the next option, which they may precede in either
+         * order (bwrap checks --perms first) */
+        if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE)
             return bw_args_free(out), fail(msg, n, "--perms must be followed by an option that creates a file");
+        if (next_size && d->what != O_TMPFS && d->what != O_PERMS)
+            return bw_args_free(out), fail(msg, n, "--size must be followed by --tmpfs");
         switch (d->what) {
         case O_HELP: out->help = true; return 0;
         case O_VERSION: out->version = true; return 0;
@@ -305,11 +311,21 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             bw_op *op = add_op(out, BW_TMPFS, d->name);
             op->dest = a1;
             op->perms = next_perms;
+            op->size = next_size;
             next_perms = -1;
+            next_size = 0;
             break;
         }
         case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
         case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
+        case O_SIZE: {
+            char *end;
+            errno = 0;
+            next_size = strtoull(a1, &end, 10);
+            if (!*a1 || *end || errno || next_size == 0 || a1[0] == '-')
+                return bw_args_free(out), fail(msg, n, "--size takes a non-zero number of bytes");
+            break;
+        }
         case O_PERMS:
             if (parse_perms(a1, &next_perms) < 0) {
                 bw_args_free(out);
@@ -340,6 +356,10 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
     if (next_perms >= 0) {
         bw_args_free(out);
         return fail(msg, n, "--perms must be followed by an option that creates a file");
+    }
+    if (next_size) {
+        bw_args_free(out);
+        return fail(msg, n, "--size must be followed by --tmpfs");
     }
     if (i >= argc) {
         bw_args_free(out);

@@ -40,7 +40,8 @@ typedef struct bw_op {
     const char *dest;
     bool read_only;
     bool try_;
-    int perms; /* --perms before it, or -1 */
+    int perms;               /* --perms before it, or -1 */
+    unsigned long long size; /* TMPFS: --size before it, or 0 */
 } bw_op;
 
 typedef enum bw_env_kind { BW_ENV_SET, BW_ENV_UNSET, BW_ENV_CLEAR } bw_env_kind;
@@ -83,8 +84,9 @@ typedef struct bw_host {
 } bw_host;
 
 typedef struct bw_rule {
-    char *path;         /* normalized, owned */
-    bool tmpfs;         /* a writable tmpfs (cordon_policy_add_tmpfs) of `mode`, not a rule */
+    char *path; /* normalized, owned */
+    bool tmpfs; /* a writable tmpfs (cordon_policy_add_tmpfs) of `mode` and `size`, not a rule */
+    unsigned long long size;
     bool file;          /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
     const char *target; /* a symlink (cordon_policy_add_symlink) to this, not a rule */
     unsigned mode;

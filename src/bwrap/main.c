@@ -201,7 +201,7 @@ static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_polic
         if (r->target && exact && in_writable_host_dir(plan, i))
             continue; /* made on the host (make_mount_points): the view shows it */
         if (r->target  ? cordon_policy_add_symlink(p, r->path, r->target, err) < 0
-            : r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, err) < 0
+            : r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, r->size, err) < 0
                        : cordon_policy_add_path(p, r->path, r->access, r->why, err) < 0)
             return -1;
     }

@@ -128,6 +128,7 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
                 add_rule(out, dest, CORDON_ACCESS_NONE, "--tmpfs");
                 out->rules[out->n_rules - 1].tmpfs = true;
                 out->rules[out->n_rules - 1].mode = op->perms >= 0 ? (unsigned)op->perms : 0755;
+                out->rules[out->n_rules - 1].size = op->size;
             }
             break;
         case BW_BIND: {

@@ -98,6 +98,8 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
             fprintf(out,
                     "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
                     op->mode, sz);
+        } else if (op->kind == PLAN_TMPFS && op->size) {
+            fprintf(out, "  [mode %o; %llu bytes]", op->mode, op->size);
         } else if (op->kind == PLAN_TMPFS) {
             fprintf(out, "  [mode %o]", op->mode);
         }

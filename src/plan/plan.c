@@ -586,8 +586,11 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         }
         if (in->tmpfs[i].target)
             add_op(out, PLAN_SYMLINK, in->tmpfs[i].path, in->tmpfs[i].target, xstrdup("symlink"));
-        else
-            add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"))->mode = in->tmpfs[i].mode;
+        else {
+            plan_op *op = add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"));
+            op->mode = in->tmpfs[i].mode;
+            op->size = in->tmpfs[i].size;
+        }
     }
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */

@@ -51,9 +51,10 @@ typedef struct plan_op {
     bool pin;       /* BIND: kept even where it adds no access (see rrule.pin) */
     dev_t dev;      /* BIND: what the source must still be when it is opened */
     ino_t ino;
-    unsigned mode; /* TMPFS */
-    char *why;     /* where it came from, for explain and error messages */
-    char *upper;   /* OVERLAY: the upper and work layers (host paths) */
+    unsigned mode;           /* TMPFS */
+    unsigned long long size; /* TMPFS: its size in bytes (cordon_policy_add_tmpfs), or 0: none */
+    char *why;               /* where it came from, for explain and error messages */
+    char *upper;             /* OVERLAY: the upper and work layers (host paths) */
     char *work;
     bool in_view;   /* BIND below an OVERLAY: `dest` bound onto itself from inside the
                      * overlay's view, not from the host */

@@ -489,7 +489,8 @@ int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err)
     return 0;
 }
 
-int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, cordon_error *err)
+int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, unsigned long long size,
+                            cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (!path || path[0] != '/')
@@ -503,7 +504,7 @@ int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, c
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a tmpfs at / is the empty base (--base empty)");
     }
     grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
-    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode};
+    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode, .size = size};
     return 0;
 }
 

@@ -43,6 +43,7 @@ typedef struct policy_glob {
 typedef struct policy_tmpfs {
     char *path;
     unsigned mode;
+    unsigned long long size; /* bytes, or 0: no size of its own */
     char *target;
 } policy_tmpfs;
 

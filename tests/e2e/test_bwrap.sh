@@ -41,7 +41,7 @@ run_case help_and_version t_help
 t_refused() {
   local o
   for o in "--dir /d" "--uid 1" "--gid 1" "--hostname h" "--seccomp 3" "--add-seccomp-fd 3" \
-    "--dev-bind / /" "--size 10" "--file 3 /f" "--chmod 755 /x" \
+    "--dev-bind / /" "--file 3 /f" "--chmod 755 /x" \
     "--mqueue /m" "--userns 3" "--disable-userns" "--lock-file /l" "--bind-fd 3 /x" "--argv0 x"; do
     # shellcheck disable=SC2086  # the option and its arguments
     expect_exit 1 bwrap $o true
@@ -51,6 +51,10 @@ t_refused() {
   assert_eq "$ERR" "bwrap: Unknown option --no-such-option"
   expect_exit 1 bwrap --perms 700 --ro-bind / / true
   assert_eq "$ERR" "bwrap: --perms must be followed by an option that creates a file"
+  expect_exit 1 bwrap --size 4096 --ro-bind / / true
+  assert_eq "$ERR" "bwrap: --size must be followed by --tmpfs"
+  expect_exit 1 bwrap --size 0 --tmpfs /tmp true
+  assert_eq "$ERR" "bwrap: --size takes a non-zero number of bytes"
   expect_exit 1 bwrap --ro-bind /
   assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
   expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true
@@ -86,6 +90,7 @@ t_order() {
   mkdir -p "$o/sub"
   both --ro-bind / / --tmpfs "$o/sub" --bind "$o" "$o" sh -c "ls $o"
   both --ro-bind / / --bind "$o" "$o" --perms 700 --tmpfs "$o/sub" sh -c "stat -c %a $o/sub; touch $o/sub/t; ls $o/sub"
+  both --ro-bind / / --proc /proc --size 1048576 --perms 750 --tmpfs "$o/sub" sh -c "stat -c %a $o/sub; df -B1 --output=size $o/sub | tail -1"
   both --ro-bind / / --bind "$o" "$o" --tmpfs "$o/sub" --remount-ro "$o/sub" sh -c "touch $o/sub/t 2>/dev/null || echo refused; ls $o/sub"
   # /dev/null over a file: bwrap's nodev bind cannot be opened, cordon's is an empty,
   # read-only file (doc/bwrap.md, "Differences")

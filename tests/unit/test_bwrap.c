@@ -64,6 +64,12 @@ static void parse_refuses(void **state)
     char *perms[] = {"bwrap", "--perms", "700", "--bind", "/a", "/a", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(perms), perms, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "--perms must be followed by an option that creates a file");
+    char *size[] = {"bwrap", "--size", "12", "--perms", "700", "--bind", "/a", "/a", "true", NULL};
+    assert_int_equal(bw_parse_args(ARGC(size), size, &a, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--perms must be followed by an option that creates a file");
+    char *size2[] = {"bwrap", "--size", "-1", "--tmpfs", "/t", "true", NULL};
+    assert_int_equal(bw_parse_args(ARGC(size2), size2, &a, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--size takes a non-zero number of bytes");
     char *short_[] = {"bwrap", "--setenv", "A", NULL};
     assert_int_equal(bw_parse_args(ARGC(short_), short_, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "--setenv takes two arguments");
@@ -150,11 +156,10 @@ static void peers(void **state)
     char msg[256];
     bw_args a;
     bw_plan p;
-    char *argv[] = {"bwrap",       "--ro-bind", "/",         "/",           "--bind",     "/ws",
-                    "/ws",         "--perms",   "555",       "--tmpfs",     "/ws/.codex", "--remount-ro",
-                    "/ws/.codex",  "--ro-bind", "/dev/null", "/ws/.vscode", "--ro-bind",  "/empty",
-                    "/ws/.claude", "--perms",   "700",       "--tmpfs",     "/etc/x",     "--unshare-all",
-                    "true",        NULL};
+    char *argv[] = {"bwrap",     "--ro-bind",   "/",         "/",          "--bind",        "/ws",        "/ws",
+                    "--perms",   "555",         "--tmpfs",   "/ws/.codex", "--remount-ro",  "/ws/.codex", "--ro-bind",
+                    "/dev/null", "/ws/.vscode", "--ro-bind", "/empty",     "/ws/.claude",   "--perms",    "700",
+                    "--size",    "4096",        "--tmpfs",   "/etc/x",     "--unshare-all", "true",       NULL};
     assert_int_equal(map(ARGC(argv), argv, &a, &p, msg, sizeof msg), 0);
     assert_int_equal(p.base, CORDON_BASE_HOST);
     assert_int_equal(access_at(&p, "/ws/.codex"), CORDON_ACCESS_NONE);
@@ -163,7 +168,7 @@ static void peers(void **state)
     assert_int_equal(access_at(&p, "/etc/x"), -2);
     for (size_t i = 0; i < p.n_rules; i++)
         if (strcmp(p.rules[i].path, "/etc/x") == 0)
-            assert_int_equal(p.rules[i].mode, 0700);
+            assert_true(p.rules[i].mode == 0700 && p.rules[i].size == 4096);
     assert_int_equal(access_at(&p, "/tmp"), CORDON_ACCESS_READ); /* the host's, as bwrap */
     assert_int_equal(p.network, CORDON_NETWORK_NONE);
     assert_false(p.proc);

@@ -641,7 +641,7 @@ static void test_added_tmpfs(void **state)
     rule(f, "ws/sub/in", CORDON_ACCESS_READ);
     char *sub = fx(f, "ws/sub");
     cordon_error e = {0};
-    assert_int_equal(cordon_policy_add_tmpfs(f->p, sub, 0700, &e), 0);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, sub, 0700, 4096, &e), 0);
     char *link = fx(f, "ws/sub/l");
     assert_int_equal(cordon_policy_add_symlink(f->p, link, "there", &e), 0); /* (bwrap's --symlink) */
     build_ok(f);
@@ -650,12 +650,13 @@ static void test_added_tmpfs(void **state)
     free(link);
     const plan_op *t = op_at(&f->pl, PLAN_TMPFS, sub);
     assert_int_equal(t->mode, 0700);
+    assert_int_equal(t->size, 4096);
     assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_TMPFS, "ws/sub"));
     assert_true(idx_rel(f, PLAN_TMPFS, "ws/sub") < idx_rel(f, PLAN_BIND, "ws/sub/in"));
     free(sub);
-    assert_int_equal(cordon_policy_add_tmpfs(f->p, "relative", 0755, &e), -1);
-    assert_int_equal(cordon_policy_add_tmpfs(f->p, "/", 0755, &e), -1);
-    assert_int_equal(cordon_policy_add_tmpfs(f->p, "/x", 010000, &e), -1);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, "relative", 0755, 0, &e), -1);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, "/", 0755, 0, &e), -1);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, "/x", 010000, 0, &e), -1);
 }
 
 /* Directories that only hold mount points below a private writable mount are read-only
