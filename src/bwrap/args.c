@@ -266,8 +266,8 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             static const char *const count[] = {"", "an argument", "two arguments", "three arguments"};
             return bw_args_free(out), fail(msg, n, "%s takes %s", arg, count[d->nargs]);
         }
-        const char *a1 = d->nargs >= 1 ? argv[i + 1] : NULL;
-        const char *a2 = d->nargs >= 2 ? argv[i + 2] : NULL;
+        const char *a1 = d->nargs >= 1 ? argv[i + 1] : ""; /* ("": never read) */
+        const char *a2 = d->nargs >= 2 ? argv[i + 2] : "";
         i += d->nargs;
         /* --perms and --size apply to the next option, which they may precede in either
          * order (bwrap checks --perms first) */
