@@ -116,7 +116,7 @@ static int make_mount_point(const char *top, const char *path, bool file, char *
             if (fd < 0 && errno != EEXIST)
                 return snprintf(msg, n, "Can't create file at %s: %s", path, strerror(errno)), -1;
             if (fd >= 0)
-                close(fd);
+                (void)close(fd); /* (empty, nothing written: nothing a close could lose) */
             return 0;
         }
         if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST)
@@ -124,7 +124,7 @@ static int make_mount_point(const char *top, const char *path, bool file, char *
         fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
             return snprintf(msg, n, "Can't open %s: %s", path, strerror(errno)), -1;
-        close(dir);
+        (void)close(dir); /* (an O_PATH descriptor: nothing to flush) */
         dir = fd;
     }
     return 0;
@@ -301,11 +301,11 @@ static int run_forwarding(const cordon_policy *pol, const bw_args *a, cordon_res
             break;
         struct signalfd_siginfo si;
         while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            cordon_proc_kill(c, (int)si.ssi_signo);
+            (void)cordon_proc_kill(c, (int)si.ssi_signo); /* (a command already gone: nothing to forward to) */
     }
     int w = cordon_proc_wait(c, -1, res, err);
     if (sfd >= 0)
-        close(sfd);
+        (void)close(sfd);                       /* (a signalfd: nothing to flush) */
     (void)sigprocmask(SIG_SETMASK, &old, NULL); /* (a mask that was valid: cannot fail) */
 #if defined(__SANITIZE_ADDRESS__)
     cordon_proc_free(c);
