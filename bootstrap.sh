@@ -40,10 +40,15 @@ fi
 # CI and on request (CORDON_CODEX=1); installed below, after the packages.
 CODEX_REF_VERSION=0.169.0
 CODEX_REF_PREFIX=${CORDON_CODEX_PREFIX:-/opt/cordon-test/codex}
+# And sandbox-runtime (`srt`, which runs the bwrap first on PATH: tests/e2e/test_bwrap.sh
+# runs it with cordon's), which needs ripgrep and socat besides.
+SRT_REF_VERSION=0.0.78
+SRT_REF_PREFIX=${CORDON_SRT_PREFIX:-/opt/cordon-test/srt}
 want_codex_ref=0
 if [ "${CI:-}" = true ] || [ "${CORDON_CODEX:-}" = 1 ]; then
   want_codex_ref=1
   command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+  PACKAGES+=(ripgrep)
 fi
 BUILD_DIR=${CORDON_BUILD_DIR:-build}
 
@@ -105,6 +110,22 @@ if [ "$want_codex_ref" = 1 ]; then
       "${as_root[@]}" chmod -R a+rX "$CODEX_REF_PREFIX"; }; then
       echo "bootstrap: warning: could not install @openai/codex@$CODEX_REF_VERSION into $CODEX_REF_PREFIX" \
         "(tests/e2e/test_codex_diff.sh will skip):" >&2
+      tail -n 20 "$log" >&2
+    fi
+  fi
+fi
+
+# --- sandbox-runtime, for the bwrap test ---------------------------------------------------
+if [ "$want_codex_ref" = 1 ]; then
+  have=$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$SRT_REF_PREFIX/node_modules/@anthropic-ai/sandbox-runtime/package.json" 2>/dev/null | head -n 1 || true)
+  if [ "$have" != "$SRT_REF_VERSION" ]; then
+    if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null 2>&1; then as_root=(sudo); else as_root=(false); fi
+    if ! { "${as_root[@]}" mkdir -p "$SRT_REF_PREFIX" &&
+      "${as_root[@]}" npm install --prefix "$SRT_REF_PREFIX" --no-audit --no-fund --loglevel=error \
+        "@anthropic-ai/sandbox-runtime@$SRT_REF_VERSION" >"$log" 2>&1 &&
+      "${as_root[@]}" chmod -R a+rX "$SRT_REF_PREFIX"; }; then
+      echo "bootstrap: warning: could not install @anthropic-ai/sandbox-runtime@$SRT_REF_VERSION into $SRT_REF_PREFIX" \
+        "(its case of tests/e2e/test_bwrap.sh will skip):" >&2
       tail -n 20 "$log" >&2
     fi
   fi

@@ -98,6 +98,24 @@ typedef struct cordon_policy cordon_policy;
 CORDON_API cordon_policy *cordon_policy_new(void);
 CORDON_API void cordon_policy_free(cordon_policy *p);
 
+/* cordon's protections on top of the rules (default on).  Off (bubblewrap's exact mode,
+ * CORDON_BWRAP_EXACT=1, doc/bwrap.md): no creation control (protected names, git, missing
+ * paths held), no hidden credential stores, other homes or host service sockets, no
+ * seccomp filter and no Landlock; the namespaces, the view the rules describe, no
+ * capabilities and no_new_privs stay.  Not with --isolation landlock. */
+CORDON_API int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err);
+
+/* A private, empty, writable tmpfs mounted at PATH (absolute, inside the sandbox; not "/")
+ * with permissions MODE, over what the rules show there (bwrap's --tmpfs; doc/bwrap.md);
+ * SIZE bytes at most (bwrap's --size), or 0 for no size of its own.  Not with
+ * --isolation landlock. */
+CORDON_API int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, unsigned long long size,
+                                       cordon_error *err);
+
+/* A symlink at PATH (absolute, inside the sandbox) pointing to TARGET (bwrap's --symlink):
+ * made only inside cordon's own mounts (its root, a tmpfs), never in a host directory. */
+CORDON_API int cordon_policy_add_symlink(cordon_policy *p, const char *path, const char *target, cordon_error *err);
+
 /* Parse names used on the command line and in settings ("system", "none", ...). */
 CORDON_API int cordon_base_from_string(const char *s, cordon_base *out, cordon_error *err);
 CORDON_API int cordon_network_from_string(const char *s, cordon_network *out, cordon_error *err);
@@ -579,6 +597,17 @@ CORDON_API bool cordon_codex_is_helper(const char *argv0);
  * whole disk writable and the network enabled) it execs the command in place, as the
  * helper does.  Call it last: it leaves the sandbox's exited PID 1 to the process's exit. */
 CORDON_API int cordon_codex_main(int argc, char *const argv[]);
+
+/* cordon as bubblewrap: bwrap's command line (bubblewrap 0.8-0.11's manual) mapped onto a
+ * cordon policy, with cordon's protections on top (doc/bwrap.md).  Dispatched on the
+ * name as cordon_codex_is_helper() is: */
+/* Is argv0's base name "bwrap"? */
+CORDON_API bool cordon_bwrap_is_name(const char *argv0);
+/* A main(): parses argv as bwrap does (argv[0] is the program's name), runs the command,
+ * prints its diagnostics ("bwrap: ...") on stderr and returns the exit status to exit
+ * with: the command's own (128+N for a signal), 1 when the command line is malformed or
+ * asks for what cordon refuses, or the sandbox cannot be set up. */
+CORDON_API int cordon_bwrap_main(int argc, char *const argv[]);
 
 /* ===================================================================================
  * Copy-on-write workspaces (`cordon workspace`; doc/api.md, "Workspaces")

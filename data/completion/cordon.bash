@@ -11,7 +11,7 @@ _cordon()
         cword=$COMP_CWORD
     }
     if [ "$cword" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run explain check help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run explain check bwrap help --help --version" -- "$cur"))
         return
     fi
     local sub=${words[1]} i

@@ -307,6 +307,26 @@ class Policy:
         self._call(_L().cordon_policy_add_path, _fs(path), N.ACCESS_NONE, b"deny")
         return self
 
+    def tmpfs(self, path: PathLike, mode: int = 0o755, size: int = 0) -> "Policy":
+        """Mount a private, empty, writable tmpfs of ``mode`` at ``path`` inside the sandbox,
+        over what the rules show there (bubblewrap's ``--tmpfs``); ``size`` bytes at most
+        (``--size``), or 0 for no size of its own."""
+        self._call(_L().cordon_policy_add_tmpfs, _fs(path), mode, size)
+        return self
+
+    def symlink(self, path: PathLike, target: PathLike) -> "Policy":
+        """Make a symlink at ``path`` pointing to ``target``, inside cordon's own mounts
+        (bubblewrap's ``--symlink``)."""
+        self._call(_L().cordon_policy_add_symlink, _fs(path), _fs(target))
+        return self
+
+    def protections(self, on: bool) -> "Policy":
+        """cordon's protections on top of the rules (default on); off is bubblewrap's exact
+        mode: no creation control, nothing hidden beyond the rules, no seccomp filter, no
+        Landlock (doc/bwrap.md)."""
+        self._call(_L().cordon_policy_set_protections, bool(on))
+        return self
+
     @property
     def settings_enabled(self) -> Optional[bool]:
         """The settings files' ``sandbox.enabled`` (``None`` when none said).  A run under a

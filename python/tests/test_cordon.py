@@ -168,6 +168,27 @@ class Run(unittest.TestCase):
         self.assertEqual(r.isolation, "namespaces")
         self.assertGreater(r.wall_seconds, 0)
 
+    def test_tmpfs(self) -> None:
+        p = policy(base="host").tmpfs("/usr/share/doc", 0o700, size=1 << 20)
+        out = []
+        r = cordon.run(["sh", "-c", "stat -c %a /usr/share/doc; ls -A /usr/share/doc; touch /usr/share/doc/x; "
+                        "df -B1 --output=size /usr/share/doc | tail -1"], policy=p,
+                       on_output=lambda b: out.append(b) and False)
+        self.assertEqual((r.exit_code, b"".join(out).split()), (0, [b"700", b"1048576"]))
+        with self.assertRaises(cordon.CordonError):
+            policy().tmpfs("relative", 0o755)
+
+    def test_symlink(self) -> None:
+        out = []
+        r = cordon.run(["readlink", "/tmp/l"], policy=policy().symlink("/tmp/l", "some/where"),
+                       on_output=lambda b: out.append(b) and False)
+        self.assertEqual((r.exit_code, b"".join(out)), (0, b"some/where\n"))
+
+    def test_protections_off(self) -> None:
+        # the same run with and without them (what they refuse is tested in tests/e2e)
+        r = cordon.run(["true"], policy=policy(base="host").protections(False))
+        self.assertEqual(r.exit_code, 0)
+
     def test_not_found_raises(self) -> None:
         with self.assertRaises(cordon.CordonError) as cm:
             cordon.run(["cordon-no-such-command"], policy=policy())

@@ -14,11 +14,13 @@ void help_main(FILE *out)
           "  check [--json]                        say whether this host can run the default sandbox\n"
           "  workspace SUBCOMMAND ...              copy-on-write workspaces (`cordon help workspace`)\n"
           "  session start|exec|list|stop ...      one sandbox for many commands (`cordon help session`)\n"
+          "  bwrap [OPTIONS] [--] COMMAND [ARG...] bubblewrap's command line (`cordon bwrap --help`)\n"
           "  help [COMMAND]                        show help for a command\n"
           "  --version                             print the version\n"
           "\n"
           "`cordon help run` lists every option; `man cordon` says more. Through a link named\n"
-          "codex-linux-sandbox, cordon speaks Codex's sandbox helper (codex-linux-sandbox --help).\n",
+          "codex-linux-sandbox, cordon speaks Codex's sandbox helper (codex-linux-sandbox --help);\n"
+          "through a link named bwrap, bubblewrap's command line.\n",
           out);
 }
 

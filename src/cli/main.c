@@ -184,6 +184,9 @@ int main(int argc, char **argv)
     /* Through a link named codex-linux-sandbox: Codex's sandbox helper (doc/codex.md). */
     if (cordon_codex_is_helper(argv[0]))
         return cordon_codex_main(argc, argv);
+    /* Through a link named bwrap: bubblewrap's command line (doc/bwrap.md). */
+    if (cordon_bwrap_is_name(argv[0]))
+        return cordon_bwrap_main(argc, argv);
     if (argc < 2) {
         help_main(stderr);
         return CORDON_EXIT_SETUP;
@@ -193,6 +196,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2, false);
     if (strcmp(cmd, "explain") == 0)
         return cmd_run(argc - 2, argv + 2, true);
+    if (strcmp(cmd, "bwrap") == 0)
+        return cordon_bwrap_main(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 2, argv + 2);
     if (strcmp(cmd, "workspace") == 0)

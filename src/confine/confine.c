@@ -14,6 +14,9 @@ void confine_prepare(confine_prep *c, const plan *p)
     (void)p;
 #else
     c->enabled = true;
+    c->landlock = (landlock_prep){.ruleset_fd = -1};
+    if (p->bare) /* bubblewrap's exact mode: capabilities and no_new_privs only */
+        return;
     if (p->isolation == CORDON_ISOLATION_LANDLOCK) {
         /* No namespaces: nothing to nest into, no IPC namespace (System V and POSIX
          * queues would be the host's), and without a network namespace of its own,
@@ -41,7 +44,7 @@ void confine_prep_free(confine_prep *c)
 
 int confine_filter(const confine_prep *c, cordon_error *err)
 {
-    if (!c->enabled)
+    if (!c->enabled || !c->seccomp)
         return 0;
     return seccomp_install(c->seccomp, err);
 }
@@ -63,6 +66,12 @@ void confine_explain(FILE *out, const plan *p, bool verbose)
     fprintf(out, "\nconfinement\n");
     fprintf(out, "  capabilities  none (bounding, ambient, inheritable sets cleared); no_new_privs; "
                  "securebits locked\n");
+    if (c.enabled && !c.seccomp) {
+        fprintf(out, "  seccomp       none: cordon's protections are off (bubblewrap's exact mode)\n");
+        fprintf(out, "  landlock      none: cordon's protections are off (bubblewrap's exact mode)\n");
+        confine_prep_free(&c);
+        return;
+    }
     if (!c.enabled) {
         fprintf(out, "  seccomp       none: compiled out (-Dconfine=false, for benchmarks only)\n");
         fprintf(out, "  landlock      none: compiled out (-Dconfine=false, for benchmarks only)\n");
@@ -113,7 +122,7 @@ struct json_t *confine_json(const plan *p)
                         json_string(p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (landlock isolation)"
                                     : p->no_nested                            ? "refused"
                                                                               : "allowed"));
-    if (!c.enabled) {
+    if (!c.enabled || !c.seccomp) {
         json_object_set_new(o, "seccomp", json_null());
         json_object_set_new(o, "landlock", json_null());
         confine_prep_free(&c);

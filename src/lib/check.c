@@ -370,6 +370,44 @@ static void probe_landlock_isolation(probe_result *r)
     }
 }
 
+/* bubblewrap's command line (doc/bwrap.md): Codex and sandbox-runtime run the first bwrap
+ * on PATH; is that a link to this program?  Compared by what the files are (stat), so
+ * that any chain of links counts. */
+static void probe_bwrap_link(probe_result *r)
+{
+    const char *path = getenv("PATH");
+    struct stat self, st;
+    if (stat("/proc/self/exe", &self) < 0) {
+        DETAIL(r, "cannot tell which program this is (/proc/self/exe: %s)", errtext(errno));
+        return;
+    }
+    char found[4096] = "";
+    for (const char *p = path ? path : ""; *p && !found[0];) {
+        const char *colon = strchrnul(p, ':');
+        size_t l = (size_t)(colon - p);
+        char cand[4096];
+        if (l > 0 && l + sizeof "/bwrap" < sizeof cand) {
+            memcpy(cand, p, l);
+            memcpy(cand + l, "/bwrap", sizeof "/bwrap");
+            if (access(cand, X_OK) == 0)
+                snprintf(found, sizeof found, "%s", cand);
+        }
+        p = *colon ? colon + 1 : colon;
+    }
+    static const char fix[] = "mkdir -p ~/.local/bin && ln -s \"$(command -v cordon)\" ~/.local/bin/bwrap, with "
+                              "~/.local/bin before /usr/bin on PATH (never replace /usr/bin/bwrap)";
+    if (!found[0]) {
+        DETAIL(r, "no bwrap on PATH");
+        FIX(r, "%s", fix);
+    } else if (stat(found, &st) == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+        r->ok = 1;
+        DETAIL(r, "the first bwrap on PATH, %s, is cordon: Codex and sandbox-runtime run in cordon", found);
+    } else {
+        DETAIL(r, "the first bwrap on PATH is %s, not cordon", found);
+        FIX(r, "%s", fix);
+    }
+}
+
 static const probe probes[] = {
     {"user_namespaces", "user namespaces", true, false, probe_userns, NULL},
     {"seccomp", "seccomp", true, false, probe_seccomp, NULL},
@@ -379,6 +417,7 @@ static const probe probes[] = {
     {"fuse_overlayfs", "fuse-overlayfs", false, false, probe_fuse_overlayfs, NULL},
     {"cgroup_delegation", "cgroups for --limit-*", false, true, probe_cgroup, NULL},
     {"landlock_isolation", "--isolation landlock", false, true, probe_landlock_isolation, NULL},
+    {"bwrap_link", "bwrap is cordon", false, true, probe_bwrap_link, NULL},
 };
 #define N_PROBES (sizeof probes / sizeof probes[0])
 

@@ -98,31 +98,37 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
             fprintf(out,
                     "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
                     op->mode, sz);
+        } else if (op->kind == PLAN_TMPFS && op->size) {
+            fprintf(out, "  [mode %o; %llu bytes]", op->mode, op->size);
         } else if (op->kind == PLAN_TMPFS) {
             fprintf(out, "  [mode %o]", op->mode);
         }
         fputc('\n', out);
     }
 
-    fprintf(out, "\ncreation control (the supervisor performs the command's creations and writes; "
-                 "nothing is placed on the host)\n");
-    for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_NOCREATE)
-            fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->ops[i].dest, p->ops[i].why);
-    for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_LIFT)
-            fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->ops[i].dest,
-                    p->ops[i].why);
-    for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_GITDIR)
-            fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->ops[i].dest, p->ops[i].why);
-    fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/.git", "on the host's file systems: a new git repository");
-    fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/{HEAD,objects,refs,commondir}",
-            "on the host's file systems: what would make a directory a new git directory");
-    fprintf(out, "  %-8s %-40s %s\n", "refuse", "GITDIR/{config,config.worktree,commondir,gitdir,hooks/**}",
-            "of every git directory on the host's file systems: written, created or renamed onto");
-    fprintf(out, "  %-8s %-40s %s\n", "refuse", "set-user-ID, set-group-ID",
-            "chmod, open and mknod modes (seccomp), hard links to such files");
+    if (p->bare) {
+        fprintf(out, "\ncreation control\n  none: cordon's protections are off (bubblewrap's exact mode)\n");
+    } else {
+        fprintf(out, "\ncreation control (the supervisor performs the command's creations and writes; "
+                     "nothing is placed on the host)\n");
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].kind == PLAN_NOCREATE)
+                fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->ops[i].dest, p->ops[i].why);
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].kind == PLAN_LIFT)
+                fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->ops[i].dest,
+                        p->ops[i].why);
+        for (size_t i = 0; i < p->n_ops; i++)
+            if (p->ops[i].kind == PLAN_GITDIR)
+                fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->ops[i].dest, p->ops[i].why);
+        fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/.git", "on the host's file systems: a new git repository");
+        fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/{HEAD,objects,refs,commondir}",
+                "on the host's file systems: what would make a directory a new git directory");
+        fprintf(out, "  %-8s %-40s %s\n", "refuse", "GITDIR/{config,config.worktree,commondir,gitdir,hooks/**}",
+                "of every git directory on the host's file systems: written, created or renamed onto");
+        fprintf(out, "  %-8s %-40s %s\n", "refuse", "set-user-ID, set-group-ID",
+                "chmod, open and mknod modes (seccomp), hard links to such files");
+    }
 
     net_plan_explain(out, &p->net, pol->network);
 

@@ -459,7 +459,10 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .inherit_pid_ns = pol->inherit_pid_ns,
                         .cwd_given = pol->cwd != NULL,
                         .limits = pol->limits,
-                        .view = pol->view};
+                        .view = pol->view,
+                        .bare = pol->bare,
+                        .tmpfs = pol->tmpfs,
+                        .n_tmpfs = pol->n_tmpfs};
 }
 
 /* --isolation landlock: the winning rules as they are, for confine/llonly.c. */
@@ -488,8 +491,15 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     *out = (plan){.network = in->network,
                   .proc = in->proc,
                   .no_nested = in->no_nested,
+                  .bare = in->bare,
                   .inherit_pid_ns = in->inherit_pid_ns,
                   .isolation = in->isolation};
+    if (out->bare && (out->isolation == CORDON_ISOLATION_LANDLOCK || out->no_nested)) {
+        plan_free(out);
+        return err_set(err, CORDON_STAGE_PLAN, 0,
+                       "cordon's protections cannot be turned off with --isolation landlock or --no-nested "
+                       "(they are all such a sandbox has)");
+    }
     if (out->inherit_pid_ns && !out->proc) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0,
@@ -565,6 +575,23 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     else if (out->root_is_host)
         /* the host root bound whole brings the host's /proc along: --no-proc hides it */
         add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
+
+    /* cordon_policy_add_tmpfs: over what is shown there (mounted after the rules at the
+     * same path: kind_order) */
+    for (size_t i = 0; i < in->n_tmpfs; i++) {
+        if (in->isolation == CORDON_ISOLATION_LANDLOCK) {
+            plan_free(out);
+            return err_set(err, CORDON_STAGE_PLAN, 0, "a tmpfs (%s) needs namespaces, not --isolation landlock",
+                           in->tmpfs[i].path);
+        }
+        if (in->tmpfs[i].target)
+            add_op(out, PLAN_SYMLINK, in->tmpfs[i].path, in->tmpfs[i].target, xstrdup("symlink"));
+        else {
+            plan_op *op = add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"));
+            op->mode = in->tmpfs[i].mode;
+            op->size = in->tmpfs[i].size;
+        }
+    }
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
     out->limits = in->limits;

@@ -51,9 +51,10 @@ typedef struct plan_op {
     bool pin;       /* BIND: kept even where it adds no access (see rrule.pin) */
     dev_t dev;      /* BIND: what the source must still be when it is opened */
     ino_t ino;
-    unsigned mode; /* TMPFS */
-    char *why;     /* where it came from, for explain and error messages */
-    char *upper;   /* OVERLAY: the upper and work layers (host paths) */
+    unsigned mode;           /* TMPFS */
+    unsigned long long size; /* TMPFS: its size in bytes (cordon_policy_add_tmpfs), or 0: none */
+    char *why;               /* where it came from, for explain and error messages */
+    char *upper;             /* OVERLAY: the upper and work layers (host paths) */
     char *work;
     bool in_view;   /* BIND below an OVERLAY: `dest` bound onto itself from inside the
                      * overlay's view, not from the host */
@@ -91,6 +92,8 @@ typedef struct plan {
     bool inherit_pid_ns;        /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
     limit_values limits;        /* --limit-*: applied by supervise/limits.c */
     bool no_nested;             /* --no-nested: confine/ refuses user namespaces and the mount API */
+    bool bare;                  /* cordon_policy_set_protections(false): no creation control
+                                   (supervise/), no seccomp filter, no Landlock (confine/) */
     cordon_isolation isolation; /* namespaces, or landlock: no mounts, the ops are then
                                    only explained, and `rules` below is what is enforced */
     plan_rule *rules;           /* landlock: every winning rule (none shadowed), in path order */
@@ -138,7 +141,10 @@ typedef struct plan_input {
     bool inherit_pid_ns;
     bool cwd_given; /* --chdir named the working directory (for the advice) */
     limit_values limits;
-    const policy_view *view; /* a workspace run's view, or NULL */
+    const policy_view *view;   /* a workspace run's view, or NULL */
+    bool bare;                 /* cordon_policy_set_protections(false) */
+    const policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs */
+    size_t n_tmpfs;
 } plan_input;
 
 plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation);

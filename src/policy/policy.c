@@ -108,6 +108,11 @@ void cordon_policy_free(cordon_policy *p)
     free(p->settings_status_json);
     strv_free(&p->protect);
     strv_free(&p->settings_unknown);
+    for (size_t i = 0; i < p->n_tmpfs; i++) {
+        free(p->tmpfs[i].path);
+        free(p->tmpfs[i].target);
+    }
+    free(p->tmpfs);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
         free(p->hides[i].source);
@@ -475,6 +480,50 @@ int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err)
         return -1;
     policy_add_hide(p, abs, ORIGIN_FLAG, "--hide", 0, false);
     free(abs);
+    return 0;
+}
+
+int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    p->bare = !on;
+    return 0;
+}
+
+int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, unsigned long long size,
+                            cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (!path || path[0] != '/')
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a tmpfs needs an absolute path (got %s)",
+                       path ? path : "NULL");
+    if (mode > 07777)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "tmpfs %s: mode %o is not a file mode", path, mode);
+    char *norm = path_normalize(path);
+    if (!norm || strcmp(norm, "/") == 0) {
+        free(norm);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a tmpfs at / is the empty base (--base empty)");
+    }
+    grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
+    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode, .size = size};
+    return 0;
+}
+
+int cordon_policy_add_symlink(cordon_policy *p, const char *path, const char *target, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (!path || path[0] != '/')
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a symlink needs an absolute path (got %s)",
+                       path ? path : "NULL");
+    if (!target || !*target)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "symlink %s: an empty target", path);
+    char *norm = path_normalize(path);
+    if (!norm || strcmp(norm, "/") == 0) {
+        free(norm);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a symlink cannot be made at /");
+    }
+    grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
+    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .target = xstrdup(target)};
     return 0;
 }
 

@@ -38,6 +38,15 @@ typedef struct policy_glob {
     bool expand;        /* settings syntax, as for policy_rule */
 } policy_glob;
 
+/* A private, empty, writable tmpfs at `path` (inside the sandbox), of `mode`; or, with
+ * `target`, a symlink at `path` pointing to `target` (cordon_policy_add_symlink). */
+typedef struct policy_tmpfs {
+    char *path;
+    unsigned mode;
+    unsigned long long size; /* bytes, or 0: no size of its own */
+    char *target;
+} policy_tmpfs;
+
 typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
 typedef struct env_op {
     env_op_kind kind;
@@ -108,6 +117,7 @@ struct cordon_policy {
     bool inherit_pid_ns;  /* the caller's PID namespace and /proc (read-only) */
     bool no_private_dirs; /* no private HOME and TMPDIR (cordon_policy_set_private_dirs) */
     bool no_nested;       /* --no-nested */
+    bool bare;            /* cordon_policy_set_protections(false): bubblewrap's exact mode */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */
 
@@ -124,6 +134,9 @@ struct cordon_policy {
     policy_rule *hides; /* --hide, hiddenPaths: hidden wherever shown, unless a rule names them
                            * exactly (as the credential stores are: policy/protect.c) */
     size_t n_hides, cap_hides;
+
+    policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs, _add_symlink: tmpfs mounts, symlinks */
+    size_t n_tmpfs, cap_tmpfs;
 
     policy_glob *globs; /* deny globs, in the order given */
     size_t n_globs, cap_globs;

@@ -698,6 +698,9 @@ int protect_expand(resolved *r, const struct cordon_policy *p, cordon_error *err
 {
     if (check_home_workspace(r, p, err) < 0)
         return -1;
+    /* bubblewrap's exact mode: the caller's own --hide only (doc/bwrap.md) */
+    if (p->bare)
+        return hide_requested(r, err);
     /* The writable roots are fixed before anything is added. */
     strv roots = {0};
     for (size_t i = 0; i < r->n_rules; i++) {

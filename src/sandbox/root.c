@@ -61,20 +61,19 @@ void root_scratch_free(root_scratch *s)
 
 /* The shared tmpfs of --limit-memory: `size` bytes of data in all, and one inode per KiB
  * of it (at least 4096), since inodes take memory too. */
-static int new_capped_tmpfs(unsigned long long size, cordon_error *err)
+static int new_capped_tmpfs(unsigned long long size, unsigned mode, cordon_error *err)
 {
     _cleanup_fd_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
     if (fs < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsopen)");
-    char sz[32], inodes[32];
+    char sz[32], inodes[32], md[16];
     snprintf(sz, sizeof sz, "%llu", size);
     snprintf(inodes, sizeof inodes, "%llu", size / 1024 > 4096 ? size / 1024 : 4096);
-    if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
-        fsconfig(fs, FSCONFIG_SET_STRING, "size", sz, 0) < 0 ||
+    snprintf(md, sizeof md, "%04o", mode & 07777);
+    if (fsconfig(fs, FSCONFIG_SET_STRING, "mode", md, 0) < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "size", sz, 0) < 0 ||
         fsconfig(fs, FSCONFIG_SET_STRING, "nr_inodes", inodes, 0) < 0 ||
         fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs of %s bytes for --limit-memory (fsconfig)",
-                       sz);
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs of %s bytes (fsconfig)", sz);
     int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
     if (m < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create a tmpfs (fsmount)");
@@ -253,7 +252,9 @@ static int do_hide(build *b, size_t i)
 
 static int do_tmpfs(build *b, const plan_op *op)
 {
-    _cleanup_fd_ int m = mnt_private_tmpfs(b->s, op->mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
+    /* a size of its own (bwrap's --size): a tmpfs of that size, apart from --limit-memory's */
+    _cleanup_fd_ int m = op->size ? new_capped_tmpfs(op->size, op->mode, b->err)
+                                  : mnt_private_tmpfs(b->s, op->mode, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, b->err);
     if (m < 0)
         return -1;
     _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
@@ -579,7 +580,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
      * mount needs a newer kernel); it goes with the old root, its clones stay. */
     _cleanup_fd_ int priv = -1;
     if (p->limits.v[CORDON_LIMIT_MEMORY]) {
-        priv = new_capped_tmpfs(p->limits.v[CORDON_LIMIT_MEMORY], err);
+        priv = new_capped_tmpfs(p->limits.v[CORDON_LIMIT_MEMORY], 0755, err);
         if (priv < 0 || mnt_attach(priv, at, "the --limit-memory tmpfs", err) < 0)
             return -1;
         s->private_fd = priv;

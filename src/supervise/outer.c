@@ -444,7 +444,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     }
     /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
 #ifndef CORDON_NO_CREATION_CONTROL
-    if (!ll_only && l->confine.enabled) {
+    if (!ll_only && l->confine.enabled && !p->bare) {
         l->cc = xcalloc(1, sizeof *l->cc);
         l->scratch.want_proc_fd = true;
     }

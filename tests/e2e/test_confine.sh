@@ -306,7 +306,7 @@ want(d.get("default_sandbox") is True, "default_sandbox is not true")
 want(d.get("error") is None, "error is not null")
 checks = d.get("checks", {})
 names = ["user_namespaces", "seccomp", "pidfd", "landlock", "overlayfs", "fuse_overlayfs", "cgroup_delegation",
-         "landlock_isolation"]
+         "landlock_isolation", "bwrap_link"]
 want(list(checks) == names, "checks are %s" % list(checks))
 for n in names:
     c = checks.get(n, {})

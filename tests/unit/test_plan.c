@@ -631,6 +631,34 @@ static void test_private_tmp(void **state)
         assert_true(op_index(&f->pl, PLAN_TMPFS, "/tmp") < idx_rel(f, PLAN_BIND, "ws"));
 }
 
+/* cordon_policy_add_tmpfs (bubblewrap's --tmpfs): a tmpfs of that mode, mounted after the
+ * rule at its path and before what lies below it. */
+static void test_added_tmpfs(void **state)
+{
+    fixture *f = *state;
+    mk(f, "ws/sub");
+    mk(f, "ws/sub/in");
+    rule(f, "ws/sub/in", CORDON_ACCESS_READ);
+    char *sub = fx(f, "ws/sub");
+    cordon_error e = {0};
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, sub, 0700, 4096, &e), 0);
+    char *link = fx(f, "ws/sub/l");
+    assert_int_equal(cordon_policy_add_symlink(f->p, link, "there", &e), 0); /* (bwrap's --symlink) */
+    build_ok(f);
+    assert_string_equal(op_at(&f->pl, PLAN_SYMLINK, link)->src, "there");
+    assert_true(idx_rel(f, PLAN_TMPFS, "ws/sub") < idx_rel(f, PLAN_SYMLINK, "ws/sub/l"));
+    free(link);
+    const plan_op *t = op_at(&f->pl, PLAN_TMPFS, sub);
+    assert_int_equal(t->mode, 0700);
+    assert_int_equal(t->size, 4096);
+    assert_true(idx_rel(f, PLAN_BIND, "ws") < idx_rel(f, PLAN_TMPFS, "ws/sub"));
+    assert_true(idx_rel(f, PLAN_TMPFS, "ws/sub") < idx_rel(f, PLAN_BIND, "ws/sub/in"));
+    free(sub);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, "relative", 0755, 0, &e), -1);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, "/", 0755, 0, &e), -1);
+    assert_int_equal(cordon_policy_add_tmpfs(f->p, "/x", 010000, 0, &e), -1);
+}
+
 /* Directories that only hold mount points below a private writable mount are read-only
  * mounts of their own (issue 9, item 3); right in the private mount nothing is added. */
 static void test_holders(void **state)
@@ -1279,6 +1307,7 @@ int main(void)
         T(test_git_dir_pinned),
         T(test_pinned_bind_never_dropped),
         T(test_private_tmp),
+        T(test_added_tmpfs),
         T(test_holders),
         T(test_rule_covering_tmp),
         T(test_base_host_keeps_tmp_private),

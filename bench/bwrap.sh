@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Start-up of cordon as bwrap against Debian's /usr/bin/bwrap, for the line Codex sends.
+#
+#   bench/bwrap.sh [-n RUNS] [-w WARMUP] [--out FILE] [--cordon PATH] [--bwrap PATH]
+#
+# Runs, alternating, as an unprivileged user (uid 65534 when started as root), Codex
+# 0.169's workspace-write line (tests/e2e/bwrap/codex-0.169-workspace-write.args, with the
+# workspace's protected names made to exist beforehand, as Codex does, and /bin/true as
+# the command):
+#   cordon  cordon through a link named bwrap
+#   bwrap   the system's bubblewrap
+# and prints medians and the ratio to bwrap's. cordon does more per run (its own PID 1,
+# the creation control, seccomp), so the ratio says what those cost. Timing never fails:
+# the exit status is non-zero only when a command could not be run.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+
+runs=100
+warmup=5
+out=
+cordon=${CORDON:-$top/build/cordon}
+bwrap=/usr/bin/bwrap
+
+die() { echo "bwrap.sh: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    -n|--runs) runs=${2:?}; shift 2 ;;
+    -w|--warmup) warmup=${2:?}; shift 2 ;;
+    --out) out=${2:?}; shift 2 ;;
+    --cordon) cordon=${2:?}; shift 2 ;;
+    --bwrap) bwrap=${2:?}; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option: $1 (see --help)" ;;
+  esac
+done
+case $cordon in /*) ;; *) cordon=$PWD/$cordon ;; esac
+[ -x "$cordon" ] || die "$cordon is not built (meson setup build && ninja -C build)"
+[ -x "$bwrap" ] || die "$bwrap is not installed (apt-get install bubblewrap)"
+if [ -n "$out" ]; then case $out in /*) ;; *) out=$PWD/$out ;; esac; fi
+
+# The workspace outside /tmp, as a person's project is.
+tmp=$(mktemp -d /var/tmp/cordon-bench-bwrap.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+chmod 755 "$tmp"
+ws=$tmp/home/proj
+mkdir -p "$ws/.git" "$ws/.agents" "$ws/.codex" "$ws/.aws" "$tmp/bin"
+cp "$cordon" "$tmp/cordon"
+ln -s "$tmp/cordon" "$tmp/bin/bwrap"
+
+cc=${CC:-cc}
+"$cc" -O2 -static -o "$tmp/startup" "$here/startup.c" 2>/dev/null || "$cc" -O2 -o "$tmp/startup" "$here/startup.c"
+
+drop=()
+if [ "$(id -u)" = 0 ]; then
+  chown -R 65534:65534 "$tmp/home"
+  drop=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp/home" USER=nobody LOGNAME=nobody)
+  [ -z "$out" ] || { touch "$out"; chown 65534 "$out"; }
+  who="uid 65534 (dropped from root with setpriv)"
+else
+  drop=(env HOME="$tmp/home")
+  who="uid $(id -u)"
+fi
+
+line=(--as-pid-1 --new-session --die-with-parent --ro-bind / / --dev /dev --bind "$ws" "$ws"
+  --ro-bind "$ws/.git" "$ws/.git")
+for n in .agents .codex .aws; do line+=(--perms 555 --tmpfs "$ws/$n" --remount-ro "$ws/$n"); done
+line+=(--unshare-user --unshare-pid --unshare-ipc --unshare-net --proc /proc --cap-drop ALL -- /bin/true)
+
+args=(-n "$runs" -w "$warmup" --ref bwrap)
+[ -z "$out" ] || args+=(--out "$out")
+args+=(--cmd cordon "$tmp/bin/bwrap" "${line[@]}")
+args+=(--cmd bwrap "$bwrap" "${line[@]}")
+
+echo "cordon as bwrap against $bwrap ($("$bwrap" --version)): $(uname -sr), $(nproc) CPU, as $who"
+echo "  cordon: $cordon"
+echo "  line: Codex 0.169's workspace-write line, /bin/true as the command"
+echo
+cd "$ws"
+"${drop[@]}" "$tmp/startup" "${args[@]}"

@@ -1,0 +1,379 @@
+/* bwrap's command line (bubblewrap 0.8-0.11's manual, bwrap(1)): every option is in the
+ * table below, either implemented or refused with its name; none is ignored. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bwrap/bwrap.h"
+#include "util/strv.h"
+
+typedef enum bw_opt {
+    O_HELP,
+    O_VERSION,
+    O_UNSHARE_NS, /* a namespace cordon always makes: accepted */
+    O_UNSHARE_NET,
+    O_UNSHARE_ALL,
+    O_SHARE_NET,
+    O_CHDIR,
+    O_SETENV,
+    O_UNSETENV,
+    O_CLEARENV,
+    O_BIND,
+    O_RO_BIND,
+    O_BIND_TRY,
+    O_RO_BIND_TRY,
+    O_REMOUNT_RO,
+    O_TMPFS,
+    O_DEV,
+    O_PROC,
+    O_PERMS,
+    O_SIZE,
+    O_NEW_SESSION, /* cordon always starts a new session */
+    O_DIE_WITH_PARENT,
+    O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
+    O_CAP_DROP, /* --cap-drop: accepted, the command has no capability anyway */
+    O_CAP_ADD,  /* --cap-add: refused, cordon grants none (doc/bwrap.md) */
+    O_ARGS,     /* --args FD: NUL-separated arguments read in place of the option */
+    O_SYMLINK,
+    O_INFO_FD, /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
+    O_JSON_FD,
+    O_EXPLAIN, /* cordon's own: print the plan, run nothing */
+    O_REFUSED,
+} bw_opt;
+
+typedef struct opt_def {
+    const char *name;
+    int nargs;
+    bw_opt what;
+    const char *help_args; /* NULL: not listed by --help (refused) */
+    const char *help;
+} opt_def;
+
+/* Every option of bwrap(1), 0.8 to 0.11. */
+static const opt_def opts[] = {
+    {"--help", 0, O_HELP, "", "Print this help"},
+    {"--version", 0, O_VERSION, "", "Print version"},
+    {"--args", 1, O_ARGS, "FD", "Parse NUL-separated args from FD"},
+    {"--argv0", 1, O_REFUSED, NULL, NULL},
+    {"--level-prefix", 0, O_REFUSED, NULL, NULL},
+    {"--unshare-all", 0, O_UNSHARE_ALL, "", "Unshare every namespace we support by default"},
+    {"--share-net", 0, O_SHARE_NET, "", "Retain the network namespace (can only combine with --unshare-all)"},
+    {"--unshare-user", 0, O_UNSHARE_NS, "", "Create new user namespace (may be automatically implied if not setuid)"},
+    {"--unshare-user-try", 0, O_UNSHARE_NS, "", "Create new user namespace if possible else continue by skipping it"},
+    {"--unshare-ipc", 0, O_UNSHARE_NS, "", "Create new ipc namespace"},
+    {"--unshare-pid", 0, O_UNSHARE_NS, "", "Create new pid namespace"},
+    {"--unshare-net", 0, O_UNSHARE_NET, "", "Create new network namespace"},
+    {"--unshare-uts", 0, O_UNSHARE_NS, "", "Create new uts namespace"},
+    {"--unshare-cgroup", 0, O_UNSHARE_NS, "", "Create new cgroup namespace"},
+    {"--unshare-cgroup-try", 0, O_UNSHARE_NS, "",
+     "Create new cgroup namespace if possible else continue by skipping it"},
+    {"--userns", 1, O_REFUSED, NULL, NULL},
+    {"--userns2", 1, O_REFUSED, NULL, NULL},
+    {"--disable-userns", 0, O_REFUSED, NULL, NULL},
+    {"--assert-userns-disabled", 0, O_REFUSED, NULL, NULL},
+    {"--pidns", 1, O_REFUSED, NULL, NULL},
+    {"--uid", 1, O_REFUSED, NULL, NULL},
+    {"--gid", 1, O_REFUSED, NULL, NULL},
+    {"--hostname", 1, O_REFUSED, NULL, NULL},
+    {"--chdir", 1, O_CHDIR, "DIR", "Change directory to DIR"},
+    {"--clearenv", 0, O_CLEARENV, "", "Unset all environment variables"},
+    {"--setenv", 2, O_SETENV, "VAR VALUE", "Set an environment variable"},
+    {"--unsetenv", 1, O_UNSETENV, "VAR", "Unset an environment variable"},
+    {"--lock-file", 1, O_REFUSED, NULL, NULL},
+    {"--sync-fd", 1, O_REFUSED, NULL, NULL},
+    {"--bind", 2, O_BIND, "SRC DEST", "Bind mount the host path SRC on DEST"},
+    {"--bind-try", 2, O_BIND_TRY, "SRC DEST", "Equal to --bind but ignores non-existent SRC"},
+    {"--dev-bind", 2, O_REFUSED, NULL, NULL},
+    {"--dev-bind-try", 2, O_REFUSED, NULL, NULL},
+    {"--ro-bind", 2, O_RO_BIND, "SRC DEST", "Bind mount the host path SRC readonly on DEST"},
+    {"--ro-bind-try", 2, O_RO_BIND_TRY, "SRC DEST", "Equal to --ro-bind but ignores non-existent SRC"},
+    {"--bind-fd", 2, O_REFUSED, NULL, NULL},
+    {"--ro-bind-fd", 2, O_REFUSED, NULL, NULL},
+    {"--remount-ro", 1, O_REMOUNT_RO, "DEST", "Remount DEST as readonly; does not recursively remount"},
+    {"--overlay-src", 1, O_REFUSED, NULL, NULL},
+    {"--overlay", 3, O_REFUSED, NULL, NULL},
+    {"--tmp-overlay", 1, O_REFUSED, NULL, NULL},
+    {"--ro-overlay", 1, O_REFUSED, NULL, NULL},
+    {"--exec-label", 1, O_REFUSED, NULL, NULL},
+    {"--file-label", 1, O_REFUSED, NULL, NULL},
+    {"--proc", 1, O_PROC, "DEST", "Mount new procfs on DEST"},
+    {"--dev", 1, O_DEV, "DEST", "Mount new dev on DEST"},
+    {"--tmpfs", 1, O_TMPFS, "DEST", "Mount new tmpfs on DEST"},
+    {"--mqueue", 1, O_REFUSED, NULL, NULL},
+    {"--dir", 1, O_REFUSED, NULL, NULL},
+    {"--file", 2, O_REFUSED, NULL, NULL},
+    {"--bind-data", 2, O_REFUSED, NULL, NULL},
+    {"--ro-bind-data", 2, O_REFUSED, NULL, NULL},
+    {"--symlink", 2, O_SYMLINK, "SRC DEST", "Create symlink at DEST with target SRC"},
+    {"--seccomp", 1, O_REFUSED, NULL, NULL},
+    {"--add-seccomp-fd", 1, O_REFUSED, NULL, NULL},
+    {"--block-fd", 1, O_REFUSED, NULL, NULL},
+    {"--userns-block-fd", 1, O_REFUSED, NULL, NULL},
+    {"--info-fd", 1, O_INFO_FD, "FD", "Write information about the running container to FD"},
+    {"--json-status-fd", 1, O_JSON_FD, "FD", "Write container status to FD as multiple JSON documents"},
+    {"--new-session", 0, O_NEW_SESSION, "", "Create a new terminal session"},
+    {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
+     "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
+    {"--as-pid-1", 0, O_AS_PID_1, "", "Do not install a reaper process with PID=1"},
+    {"--cap-add", 1, O_CAP_ADD, NULL, NULL},
+    {"--cap-drop", 1, O_CAP_DROP, "CAP", "Drop cap CAP when running as privileged user"},
+    {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
+    {"--size", 1, O_SIZE, "BYTES", "Set size of next argument (only for --tmpfs)"},
+    {"--chmod", 2, O_REFUSED, NULL, NULL},
+    {"--cordon-explain", 0, O_EXPLAIN, NULL, NULL},
+};
+
+static const opt_def *find_opt(const char *name)
+{
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+        if (strcmp(opts[i].name, name) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+void bw_help(FILE *out)
+{
+    fputs("usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n", out);
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        if (!opts[i].help_args)
+            continue;
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", opts[i].name, opts[i].help_args[0] ? " " : "", opts[i].help_args);
+        fprintf(out, "    %-28s %s\n", left, opts[i].help);
+    }
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static bw_op *add_op(bw_args *a, bw_op_kind kind, const char *option)
+{
+    grow(&a->ops, &a->cap_ops, a->n_ops + 1, sizeof *a->ops);
+    bw_op *op = &a->ops[a->n_ops++];
+    *op = (bw_op){.kind = kind, .option = option, .perms = -1};
+    return op;
+}
+
+static void add_env(bw_args *a, bw_env_kind kind, const char *name, const char *value)
+{
+    grow(&a->env, &a->cap_env, a->n_env + 1, sizeof *a->env);
+    a->env[a->n_env++] = (bw_env){.kind = kind, .name = name, .value = value};
+}
+
+/* bwrap's --perms: an octal number of at most 07777. */
+static int parse_perms(const char *s, int *out)
+{
+    char *end;
+    if (!s)
+        return -1;
+    unsigned long v = strtoul(s, &end, 8);
+    if (!*s || *end || v > 07777)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* bwrap's FD arguments: a decimal number, 0 or more. */
+static int parse_fd(const char *s, int *out)
+{
+    char *end;
+    if (!s)
+        return -1;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < 0 || v > INT_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* --args FD at vec[at]: the arguments read from FD (NUL-separated, as bwrap reads them:
+ * a last one without its NUL counts too) replace vec[at] and vec[at + 1].  The buffer
+ * stays in a->bufs, which the arguments point into. */
+static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
+{
+    int fd;
+    if (parse_fd(a->vec[at + 1], &fd) < 0)
+        return fail(msg, n, "Invalid fd: %s", a->vec[at + 1]);
+    size_t len = 0, cap = 4096;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (len + 1 >= cap)
+            buf = xrealloc(buf, cap *= 2);
+        ssize_t r = read(fd, buf + len, cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            return fail(msg, n, "Can't read --args data: %s", strerror(e));
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    strv_push(&a->bufs, buf);
+    size_t k = 0;
+    for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+        k++;
+    char **v = xcalloc((size_t)*argc - 2 + k + 1, sizeof *v);
+    memcpy(v, a->vec, (size_t)at * sizeof *v);
+    size_t j = (size_t)at;
+    for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+        v[j++] = buf + i;
+    memcpy(v + j, a->vec + at + 2, (size_t)(*argc - at - 2) * sizeof *v);
+    *argc = *argc - 2 + (int)k;
+    free(a->vec);
+    a->vec = v;
+    return 0;
+}
+
+int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n)
+{
+    *out = (bw_args){.info_fd = -1, .json_status_fd = -1};
+    /* a vector of its own, which --args can splice */
+    out->vec = xcalloc((size_t)argc + 1, sizeof *out->vec);
+    memcpy(out->vec, argv, (size_t)argc * sizeof *out->vec);
+    int next_perms = -1;
+    unsigned long long next_size = 0;
+    int i = 1;
+    for (; i < argc; i++) {
+        argv = out->vec;
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-')
+            break;
+        const opt_def *d = find_opt(arg);
+        if (!d)
+            return bw_args_free(out), fail(msg, n, "Unknown option %s", arg);
+        if (d->what == O_REFUSED)
+            return bw_args_free(out), fail(msg, n, "%s is not supported by cordon's bwrap (see doc/bwrap.md)", arg);
+        if (i + d->nargs >= argc) {
+            static const char *const count[] = {"", "an argument", "two arguments", "three arguments"};
+            return bw_args_free(out), fail(msg, n, "%s takes %s", arg, count[d->nargs]);
+        }
+        const char *a1 = d->nargs >= 1 ? argv[i + 1] : ""; /* ("": never read) */
+        const char *a2 = d->nargs >= 2 ? argv[i + 2] : "";
+        i += d->nargs;
+        /* --perms and --size apply to the next option, which they may precede in either
+         * order (bwrap checks --perms first) */
+        if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE)
+            return bw_args_free(out), fail(msg, n, "--perms must be followed by an option that creates a file");
+        if (next_size && d->what != O_TMPFS && d->what != O_PERMS)
+            return bw_args_free(out), fail(msg, n, "--size must be followed by --tmpfs");
+        switch (d->what) {
+        case O_HELP: out->help = true; return 0;
+        case O_VERSION: out->version = true; return 0;
+        case O_UNSHARE_NS:
+        case O_NEW_SESSION:
+        case O_AS_PID_1:
+        case O_CAP_DROP: break;
+        case O_CAP_ADD:
+            return bw_args_free(out), fail(msg, n,
+                                           "--cap-add %s: cordon's bwrap never gives the command a capability "
+                                           "(see doc/bwrap.md)",
+                                           a1);
+        case O_UNSHARE_NET: out->unshare_net = true; break;
+        case O_UNSHARE_ALL: out->unshare_all = true; break;
+        case O_SHARE_NET: out->share_net = true; break;
+        case O_DIE_WITH_PARENT: out->die_with_parent = true; break;
+        case O_CHDIR: out->chdir = a1; break;
+        case O_SETENV: add_env(out, BW_ENV_SET, a1, a2); break;
+        case O_UNSETENV: add_env(out, BW_ENV_UNSET, a1, NULL); break;
+        case O_CLEARENV: add_env(out, BW_ENV_CLEAR, NULL, NULL); break;
+        case O_BIND:
+        case O_RO_BIND:
+        case O_BIND_TRY:
+        case O_RO_BIND_TRY: {
+            bw_op *op = add_op(out, BW_BIND, d->name);
+            op->src = a1;
+            op->dest = a2;
+            op->read_only = d->what == O_RO_BIND || d->what == O_RO_BIND_TRY;
+            op->try_ = d->what == O_BIND_TRY || d->what == O_RO_BIND_TRY;
+            break;
+        }
+        case O_REMOUNT_RO: add_op(out, BW_REMOUNT_RO, d->name)->dest = a1; break;
+        case O_TMPFS: {
+            bw_op *op = add_op(out, BW_TMPFS, d->name);
+            op->dest = a1;
+            op->perms = next_perms;
+            op->size = next_size;
+            next_perms = -1;
+            next_size = 0;
+            break;
+        }
+        case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
+        case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
+        case O_SIZE: {
+            char *end;
+            errno = 0;
+            next_size = strtoull(a1, &end, 10);
+            if (!*a1 || *end || errno || next_size == 0 || a1[0] == '-')
+                return bw_args_free(out), fail(msg, n, "--size takes a non-zero number of bytes");
+            break;
+        }
+        case O_PERMS:
+            if (parse_perms(a1, &next_perms) < 0) {
+                bw_args_free(out);
+                return fail(msg, n, "--perms takes an octal argument");
+            }
+            break;
+        case O_EXPLAIN: out->explain = true; break;
+        case O_SYMLINK: {
+            bw_op *op = add_op(out, BW_SYMLINK, d->name);
+            op->src = a1;
+            op->dest = a2;
+            break;
+        }
+        case O_ARGS:
+            i -= d->nargs;
+            if (splice_args(out, &argc, i, msg, n) < 0)
+                return bw_args_free(out), -1;
+            i--; /* parse what was read from here */
+            break;
+        case O_INFO_FD:
+        case O_JSON_FD:
+            if (parse_fd(a1, d->what == O_INFO_FD ? &out->info_fd : &out->json_status_fd) < 0)
+                return bw_args_free(out), fail(msg, n, "Invalid fd: %s", a1);
+            break;
+        case O_REFUSED: break; /* (returned above) */
+        }
+    }
+    if (next_perms >= 0) {
+        bw_args_free(out);
+        return fail(msg, n, "--perms must be followed by an option that creates a file");
+    }
+    if (next_size) {
+        bw_args_free(out);
+        return fail(msg, n, "--size must be followed by --tmpfs");
+    }
+    if (i >= argc) {
+        bw_args_free(out);
+        return fail(msg, n, "No command specified");
+    }
+    out->command = out->vec + i;
+    return 0;
+}
+
+void bw_args_free(bw_args *a)
+{
+    free(a->ops);
+    free(a->env);
+    free(a->vec);
+    strv_free(&a->bufs);
+    *a = (bw_args){0};
+}

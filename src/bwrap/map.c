@@ -1,0 +1,196 @@
+/* bwrap's mount operations, in its order, as cordon rules (pure: the host is asked
+ * through bw_host).  bwrap applies them one after the other, each on top of what is
+ * there: a mount at DEST covers whatever earlier ones put at DEST or below it.  So the
+ * operations still in effect at the end are, for each path, the last one there that no
+ * later one covers; among those, a deeper one always came after a shallower one, which
+ * is exactly cordon's "the longest matching path wins" (README, "Rules").  The rest of
+ * cordon's pipeline (resolve, protect, plan) then builds that view with cordon's
+ * protections on top (doc/bwrap.md). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bwrap/bwrap.h"
+#include "util/path.h"
+#include "util/strv.h"
+
+typedef struct live {
+    const bw_op *op;
+    char *dest; /* normalized */
+    bool read_only;
+    bool hide; /* a --tmpfs remounted read-only: an empty, read-only directory */
+} live;
+
+__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void free_live(live *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(l[i].dest);
+    free(l);
+}
+
+static void add_rule(bw_plan *p, const char *path, cordon_access access, const char *why)
+{
+    p->rules = xrealloc(p->rules, (p->n_rules + 1) * sizeof *p->rules);
+    p->rules[p->n_rules++] = (bw_rule){.path = xstrdup(path), .access = access, .why = why};
+}
+
+/* The operations in effect at the end, in order (see the top of this file). */
+static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_out, char *msg, size_t n)
+{
+    live *l = xcalloc(a->n_ops + 1, sizeof *l);
+    size_t nl = 0;
+    for (size_t i = 0; i < a->n_ops; i++) {
+        const bw_op *op = &a->ops[i];
+        if (op->dest[0] != '/') {
+            free_live(l, nl);
+            return fail(msg, n, "%s %s: cordon's bwrap needs an absolute destination", op->option, op->dest);
+        }
+        if (op->kind == BW_BIND && op->src[0] != '/') {
+            free_live(l, nl);
+            return fail(msg, n, "%s %s: cordon's bwrap needs an absolute source", op->option, op->src);
+        }
+        char *dest = path_normalize(op->dest);
+        if (op->kind == BW_REMOUNT_RO) {
+            size_t k = nl;
+            while (k > 0 && strcmp(l[k - 1].dest, dest) != 0)
+                k--;
+            free(dest);
+            if (k == 0 || (l[k - 1].op->kind != BW_BIND && l[k - 1].op->kind != BW_TMPFS)) {
+                free_live(l, nl);
+                return fail(msg, n,
+                            "--remount-ro %s: cordon's bwrap remounts only a --bind or --tmpfs made at that path by an "
+                            "earlier option",
+                            op->dest);
+            }
+            if (l[k - 1].op->kind == BW_TMPFS)
+                l[k - 1].hide = true;
+            else
+                l[k - 1].read_only = true;
+            continue;
+        }
+        if (op->kind == BW_BIND && host->src_type(op->src, host->ctx) == BW_SRC_MISSING) {
+            free(dest);
+            if (op->try_)
+                continue; /* as bwrap: a missing source of a -try option is skipped */
+            free_live(l, nl);
+            return fail(msg, n, "Can't find source path %s: No such file or directory", op->src);
+        }
+        /* what this one covers goes (a symlink is made, not mounted: it covers nothing) */
+        size_t w = 0;
+        if (op->kind == BW_SYMLINK) {
+            l[nl++] = (live){.op = op, .dest = dest};
+            continue;
+        }
+        for (size_t k = 0; k < nl; k++) {
+            if (path_has_prefix(l[k].dest, dest))
+                free(l[k].dest);
+            else
+                l[w++] = l[k];
+        }
+        nl = w;
+        l[nl++] = (live){.op = op, .dest = dest, .read_only = op->kind == BW_BIND && op->read_only};
+    }
+    *out = l;
+    *n_out = nl;
+    return 0;
+}
+
+int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_t n)
+{
+    *out = (bw_plan){.base = CORDON_BASE_EMPTY};
+    out->network = a->unshare_net || (a->unshare_all && !a->share_net) ? CORDON_NETWORK_NONE : CORDON_NETWORK_HOST;
+    live *l = NULL;
+    size_t nl = 0;
+    if (settle(a, host, &l, &nl, msg, n) < 0)
+        return -1;
+    int ret = 0;
+    for (size_t i = 0; i < nl && ret == 0; i++) {
+        const bw_op *op = l[i].op;
+        const char *dest = l[i].dest;
+        bool root = strcmp(dest, "/") == 0;
+        switch (op->kind) {
+        case BW_TMPFS:
+            if (root) /* bwrap's own root is a tmpfs: cordon's --base empty */
+                out->base = CORDON_BASE_EMPTY;
+            else if (l[i].hide)
+                add_rule(out, dest, CORDON_ACCESS_NONE, "--tmpfs, --remount-ro");
+            else {
+                add_rule(out, dest, CORDON_ACCESS_NONE, "--tmpfs");
+                out->rules[out->n_rules - 1].tmpfs = true;
+                out->rules[out->n_rules - 1].mode = op->perms >= 0 ? (unsigned)op->perms : 0755;
+                out->rules[out->n_rules - 1].size = op->size;
+            }
+            break;
+        case BW_BIND: {
+            char *src = path_normalize(op->src);
+            bool same = strcmp(src, dest) == 0;
+            free(src);
+            if (root && same && l[i].read_only)
+                out->base = CORDON_BASE_HOST;
+            else if (root)
+                ret = fail(msg, n, "%s %s /: cordon's bwrap shows the whole host only read-only (--ro-bind / /)",
+                           op->option, op->src);
+            else if (same)
+                add_rule(out, dest, l[i].read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE, op->option);
+            else if (l[i].read_only && host->src_type(op->src, host->ctx) != BW_SRC_OTHER) {
+                /* /dev/null or an empty directory over a path: what hides it (doc/bwrap.md) */
+                add_rule(out, dest, CORDON_ACCESS_NONE, op->option);
+                out->rules[out->n_rules - 1].file = host->src_type(op->src, host->ctx) == BW_SRC_DEVNULL;
+            } else
+                ret = fail(msg, n,
+                           "%s %s %s: cordon's bwrap binds a source at another path only read-only and only "
+                           "/dev/null or an empty directory (which hide the destination)",
+                           op->option, op->src, op->dest);
+            break;
+        }
+        case BW_DEV:
+            if (strcmp(dest, "/dev") != 0) /* cordon's minimal /dev is always at /dev */
+                ret = fail(msg, n, "--dev %s: cordon's bwrap mounts /dev only at /dev", op->dest);
+            break;
+        case BW_PROC:
+            if (strcmp(dest, "/proc") != 0)
+                ret = fail(msg, n, "--proc %s: cordon's bwrap mounts /proc only at /proc", op->dest);
+            else
+                out->proc = true;
+            break;
+        case BW_SYMLINK:
+            if (root)
+                ret = fail(msg, n, "--symlink %s /: no symlink at /", op->src);
+            else {
+                add_rule(out, dest, CORDON_ACCESS_NONE, "--symlink");
+                out->rules[out->n_rules - 1].target = op->src;
+            }
+            break;
+        case BW_REMOUNT_RO: break; /* (folded into the operation it remounts) */
+        }
+    }
+    free_live(l, nl);
+    /* The host's /tmp as the host root shows it: cordon's --base host would put a private
+     * /tmp there, which bwrap's --ro-bind / / does not */
+    bool tmp_ruled = false;
+    for (size_t i = 0; i < out->n_rules; i++)
+        tmp_ruled |= strcmp(out->rules[i].path, "/tmp") == 0;
+    if (ret == 0 && out->base == CORDON_BASE_HOST && !tmp_ruled)
+        add_rule(out, "/tmp", CORDON_ACCESS_READ, "--ro-bind / /");
+    if (ret < 0)
+        bw_plan_free(out);
+    return ret;
+}
+
+void bw_plan_free(bw_plan *p)
+{
+    for (size_t i = 0; i < p->n_rules; i++)
+        free(p->rules[i].path);
+    free(p->rules);
+    *p = (bw_plan){0};
+}

@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# cordon as bubblewrap (doc/bwrap.md): `cordon bwrap ARGS` and a link named bwrap speak
+# bwrap's command line; each supported option's effect and order compared with Debian's
+# /usr/bin/bwrap where it runs here, the refusals, cordon's additions, and stock Codex
+# with cordon's bwrap first on PATH.
+. "$(dirname "$0")/lib.sh"
+require_cordon
+
+REAL_BWRAP=/usr/bin/bwrap
+REAL_OK=0
+if [ -x "$REAL_BWRAP" ] && "$REAL_BWRAP" --ro-bind / / true 2>/dev/null; then REAL_OK=1; fi
+need_real() { [ "$REAL_OK" = 1 ] || skip_case "Debian's $REAL_BWRAP is missing or does not run here (as uid $(id -u))"; }
+
+# both ARG...: the same bwrap line through /usr/bin/bwrap and through cordon; the same
+# stdout and exit status (stderr may differ: the messages are each one's own).
+both() {
+  local rrc=0
+  REAL_OUT=$("$REAL_BWRAP" "$@" 2>"$CT/real.err") || rrc=$?
+  crun bwrap "$@"
+  [ "$RC" = "$rrc" ] || die "bwrap $(_argstr "$@"): /usr/bin/bwrap exits $rrc ($(head -c 200 "$CT/real.err" | _one_line)), cordon's bwrap $(last_run)"
+  [ "$OUT" = "$REAL_OUT" ] || die "bwrap $(_argstr "$@"): /usr/bin/bwrap prints '$(printf '%s' "$REAL_OUT" | _one_line)', cordon's '$(printf '%s' "$OUT" | _one_line)'"
+}
+
+t_help() {
+  expect_ok bwrap --help
+  assert_contains "$OUT" "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"
+  assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST"
+  assert_contains "$OUT" "--perms OCTAL"
+  assert_not_contains "$OUT" "--dir DEST"
+  assert_not_contains "$OUT" "--cap-add"
+  assert_contains "$OUT" "--symlink SRC DEST"
+  assert_not_contains "$OUT" "--argv0"
+  expect_ok bwrap --version
+  assert_contains "$OUT" "bubblewrap 0.8.0"
+  # through a link named bwrap, too
+  ln -s "$CORDON" "$CT/bwrap"
+  "$CT/bwrap" --version | grep -q '^bubblewrap ' || die "a link named bwrap does not speak bwrap"
+}
+run_case help_and_version t_help
+
+t_refused() {
+  local o
+  for o in "--dir /d" "--uid 1" "--gid 1" "--hostname h" "--seccomp 3" "--add-seccomp-fd 3" \
+    "--dev-bind / /" "--file 3 /f" "--chmod 755 /x" \
+    "--mqueue /m" "--userns 3" "--disable-userns" "--lock-file /l" "--bind-fd 3 /x" "--argv0 x"; do
+    # shellcheck disable=SC2086  # the option and its arguments
+    expect_exit 1 bwrap $o true
+    assert_contains "$ERR" "bwrap: ${o%% *} is not supported by cordon's bwrap"
+  done
+  expect_exit 1 bwrap --no-such-option true
+  assert_eq "$ERR" "bwrap: Unknown option --no-such-option"
+  expect_exit 1 bwrap --perms 700 --ro-bind / / true
+  assert_eq "$ERR" "bwrap: --perms must be followed by an option that creates a file"
+  expect_exit 1 bwrap --size 4096 --ro-bind / / true
+  assert_eq "$ERR" "bwrap: --size must be followed by --tmpfs"
+  expect_exit 1 bwrap --size 0 --tmpfs /tmp true
+  assert_eq "$ERR" "bwrap: --size takes a non-zero number of bytes"
+  expect_exit 1 bwrap --ro-bind /
+  assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
+  expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true
+  assert_eq "$ERR" "bwrap: --cap-add CAP_SETFCAP: cordon's bwrap never gives the command a capability (see doc/bwrap.md)"
+  expect_exit 1 bwrap --ro-bind / / --bind "$WS" "$WS" --symlink t "$WS/l" true
+  assert_contains "$ERR" "refusing to create the symlink $WS/l in a host directory"
+  assert_absent "$WS/l"
+  expect_exit 1 bwrap --bind / / true
+  assert_contains "$ERR" "only read-only"
+}
+run_case refused t_refused
+
+t_exit_status() {
+  need_real
+  both --ro-bind / / sh -c 'exit 7'
+  both --ro-bind / / sh -c 'kill -9 $$'
+  both --ro-bind / / /no/such/command
+  both --ro-bind /no/such/source /x true
+  assert_contains "$ERR" "bwrap: Can't find source path /no/such/source"
+  both --ro-bind / / --ro-bind-try /no/such/source /x sh -c 'echo ok'
+}
+run_case exit_status t_exit_status
+
+t_order() {
+  need_real
+  local o
+  o=$(scratch_outside_tmp)
+  echo host >"$o/f"
+  # a later mount covers an earlier one at or below its path
+  both --ro-bind / / --bind "$o" "$o" --ro-bind "$o" "$o" sh -c "echo x >$o/f 2>/dev/null; cat $o/f"
+  both --ro-bind / / --ro-bind "$o" "$o" --bind "$o" "$o" sh -c "echo w >$o/f; cat $o/f"
+  echo host >"$o/f"
+  mkdir -p "$o/sub"
+  both --ro-bind / / --tmpfs "$o/sub" --bind "$o" "$o" sh -c "ls $o"
+  both --ro-bind / / --bind "$o" "$o" --perms 700 --tmpfs "$o/sub" sh -c "stat -c %a $o/sub; touch $o/sub/t; ls $o/sub"
+  both --ro-bind / / --proc /proc --size 1048576 --perms 750 --tmpfs "$o/sub" sh -c "stat -c %a $o/sub; df -B1 --output=size $o/sub | tail -1"
+  both --ro-bind / / --bind "$o" "$o" --tmpfs "$o/sub" --remount-ro "$o/sub" sh -c "touch $o/sub/t 2>/dev/null || echo refused; ls $o/sub"
+  # /dev/null over a file: bwrap's nodev bind cannot be opened, cordon's is an empty,
+  # read-only file (doc/bwrap.md, "Differences")
+  crun bwrap --ro-bind / / --bind "$o" "$o" --ro-bind /dev/null "$o/f" sh -c "cat $o/f; echo z >$o/f || echo ro"
+  assert_eq "$OUT" "ro" "$(last_run)"
+  assert_file_content "$o/f" "host"
+  # symlinks in the empty root, where a later one below another's path goes through it
+  both --tmpfs / --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+    --symlink /nowhere /opt sh -c 'readlink /bin /opt; test -e /opt || echo dangling'
+  # the root: bwrap's own tmpfs, or the host's read-only
+  both --tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc --ro-bind-try /lib /lib --ro-bind-try /lib64 /lib64 \
+    --ro-bind-try /bin /bin --chdir /usr sh -c 'pwd; test -e /root || echo no-root'
+}
+run_case order t_order
+
+# --args FD, --info-fd, --json-status-fd: the same documents as bwrap's (cordon makes more
+# namespaces, so it may name more of them; the keys bwrap names are there too).
+t_fds() {
+  need_real
+  printf -- '--ro-bind\0/\0/\0--setenv\0V\0from args\0' >"$CT/args"
+  # (each with descriptors of its own: --args reads to the end)
+  assert_eq "$("$REAL_BWRAP" --args 3 --args 4 sh -c 'echo "$V"' 3<"$CT/args" 4<"$CT/args")" "from args"
+  crun bwrap --args 3 --args 4 sh -c 'echo "$V"' 3<"$CT/args" 4<"$CT/args"
+  assert_eq "$OUT" "from args" "$(last_run)"
+  crun bwrap --args 9 true
+  assert_eq "$RC" 1 && assert_contains "$ERR" "bwrap: Can't read --args data"
+  "$REAL_BWRAP" --ro-bind / / --unshare-net --info-fd 3 --json-status-fd 4 sh -c 'exit 3' 3>"$CT/ri" 4>"$CT/rs" || true
+  crun bwrap --ro-bind / / --unshare-net --info-fd 3 --json-status-fd 4 sh -c 'exit 3' 3>"$CT/ci" 4>"$CT/cs"
+  assert_eq "$RC" 3
+  host_py 'import json, sys
+ri, ci = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+rs = [json.loads(l) for l in open(sys.argv[3])]
+cs = [json.loads(l) for l in open(sys.argv[4])]
+assert set(ri) <= set(ci), (ri, ci)
+assert ci["child-pid"] > 0 and set(cs[0]) == set(ci) and cs[0]["child-pid"] == ci["child-pid"], (ci, cs)
+assert [set(d) for d in rs[1:]] == [set(d) for d in cs[1:]] == [{"exit-code"}], (rs, cs)
+assert cs[1]["exit-code"] == rs[1]["exit-code"] == 3, (rs, cs)
+assert open(sys.argv[2]).read().startswith("{\n    \"child-pid\": ")' "$CT/ri" "$CT/ci" "$CT/rs" "$CT/cs" 2>"$CT/py.err" ||
+    die "the JSON documents differ: $(_one_line <"$CT/py.err")"
+}
+run_case fds t_fds
+
+t_env_and_dirs() {
+  need_real
+  both --ro-bind / / --setenv A 1 --setenv B 2 --unsetenv A --setenv C 3 sh -c 'echo "${A-unset} $B $C"'
+  both --ro-bind / / --setenv A 1 --clearenv --setenv B 2 /usr/bin/env
+  both --ro-bind / / --chdir /usr sh -c pwd
+  both --ro-bind / / --chdir usr sh -c pwd
+  both --ro-bind / / --unshare-net --proc /proc sh -c 'tail -n +3 /proc/net/dev | wc -l'
+  both --ro-bind / / --unshare-all --share-net --proc /proc sh -c 'test "$(tail -n +3 /proc/net/dev | wc -l)" -gt 1 && echo shared'
+  both --ro-bind / / --unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --new-session \
+    --die-with-parent --as-pid-1 --cap-drop ALL --dev /dev --proc /proc sh -c 'echo ok; test -c /dev/null'
+}
+run_case env_and_dirs t_env_and_dirs
+
+# The lines the peers sent (tests/e2e/bwrap/*.args), replayed with their paths moved into
+# scratch directories: the same output and status through both, every mount target made
+# beforehand (as Codex does), so that bwrap creates nothing either.
+replay_line() { # FILE WS O: the arguments, one an element of LINE
+  local l
+  LINE=()
+  while IFS= read -r l; do
+    case $l in '#'*) continue ;; esac
+    l=${l//\/tmp\/bwws/$2}
+    l=${l//\/tmp/$3}
+    LINE+=("$l")
+  done <"$E2E_DIR/bwrap/$1"
+}
+t_codex_line() {
+  need_real
+  local ws o n
+  ws=$(scratch_outside_tmp)
+  o=$(scratch_outside_tmp)
+  mkdir -p "$ws/.git" "$o/codex-daemon-0" "$o/codex-bwrap-synthetic-mount-targets-0"
+  for n in .git .agents .codex .aws; do mkdir -p "$o/$n" "$ws/$n"; done
+  replay_line codex-0.169-workspace-write.args "$ws" "$o"
+  both "${LINE[@]}" sh -c "echo w >$ws/f && cat $ws/f; echo t >$o/t && cat $o/t; echo x >/etc/x 2>/dev/null || echo ro;
+    echo c >$ws/.codex/x 2>/dev/null || echo codex-ro; ls $o/codex-daemon-0 2>&1 | head -c 0; cd $ws && pwd"
+  replay_line codex-0.169-probe.args "$ws" "$o"
+  # (not `ls /`: cordon's empty root differs, doc/bwrap.md "Differences")
+  both "${LINE[@]}" sh -c 'test -x /usr/bin/true && echo ok; echo x >/usr/x 2>/dev/null || echo ro; test -e /home || echo no-home'
+}
+run_case codex_line t_codex_line
+
+# cordon's additions: where bwrap creates a missing mount point on the host and lets the
+# command create agent and git names, cordon holds them.
+t_additions() {
+  local before
+  git init -q "$WS"
+  before=$(cd "$WS" && ls -A | sort)
+  crun bwrap --ro-bind / / --bind "$WS" "$WS" --ro-bind /dev/null "$WS/.vscode" --ro-bind /dev/null "$WS/.bashrc" \
+    sh -c 'echo in >inside.txt; echo x >.vscode 2>/dev/null || echo held; mkdir .codex 2>/dev/null || echo codex-refused;
+           echo h >.git/hooks/pre-commit 2>/dev/null || echo hook-refused; echo y >/etc/cordon-test 2>/dev/null || echo ro'
+  [ "$RC" = 0 ] || die "$(last_run)"
+  assert_eq "$OUT" "held
+codex-refused
+hook-refused
+ro"
+  assert_file_content "$WS/inside.txt" "in"
+  rm "$WS/inside.txt"
+  assert_eq "$(cd "$WS" && ls -A | sort)" "$before" "cordon's bwrap left something in the workspace"
+  assert_absent "$WS/.git/hooks/pre-commit"
+}
+run_case additions t_additions
+
+bwrap_check() { host_py 'import json, sys; c = json.load(open(sys.argv[1]))["checks"]["bwrap_link"]; print(c["ok"], c["fix"])' "$OUTF"; }
+t_check() {
+  mkdir -p "$CT/bin"
+  ln -s "$CORDON" "$CT/bin/bwrap"
+  PATH=$CT/bin:$PATH crun check --json
+  assert_eq "$(bwrap_check)" "True None" "check, with a link to cordon first on PATH"
+  PATH=/usr/bin:/bin crun check --json
+  assert_contains "$(bwrap_check)" "False mkdir -p ~/.local/bin && ln -s"
+}
+run_case check_link t_check
+
+# CORDON_BWRAP_EXACT=1: cordon's additions off, so bwrap's own behaviour, mount points made
+# on the host included; the same output and the same files left as /usr/bin/bwrap's.
+t_exact() {
+  need_real
+  local o r c
+  o=$(scratch_outside_tmp)
+  for r in real cordon; do
+    rm -rf "${o:?}/ws"
+    mkdir "$o/ws"
+    git init -q "$o/ws"
+    set -- --ro-bind / / --bind "$o/ws" "$o/ws" --ro-bind /dev/null "$o/ws/.vscode" --perms 555 --tmpfs "$o/ws/.d/sub" \
+      --remount-ro "$o/ws/.d/sub" sh -c "cd $o/ws && mkdir .codex && echo made; echo h >.git/hooks/x && echo hook;
+        stat -c %a .d/sub; echo >/etc/x 2>/dev/null || echo ro; echo x >.vscode 2>/dev/null || echo vscode-ro"
+    if [ $r = real ]; then
+      REAL_OUT=$("$REAL_BWRAP" "$@" 2>"$CT/real.err") || die "/usr/bin/bwrap: $(_one_line <"$CT/real.err")"
+      c=$(cd "$o/ws" && find . -path ./.git/objects -prune -o -print | sort | xargs stat -c '%n %a')
+    else
+      CORDON_BWRAP_EXACT=1 crun bwrap "$@"
+      assert_eq "$RC" 0 "$(last_run)"
+      assert_eq "$OUT" "$REAL_OUT" "the output in exact mode"
+      assert_eq "$(cd "$o/ws" && find . -path ./.git/objects -prune -o -print | sort | xargs stat -c '%n %a')" "$c" \
+        "what exact mode leaves on the host"
+    fi
+  done
+  CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --cordon-explain true
+  assert_contains "$OUT" "seccomp       none: cordon's protections are off"
+  assert_not_contains "$OUT" "host service sockets"
+}
+run_case exact t_exact
+
+t_explain() {
+  expect_ok bwrap --ro-bind / / --bind "$WS" "$WS" --perms 700 --tmpfs "$WS/t" --cordon-explain true
+  assert_contains "$OUT" "tmpfs    $WS/t"
+  assert_contains "$OUT" "[mode 700]"
+}
+run_case explain t_explain
+
+# Stock Codex (its helper runs the first bwrap on PATH) with cordon's bwrap first.
+codex_bin() {
+  local c=${CORDON_CODEX_PREFIX:-/opt/cordon-test/codex}/node_modules/.bin/codex
+  [ -x "$c" ] && command -v node >/dev/null || skip_case "Codex CLI 0.169 is not installed (CORDON_CODEX=1 ./bootstrap.sh, as CI does)"
+  printf '%s\n' "$c"
+}
+t_codex() {
+  local cx bin home ws
+  cx=$(codex_bin)
+  bin=$CT/bin
+  mkdir -p "$bin"
+  ln -s "$CORDON" "$bin/bwrap"
+  # Codex refuses its helper links under /tmp, and the workspace must not be /tmp's
+  home=$(scratch_outside_tmp)
+  ws=$(scratch_outside_tmp)
+  git init -q "$ws"
+  cxrun() { (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$cx" sandbox -c sandbox_mode=workspace-write -- "$@") >"$CT/cx.out" 2>&1; }
+  cxrun true || die "codex sandbox true: $(head -c 400 "$CT/cx.out" | _one_line)"
+  cxrun sh -c 'echo in >in.txt' || die "a write inside the workspace: $(head -c 400 "$CT/cx.out" | _one_line)"
+  assert_file_content "$ws/in.txt" "in"
+  rm "$ws/in.txt"
+  ! cxrun sh -c "echo out >$home/out.txt" || die "a write outside the workspace went through"
+  assert_absent "$home/out.txt"
+  ! cxrun sh -c 'echo h >.git/hooks/pre-commit' || die "a write in .git/hooks went through"
+  ! cxrun sh -c 'mkdir .codex' || die "creating .codex went through"
+  assert_absent "$ws/.git/hooks/pre-commit"
+  [ -z "$(git -C "$ws" status --porcelain)" ] || die "the workspace is not clean: $(git -C "$ws" status --porcelain | _one_line)"
+  assert_absent "$ws/.codex"
+}
+run_case codex t_codex
+
+# sandbox-runtime runs the bwrap first on PATH.  As uid 0 it asks --cap-add CAP_SETFCAP for
+# its seccomp helper's nested namespace, which cordon refuses (doc/bwrap.md): that
+# identity runs no srt command, and the refusal says why.
+t_srt() {
+  local srt=${CORDON_SRT_PREFIX:-/opt/cordon-test/srt}/node_modules/.bin/srt bin home ws
+  [ -x "$srt" ] && command -v node >/dev/null && command -v rg >/dev/null && command -v socat >/dev/null ||
+    skip_case "sandbox-runtime, ripgrep or socat is not installed (CORDON_CODEX=1 ./bootstrap.sh, as CI does)"
+  bin=$CT/bin
+  mkdir -p "$bin"
+  ln -s "$CORDON" "$bin/bwrap"
+  home=$(scratch_outside_tmp)
+  ws=$(scratch_outside_tmp)
+  git init -q "$ws"
+  printf '%s\n' '{"network":{"allowedDomains":[],"deniedDomains":[]},"filesystem":{"denyRead":[],"allowWrite":["."],"denyWrite":[]}}' >"$home/.srt-settings.json"
+  if [ "$(id -u)" = 0 ]; then
+    (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$srt" -c true) >"$CT/srt.out" 2>&1 && die "srt as uid 0 ran although cordon refuses --cap-add"
+    grep -q -- "--cap-add CAP_SETFCAP: cordon's bwrap never gives the command a capability" "$CT/srt.out" ||
+      die "srt as uid 0: not cordon's refusal: $(head -c 400 "$CT/srt.out" | _one_line)"
+    skip_case "as uid 0 srt asks --cap-add CAP_SETFCAP for its seccomp helper, which cordon refuses (doc/bwrap.md); the refusal is checked"
+  fi
+  (cd "$ws" && HOME=$home PATH=$bin:$PATH timeout 120 "$srt" -c "echo in >in.txt; cat in.txt; echo o >$home/out.txt || echo outside-refused;
+     echo v >.vscode || echo vscode-refused; echo h >.git/hooks/x || echo hooks-refused; exit 3") >"$CT/srt.out" 2>"$CT/srt.err" && rc=0 || rc=$?
+  [ "$rc" = 3 ] || die "srt: exit $rc, expected 3: $(head -c 400 "$CT/srt.out" "$CT/srt.err" | _one_line)"
+  assert_eq "$(cat "$CT/srt.out")" "in
+outside-refused
+vscode-refused
+hooks-refused"
+  assert_file_content "$ws/in.txt" "in"
+  rm "$ws/in.txt"
+  assert_absent "$home/out.txt"
+  assert_absent "$ws/.vscode"
+  assert_absent "$ws/.git/hooks/x"
+  [ -z "$(git -C "$ws" status --porcelain)" ] || die "the workspace is not clean: $(git -C "$ws" status --porcelain | _one_line)"
+}
+run_case srt t_srt
+
+finish
