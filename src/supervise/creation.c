@@ -73,26 +73,26 @@ int cc_add_name(cc_state *cc, dev_t dev, ino_t ino, const char *name, const char
     return add_rule(cc, dev, ino, name, why);
 }
 
+/* Add `dev` to a list of at most CC_MAX_DEVS devices, once. */
+static int add_unique_dev(dev_t *list, size_t *n, dev_t dev)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (list[i] == dev)
+            return 0;
+    if (*n >= CC_MAX_DEVS)
+        return -ENOSPC;
+    list[(*n)++] = dev;
+    return 0;
+}
+
 static int add_dev(cc_state *cc, dev_t dev)
 {
-    for (size_t i = 0; i < cc->n_devs; i++)
-        if (cc->devs[i] == dev)
-            return 0;
-    if (cc->n_devs >= CC_MAX_DEVS)
-        return -ENOSPC;
-    cc->devs[cc->n_devs++] = dev;
-    return 0;
+    return add_unique_dev(cc->devs, &cc->n_devs, dev);
 }
 
 static int add_priv_dev(cc_state *cc, dev_t dev)
 {
-    for (size_t i = 0; i < cc->n_priv_devs; i++)
-        if (cc->priv_devs[i] == dev)
-            return 0;
-    if (cc->n_priv_devs >= CC_MAX_DEVS)
-        return -ENOSPC;
-    cc->priv_devs[cc->n_priv_devs++] = dev;
-    return 0;
+    return add_unique_dev(cc->priv_devs, &cc->n_priv_devs, dev);
 }
 
 /* The directory above `path` inside the new root, opened without following symlinks. */
