@@ -199,6 +199,8 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     cc->n_host_mnts = cc->n_priv_mnts = cc->n_handed = cc->next_handed = 0;
     cc->tid = 0;
     cc->refused = 0;
+    memset(cc->not_hooks, 0, sizeof cc->not_hooks);
+    cc->not_hooks_epoch = 1;
     int proc = open_procfs(p, s, err);
     if (proc < 0)
         return -1;
@@ -459,13 +461,63 @@ static bool guarded(const cc_state *cc, int dir, const struct stat *st)
     return known_gitdir(cc, st) || is_git_like(dir);
 }
 
-/* Is `dir` (of stat *st) the hooks directory of a guarded directory? */
-static bool is_hooks_dir(const cc_state *cc, int dir, const struct stat *st)
+static size_t not_hooks_slot(const struct stat *st)
 {
+    uint64_t h = ((uint64_t)st->st_ino ^ ((uint64_t)st->st_dev << 20)) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 40) & (CC_NOT_HOOKS - 1);
+}
+
+/* A name `hooks` is being made (or exchanged): what was known of hooks directories no
+ * longer holds. */
+static void not_hooks_forget(cc_state *cc)
+{
+    if (++cc->not_hooks_epoch == 0) { /* wrapped: never, in practice */
+        memset(cc->not_hooks, 0, sizeof cc->not_hooks);
+        cc->not_hooks_epoch = 1;
+    }
+}
+
+static uint64_t mnt_of(int fd)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
+        return 0;
+    return sx.stx_mnt_id;
+}
+
+/* Is `dir` (of stat *st) the hooks directory of a guarded directory?
+ *
+ * Asked for every name made on a host file system, and almost always no: that answer is
+ * remembered by the directory's identity.  It holds for the rest of the run: for `dir`
+ * to become the hooks of a guarded directory G, either G/hooks must be made to name it
+ * (a name `hooks` made: decide() forgets everything then, whatever it answers), or G
+ * must become guarded, which a directory that is not guarded never does
+ * (doc/security.md, "The git invariant").  Only a `..` that is the directory's own parent
+ * counts: not at the root of a mount, where `..` is the mount point's (a bind of a hooks
+ * directory elsewhere would otherwise be remembered as not one); nor an answer that
+ * failed. */
+static bool is_hooks_dir(cc_state *cc, int dir, const struct stat *st)
+{
+    size_t slot = not_hooks_slot(st);
+    if (cc->not_hooks[slot].epoch == cc->not_hooks_epoch && cc->not_hooks[slot].ino == st->st_ino &&
+        cc->not_hooks[slot].dev == st->st_dev)
+        return false;
     _cleanup_fd_ int up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (up < 0)
+        return false;
     struct stat h, ust;
-    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino &&
-           fstat(up, &ust) == 0 && guarded(cc, up, &ust);
+    bool named = fstatat(up, "hooks", &h, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!named && errno != ENOENT)
+        return false;
+    if (named && h.st_dev == st->st_dev && h.st_ino == st->st_ino)
+        return fstat(up, &ust) == 0 && guarded(cc, up, &ust);
+    uint64_t m = mnt_of(dir);
+    if (m != 0 && m == mnt_of(up)) {
+        cc->not_hooks[slot].dev = st->st_dev;
+        cc->not_hooks[slot].ino = st->st_ino;
+        cc->not_hooks[slot].epoch = cc->not_hooks_epoch;
+    }
+    return false;
 }
 
 static const char *const git_sensitive[] = {"config", "config.worktree", "commondir", "gitdir", "hooks",
@@ -504,6 +556,8 @@ typedef enum cc_act {
 /* NULL when allowed, else why not. */
 static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
 {
+    if (act == CC_CREATE && strcmp(name, "hooks") == 0)
+        not_hooks_forget(cc); /* the call may make `dir`/hooks name another directory */
     if (act == CC_CREATE)
         for (size_t i = 0; i < cc->n_rules; i++)
             if (cc->rules[i].ino == dst->st_ino && cc->rules[i].dev == dst->st_dev &&

@@ -48,6 +48,7 @@
 #define CC_MAX_GITDIRS  256
 #define CC_MAX_REFUSALS 32
 #define CC_MAX_HANDED   64
+#define CC_NOT_HOOKS    1024 /* a power of two */
 
 /* A name that must not be created in one directory. */
 typedef struct cc_rule {
@@ -131,6 +132,16 @@ typedef struct cc_state {
     _Alignas(8) unsigned char req[512];  /* struct seccomp_notif, as large as the kernel's */
     _Alignas(8) unsigned char resp[128]; /* struct seccomp_notif_resp */
     char status[4096];
+    /* Directories known not to be the hooks directory of a guarded one (is_hooks_dir), by
+     * device and inode, direct-mapped: a verdict that holds for the run (creation.c,
+     * is_hooks_dir), forgotten at once (a new epoch) whenever a name `hooks` is made.  An
+     * entry counts when its epoch is the current one, which is never 0. */
+    struct {
+        dev_t dev;
+        ino_t ino;
+        unsigned epoch;
+    } not_hooks[CC_NOT_HOOKS];
+    unsigned not_hooks_epoch;
 #ifdef CORDON_TRACE_TIMING
     unsigned long long trace_calls;
     long long trace_us, trace_addfd_us;
