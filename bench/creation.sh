@@ -11,21 +11,26 @@
 # as the caller and, when that is root, also as uid 65534 (setpriv --reuid 65534).
 #
 #   bench/creation.sh [-n REPEATS] [--files N] [--work LIST] [--fs LIST] [--as LIST]
-#                     [--disk DIR] [--no-count] [--out FILE]
+#                     [--disk DIR] [--extra NAME=CORDON]... [--no-count] [--out FILE]
 #
 #   -n REPEATS    runs of each variant (default 5; start-up: 4 x REPEATS)
 #   --files N     files in the tarball (default 10,000); the repository has N/2
-#   --work LIST   comma-separated, of (default tar,clone,cp,true):
+#   --work LIST   comma-separated, of (default tar,clone,cp,true,floor):
 #     tar     tar xf of N files in 100 directories into the workspace
 #     clone   git clone --no-hardlinks of a repository of N/2 files (loose objects) into
 #             $TMPDIR (a new repository cannot be made in a writable host path, see README)
 #     cp      cp -a of the extracted tree (N files) into the workspace
 #     true    start-up: `true`
+#     floor   bench/notiffloor.c: N creations served through a seccomp notification
+#             with nothing else (no filter, CONTINUE, ADDFD, ADDFD with cordon's CPU
+#             pinning), in us per creation: the least any such control costs
 #     ninja   building this project (a copy of the sources in the workspace) with ninja
 #             (not in the default list: about a minute a run)
 #   --fs LIST     tmpfs,disk (default both); the workspace and the inputs live there
 #   --as LIST     root,user (default: both as root, the caller's identity otherwise)
 #   --disk DIR    where the disk runs go (default /var/tmp; must not be a tmpfs)
+#   --extra NAME=CORDON  also time another cordon binary (an older build, say) as the
+#                 variant NAME, with its ratio to cordon
 #   --no-count    do not count the notified calls (skips the third build)
 #   --out FILE    also write the tables to FILE
 #
@@ -42,12 +47,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 repeats=5
 files=10000
-works=tar,clone,cp,true
+works=tar,clone,cp,true,floor
 fss=tmpfs,disk
 ids=
 disk=/var/tmp
 count=1
 out=
+extras=()
 
 die() { echo "creation.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -59,6 +65,13 @@ while [ $# -gt 0 ]; do
     --as) ids=${2:?}; shift 2 ;;
     --disk) disk=${2:?}; shift 2 ;;
     --no-count) count=0; shift ;;
+    --extra)
+      e=${2:?}
+      [[ $e == [a-z]*=?* && ${e%%=*} != *[!a-z0-9]* ]] || die "--extra NAME=CORDON (NAME: lower case letters and digits)"
+      case ${e%%=*} in bare|bwrap|nocc|cordon|trace) die "--extra: ${e%%=*} is taken" ;; esac
+      [ -x "${e#*=}" ] || die "--extra: ${e#*=} is not an executable"
+      extras+=("$e")
+      shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option: $1 (see --help)" ;;
@@ -67,7 +80,7 @@ done
 case $repeats in ''|*[!0-9]*|0) die "-n wants a positive number" ;; esac
 case $files in ''|*[!0-9]*|0) die "--files wants a positive number" ;; esac
 for w in ${works//,/ }; do
-  case $w in tar|clone|cp|true|ninja) ;; *) die "unknown work: $w" ;; esac
+  case $w in tar|clone|cp|true|ninja|floor) ;; *) die "unknown work: $w" ;; esac
 done
 for f in ${fss//,/ }; do
   case $f in tmpfs|disk) ;; *) die "unknown file system: $f (tmpfs, disk)" ;; esac
@@ -114,6 +127,7 @@ chmod 755 "$tmp"
 cp "$top/build-bench-cc/cordon" "$tmp/cordon"
 cp "$top/build-bench-nocc/cordon" "$tmp/nocc"
 [ "$count" = 0 ] || cp "$top/build-bench-trace/cordon" "$tmp/trace"
+for e in "${extras[@]}"; do cp "${e#*=}" "$tmp/${e%%=*}"; done
 mkdir "$tmp/home"
 
 # The file systems: a directory on each, holding the inputs and the workspaces.
@@ -244,12 +258,16 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 
 variants=(bare bwrap nocc cordon)
+for e in "${extras[@]}"; do variants+=("${e%%=*}"); done
 declare -A target=([tar]="<= 2 (1.3)" [clone]="<= 2 (1.3)" [cp]="-" [true]="unchanged" [ninja]="-")
 declare -A calls
 hdr=$(printf '%-6s %8s %8s %8s %8s  %7s %7s  %7s %7s  %s' work bare bwrap nocc cordon '÷bwrap' '÷bare' calls 'us/call' 'target ÷bwrap')
 results="cordon creation-control benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'): $(uname -sr), $(nproc) CPU, $(bwrap --version), $repeats repeats, medians in ms"$'\n'
 echo "${results%$'\n'}"
+timed=
+for w in ${works//,/ }; do [ "$w" = floor ] || timed+=" $w"; done
 for id in ${ids//,/ }; do
+  [ -n "$timed" ] || break
   for fs in ${fss//,/ }; do
     # git reads a repository of another owner only when told to (safe.directory), and
     # its upload-pack not even then, and cp -a in a user namespace keeps only mapped
@@ -263,7 +281,7 @@ for id in ${ids//,/ }; do
     echo "$title"
     echo "$hdr"
     results+=$'\n'"$title"$'\n'"$hdr"$'\n'
-    for what in ${works//,/ }; do
+    for what in $timed; do
       n=$repeats
       [ "$what" != true ] || n=$((repeats * 4))
       for v in "${variants[@]}"; do : >"$tmp/$what.$v"; done
@@ -283,9 +301,45 @@ for id in ${ids//,/ }; do
       line=$(printf '%-6s %8s %8s %8s %8s  %7s %7s  %7s %7s  %s' "$what" "${m[bare]}" "${m[bwrap]}" "${m[nocc]}" \
         "${m[cordon]}" "$(ratio "${m[cordon]}" "${m[bwrap]}")" "$(ratio "${m[cordon]}" "${m[bare]}")" "${c:--}" "$per" \
         "${target[$what]}")
+      for e in "${extras[@]}"; do
+        x=${e%%=*}
+        line+=$(printf '\n       %s %s ms: cordon ÷ %s %s' "$x" "${m[$x]}" "$x" "$(ratio "${m[cordon]}" "${m[$x]}")")
+      done
       echo "$line"
       results+="$line"$'\n'
     done
   done
 done
+
+# The floor: the same creations served by a supervisor that does nothing else.
+if [[ ,$works, == *,floor,* ]]; then
+  ${CC:-cc} -std=c17 -O2 -o "$tmp/notiffloor" "$here/notiffloor.c"
+  id=${ids##*,}
+  fs=${fss%%,*}
+  read -r -a drop <<<"${drop_of[$id]}"
+  title="the floor (bench/notiffloor.c, $files creations) as ${who_of[$id]}, on $fs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "$title"
+  results+=$'\n'"$title"$'\n'
+  modes=(none continue addfd pin)
+  for mo in "${modes[@]}"; do : >"$tmp/floor.$mo"; done
+  for ((i = 0; i < repeats; i++)); do
+    for mo in "${modes[@]}"; do
+      d=${root_of[$fs]}/floor-$RANDOM$RANDOM
+      "${drop[@]}" mkdir "$d"
+      "${drop[@]}" "$tmp/notiffloor" "$mo" "$d" "$files" >"$tmp/floor.out" 2>&1 ||
+        die "notiffloor $mo failed: $(head -c 400 "$tmp/floor.out")"
+      sed -n 's/.*, \([0-9.]*\) us each$/\1/p' "$tmp/floor.out" >>"$tmp/floor.$mo"
+      rm -rf "$d"
+    done
+  done
+  declare -A f=()
+  for mo in "${modes[@]}"; do f[$mo]=$(median <"$tmp/floor.$mo"); done
+  line=$(printf 'us per creation: none %s, continue %s, addfd %s, pin %s; the hand-back adds %s (addfd - none), %s pinned' \
+    "${f[none]}" "${f[continue]}" "${f[addfd]}" "${f[pin]}" \
+    "$(awk -v a="${f[addfd]}" -v b="${f[none]}" 'BEGIN {printf "%.1f", a - b}')" \
+    "$(awk -v a="${f[pin]}" -v b="${f[none]}" 'BEGIN {printf "%.1f", a - b}')")
+  echo "$line"
+  results+="$line"$'\n'
+fi
 [ -z "$out" ] || printf '%s' "$results" >"$out"
