@@ -113,7 +113,7 @@ build build-bench-nocc -Dcreation_control=false
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-bench-creation.XXXXXX")
 mounted=
 cleanup() {
-  [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || true
+  [ -z "$mounted" ] || umount "$mounted" 2>/dev/null || umount -l "$mounted" 2>/dev/null || true
   for d in "${roots[@]}"; do
     chmod -R u+rwX "$d" 2>/dev/null || true
     rm -rf "$d"
@@ -185,7 +185,11 @@ for i in range(n // 2):
         f.write(f"int f{i}(void) {{ return {i}; }}\n")
 PY
   tar xf "$data/files.tar" -C "$data"
+  # no automatic gc or maintenance: it would pack the loose objects in the background,
+  # in the middle of the runs (and of the chown below)
   git -C "$data/repo" init -q
+  git -C "$data/repo" config gc.auto 0
+  git -C "$data/repo" config maintenance.auto false
   git -C "$data/repo" add -A
   git -C "$data/repo" -c user.name=b -c user.email=b@e commit -q -m files
   if [[ ,$works, == *,ninja,* ]]; then
