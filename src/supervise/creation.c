@@ -492,15 +492,26 @@ static uint64_t mnt_of(int fd)
  * to become the hooks of a guarded directory G, either G/hooks must be made to name it
  * (a name `hooks` made: decide() forgets everything then, whatever it answers), or G
  * must become guarded, which a directory that is not guarded never does
- * (doc/security.md, "The git invariant").  Only a `..` that is the directory's own parent
- * counts: not at the root of a mount, where `..` is the mount point's (a bind of a hooks
+ * (doc/security.md, "The git invariant").  What the host does meanwhile (a `git clone`
+ * by the user) makes new directories, and the identity includes the file handle, which
+ * holds the inode's generation: a new hooks directory that got the inode number of one
+ * remembered (and deleted since) is not taken for it; a file system without file
+ * handles is asked every time.  Only a `..` that is the directory's own parent counts:
+ * not at the root of a mount, where `..` is the mount point's (a bind of a hooks
  * directory elsewhere would otherwise be remembered as not one); nor an answer that
  * failed. */
 static bool is_hooks_dir(cc_state *cc, int dir, const struct stat *st)
 {
     size_t slot = not_hooks_slot(st);
-    if (cc->not_hooks[slot].epoch == cc->not_hooks_epoch && cc->not_hooks[slot].ino == st->st_ino &&
-        cc->not_hooks[slot].dev == st->st_dev)
+    _Alignas(struct file_handle) unsigned char buf[sizeof(struct file_handle) + CC_HANDLE_MAX];
+    struct file_handle *fh = (struct file_handle *)buf;
+    fh->handle_bytes = CC_HANDLE_MAX;
+    int mnt_id;
+    bool handle = name_to_handle_at(dir, "", fh, &mnt_id, AT_EMPTY_PATH) == 0 && fh->handle_bytes <= CC_HANDLE_MAX;
+    if (handle && cc->not_hooks[slot].epoch == cc->not_hooks_epoch && cc->not_hooks[slot].ino == st->st_ino &&
+        cc->not_hooks[slot].dev == st->st_dev && cc->not_hooks[slot].type == fh->handle_type &&
+        cc->not_hooks[slot].len == fh->handle_bytes &&
+        memcmp(cc->not_hooks[slot].handle, fh->f_handle, fh->handle_bytes) == 0)
         return false;
     _cleanup_fd_ int up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (up < 0)
@@ -511,10 +522,13 @@ static bool is_hooks_dir(cc_state *cc, int dir, const struct stat *st)
         return false;
     if (named && h.st_dev == st->st_dev && h.st_ino == st->st_ino)
         return fstat(up, &ust) == 0 && guarded(cc, up, &ust);
-    uint64_t m = mnt_of(dir);
+    uint64_t m = handle ? mnt_of(dir) : 0;
     if (m != 0 && m == mnt_of(up)) {
         cc->not_hooks[slot].dev = st->st_dev;
         cc->not_hooks[slot].ino = st->st_ino;
+        cc->not_hooks[slot].type = fh->handle_type;
+        cc->not_hooks[slot].len = fh->handle_bytes;
+        memcpy(cc->not_hooks[slot].handle, fh->f_handle, fh->handle_bytes);
         cc->not_hooks[slot].epoch = cc->not_hooks_epoch;
     }
     return false;
