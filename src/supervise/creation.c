@@ -218,6 +218,8 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot map the creation control's shared page");
     cc->shared = page;
     cc->refused = 0;
+    memset(cc->not_hooks, 0, sizeof cc->not_hooks);
+    cc->not_hooks_epoch = 1;
     int proc = open_procfs(p, s, err);
     if (proc < 0)
         return -1;
@@ -525,13 +527,77 @@ static bool guarded(const cc_state *cc, int dir, const struct stat *st)
     return known_gitdir(cc, st) || is_git_like(dir);
 }
 
-/* Is `dir` (of stat *st) the hooks directory of a guarded directory? */
-static bool is_hooks_dir(const cc_state *cc, int dir, const struct stat *st)
+static size_t not_hooks_slot(const struct stat *st)
 {
+    uint64_t h = ((uint64_t)st->st_ino ^ ((uint64_t)st->st_dev << 20)) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 40) & (CC_NOT_HOOKS - 1);
+}
+
+/* A name `hooks` is being made (or exchanged): what was known of hooks directories no
+ * longer holds. */
+static void not_hooks_forget(cc_state *cc)
+{
+    if (++cc->not_hooks_epoch == 0) { /* wrapped: never, in practice */
+        memset(cc->not_hooks, 0, sizeof cc->not_hooks);
+        cc->not_hooks_epoch = 1;
+    }
+}
+
+static uint64_t mnt_of(int fd)
+{
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID))
+        return 0;
+    return sx.stx_mnt_id;
+}
+
+/* Is `dir` (of stat *st) the hooks directory of a guarded directory?
+ *
+ * Asked for every name made on a host file system, and almost always no: that answer is
+ * remembered by the directory's identity.  It holds for the rest of the run: for `dir`
+ * to become the hooks of a guarded directory G, either G/hooks must be made to name it
+ * (a name `hooks` made: decide() forgets everything then, whatever it answers), or G
+ * must become guarded, which a directory that is not guarded never does
+ * (doc/security.md, "The git invariant").  What the host does meanwhile (a `git clone`
+ * by the user) makes new directories, and the identity includes the file handle, which
+ * holds the inode's generation: a new hooks directory that got the inode number of one
+ * remembered (and deleted since) is not taken for it; a file system without file
+ * handles is asked every time.  Only a `..` that is the directory's own parent counts:
+ * not at the root of a mount, where `..` is the mount point's (a bind of a hooks
+ * directory elsewhere would otherwise be remembered as not one); nor an answer that
+ * failed. */
+static bool is_hooks_dir(cc_state *cc, int dir, const struct stat *st)
+{
+    size_t slot = not_hooks_slot(st);
+    _Alignas(struct file_handle) unsigned char buf[sizeof(struct file_handle) + CC_HANDLE_MAX];
+    struct file_handle *fh = (struct file_handle *)buf;
+    fh->handle_bytes = CC_HANDLE_MAX;
+    int mnt_id;
+    bool handle = name_to_handle_at(dir, "", fh, &mnt_id, AT_EMPTY_PATH) == 0 && fh->handle_bytes <= CC_HANDLE_MAX;
+    if (handle && cc->not_hooks[slot].epoch == cc->not_hooks_epoch && cc->not_hooks[slot].ino == st->st_ino &&
+        cc->not_hooks[slot].dev == st->st_dev && cc->not_hooks[slot].type == fh->handle_type &&
+        cc->not_hooks[slot].len == fh->handle_bytes &&
+        memcmp(cc->not_hooks[slot].handle, fh->f_handle, fh->handle_bytes) == 0)
+        return false;
     _cleanup_fd_ int up = openat(dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (up < 0)
+        return false;
     struct stat h, ust;
-    return up >= 0 && exists_at(up, "hooks", &h) && h.st_dev == st->st_dev && h.st_ino == st->st_ino &&
-           fstat(up, &ust) == 0 && guarded(cc, up, &ust);
+    bool named = fstatat(up, "hooks", &h, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!named && errno != ENOENT)
+        return false;
+    if (named && h.st_dev == st->st_dev && h.st_ino == st->st_ino)
+        return fstat(up, &ust) == 0 && guarded(cc, up, &ust);
+    uint64_t m = handle ? mnt_of(dir) : 0;
+    if (m != 0 && m == mnt_of(up)) {
+        cc->not_hooks[slot].dev = st->st_dev;
+        cc->not_hooks[slot].ino = st->st_ino;
+        cc->not_hooks[slot].type = fh->handle_type;
+        cc->not_hooks[slot].len = fh->handle_bytes;
+        memcpy(cc->not_hooks[slot].handle, fh->f_handle, fh->handle_bytes);
+        cc->not_hooks[slot].epoch = cc->not_hooks_epoch;
+    }
+    return false;
 }
 
 static const char *const git_sensitive[] = {"config", "config.worktree", "commondir", "gitdir", "hooks",
@@ -578,6 +644,8 @@ static const char *fifo_hangs_git(cc_state *cc, int dir, const struct stat *dst,
 /* NULL when allowed, else why not. */
 static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
 {
+    if (act == CC_CREATE && strcmp(name, "hooks") == 0)
+        not_hooks_forget(cc); /* the call may make `dir`/hooks name another directory */
     if (act == CC_CREATE)
         for (size_t i = 0; i < cc->n_rules; i++)
             if (cc->rules[i].ino == dst->st_ino && cc->rules[i].dev == dst->st_dev &&

@@ -50,6 +50,8 @@
 #define CC_MAX_GITDIRS  256
 #define CC_MAX_REFUSALS 32
 #define CC_MAX_HANDED   64
+#define CC_NOT_HOOKS    512 /* a power of two */
+#define CC_HANDLE_MAX   40  /* the file handles kept (ext4: 8 bytes, tmpfs: 12, btrfs: 20) */
 
 /* A name that must not be created in one directory. */
 typedef struct cc_rule {
@@ -151,6 +153,20 @@ typedef struct cc_state {
     _Alignas(8) unsigned char resp[128]; /* struct seccomp_notif_resp */
     char status[4096];
     sk_state sk; /* connect, bind and sends on the command's behalf (supervise/sockets.h) */
+    /* Directories known not to be the hooks directory of a guarded one (is_hooks_dir), by
+     * device, inode and file handle (which holds the inode's generation: a number reused
+     * for a new directory does not match), direct-mapped: a verdict that holds for the run
+     * (creation.c, is_hooks_dir), forgotten at once (a new epoch) whenever a name `hooks`
+     * is made.  An entry counts when its epoch is the current one, which is never 0. */
+    struct {
+        dev_t dev;
+        ino_t ino;
+        unsigned epoch;
+        int type;
+        unsigned len;
+        unsigned char handle[CC_HANDLE_MAX];
+    } not_hooks[CC_NOT_HOOKS];
+    unsigned not_hooks_epoch;
 #ifdef CORDON_TRACE_TIMING
     unsigned long long trace_calls;
     long long trace_us, trace_addfd_us;
