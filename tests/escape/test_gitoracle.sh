@@ -67,7 +67,7 @@ t_regression_seeds() {
 }
 
 t_random() {
-  oracle "$CT/o" --seconds "$SECONDS_MAIN" --control 1 "${KEEP[@]}"
+  oracle "$CT/o" --seconds "$SECONDS_MAIN" --control 8 "${KEEP[@]}"
 }
 
 # on_loop_fs TYPE MKFS...: the oracle on a loop-mounted file system of that type, as root
