@@ -5,6 +5,12 @@
 # attacker would, and a host git runs afterwards; the marker must not appear. Positive
 # control for each: the same attack done without cordon, in a copy, does make this git run
 # the payload (so the attack is real on this machine's git).
+# As root, the file runs in a mount namespace of its own: its loop, tmpfs and overlay
+# mounts never show in the host's mount table, which other tests running beside it watch
+# (stress/faults' sequential_runs counts its lines).
+if [ "$(id -u)" = 0 ] && [ -z "${CORDON_TEST_OWN_MNTNS:-}" ] && command -v unshare >/dev/null; then
+  CORDON_TEST_OWN_MNTNS=1 exec unshare -m --propagation private -- "$BASH" "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 
 command -v git >/dev/null || { skip "all" "git not found (./bootstrap.sh installs it)"; finish; }
