@@ -1605,14 +1605,19 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
         _exit(0);
     }
     if (w2 > 0) {
-        int st;
+        /* a mount is answered here, once w2 is gone: the thread must not see it in its
+         * PID namespace's /proc (fsopen's descriptor can only be handed over by w2) */
+        int st = 0;
         while (waitpid(w2, &st, 0) < 0 && errno == EINTR)
             ;
-        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+        if (!is_fsopen)
+            respond(cc, c->id, 0, WIFEXITED(st) ? WEXITSTATUS(st) : EIO);
+        _exit(0);
     }
     if ((e = enter_root_cwd(root, cwd)) < 0) {
-        respond(cc, c->id, 0, -e);
-        _exit(0);
+        if (is_fsopen)
+            respond(cc, c->id, 0, -e);
+        _exit(is_fsopen ? 0 : -e);
     }
     if (is_fsopen) {
         int fd = fsopen(type, (unsigned)c->args[1] | FSOPEN_CLOEXEC);
@@ -1620,11 +1625,10 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
             respond(cc, c->id, 0, errno);
         else
             respond_fd(cc, c->id, c->tid, fd, (unsigned)c->args[1] & FSOPEN_CLOEXEC);
-    } else {
-        int r = mount(source, target, type, (unsigned long)c->args[3], data);
-        respond(cc, c->id, 0, r < 0 ? errno : 0);
+        _exit(0);
     }
-    _exit(0);
+    int r = mount(source, target, type, (unsigned long)c->args[3], data);
+    _exit(r < 0 ? (errno > 0 && errno < 256 ? errno : EIO) : 0);
 }
 
 /* A nested cordon's request. */
