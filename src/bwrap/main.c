@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bwrap/bwrap.h"
+#include "lib/forward.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -263,12 +264,8 @@ static int write_info(int fd, long pid, bool multiline)
     return write_all(fd, doc, (size_t)len);
 }
 
-/* The signals a terminal or a supervisor sends to mean the command. */
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
-
 /* Run the command with this process's stdin, stdout and stderr, forwarding the signals
- * above to it (blocked once the sandbox exists and read from a signalfd: no handler, no
- * global state), as src/codex/main.c does for Codex's helper. */
+ * a terminal or a supervisor sends to it, as a main() does (lib/forward.h). */
 static int run_forwarding(const cordon_policy *pol, const bw_args *a, cordon_result *res, cordon_error *err)
 {
     cordon_proc *c;
@@ -285,34 +282,7 @@ static int run_forwarding(const cordon_policy *pol, const bw_args *a, cordon_res
         if (a->json_status_fd >= 0)
             (void)write_info(a->json_status_fd, pid, false);
     }
-    sigset_t fwd, old;
-    sigemptyset(&fwd);
-    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-        sigaddset(&fwd, forwarded[i]);
-    int sfd = -1;
-    if (sigprocmask(SIG_BLOCK, &fwd, &old) == 0)
-        sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-    struct pollfd pfd[2] = {{.fd = cordon_proc_exit_fd(c), .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-    for (;;) {
-        int n = poll(pfd, sfd >= 0 ? 2 : 1, -1);
-        if (n < 0 && errno != EINTR)
-            break;
-        if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            break;
-        struct signalfd_siginfo si;
-        while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            (void)cordon_proc_kill(c, (int)si.ssi_signo); /* (a command already gone: nothing to forward to) */
-    }
-    int w = cordon_proc_wait(c, -1, res, err);
-    if (sfd >= 0)
-        (void)close(sfd);                       /* (a signalfd: nothing to flush) */
-    (void)sigprocmask(SIG_SETMASK, &old, NULL); /* (a mask that was valid: cannot fail) */
-#if defined(__SANITIZE_ADDRESS__)
-    cordon_proc_free(c);
-#endif
-    if (w < 0)
-        return -1;
-    return res->started || res->timed_out ? 0 : -1;
+    return proc_wait_forwarding(c, res, err);
 }
 
 static void print_error(const cordon_error *err)

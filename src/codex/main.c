@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "codex/codex.h"
+#include "lib/forward.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -169,50 +170,14 @@ static void print_error(const cordon_error *err)
     fprintf(stderr, "cordon: %s\n", text[0] ? text : "unknown error");
 }
 
-/* The signals a terminal or a supervisor (Codex) sends to mean the command. */
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
-
 /* Run the command with this process's stdin, stdout and stderr, forwarding the signals
- * above to it: as a main() does.  They are blocked once the sandbox exists (the command
- * keeps the mask it was started with) and read from a signalfd, so no handler and no
- * global state are needed; one that arrives before that ends this process, and with it
- * the sandbox. */
+ * a terminal or a supervisor sends to it, as a main() does (lib/forward.h). */
 static int run_forwarding(const cordon_policy *pol, char *const command[], cordon_result *res, cordon_error *err)
 {
     cordon_proc *c;
     if (cordon_spawn(pol, command, CORDON_SPAWN_STDIN_INHERIT, &c, err) < 0)
         return -1;
-    sigset_t fwd, old;
-    sigemptyset(&fwd);
-    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-        sigaddset(&fwd, forwarded[i]);
-    int sfd = -1;
-    if (sigprocmask(SIG_BLOCK, &fwd, &old) == 0)
-        sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-    struct pollfd pfd[2] = {{.fd = cordon_proc_exit_fd(c), .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-    for (;;) {
-        int n = poll(pfd, sfd >= 0 ? 2 : 1, -1);
-        if (n < 0 && errno != EINTR)
-            break;
-        if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-            break;
-        struct signalfd_siginfo si;
-        while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            cordon_proc_kill(c, (int)si.ssi_signo);
-    }
-    int w = cordon_proc_wait(c, -1, res, err);
-    if (sfd >= 0)
-        close(sfd);
-    (void)sigprocmask(SIG_SETMASK, &old, NULL); /* (a mask that was valid: cannot fail) */
-    /* the caller exits next: the kernel reaps PID 1 then, without waiting here for the
-     * namespaces' teardown (cordon_proc_free would, ~0.25 ms); a sanitizer build frees
-     * it, so that its leak check sees nothing left */
-#if defined(__SANITIZE_ADDRESS__)
-    cordon_proc_free(c);
-#endif
-    if (w < 0)
-        return -1;
-    return res->started || res->timed_out ? 0 : -1;
+    return proc_wait_forwarding(c, res, err);
 }
 
 static void print_refusals(const cordon_result *res)
