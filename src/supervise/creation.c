@@ -115,56 +115,89 @@ static int open_parent(const char *path, char *name, cordon_error *err)
     return mnt_open_dest(root, &none, pl ? parent : "/", DEST_EXISTING, err);
 }
 
+/* Lines of a /proc mount table, read a part at a time into a fixed buffer (PID 1 does
+ * not allocate). */
+typedef struct mi_reader {
+    int fd;
+    char *buf;
+    size_t size, have, used;
+    bool eof;
+} mi_reader;
+
+/* The next line, NUL-terminated in the buffer: 1, 0 at the end, or -1 with errno (E2BIG:
+ * a line longer than the buffer). */
+static int mi_next(mi_reader *r, char **line)
+{
+    memmove(r->buf, r->buf + r->used, r->have - r->used);
+    r->have -= r->used;
+    r->used = 0;
+    for (;;) {
+        char *nl = memchr(r->buf, '\n', r->have);
+        if (nl || (r->eof && r->have > 0)) {
+            if (!nl)
+                nl = r->buf + r->have; /* the last line, without its newline */
+            *nl = '\0';
+            r->used = (size_t)(nl - r->buf) + (nl < r->buf + r->have ? 1 : 0);
+            *line = r->buf;
+            return 1;
+        }
+        if (r->eof)
+            return 0;
+        if (r->have >= r->size - 1) {
+            errno = E2BIG;
+            return -1;
+        }
+        ssize_t n = read(r->fd, r->buf + r->have, r->size - 1 - r->have);
+        if (n < 0)
+            return -1;
+        r->eof = n == 0;
+        r->have += (size_t)n;
+    }
+}
+
+/* A mount table line's mount id and superblock device (ID PARENT MAJOR:MINOR ...). */
+static bool mi_ids(const char *line, uint64_t *id, dev_t *dev)
+{
+    unsigned long long i = 0;
+    unsigned maj = 0, min = 0;
+    if (sscanf(line, "%llu %*u %u:%u", &i, &maj, &min) != 3)
+        return false;
+    *id = i;
+    *dev = makedev(maj, min);
+    return true;
+}
+
 /* Which file systems are the host's: every mount of the new root's table but cordon's
- * own tmpfs mounts and the kernel's pseudo file systems.  Read a line at a time into a
- * fixed buffer (PID 1 does not allocate). */
+ * own tmpfs mounts and the kernel's pseudo file systems (those two are listed apart). */
 static int read_host_devs(cc_state *cc, int proc_fd, const root_scratch *s, cordon_error *err)
 {
     _cleanup_fd_ int fd = openat(proc_fd, "self/mountinfo", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read the sandbox's mount table");
-    char *buf = cc->status;
-    size_t have = 0;
-    bool eof = false;
-    while (!eof || have > 0) {
-        if (!eof && have < sizeof cc->status - 1) {
-            ssize_t n = read(fd, buf + have, sizeof cc->status - 1 - have);
-            if (n < 0)
-                return err_set(err, CORDON_STAGE_ROOT, errno, "cannot read the sandbox's mount table");
-            eof = n == 0;
-            have += (size_t)n;
-        }
-        buf[have] = '\0';
-        char *nl = memchr(buf, '\n', have);
-        if (!nl) {
-            if (!eof)
-                return err_set(err, CORDON_STAGE_ROOT, E2BIG, "a line of the mount table is too long");
-            nl = buf + have;
-        }
-        *nl = '\0';
+    mi_reader r = {.fd = fd, .buf = cc->status, .size = sizeof cc->status};
+    char *line;
+    int got;
+    while ((got = mi_next(&r, &line)) > 0) {
         /* ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE ... */
-        unsigned long long id = 0;
-        unsigned maj = 0, min = 0;
-        const char *dash = strstr(buf, " - ");
-        if (sscanf(buf, "%llu %*u %u:%u", &id, &maj, &min) == 3 && dash) {
-            char type[64] = "";
-            sscanf(dash + 3, "%63s", type);
-            bool ours = false;
-            for (size_t i = 0; i < s->n_ours; i++)
-                ours |= s->ours[i] == id;
-            bool pseudo = strcmp(type, "proc") == 0 || strcmp(type, "devpts") == 0 || strcmp(type, "mqueue") == 0 ||
-                          strcmp(type, "sysfs") == 0 || strncmp(type, "cgroup", 6) == 0;
-            if (!ours && !pseudo && add_dev(cc, makedev(maj, min)) < 0)
-                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
-            if ((ours || pseudo) && add_priv_dev(cc, makedev(maj, min)) < 0)
-                return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
-        }
-        size_t used = (size_t)(nl - buf) + (nl < buf + have ? 1 : 0);
-        memmove(buf, buf + used, have - used);
-        have -= used;
-        if (eof && have == 0)
-            break;
+        uint64_t id;
+        dev_t dev;
+        const char *dash = strstr(line, " - ");
+        if (!dash || !mi_ids(line, &id, &dev))
+            continue;
+        char type[64] = "";
+        sscanf(dash + 3, "%63s", type);
+        bool ours = false;
+        for (size_t i = 0; i < s->n_ours; i++)
+            ours |= s->ours[i] == id;
+        bool pseudo = strcmp(type, "proc") == 0 || strcmp(type, "devpts") == 0 || strcmp(type, "mqueue") == 0 ||
+                      strcmp(type, "sysfs") == 0 || strncmp(type, "cgroup", 6) == 0;
+        if ((ours || pseudo ? add_priv_dev(cc, dev) : add_dev(cc, dev)) < 0)
+            return err_set(err, CORDON_STAGE_ROOT, ENOSPC, "too many file systems in the sandbox's view");
     }
+    if (got < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno,
+                       errno == E2BIG ? "a line of the mount table is too long"
+                                      : "cannot read the sandbox's mount table");
     return 0;
 }
 
@@ -359,36 +392,18 @@ static int thread_mount(cc_state *cc, pid_t tid, uint64_t mnt_id, dev_t *sdev)
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    char *buf = cc->status;
-    size_t have = 0;
-    bool at_line_start = true;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, sizeof cc->status - 1 - have);
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0;
-        have += (size_t)n;
-        buf[have] = '\0';
-        char *line = buf, *nl;
-        while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-            unsigned long long id = 0;
-            unsigned maj = 0, min = 0;
-            if (at_line_start && sscanf(line, "%llu %*u %u:%u", &id, &maj, &min) == 3 && id == mnt_id) {
-                *sdev = makedev(maj, min);
-                return 1;
-            }
-            at_line_start = true;
-            line = nl + 1;
+    mi_reader r = {.fd = fd, .buf = cc->status, .size = sizeof cc->status};
+    char *line;
+    int got;
+    while ((got = mi_next(&r, &line)) > 0) {
+        uint64_t id;
+        dev_t dev;
+        if (mi_ids(line, &id, &dev) && id == mnt_id) {
+            *sdev = dev;
+            return 1;
         }
-        size_t rest = have - (size_t)(line - buf);
-        if (rest == sizeof cc->status - 1) { /* a very long line: skip it */
-            at_line_start = false;
-            rest = 0;
-        }
-        memmove(buf, line, rest);
-        have = rest;
     }
+    return got < 0 ? -1 : 0; /* a line too long: cannot tell, which is_host takes as the host's */
 }
 
 static bool in_devs(const dev_t *list, size_t n, dev_t v)
@@ -417,10 +432,8 @@ static bool is_host(cc_state *cc, int fd, const struct stat *st)
     if (thread_mount(cc, 0, sx.stx_mnt_id, &sdev) != 1 &&
         (cc->tid <= 0 || thread_mount(cc, cc->tid, sx.stx_mnt_id, &sdev) != 1))
         return true;
-    if (!in_devs(cc->devs, cc->n_devs, sdev) && !in_devs(cc->priv_devs, cc->n_priv_devs, sdev))
-        return false; /* a file system made for the command: a tmpfs, a proc */
-    if (in_devs(cc->priv_devs, cc->n_priv_devs, sdev))
-        return false; /* a bind of one of cordon's own */
+    if (!in_devs(cc->devs, cc->n_devs, sdev))
+        return false; /* one of cordon's own, or one made for the command: a tmpfs, a proc */
     if (cc->n_host_extra < sizeof cc->host_extra / sizeof cc->host_extra[0])
         cc->host_extra[cc->n_host_extra++] = st->st_dev;
     return true;
@@ -461,12 +474,12 @@ static bool exists_at(int dir, const char *name, struct stat *st)
  *  1. in a guarded directory, nothing the command does creates, writes, replaces or
  *     changes the mode or owner of config, config.worktree, commondir, gitdir, hooks,
  *     info, worktrees or modules, nor anything in its hooks;
- *  2. in a directory that is not guarded, nothing creates the mark that would make it
- *     git-like.
+ *  2. in a directory that was not a git directory at start, nothing creates the mark
+ *     that would make it a git directory or a common directory when it was not one.
  * So a directory git-like at the end of the run was either a git directory at start
- * (and its files were guarded all along), or git-like all through the run (it could
- * not have become so again once it stopped): in both cases guarded, whatever order of
- * steps the command took.  Every call that makes a name (open, creat, mkdir, mknod,
+ * (and its files were guarded all along), or what it is now all through the run (it
+ * could not have become so again once it stopped): in both cases guarded, whatever
+ * order of steps the command took (tests/unit/test_creation.c checks it).  Every call that makes a name (open, creat, mkdir, mknod,
  * rename on both sides, link, symlink, bind) or changes a mode or an owner goes
  * through decide(). */
 static const char *const git_marks[] = {"HEAD", "objects", "refs", "commondir"};

@@ -20,9 +20,10 @@
  *    the plan's PLAN_NOCREATE operations, resolved inside the new root to (dev, ino, name);
  *  - on every file system of the host (all but cordon's own mounts and those the command
  *    made, decided by mount, not by device: creation.c, is_host): a new `.git` anywhere;
- *    the git invariant (doc/security.md): in a directory that is not guarded (git-like
- *    now, or a git directory at start), no mark that would make it git-like (`objects`
- *    and `refs`, or `HEAD` and `commondir`, any type of file); in a guarded one, no
+ *    the git invariant (doc/security.md): in a directory that was not a git directory
+ *    at start, no mark that would make it a git directory or a common directory
+ *    (`objects` and `refs`, `HEAD` with those or `commondir`, any type of file); in a
+ *    guarded one (git-like now, or a git directory at start), no
  *    change to config, config.worktree, commondir, gitdir, hooks, info, worktrees or
  *    modules, nor anything in its hooks, nor its own mode or owner; hard links of those
  *    and of set-user-ID or set-group-ID files.

@@ -151,14 +151,15 @@ esc_build tryops
 t_lease_does_not_block() {
   # a read lease makes an open for writing wait for its holder (lease-break-time, 45 s
   # by default): the supervisor's own open must not wait, or every other command's calls
-  # stall behind it. The holder keeps its lease 4 s; a mkdir meanwhile must be quick.
+  # stall behind it. The holder keeps its lease 8 s; a mkdir meanwhile must return well
+  # before (under 4 s, however loaded the machine: it returns in milliseconds).
   echo x >"$WS/leased"
   crun run -- python3 -c '
 import fcntl, os, signal, subprocess, threading, time
 signal.signal(signal.SIGIO, lambda *a: None)
 fd = os.open("leased", os.O_RDONLY)
 fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
-threading.Timer(4, lambda: fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)).start()
+threading.Timer(8, lambda: fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)).start()
 w = subprocess.Popen(["sh", "-c", "echo y >>leased"])
 time.sleep(0.5)
 t = time.monotonic()
@@ -171,7 +172,7 @@ print("content " + open("leased").read().replace("\n", ","))'
   local ms
   ms=$(printf '%s\n' "$OUT" | awk '$1 == "mkdir-ms" { print $2 }')
   [ -n "$ms" ] || die "no timing: $(last_run)"
-  [ "$ms" -lt 2500 ] || die "a mkdir waited ${ms} ms behind an open that breaks a lease (the supervisor blocked)"
+  [ "$ms" -lt 4000 ] || die "a mkdir waited ${ms} ms behind an open that breaks a lease (the supervisor blocked)"
   # positive control: the writer did get through once the lease was gone
   assert_contains "$OUT" "writer-rc 0"
   assert_contains "$OUT" "content x,y,"
