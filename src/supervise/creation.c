@@ -667,7 +667,7 @@ static const char *decide(cc_state *cc, int dir, const struct stat *dst, const c
     if (!is_host(cc, dir, dst))
         return NULL; /* a private tmpfs: it vanishes with the run */
     if (act != CC_SOURCE && strcmp(name, ".git") == 0)
-        return WHY_NEW_REPO;
+        return act == CC_CREATE ? WHY_NEW_REPO : WHY_GIT_FILE; /* a new one, or the gitfile's or .git's mode */
     if (act == CC_CREATE && !known_gitdir(cc, dst) && becomes_git_like(dir, name))
         return WHY_HEAD;
     struct stat st;
