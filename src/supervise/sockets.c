@@ -269,13 +269,24 @@ static int read_addr(sk_state *sk, const sk_call *c, uint64_t addr, uint64_t len
     return read_mem(c->tid, addr, &sk->addr, sk->addrlen) < 0 ? EFAULT : 0;
 }
 
+/* connect and bind: the command's socket (args[0], into *s: the caller closes it) and
+ * its domain, and the address (args[1], args[2]) read into sk once; 0 or an errno. */
+static int take_sock_addr(sk_state *sk, const sk_host *h, const sk_call *c, int *s, int *domain)
+{
+    int type = -1, e;
+    *s = take_fd(h, c->tid, ARG_FD(c->args[0]));
+    if (*s < 0)
+        return -*s;
+    if ((e = sock_info(*s, domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
+        return e;
+    return 0;
+}
+
 static int do_connect(sk_state *sk, const sk_host *h, const sk_call *c)
 {
-    _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
-    if (s < 0)
-        return -s;
-    int domain = -1, type = -1, e;
-    if ((e = sock_info(s, &domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
+    _cleanup_fd_ int s = -1;
+    int domain = -1, e;
+    if ((e = take_sock_addr(sk, h, c, &s, &domain)) != 0)
         return e;
     _cleanup_fd_ int target = -1;
     if (domain == AF_UNIX && unix_path(sk)) {
@@ -339,11 +350,9 @@ static int do_connect(sk_state *sk, const sk_host *h, const sk_call *c)
 
 static int do_bind(sk_state *sk, const sk_host *h, const sk_call *c)
 {
-    _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
-    if (s < 0)
-        return -s;
-    int domain = -1, type = -1, e;
-    if ((e = sock_info(s, &domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
+    _cleanup_fd_ int s = -1;
+    int domain = -1, e;
+    if ((e = take_sock_addr(sk, h, c, &s, &domain)) != 0)
         return e;
     if (domain != AF_UNIX || !unix_path(sk)) {
         if (!still_valid(h->listener, c->id))
