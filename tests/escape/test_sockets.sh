@@ -139,15 +139,19 @@ t_path_socket_base_host() {
 t_host_dgram_refused() {
   local got=$CT/got
   "$PY" -c '
-import socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1]); open(sys.argv[2] + ".ready", "w").close()
 s.settimeout(20)
+got = []
 try:
-    data = s.recv(100)
-    open(sys.argv[2], "wb").write(data)
+    while len(got) < 3:
+        got.append(s.recv(100))
 except socket.timeout:
     pass
+if got:
+    open(sys.argv[2] + ".tmp", "wb").write(b" ".join(got))
+    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 ' "$WS/dg.sock" "$got" </dev/null >/dev/null 2>&1 &
   track_pid $! dgram-server
   local i
@@ -160,14 +164,14 @@ except socket.timeout:
   want_refused dgram_msg EACCES
   want_refused dgram_mmsg EACCES
   [ ! -e "$got" ] || die "ESCAPE: a datagram reached the host's socket: $(cat "$got")"
-  # positive control: named, each is sent (the first arrives: the server reads one)
+  # positive control: named, each is sent and arrives (the server reads three)
   esc_ok --allow-socket "$WS/dg.sock" -- tryops sendto dgram "$WS/dg.sock" sendmsg dgram_msg "$WS/dg.sock" \
     sendmmsg dgram_mmsg "$WS/dg.sock"
   want_ok dgram
   want_ok dgram_msg
   want_ok dgram_mmsg
   for ((i = 0; i < 100; i++)); do [ -s "$got" ] && break; sleep 0.05; done
-  assert_file_content "$got" "from-inside"
+  assert_file_content "$got" "from-inside from-inside from-inside"
 }
 
 # The command's own sockets keep working: a server and its client inside (stream and
