@@ -36,15 +36,7 @@ case $runs in ''|*[!0-9]*) die "-n wants a number" ;; esac
 case $warmup in ''|*[!0-9]*) die "-w wants a number" ;; esac
 if [ -n "$out" ]; then case $out in /*) ;; *) out=$PWD/$out ;; esac; fi
 
-build() { # DIR [MESON OPTION...]
-  local dir=$top/$1
-  shift
-  if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" -Dtests=false "$@" >"$dir.log" 2>&1 || { cat "$dir.log" >&2; die "meson setup $dir failed"; }
-  fi
-  ninja -C "$dir" cordon >"$dir.log" 2>&1 || { tail -n 30 "$dir.log" >&2; die "building $dir failed"; }
-  rm -f "$dir.log"
-}
+. "$here/common.sh" # build
 build build-bench-confine
 build build-bench-noconfine -Dconfine=false
 confined=$top/build-bench-confine/cordon

@@ -97,15 +97,7 @@ for i in ${ids//,/ }; do
 done
 command -v bwrap >/dev/null || die "bubblewrap (bwrap) is needed for the reference"
 
-build() { # DIR [MESON OPTION...]
-  local dir=$top/$1
-  shift
-  if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" -Dtests=false "$@" >"$dir.log" 2>&1 || { cat "$dir.log" >&2; die "meson setup $dir failed"; }
-  fi
-  ninja -C "$dir" cordon >"$dir.log" 2>&1 || { tail -n 30 "$dir.log" >&2; die "building $dir failed"; }
-  rm -f "$dir.log"
-}
+. "$here/common.sh" # build
 build build-bench-cc
 build build-bench-nocc -Dcreation_control=false
 [ "$count" = 0 ] || build build-bench-trace -Dtrace_timing=true

@@ -33,18 +33,17 @@
     "a Unix socket the sandbox did not bind: a host service's (it would run what a client " \
     "asks); --allow-socket PATH names one the command may use"
 
+static int sock_id_at(int dirfd, const char *path, int flags, sk_id *id);
+
 void sk_setup(sk_state *sk, const strv *allowed)
 {
     sk->n_own = sk->next_own = sk->n_allowed = 0;
     for (size_t i = 0; allowed && i < allowed->n && sk->n_allowed < SK_MAX_ALLOWED; i++) {
-        struct stat st;
         /* the path as the caller named it, in the new root: a symlink to the socket is
-         * followed, as connect(2) would */
-        if (stat(allowed->v[i], &st) < 0 || !S_ISSOCK(st.st_mode))
-            continue; /* not shown, or not a socket: nothing inside can reach it by this rule */
-        sk->allowed[sk->n_allowed].dev = st.st_dev;
-        sk->allowed[sk->n_allowed].ino = st.st_ino;
-        sk->n_allowed++;
+         * followed, as connect(2) would; its birth time too, as for the sandbox's own, so
+         * that a later socket reusing the inode number is not taken for it */
+        if (sock_id_at(AT_FDCWD, allowed->v[i], 0, &sk->allowed[sk->n_allowed]) == 0)
+            sk->n_allowed++; /* else not shown, or not a socket: nothing inside reaches it by this rule */
     }
 }
 
@@ -122,10 +121,10 @@ static void close_fds(sk_state *sk)
 
 /* ---- which socket files the command may reach --------------------------------------- */
 
-static int sock_id(int fd, sk_id *id)
+static int sock_id_at(int dirfd, const char *path, int flags, sk_id *id)
 {
     struct statx sx;
-    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_INO | STATX_BTIME, &sx) < 0)
+    if (statx(dirfd, path, flags, STATX_TYPE | STATX_INO | STATX_BTIME, &sx) < 0)
         return -errno;
     if (!S_ISSOCK(sx.stx_mode))
         return -ECONNREFUSED; /* as the kernel answers for a file that is not a socket */
@@ -139,13 +138,23 @@ static int sock_id(int fd, sk_id *id)
     return 0;
 }
 
-static bool own_has(const sk_state *sk, const sk_id *id)
+static int sock_id(int fd, sk_id *id)
 {
-    for (size_t i = 0; i < sk->n_own; i++)
-        if (sk->own[i].ino == id->ino && sk->own[i].dev == id->dev && sk->own[i].btime_sec == id->btime_sec &&
-            sk->own[i].btime_nsec == id->btime_nsec)
+    return sock_id_at(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, id);
+}
+
+static bool id_in(const sk_id *v, size_t n, const sk_id *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].ino == id->ino && v[i].dev == id->dev && v[i].btime_sec == id->btime_sec &&
+            v[i].btime_nsec == id->btime_nsec)
             return true;
     return false;
+}
+
+static bool own_has(const sk_state *sk, const sk_id *id)
+{
+    return id_in(sk->own, sk->n_own, id);
 }
 
 static void own_add(sk_state *sk, const sk_id *id)
@@ -163,10 +172,7 @@ static void own_add(sk_state *sk, const sk_id *id)
 
 static bool allowed_has(const sk_state *sk, const sk_id *id)
 {
-    for (size_t i = 0; i < sk->n_allowed; i++)
-        if (sk->allowed[i].ino == id->ino && sk->allowed[i].dev == id->dev)
-            return true;
-    return false;
+    return id_in(sk->allowed, sk->n_allowed, id);
 }
 
 /* The path of sk->addr when it is a pathname AF_UNIX address (into sk->path), else NULL
@@ -269,13 +275,24 @@ static int read_addr(sk_state *sk, const sk_call *c, uint64_t addr, uint64_t len
     return read_mem(c->tid, addr, &sk->addr, sk->addrlen) < 0 ? EFAULT : 0;
 }
 
+/* connect and bind: the command's socket (args[0], into *s: the caller closes it) and
+ * its domain, and the address (args[1], args[2]) read into sk once; 0 or an errno. */
+static int take_sock_addr(sk_state *sk, const sk_host *h, const sk_call *c, int *s, int *domain)
+{
+    int type = -1, e;
+    *s = take_fd(h, c->tid, ARG_FD(c->args[0]));
+    if (*s < 0)
+        return -*s;
+    if ((e = sock_info(*s, domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
+        return e;
+    return 0;
+}
+
 static int do_connect(sk_state *sk, const sk_host *h, const sk_call *c)
 {
-    _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
-    if (s < 0)
-        return -s;
-    int domain = -1, type = -1, e;
-    if ((e = sock_info(s, &domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
+    _cleanup_fd_ int s = -1;
+    int domain = -1, e;
+    if ((e = take_sock_addr(sk, h, c, &s, &domain)) != 0)
         return e;
     _cleanup_fd_ int target = -1;
     if (domain == AF_UNIX && unix_path(sk)) {
@@ -339,11 +356,9 @@ static int do_connect(sk_state *sk, const sk_host *h, const sk_call *c)
 
 static int do_bind(sk_state *sk, const sk_host *h, const sk_call *c)
 {
-    _cleanup_fd_ int s = take_fd(h, c->tid, ARG_FD(c->args[0]));
-    if (s < 0)
-        return -s;
-    int domain = -1, type = -1, e;
-    if ((e = sock_info(s, &domain, &type)) != 0 || (e = read_addr(sk, c, c->args[1], c->args[2])) != 0)
+    _cleanup_fd_ int s = -1;
+    int domain = -1, e;
+    if ((e = take_sock_addr(sk, h, c, &s, &domain)) != 0)
         return e;
     if (domain != AF_UNIX || !unix_path(sk)) {
         if (!still_valid(h->listener, c->id))
@@ -389,7 +404,10 @@ static int do_bind(sk_state *sk, const sk_host *h, const sk_call *c)
         leave_proc(h, true);
     }
     if (rc == 0) {
-        /* PID 1 serves one call at a time: no rename of the command's can come between */
+        /* no name of the command's is made or renamed between the bind and this open:
+         * PID 1 serves one call at a time.  (Once the command has made a FUSE mount,
+         * calls are served in forked workers, and this record stays in the worker's copy
+         * of sk: the socket is refused later, never a host one allowed.) */
         _cleanup_fd_ int f = openat(r.dir_fd, r.name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         sk_id id = {0};
         if (f >= 0 && sock_id(f, &id) == 0)

@@ -46,17 +46,15 @@
 typedef struct sk_id {
     dev_t dev;
     ino_t ino;
-    long long btime_sec; /* birth time (statx), or the change time where the file system has none */
+    long long btime_sec; /* birth time (statx); 0 where the file system has none (the
+                          * device and inode alone then) */
     long btime_nsec;
 } sk_id;
 
 typedef struct sk_state {
     sk_id own[SK_MAX_OWN]; /* socket files bound by the supervisor for the command */
     size_t n_own, next_own;
-    struct {
-        dev_t dev;
-        ino_t ino;
-    } allowed[SK_MAX_ALLOWED]; /* --allow-socket, resolved in the new root at start */
+    sk_id allowed[SK_MAX_ALLOWED]; /* --allow-socket, resolved in the new root at start */
     size_t n_allowed;
     /* scratch of one call */
     struct sockaddr_storage addr;

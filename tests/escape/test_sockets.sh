@@ -81,18 +81,23 @@ t_host_socket_workspace() {
   start_unix_server "$WS/srv/sock"
   ln -s srv/sock "$WS/link"
   crun run --status-json "$CT/s.json" --allow-ro "$BIN" -- "$BIN/tryops" connect direct "$WS/srv/sock" \
-    connect relative srv/sock connect via_link "$WS/link" connect via_proc "/proc/self/cwd/srv/sock"
+    connect relative srv/sock connect via_link "$WS/link" connect via_proc "/proc/self/cwd/srv/sock" \
+    connectfd via_fd "$WS/srv/sock"
   [ "$RC" = 0 ] || die "$(last_run)"
   want_refused direct EACCES
   want_refused relative EACCES
   want_refused via_link EACCES
   want_refused via_proc EACCES
+  # an O_PATH descriptor of the socket file, named as /proc/self/fd/N: the file is checked
+  want_refused via_fd EACCES
   assert_contains "$ERR" "cordon: refused connect $WS/srv/sock: a Unix socket the sandbox did not bind"
   assert_contains "$(cat "$CT/s.json")" "connect srv/sock"
   # positive control: named, it answers (through the link too: the socket file is named)
-  esc_ok --allow-socket "$WS/srv/sock" -- tryops connect direct "$WS/srv/sock" connect via_link "$WS/link"
+  esc_ok --allow-socket "$WS/srv/sock" -- tryops connect direct "$WS/srv/sock" connect via_link "$WS/link" \
+    connectfd via_fd "$WS/srv/sock"
   assert_eq "$(detail direct)" pong-from-host "--allow-socket"
   assert_eq "$(detail via_link)" pong-from-host "--allow-socket, through a symlink"
+  assert_eq "$(detail via_fd)" pong-from-host "--allow-socket, through /proc/self/fd/N"
   # the settings key does the same
   printf '{"sandbox": {"allowedSockets": ["%s"]}}\n' "$WS/srv/sock" >"$CT/settings.json"
   esc_ok --settings "$CT/settings.json" -- tryops connect direct "$WS/srv/sock"
@@ -130,33 +135,43 @@ t_path_socket_base_host() {
 }
 
 # A datagram to a host socket (syslog's, journald's, systemd's notify socket) is refused
-# too, by sendto and sendmsg alike; nothing arrives.
+# too, by sendto, sendmsg and sendmmsg alike; nothing arrives.
 t_host_dgram_refused() {
   local got=$CT/got
   "$PY" -c '
-import socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1]); open(sys.argv[2] + ".ready", "w").close()
 s.settimeout(20)
+got = []
 try:
-    data = s.recv(100)
-    open(sys.argv[2], "wb").write(data)
+    while len(got) < 3:
+        got.append(s.recv(100))
 except socket.timeout:
     pass
+if got:
+    open(sys.argv[2] + ".tmp", "wb").write(b" ".join(got))
+    os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 ' "$WS/dg.sock" "$got" </dev/null >/dev/null 2>&1 &
   track_pid $! dgram-server
   local i
   for ((i = 0; i < 100; i++)); do [ -e "$got.ready" ] && break; sleep 0.05; done
   [ -e "$got.ready" ] || die "could not start the host datagram server"
-  esc_ok -- tryops sendto dgram "$WS/dg.sock" owndgram control "$WS/mine.dg"
+  esc_ok -- tryops sendto dgram "$WS/dg.sock" sendmsg dgram_msg "$WS/dg.sock" sendmmsg dgram_mmsg "$WS/dg.sock" \
+    owndgram control "$WS/mine.dg"
   want_ok control
   want_refused dgram EACCES
+  want_refused dgram_msg EACCES
+  want_refused dgram_mmsg EACCES
   [ ! -e "$got" ] || die "ESCAPE: a datagram reached the host's socket: $(cat "$got")"
-  # positive control: named, it arrives
-  esc_ok --allow-socket "$WS/dg.sock" -- tryops sendto dgram "$WS/dg.sock"
+  # positive control: named, each is sent and arrives (the server reads three)
+  esc_ok --allow-socket "$WS/dg.sock" -- tryops sendto dgram "$WS/dg.sock" sendmsg dgram_msg "$WS/dg.sock" \
+    sendmmsg dgram_mmsg "$WS/dg.sock"
   want_ok dgram
+  want_ok dgram_msg
+  want_ok dgram_mmsg
   for ((i = 0; i < 100; i++)); do [ -s "$got" ] && break; sleep 0.05; done
-  assert_file_content "$got" "from-inside"
+  assert_file_content "$got" "from-inside from-inside from-inside"
 }
 
 # The command's own sockets keep working: a server and its client inside (stream and

@@ -22,6 +22,9 @@
  *   pair LABEL               socketpair(2): a line through a stream pair, and a descriptor
  *                            (SCM_RIGHTS) through a datagram pair
  *   sendto LABEL PATH        sendto(2) a datagram to the socket at PATH
+ *   sendmsg LABEL PATH       the same datagram by sendmsg(2), the address in the msghdr
+ *   sendmmsg LABEL PATH      the same by sendmmsg(2), one message; "ok" when it was sent
+ *   connectfd LABEL PATH     open PATH with O_PATH and connect to /proc/self/fd/N
  *   fdlist LABEL             the open descriptors, from /proc/self/fd, without the one
  *                            used to list them: "LABEL ok 0 1 2"
  *   fdread LABEL N           read from descriptor N
@@ -224,6 +227,36 @@ static int op_sendto(const char *label, const char *path)
     return 0;
 }
 
+/* sendmsg (mmsg false) or sendmmsg (true) of "from-inside" to the socket at PATH */
+static int op_sendmsg(const char *label, const char *path, bool mmsg)
+{
+    struct sockaddr_un sa;
+    socklen_t len = path_addr(&sa, path);
+    int c = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (c < 0)
+        return (int)report(label, -1);
+    struct iovec iov = {(void *)"from-inside", 11};
+    struct mmsghdr mm = {.msg_hdr = {.msg_name = &sa, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1}};
+    long r =
+        mmsg ? (sendmmsg(c, &mm, 1, 0) == 1 && mm.msg_len == 11 ? 0 : -1) : (sendmsg(c, &mm.msg_hdr, 0) == 11 ? 0 : -1);
+    report(label, r);
+    close(c);
+    return 0;
+}
+
+/* connect to the socket file at PATH through /proc/self/fd/N of an O_PATH descriptor */
+static int op_connectfd(const char *label, const char *path)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
+        return (int)report(label, -1);
+    char via[64];
+    snprintf(via, sizeof via, "/proc/self/fd/%d", fd);
+    int r = op_connect(label, via);
+    close(fd);
+    return r;
+}
+
 static int op_loopback(const char *label, const char *name)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -388,6 +421,14 @@ int main(int argc, char **argv)
         } else if (!strcmp(op, "sendto")) {
             NEED(2);
             op_sendto(a, b);
+            i += 3;
+        } else if (!strcmp(op, "sendmsg") || !strcmp(op, "sendmmsg")) {
+            NEED(2);
+            op_sendmsg(a, b, !strcmp(op, "sendmmsg"));
+            i += 3;
+        } else if (!strcmp(op, "connectfd")) {
+            NEED(2);
+            op_connectfd(a, b);
             i += 3;
         } else if (!strcmp(op, "pair")) {
             NEED(1);
