@@ -24,6 +24,9 @@
 extern char **environ;
 
 #define BWRAP_NAME "bwrap"
+/* cordon's protections off (doc/bwrap.md): read once, at start, from this process's
+ * environment, never passed on to the command's */
+#define EXACT_ENV "CORDON_BWRAP_EXACT"
 /* The bubblewrap release whose options `--help` lists (no --argv0, which came in 0.9):
  * a caller that asks --version sees the same interface as --help shows. */
 #define BWRAP_COMPAT_VERSION "0.8.0"
@@ -58,11 +61,13 @@ static bw_src_type host_src_type(const char *path, void *ctx)
 }
 
 /* The command's environment: this process's, changed by --setenv, --unsetenv and
- * --clearenv in their order, as bwrap passes it. */
+ * --clearenv in their order, as bwrap passes it.  Without CORDON_BWRAP_EXACT (unless a
+ * --setenv puts it back): a bwrap the command runs in turn (cordon again, through the
+ * same PATH) keeps its protections unless its own caller turns them off. */
 static void build_env(const bw_args *a, strv *out)
 {
     for (char *const *e = environ; e && *e; e++)
-        if (strncmp(*e, "PWD=", 4) != 0)
+        if (strncmp(*e, "PWD=", 4) != 0 && strncmp(*e, EXACT_ENV "=", sizeof EXACT_ENV) != 0)
             strv_push(out, xstrdup(*e));
     for (size_t i = 0; i < a->n_env; i++) {
         const bw_env *v = &a->env[i];
@@ -306,7 +311,7 @@ static void print_refusals(const cordon_result *res)
 int cordon_bwrap_main(int argc, char *const argv[])
 {
     /* read once: the one switch of this personality (doc/bwrap.md) */
-    const char *exact_env = getenv("CORDON_BWRAP_EXACT");
+    const char *exact_env = getenv(EXACT_ENV);
     bool exact = exact_env && strcmp(exact_env, "1") == 0;
     if (argc < 2) {
         bw_help(stderr);

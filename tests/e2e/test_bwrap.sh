@@ -237,6 +237,31 @@ t_exact() {
 }
 run_case exact t_exact
 
+# CORDON_BWRAP_EXACT: only "1" turns the protections off, read from cordon's own
+# environment only (not a --setenv), and never passed on to the command (a bwrap the
+# command runs keeps its protections unless its own caller turns them off).
+t_exact_switch() {
+  local v
+  CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --cordon-explain true
+  assert_eq "$RC" 0 "$(last_run)"
+  assert_contains "$OUT" "seccomp       none: cordon's protections are off"
+  for v in 0 yes true " 1" "1 " ""; do
+    CORDON_BWRAP_EXACT=$v crun bwrap --ro-bind / / --cordon-explain true
+    assert_eq "$RC" 0 "$(last_run)"
+    assert_contains "$OUT" "creation control (the supervisor performs"
+    assert_not_contains "$OUT" "protections are off" "CORDON_BWRAP_EXACT='$v'"
+  done
+  crun bwrap --ro-bind / / --setenv CORDON_BWRAP_EXACT 1 --cordon-explain true
+  assert_contains "$OUT" "creation control (the supervisor performs"
+  assert_not_contains "$OUT" "protections are off" "--setenv CORDON_BWRAP_EXACT 1"
+  CORDON_BWRAP_EXACT=1 CORDON_TEST_PASSED=p crun bwrap --ro-bind / / sh -c 'echo "${CORDON_BWRAP_EXACT-unset} $CORDON_TEST_PASSED"'
+  assert_eq "$RC" 0 "$(last_run)"
+  assert_eq "$OUT" "unset p" "the command's environment"
+  CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --setenv CORDON_BWRAP_EXACT 1 sh -c 'echo "${CORDON_BWRAP_EXACT-unset}"'
+  assert_eq "$OUT" "1" "a --setenv of it"
+}
+run_case exact_switch t_exact_switch
+
 t_explain() {
   expect_ok bwrap --ro-bind / / --bind "$WS" "$WS" --perms 700 --tmpfs "$WS/t" --cordon-explain true
   assert_contains "$OUT" "tmpfs    $WS/t"
