@@ -322,7 +322,9 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             char *end;
             errno = 0;
             next_size = strtoull(a1, &end, 10);
-            if (!*a1 || *end || errno || next_size == 0 || a1[0] == '-')
+            /* digits only: strtoull also takes blanks, a sign, and wraps a negative
+             * number round to a size of nearly 2^64 (no size at all) */
+            if (a1[0] < '0' || a1[0] > '9' || *end || errno || next_size == 0)
                 return bw_args_free(out), fail(msg, n, "--size takes a non-zero number of bytes");
             break;
         }

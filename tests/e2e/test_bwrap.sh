@@ -53,8 +53,13 @@ t_refused() {
   assert_eq "$ERR" "bwrap: --perms must be followed by an option that creates a file"
   expect_exit 1 bwrap --size 4096 --ro-bind / / true
   assert_eq "$ERR" "bwrap: --size must be followed by --tmpfs"
-  expect_exit 1 bwrap --size 0 --tmpfs /tmp true
-  assert_eq "$ERR" "bwrap: --size takes a non-zero number of bytes"
+  local s
+  for s in 0 " -5" "+4096" " 4096" 4k ""; do
+    expect_exit 1 bwrap --size "$s" --tmpfs /tmp true
+    assert_eq "$ERR" "bwrap: --size takes a non-zero number of bytes"
+  done
+  expect_ok bwrap --ro-bind / / --size 4096 --tmpfs /mnt --cordon-explain true
+  assert_contains "$OUT" "[mode 755; 4096 bytes]"
   expect_exit 1 bwrap --ro-bind /
   assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
   expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true

@@ -70,6 +70,15 @@ static void parse_refuses(void **state)
     char *size2[] = {"bwrap", "--size", "-1", "--tmpfs", "/t", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(size2), size2, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "--size takes a non-zero number of bytes");
+    /* a blank before a negative number: strtoull wraps it round to nearly 2^64 */
+    char *size3[] = {"bwrap", "--size", " -1", "--tmpfs", "/t", "true", NULL};
+    assert_int_equal(bw_parse_args(ARGC(size3), size3, &a, msg, sizeof msg), -1);
+    assert_string_equal(msg, "--size takes a non-zero number of bytes");
+    char *size4[] = {"bwrap", "--size", "4096", "--tmpfs", "/t", "true", NULL};
+    assert_int_equal(bw_parse_args(ARGC(size4), size4, &a, msg, sizeof msg), 0);
+    assert_int_equal(a.n_ops, 1);
+    assert_true(a.ops[0].size == 4096);
+    bw_args_free(&a);
     char *short_[] = {"bwrap", "--setenv", "A", NULL};
     assert_int_equal(bw_parse_args(ARGC(short_), short_, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "--setenv takes two arguments");
