@@ -134,6 +134,7 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
         case BW_BIND: {
             char *src = path_normalize(op->src);
             bool same = strcmp(src, dest) == 0;
+            bw_src_type type;
             free(src);
             if (root && same && l[i].read_only)
                 out->base = CORDON_BASE_HOST;
@@ -142,10 +143,11 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
                            op->option, op->src);
             else if (same)
                 add_rule(out, dest, l[i].read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE, op->option);
-            else if (l[i].read_only && host->src_type(op->src, host->ctx) != BW_SRC_OTHER) {
-                /* /dev/null or an empty directory over a path: what hides it (doc/bwrap.md) */
+            else if (l[i].read_only && (type = host->src_type(op->src, host->ctx)) != BW_SRC_OTHER) {
+                /* /dev/null or an empty directory over a path: what hides it (doc/bwrap.md);
+                 * nothing of the source is mounted, only its type asked (once) */
                 add_rule(out, dest, CORDON_ACCESS_NONE, op->option);
-                out->rules[out->n_rules - 1].file = host->src_type(op->src, host->ctx) == BW_SRC_DEVNULL;
+                out->rules[out->n_rules - 1].file = type == BW_SRC_DEVNULL;
             } else
                 ret = fail(msg, n,
                            "%s %s %s: cordon's bwrap binds a source at another path only read-only and only "
