@@ -342,6 +342,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
      * (cordon's PID 1 dies with cordon) */
     if (a.die_with_parent) {
         pid_t parent = getppid();
+        errno = 0; /* (a stat above may have left one: "the parent is gone" is no errno) */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) {
             fprintf(stderr, "bwrap: --die-with-parent: %s\n", errno ? strerror(errno) : "the parent is gone");
             bw_plan_free(&plan);
