@@ -120,7 +120,12 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
         bool root = strcmp(dest, "/") == 0;
         switch (op->kind) {
         case BW_TMPFS:
-            if (root) /* bwrap's own root is a tmpfs: cordon's --base empty */
+            if (root && op->size) /* (cordon's root has no size to give, its /tmp none of its own) */
+                ret = fail(msg, n,
+                           "--size %llu --tmpfs /: cordon's bwrap root is its own read-only tmpfs with a private "
+                           "/tmp; a size for it is not supported",
+                           op->size);
+            else if (root) /* bwrap's own root is a tmpfs: cordon's --base empty */
                 out->base = CORDON_BASE_EMPTY;
             else if (l[i].hide)
                 add_rule(out, dest, CORDON_ACCESS_NONE, "--tmpfs, --remount-ro");

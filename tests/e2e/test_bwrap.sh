@@ -60,6 +60,10 @@ t_refused() {
   done
   expect_ok bwrap --ro-bind / / --size 4096 --tmpfs /mnt --cordon-explain true
   assert_contains "$OUT" "[mode 755; 4096 bytes]"
+  # a size for the root, which bwrap would give a writable root: refused, not dropped
+  expect_exit 1 bwrap --size 1048576 --tmpfs / --ro-bind /usr /usr true
+  assert_contains "$ERR" "bwrap: --size 1048576 --tmpfs /: cordon's bwrap root is its own read-only tmpfs"
+  expect_ok bwrap --tmpfs / --ro-bind /usr /usr --cordon-explain true
   expect_exit 1 bwrap --ro-bind /
   assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
   expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true

@@ -230,6 +230,15 @@ static void map_refuses(void **state)
     assert_int_equal(p.n_rules, 0);
     bw_plan_free(&p);
     bw_args_free(&a);
+    char *rootsize[] = {"bwrap", "--size", "4096", "--tmpfs", "/", "true", NULL};
+    assert_int_equal(map(ARGC(rootsize), rootsize, &a, &p, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "--size 4096 --tmpfs /"));
+    bw_args_free(&a);
+    char *root[] = {"bwrap", "--perms", "755", "--tmpfs", "/", "true", NULL};
+    assert_int_equal(map(ARGC(root), root, &a, &p, msg, sizeof msg), 0);
+    assert_int_equal(p.base, CORDON_BASE_EMPTY);
+    bw_plan_free(&p);
+    bw_args_free(&a);
     char *remount[] = {"bwrap", "--remount-ro", "/usr", "true", NULL};
     assert_int_equal(map(ARGC(remount), remount, &a, &p, msg, sizeof msg), -1);
     bw_args_free(&a);
