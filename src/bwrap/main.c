@@ -39,20 +39,29 @@ bool cordon_bwrap_is_name(const char *argv0)
     return strcmp(slash ? slash + 1 : argv0, BWRAP_NAME) == 0;
 }
 
-/* bw_host.src_type on the real host: stat(), following symlinks, as bwrap opens sources. */
+/* bw_host.src_type on the real host: following symlinks, as bwrap opens sources; the file
+ * opened once (O_PATH, so that no device is opened for it) and then asked through that
+ * descriptor, so that the type and the entries read are of one and the same file. */
 static bw_src_type host_src_type(const char *path, void *ctx)
 {
     (void)ctx;
     struct stat st;
-    if (stat(path, &st) < 0)
+    _cleanup_fd_ int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR ? BW_SRC_MISSING : BW_SRC_OTHER;
+    if (fstat(fd, &st) < 0)
+        return BW_SRC_OTHER;
     if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
         return BW_SRC_DEVNULL;
     if (!S_ISDIR(st.st_mode))
         return BW_SRC_OTHER;
-    _cleanup_dir_ DIR *d = opendir(path);
-    if (!d)
+    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    _cleanup_dir_ DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            (void)close(dfd); /* (a directory opened to read: nothing to flush) */
         return BW_SRC_OTHER;
+    }
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
