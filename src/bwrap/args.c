@@ -170,14 +170,26 @@ static void add_env(bw_args *a, bw_env_kind kind, const char *name, const char *
     a->env[a->n_env++] = (bw_env){.kind = kind, .name = name, .value = value};
 }
 
+/* bwrap's numbers (--perms, --size, FD arguments): digits only in `base`, at most `max`
+ * (strtoull alone would also take blanks and a sign, and wrap a negative number round). */
+static int parse_number(const char *s, int base, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (!s || s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, base);
+    if (*end || errno || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 /* bwrap's --perms: an octal number of at most 07777. */
 static int parse_perms(const char *s, int *out)
 {
-    char *end;
-    if (!s)
-        return -1;
-    unsigned long v = strtoul(s, &end, 8);
-    if (!*s || *end || v > 07777)
+    unsigned long long v;
+    if (parse_number(s, 8, 07777, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -186,12 +198,8 @@ static int parse_perms(const char *s, int *out)
 /* bwrap's FD arguments: a decimal number, 0 or more. */
 static int parse_fd(const char *s, int *out)
 {
-    char *end;
-    if (!s)
-        return -1;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < 0 || v > INT_MAX)
+    unsigned long long v;
+    if (parse_number(s, 10, INT_MAX, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -318,16 +326,10 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         }
         case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
         case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
-        case O_SIZE: {
-            char *end;
-            errno = 0;
-            next_size = strtoull(a1, &end, 10);
-            /* digits only: strtoull also takes blanks, a sign, and wraps a negative
-             * number round to a size of nearly 2^64 (no size at all) */
-            if (a1[0] < '0' || a1[0] > '9' || *end || errno || next_size == 0)
+        case O_SIZE:
+            if (parse_number(a1, 10, ULLONG_MAX, &next_size) < 0 || next_size == 0)
                 return bw_args_free(out), fail(msg, n, "--size takes a non-zero number of bytes");
             break;
-        }
         case O_PERMS:
             if (parse_perms(a1, &next_perms) < 0) {
                 bw_args_free(out);
