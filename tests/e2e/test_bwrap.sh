@@ -24,7 +24,9 @@ both() {
 t_help() {
   expect_ok bwrap --help
   assert_contains "$OUT" "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"
-  assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST"
+  assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST (SRC = DEST;"
+  assert_contains "$OUT" "    --as-pid-1                   Accepted: cordon's own PID 1 supervises the command"
+  assert_contains "$OUT" "    --proc DEST                  Mount new procfs on DEST (/proc only)"
   assert_contains "$OUT" "--perms OCTAL"
   assert_not_contains "$OUT" "--dir DEST"
   assert_not_contains "$OUT" "--cap-add"
