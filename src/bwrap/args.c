@@ -148,7 +148,7 @@ void bw_help(FILE *out)
     }
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
+int bw_fail(char *msg, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -213,7 +213,7 @@ static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
 {
     int fd;
     if (parse_fd(a->vec[at + 1], &fd) < 0)
-        return fail(msg, n, "Invalid fd: %s", a->vec[at + 1]);
+        return bw_fail(msg, n, "Invalid fd: %s", a->vec[at + 1]);
     size_t len = 0, cap = 4096;
     char *buf = xmalloc(cap);
     for (;;) {
@@ -225,7 +225,7 @@ static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
         if (r < 0) {
             int e = errno;
             free(buf);
-            return fail(msg, n, "Can't read --args data: %s", strerror(e));
+            return bw_fail(msg, n, "Can't read --args data: %s", strerror(e));
         }
         if (r == 0)
             break;
@@ -268,12 +268,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             break;
         const opt_def *d = find_opt(arg);
         if (!d)
-            return bw_args_free(out), fail(msg, n, "Unknown option %s", arg);
+            return bw_args_free(out), bw_fail(msg, n, "Unknown option %s", arg);
         if (d->what == O_REFUSED)
-            return bw_args_free(out), fail(msg, n, "%s is not supported by cordon's bwrap (see doc/bwrap.md)", arg);
+            return bw_args_free(out), bw_fail(msg, n, "%s is not supported by cordon's bwrap (see doc/bwrap.md)", arg);
         if (i + d->nargs >= argc) {
             static const char *const count[] = {"", "an argument", "two arguments", "three arguments"};
-            return bw_args_free(out), fail(msg, n, "%s takes %s", arg, count[d->nargs]);
+            return bw_args_free(out), bw_fail(msg, n, "%s takes %s", arg, count[d->nargs]);
         }
         const char *a1 = d->nargs >= 1 ? argv[i + 1] : ""; /* ("": never read) */
         const char *a2 = d->nargs >= 2 ? argv[i + 2] : "";
@@ -281,9 +281,9 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         /* --perms and --size apply to the next option, which they may precede in either
          * order (bwrap checks --perms first) */
         if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE)
-            return bw_args_free(out), fail(msg, n, "--perms must be followed by an option that creates a file");
+            return bw_args_free(out), bw_fail(msg, n, "--perms must be followed by an option that creates a file");
         if (next_size && d->what != O_TMPFS && d->what != O_PERMS)
-            return bw_args_free(out), fail(msg, n, "--size must be followed by --tmpfs");
+            return bw_args_free(out), bw_fail(msg, n, "--size must be followed by --tmpfs");
         switch (d->what) {
         case O_HELP: out->help = true; return 0;
         case O_VERSION: out->version = true; return 0;
@@ -292,10 +292,10 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_AS_PID_1:
         case O_CAP_DROP: break;
         case O_CAP_ADD:
-            return bw_args_free(out), fail(msg, n,
-                                           "--cap-add %s: cordon's bwrap never gives the command a capability "
-                                           "(see doc/bwrap.md)",
-                                           a1);
+            return bw_args_free(out), bw_fail(msg, n,
+                                              "--cap-add %s: cordon's bwrap never gives the command a capability "
+                                              "(see doc/bwrap.md)",
+                                              a1);
         case O_UNSHARE_NET: out->unshare_net = true; break;
         case O_UNSHARE_ALL: out->unshare_all = true; break;
         case O_SHARE_NET: out->share_net = true; break;
@@ -329,12 +329,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
         case O_SIZE:
             if (parse_number(a1, 10, ULLONG_MAX, &next_size) < 0 || next_size == 0)
-                return bw_args_free(out), fail(msg, n, "--size takes a non-zero number of bytes");
+                return bw_args_free(out), bw_fail(msg, n, "--size takes a non-zero number of bytes");
             break;
         case O_PERMS:
             if (parse_perms(a1, &next_perms) < 0) {
                 bw_args_free(out);
-                return fail(msg, n, "--perms takes an octal argument");
+                return bw_fail(msg, n, "--perms takes an octal argument");
             }
             break;
         case O_EXPLAIN: out->explain = true; break;
@@ -353,22 +353,22 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_INFO_FD:
         case O_JSON_FD:
             if (parse_fd(a1, d->what == O_INFO_FD ? &out->info_fd : &out->json_status_fd) < 0)
-                return bw_args_free(out), fail(msg, n, "Invalid fd: %s", a1);
+                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
             break;
         case O_REFUSED: break; /* (returned above) */
         }
     }
     if (next_perms >= 0) {
         bw_args_free(out);
-        return fail(msg, n, "--perms must be followed by an option that creates a file");
+        return bw_fail(msg, n, "--perms must be followed by an option that creates a file");
     }
     if (next_size) {
         bw_args_free(out);
-        return fail(msg, n, "--size must be followed by --tmpfs");
+        return bw_fail(msg, n, "--size must be followed by --tmpfs");
     }
     if (i >= argc) {
         bw_args_free(out);
-        return fail(msg, n, "No command specified");
+        return bw_fail(msg, n, "No command specified");
     }
     out->command = out->vec + i;
     return 0;
