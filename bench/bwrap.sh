@@ -9,7 +9,9 @@
 # the command):
 #   cordon  cordon through a link named bwrap
 #   bwrap   the system's bubblewrap
-# and prints medians and the ratio to bwrap's. cordon does more per run (its own PID 1,
+#   bare    /bin/true alone (the floor both start from)
+# and prints medians and the ratio to bwrap's, with the kernel, CPUs, user and load
+# average it ran with. cordon does more per run (its own PID 1,
 # the creation control, seccomp), so the ratio says what those cost. Timing never fails:
 # the exit status is non-zero only when a command could not be run.
 set -euo pipefail
@@ -73,8 +75,9 @@ args=(-n "$runs" -w "$warmup" --ref bwrap)
 [ -z "$out" ] || args+=(--out "$out")
 args+=(--cmd cordon "$tmp/bin/bwrap" "${line[@]}")
 args+=(--cmd bwrap "$bwrap" "${line[@]}")
+args+=(--cmd bare /bin/true)
 
-echo "cordon as bwrap against $bwrap ($("$bwrap" --version)): $(uname -sr), $(nproc) CPU, as $who"
+echo "cordon as bwrap against $bwrap ($("$bwrap" --version)) and bare: $(uname -sr), $(nproc) CPU, as $who, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  cordon: $cordon"
 echo "  line: Codex 0.169's workspace-write line, /bin/true as the command"
 echo

@@ -185,9 +185,22 @@ class Run(unittest.TestCase):
         self.assertEqual((r.exit_code, b"".join(out)), (0, b"some/where\n"))
 
     def test_protections_off(self) -> None:
-        # the same run with and without them (what they refuse is tested in tests/e2e)
-        r = cordon.run(["true"], policy=policy(base="host").protections(False))
-        self.assertEqual(r.exit_code, 0)
+        # a new .codex in a writable directory: refused by the creation control with them
+        # (the default), made without them (bubblewrap's exact mode)
+        d = tempfile.mkdtemp(dir="/var/tmp")
+        os.chmod(d, 0o777)
+        made = os.path.join(d, ".codex")
+        try:
+            for on in (True, False):
+                p = policy(base="host", allow=[d])
+                if not on:
+                    p.protections(False)
+                r = cordon.run(["mkdir", made], policy=p)
+                self.assertEqual((r.exit_code == 0, os.path.isdir(made)), (not on, not on), f"protections {on}")
+        finally:
+            if os.path.isdir(made):
+                os.rmdir(made)
+            os.rmdir(d)
 
     def test_not_found_raises(self) -> None:
         with self.assertRaises(cordon.CordonError) as cm:

@@ -85,11 +85,12 @@ static const opt_def opts[] = {
     {"--unsetenv", 1, O_UNSETENV, "VAR", "Unset an environment variable"},
     {"--lock-file", 1, O_REFUSED, NULL, NULL},
     {"--sync-fd", 1, O_REFUSED, NULL, NULL},
-    {"--bind", 2, O_BIND, "SRC DEST", "Bind mount the host path SRC on DEST"},
+    {"--bind", 2, O_BIND, "SRC DEST", "Bind mount the host path SRC on DEST (SRC = DEST)"},
     {"--bind-try", 2, O_BIND_TRY, "SRC DEST", "Equal to --bind but ignores non-existent SRC"},
     {"--dev-bind", 2, O_REFUSED, NULL, NULL},
     {"--dev-bind-try", 2, O_REFUSED, NULL, NULL},
-    {"--ro-bind", 2, O_RO_BIND, "SRC DEST", "Bind mount the host path SRC readonly on DEST"},
+    {"--ro-bind", 2, O_RO_BIND, "SRC DEST",
+     "Bind mount the host path SRC readonly on DEST (SRC = DEST; /dev/null or an empty dir hides DEST)"},
     {"--ro-bind-try", 2, O_RO_BIND_TRY, "SRC DEST", "Equal to --ro-bind but ignores non-existent SRC"},
     {"--bind-fd", 2, O_REFUSED, NULL, NULL},
     {"--ro-bind-fd", 2, O_REFUSED, NULL, NULL},
@@ -100,15 +101,15 @@ static const opt_def opts[] = {
     {"--ro-overlay", 1, O_REFUSED, NULL, NULL},
     {"--exec-label", 1, O_REFUSED, NULL, NULL},
     {"--file-label", 1, O_REFUSED, NULL, NULL},
-    {"--proc", 1, O_PROC, "DEST", "Mount new procfs on DEST"},
-    {"--dev", 1, O_DEV, "DEST", "Mount new dev on DEST"},
+    {"--proc", 1, O_PROC, "DEST", "Mount new procfs on DEST (/proc only)"},
+    {"--dev", 1, O_DEV, "DEST", "Mount new dev on DEST (/dev only)"},
     {"--tmpfs", 1, O_TMPFS, "DEST", "Mount new tmpfs on DEST"},
     {"--mqueue", 1, O_REFUSED, NULL, NULL},
     {"--dir", 1, O_REFUSED, NULL, NULL},
     {"--file", 2, O_REFUSED, NULL, NULL},
     {"--bind-data", 2, O_REFUSED, NULL, NULL},
     {"--ro-bind-data", 2, O_REFUSED, NULL, NULL},
-    {"--symlink", 2, O_SYMLINK, "SRC DEST", "Create symlink at DEST with target SRC"},
+    {"--symlink", 2, O_SYMLINK, "SRC DEST", "Create symlink at DEST with target SRC (not in a host directory)"},
     {"--seccomp", 1, O_REFUSED, NULL, NULL},
     {"--add-seccomp-fd", 1, O_REFUSED, NULL, NULL},
     {"--block-fd", 1, O_REFUSED, NULL, NULL},
@@ -118,7 +119,7 @@ static const opt_def opts[] = {
     {"--new-session", 0, O_NEW_SESSION, "", "Create a new terminal session"},
     {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
      "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
-    {"--as-pid-1", 0, O_AS_PID_1, "", "Do not install a reaper process with PID=1"},
+    {"--as-pid-1", 0, O_AS_PID_1, "", "Accepted: cordon's own PID 1 supervises the command"},
     {"--cap-add", 1, O_CAP_ADD, NULL, NULL},
     {"--cap-drop", 1, O_CAP_DROP, "CAP", "Drop cap CAP when running as privileged user"},
     {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
@@ -147,7 +148,7 @@ void bw_help(FILE *out)
     }
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
+int bw_fail(char *msg, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -170,14 +171,26 @@ static void add_env(bw_args *a, bw_env_kind kind, const char *name, const char *
     a->env[a->n_env++] = (bw_env){.kind = kind, .name = name, .value = value};
 }
 
+/* bwrap's numbers (--perms, --size, FD arguments): digits only in `base`, at most `max`
+ * (strtoull alone would also take blanks and a sign, and wrap a negative number round). */
+static int parse_number(const char *s, int base, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (!s || s[0] < '0' || s[0] > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, base);
+    if (*end || errno || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 /* bwrap's --perms: an octal number of at most 07777. */
 static int parse_perms(const char *s, int *out)
 {
-    char *end;
-    if (!s)
-        return -1;
-    unsigned long v = strtoul(s, &end, 8);
-    if (!*s || *end || v > 07777)
+    unsigned long long v;
+    if (parse_number(s, 8, 07777, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -186,12 +199,8 @@ static int parse_perms(const char *s, int *out)
 /* bwrap's FD arguments: a decimal number, 0 or more. */
 static int parse_fd(const char *s, int *out)
 {
-    char *end;
-    if (!s)
-        return -1;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < 0 || v > INT_MAX)
+    unsigned long long v;
+    if (parse_number(s, 10, INT_MAX, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -204,7 +213,7 @@ static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
 {
     int fd;
     if (parse_fd(a->vec[at + 1], &fd) < 0)
-        return fail(msg, n, "Invalid fd: %s", a->vec[at + 1]);
+        return bw_fail(msg, n, "Invalid fd: %s", a->vec[at + 1]);
     size_t len = 0, cap = 4096;
     char *buf = xmalloc(cap);
     for (;;) {
@@ -216,7 +225,7 @@ static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
         if (r < 0) {
             int e = errno;
             free(buf);
-            return fail(msg, n, "Can't read --args data: %s", strerror(e));
+            return bw_fail(msg, n, "Can't read --args data: %s", strerror(e));
         }
         if (r == 0)
             break;
@@ -259,12 +268,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
             break;
         const opt_def *d = find_opt(arg);
         if (!d)
-            return bw_args_free(out), fail(msg, n, "Unknown option %s", arg);
+            return bw_args_free(out), bw_fail(msg, n, "Unknown option %s", arg);
         if (d->what == O_REFUSED)
-            return bw_args_free(out), fail(msg, n, "%s is not supported by cordon's bwrap (see doc/bwrap.md)", arg);
+            return bw_args_free(out), bw_fail(msg, n, "%s is not supported by cordon's bwrap (see doc/bwrap.md)", arg);
         if (i + d->nargs >= argc) {
             static const char *const count[] = {"", "an argument", "two arguments", "three arguments"};
-            return bw_args_free(out), fail(msg, n, "%s takes %s", arg, count[d->nargs]);
+            return bw_args_free(out), bw_fail(msg, n, "%s takes %s", arg, count[d->nargs]);
         }
         const char *a1 = d->nargs >= 1 ? argv[i + 1] : ""; /* ("": never read) */
         const char *a2 = d->nargs >= 2 ? argv[i + 2] : "";
@@ -272,9 +281,9 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         /* --perms and --size apply to the next option, which they may precede in either
          * order (bwrap checks --perms first) */
         if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE)
-            return bw_args_free(out), fail(msg, n, "--perms must be followed by an option that creates a file");
+            return bw_args_free(out), bw_fail(msg, n, "--perms must be followed by an option that creates a file");
         if (next_size && d->what != O_TMPFS && d->what != O_PERMS)
-            return bw_args_free(out), fail(msg, n, "--size must be followed by --tmpfs");
+            return bw_args_free(out), bw_fail(msg, n, "--size must be followed by --tmpfs");
         switch (d->what) {
         case O_HELP: out->help = true; return 0;
         case O_VERSION: out->version = true; return 0;
@@ -283,10 +292,10 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_AS_PID_1:
         case O_CAP_DROP: break;
         case O_CAP_ADD:
-            return bw_args_free(out), fail(msg, n,
-                                           "--cap-add %s: cordon's bwrap never gives the command a capability "
-                                           "(see doc/bwrap.md)",
-                                           a1);
+            return bw_args_free(out), bw_fail(msg, n,
+                                              "--cap-add %s: cordon's bwrap never gives the command a capability "
+                                              "(see doc/bwrap.md)",
+                                              a1);
         case O_UNSHARE_NET: out->unshare_net = true; break;
         case O_UNSHARE_ALL: out->unshare_all = true; break;
         case O_SHARE_NET: out->share_net = true; break;
@@ -318,18 +327,14 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         }
         case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
         case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
-        case O_SIZE: {
-            char *end;
-            errno = 0;
-            next_size = strtoull(a1, &end, 10);
-            if (!*a1 || *end || errno || next_size == 0 || a1[0] == '-')
-                return bw_args_free(out), fail(msg, n, "--size takes a non-zero number of bytes");
+        case O_SIZE:
+            if (parse_number(a1, 10, ULLONG_MAX, &next_size) < 0 || next_size == 0)
+                return bw_args_free(out), bw_fail(msg, n, "--size takes a non-zero number of bytes");
             break;
-        }
         case O_PERMS:
             if (parse_perms(a1, &next_perms) < 0) {
                 bw_args_free(out);
-                return fail(msg, n, "--perms takes an octal argument");
+                return bw_fail(msg, n, "--perms takes an octal argument");
             }
             break;
         case O_EXPLAIN: out->explain = true; break;
@@ -348,22 +353,22 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_INFO_FD:
         case O_JSON_FD:
             if (parse_fd(a1, d->what == O_INFO_FD ? &out->info_fd : &out->json_status_fd) < 0)
-                return bw_args_free(out), fail(msg, n, "Invalid fd: %s", a1);
+                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
             break;
         case O_REFUSED: break; /* (returned above) */
         }
     }
     if (next_perms >= 0) {
         bw_args_free(out);
-        return fail(msg, n, "--perms must be followed by an option that creates a file");
+        return bw_fail(msg, n, "--perms must be followed by an option that creates a file");
     }
     if (next_size) {
         bw_args_free(out);
-        return fail(msg, n, "--size must be followed by --tmpfs");
+        return bw_fail(msg, n, "--size must be followed by --tmpfs");
     }
     if (i >= argc) {
         bw_args_free(out);
-        return fail(msg, n, "No command specified");
+        return bw_fail(msg, n, "No command specified");
     }
     out->command = out->vec + i;
     return 0;

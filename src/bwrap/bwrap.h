@@ -22,6 +22,9 @@
 
 #define BW_EXIT_FAIL 1 /* what bwrap exits with when it fails itself */
 
+/* `msg` (of `n` bytes) from fmt, and -1: how args.c and map.c say what they refuse. */
+__attribute__((format(printf, 3, 4))) int bw_fail(char *msg, size_t n, const char *fmt, ...);
+
 /* ---- 1. the command line ------------------------------------------------------------- */
 
 typedef enum bw_op_kind {

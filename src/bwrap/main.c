@@ -24,6 +24,9 @@
 extern char **environ;
 
 #define BWRAP_NAME "bwrap"
+/* cordon's protections off (doc/bwrap.md): read once, at start, from this process's
+ * environment, never passed on to the command's */
+#define EXACT_ENV "CORDON_BWRAP_EXACT"
 /* The bubblewrap release whose options `--help` lists (no --argv0, which came in 0.9):
  * a caller that asks --version sees the same interface as --help shows. */
 #define BWRAP_COMPAT_VERSION "0.8.0"
@@ -36,20 +39,29 @@ bool cordon_bwrap_is_name(const char *argv0)
     return strcmp(slash ? slash + 1 : argv0, BWRAP_NAME) == 0;
 }
 
-/* bw_host.src_type on the real host: stat(), following symlinks, as bwrap opens sources. */
+/* bw_host.src_type on the real host: following symlinks, as bwrap opens sources; the file
+ * opened once (O_PATH, so that no device is opened for it) and then asked through that
+ * descriptor, so that the type and the entries read are of one and the same file. */
 static bw_src_type host_src_type(const char *path, void *ctx)
 {
     (void)ctx;
     struct stat st;
-    if (stat(path, &st) < 0)
+    _cleanup_fd_ int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR ? BW_SRC_MISSING : BW_SRC_OTHER;
+    if (fstat(fd, &st) < 0)
+        return BW_SRC_OTHER;
     if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
         return BW_SRC_DEVNULL;
     if (!S_ISDIR(st.st_mode))
         return BW_SRC_OTHER;
-    _cleanup_dir_ DIR *d = opendir(path);
-    if (!d)
+    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    _cleanup_dir_ DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            (void)close(dfd); /* (a directory opened to read: nothing to flush) */
         return BW_SRC_OTHER;
+    }
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
@@ -58,11 +70,13 @@ static bw_src_type host_src_type(const char *path, void *ctx)
 }
 
 /* The command's environment: this process's, changed by --setenv, --unsetenv and
- * --clearenv in their order, as bwrap passes it. */
+ * --clearenv in their order, as bwrap passes it.  Without CORDON_BWRAP_EXACT (unless a
+ * --setenv puts it back): a bwrap the command runs in turn (cordon again, through the
+ * same PATH) keeps its protections unless its own caller turns them off. */
 static void build_env(const bw_args *a, strv *out)
 {
     for (char *const *e = environ; e && *e; e++)
-        if (strncmp(*e, "PWD=", 4) != 0)
+        if (strncmp(*e, "PWD=", 4) != 0 && strncmp(*e, EXACT_ENV "=", sizeof EXACT_ENV) != 0)
             strv_push(out, xstrdup(*e));
     for (size_t i = 0; i < a->n_env; i++) {
         const bw_env *v = &a->env[i];
@@ -306,7 +320,7 @@ static void print_refusals(const cordon_result *res)
 int cordon_bwrap_main(int argc, char *const argv[])
 {
     /* read once: the one switch of this personality (doc/bwrap.md) */
-    const char *exact_env = getenv("CORDON_BWRAP_EXACT");
+    const char *exact_env = getenv(EXACT_ENV);
     bool exact = exact_env && strcmp(exact_env, "1") == 0;
     if (argc < 2) {
         bw_help(stderr);
@@ -337,6 +351,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
      * (cordon's PID 1 dies with cordon) */
     if (a.die_with_parent) {
         pid_t parent = getppid();
+        errno = 0; /* (a stat above may have left one: "the parent is gone" is no errno) */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) {
             fprintf(stderr, "bwrap: --die-with-parent: %s\n", errno ? strerror(errno) : "the parent is gone");
             bw_plan_free(&plan);

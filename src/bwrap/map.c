@@ -6,7 +6,6 @@
  * is exactly cordon's "the longest matching path wins" (README, "Rules").  The rest of
  * cordon's pipeline (resolve, protect, plan) then builds that view with cordon's
  * protections on top (doc/bwrap.md). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +20,6 @@ typedef struct live {
     bool read_only;
     bool hide; /* a --tmpfs remounted read-only: an empty, read-only directory */
 } live;
-
-__attribute__((format(printf, 3, 4))) static int fail(char *msg, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static void free_live(live *l, size_t n)
 {
@@ -53,11 +43,11 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
         const bw_op *op = &a->ops[i];
         if (op->dest[0] != '/') {
             free_live(l, nl);
-            return fail(msg, n, "%s %s: cordon's bwrap needs an absolute destination", op->option, op->dest);
+            return bw_fail(msg, n, "%s %s: cordon's bwrap needs an absolute destination", op->option, op->dest);
         }
         if (op->kind == BW_BIND && op->src[0] != '/') {
             free_live(l, nl);
-            return fail(msg, n, "%s %s: cordon's bwrap needs an absolute source", op->option, op->src);
+            return bw_fail(msg, n, "%s %s: cordon's bwrap needs an absolute source", op->option, op->src);
         }
         char *dest = path_normalize(op->dest);
         if (op->kind == BW_REMOUNT_RO) {
@@ -67,10 +57,11 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
             free(dest);
             if (k == 0 || (l[k - 1].op->kind != BW_BIND && l[k - 1].op->kind != BW_TMPFS)) {
                 free_live(l, nl);
-                return fail(msg, n,
-                            "--remount-ro %s: cordon's bwrap remounts only a --bind or --tmpfs made at that path by an "
-                            "earlier option",
-                            op->dest);
+                return bw_fail(
+                    msg, n,
+                    "--remount-ro %s: cordon's bwrap remounts only a --bind or --tmpfs made at that path by an "
+                    "earlier option",
+                    op->dest);
             }
             if (l[k - 1].op->kind == BW_TMPFS)
                 l[k - 1].hide = true;
@@ -83,7 +74,7 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
             if (op->try_)
                 continue; /* as bwrap: a missing source of a -try option is skipped */
             free_live(l, nl);
-            return fail(msg, n, "Can't find source path %s: No such file or directory", op->src);
+            return bw_fail(msg, n, "Can't find source path %s: No such file or directory", op->src);
         }
         /* what this one covers goes (a symlink is made, not mounted: it covers nothing) */
         size_t w = 0;
@@ -120,7 +111,12 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
         bool root = strcmp(dest, "/") == 0;
         switch (op->kind) {
         case BW_TMPFS:
-            if (root) /* bwrap's own root is a tmpfs: cordon's --base empty */
+            if (root && op->size) /* (cordon's root has no size to give, its /tmp none of its own) */
+                ret = bw_fail(msg, n,
+                              "--size %llu --tmpfs /: cordon's bwrap root is its own read-only tmpfs with a private "
+                              "/tmp; a size for it is not supported",
+                              op->size);
+            else if (root) /* bwrap's own root is a tmpfs: cordon's --base empty */
                 out->base = CORDON_BASE_EMPTY;
             else if (l[i].hide)
                 add_rule(out, dest, CORDON_ACCESS_NONE, "--tmpfs, --remount-ro");
@@ -134,38 +130,40 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
         case BW_BIND: {
             char *src = path_normalize(op->src);
             bool same = strcmp(src, dest) == 0;
+            bw_src_type type;
             free(src);
             if (root && same && l[i].read_only)
                 out->base = CORDON_BASE_HOST;
             else if (root)
-                ret = fail(msg, n, "%s %s /: cordon's bwrap shows the whole host only read-only (--ro-bind / /)",
-                           op->option, op->src);
+                ret = bw_fail(msg, n, "%s %s /: cordon's bwrap shows the whole host only read-only (--ro-bind / /)",
+                              op->option, op->src);
             else if (same)
                 add_rule(out, dest, l[i].read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE, op->option);
-            else if (l[i].read_only && host->src_type(op->src, host->ctx) != BW_SRC_OTHER) {
-                /* /dev/null or an empty directory over a path: what hides it (doc/bwrap.md) */
+            else if (l[i].read_only && (type = host->src_type(op->src, host->ctx)) != BW_SRC_OTHER) {
+                /* /dev/null or an empty directory over a path: what hides it (doc/bwrap.md);
+                 * nothing of the source is mounted, only its type asked (once) */
                 add_rule(out, dest, CORDON_ACCESS_NONE, op->option);
-                out->rules[out->n_rules - 1].file = host->src_type(op->src, host->ctx) == BW_SRC_DEVNULL;
+                out->rules[out->n_rules - 1].file = type == BW_SRC_DEVNULL;
             } else
-                ret = fail(msg, n,
-                           "%s %s %s: cordon's bwrap binds a source at another path only read-only and only "
-                           "/dev/null or an empty directory (which hide the destination)",
-                           op->option, op->src, op->dest);
+                ret = bw_fail(msg, n,
+                              "%s %s %s: cordon's bwrap binds a source at another path only read-only and only "
+                              "/dev/null or an empty directory (which hide the destination)",
+                              op->option, op->src, op->dest);
             break;
         }
         case BW_DEV:
             if (strcmp(dest, "/dev") != 0) /* cordon's minimal /dev is always at /dev */
-                ret = fail(msg, n, "--dev %s: cordon's bwrap mounts /dev only at /dev", op->dest);
+                ret = bw_fail(msg, n, "--dev %s: cordon's bwrap mounts /dev only at /dev", op->dest);
             break;
         case BW_PROC:
             if (strcmp(dest, "/proc") != 0)
-                ret = fail(msg, n, "--proc %s: cordon's bwrap mounts /proc only at /proc", op->dest);
+                ret = bw_fail(msg, n, "--proc %s: cordon's bwrap mounts /proc only at /proc", op->dest);
             else
                 out->proc = true;
             break;
         case BW_SYMLINK:
             if (root)
-                ret = fail(msg, n, "--symlink %s /: no symlink at /", op->src);
+                ret = bw_fail(msg, n, "--symlink %s /: no symlink at /", op->src);
             else {
                 add_rule(out, dest, CORDON_ACCESS_NONE, "--symlink");
                 out->rules[out->n_rules - 1].target = op->src;

@@ -24,7 +24,9 @@ both() {
 t_help() {
   expect_ok bwrap --help
   assert_contains "$OUT" "usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]"
-  assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST"
+  assert_contains "$OUT" "    --ro-bind SRC DEST           Bind mount the host path SRC readonly on DEST (SRC = DEST;"
+  assert_contains "$OUT" "    --as-pid-1                   Accepted: cordon's own PID 1 supervises the command"
+  assert_contains "$OUT" "    --proc DEST                  Mount new procfs on DEST (/proc only)"
   assert_contains "$OUT" "--perms OCTAL"
   assert_not_contains "$OUT" "--dir DEST"
   assert_not_contains "$OUT" "--cap-add"
@@ -53,8 +55,17 @@ t_refused() {
   assert_eq "$ERR" "bwrap: --perms must be followed by an option that creates a file"
   expect_exit 1 bwrap --size 4096 --ro-bind / / true
   assert_eq "$ERR" "bwrap: --size must be followed by --tmpfs"
-  expect_exit 1 bwrap --size 0 --tmpfs /tmp true
-  assert_eq "$ERR" "bwrap: --size takes a non-zero number of bytes"
+  local s
+  for s in 0 " -5" "+4096" " 4096" 4k ""; do
+    expect_exit 1 bwrap --size "$s" --tmpfs /tmp true
+    assert_eq "$ERR" "bwrap: --size takes a non-zero number of bytes"
+  done
+  expect_ok bwrap --ro-bind / / --size 4096 --tmpfs /mnt --cordon-explain true
+  assert_contains "$OUT" "[mode 755; 4096 bytes]"
+  # a size for the root, which bwrap would give a writable root: refused, not dropped
+  expect_exit 1 bwrap --size 1048576 --tmpfs / --ro-bind /usr /usr true
+  assert_contains "$ERR" "bwrap: --size 1048576 --tmpfs /: cordon's bwrap root is its own read-only tmpfs"
+  expect_ok bwrap --tmpfs / --ro-bind /usr /usr --cordon-explain true
   expect_exit 1 bwrap --ro-bind /
   assert_eq "$ERR" "bwrap: --ro-bind takes two arguments"
   expect_exit 1 bwrap --cap-drop ALL --cap-add CAP_SETFCAP true
@@ -236,6 +247,31 @@ t_exact() {
   assert_not_contains "$OUT" "host service sockets"
 }
 run_case exact t_exact
+
+# CORDON_BWRAP_EXACT: only "1" turns the protections off, read from cordon's own
+# environment only (not a --setenv), and never passed on to the command (a bwrap the
+# command runs keeps its protections unless its own caller turns them off).
+t_exact_switch() {
+  local v
+  CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --cordon-explain true
+  assert_eq "$RC" 0 "$(last_run)"
+  assert_contains "$OUT" "seccomp       none: cordon's protections are off"
+  for v in 0 yes true " 1" "1 " ""; do
+    CORDON_BWRAP_EXACT=$v crun bwrap --ro-bind / / --cordon-explain true
+    assert_eq "$RC" 0 "$(last_run)"
+    assert_contains "$OUT" "creation control (the supervisor performs"
+    assert_not_contains "$OUT" "protections are off" "CORDON_BWRAP_EXACT='$v'"
+  done
+  crun bwrap --ro-bind / / --setenv CORDON_BWRAP_EXACT 1 --cordon-explain true
+  assert_contains "$OUT" "creation control (the supervisor performs"
+  assert_not_contains "$OUT" "protections are off" "--setenv CORDON_BWRAP_EXACT 1"
+  CORDON_BWRAP_EXACT=1 CORDON_TEST_PASSED=p crun bwrap --ro-bind / / sh -c 'echo "${CORDON_BWRAP_EXACT-unset} $CORDON_TEST_PASSED"'
+  assert_eq "$RC" 0 "$(last_run)"
+  assert_eq "$OUT" "unset p" "the command's environment"
+  CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --setenv CORDON_BWRAP_EXACT 1 sh -c 'echo "${CORDON_BWRAP_EXACT-unset}"'
+  assert_eq "$OUT" "1" "a --setenv of it"
+}
+run_case exact_switch t_exact_switch
 
 t_explain() {
   expect_ok bwrap --ro-bind / / --bind "$WS" "$WS" --perms 700 --tmpfs "$WS/t" --cordon-explain true
