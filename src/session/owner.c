@@ -512,9 +512,11 @@ static const char *peer_confined(int fd)
     if (read_confinement(AT_FDCWD, "/proc/self/status", &own) < 0 || read_confinement(AT_FDCWD, status, &peer) < 0 ||
         proc_signal(pidfd, 0) < 0)
         return "the session cannot look at the client process (gone, or /proc unreadable)";
-    bool more_filters =
-        peer.filters >= 0 && own.filters >= 0 ? peer.filters > own.filters : peer.mode != own.mode && peer.mode != 0;
-    if (more_filters || (peer.nnp && !own.nnp))
+    /* (Seccomp_filters is there since Linux 5.9, before SO_PEERPIDFD: a status without it
+     * cannot be compared, and is refused) */
+    if (own.filters < 0 || peer.filters < 0)
+        return "the session cannot count the client process's seccomp filters (no Seccomp_filters in /proc)";
+    if (peer.filters > own.filters || (peer.nnp && !own.nnp))
         return inside;
     return NULL;
 }
