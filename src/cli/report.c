@@ -93,7 +93,10 @@ void cli_print_refusals(const cordon_result *res)
     /* the network's: each refused host once, with what would allow it */
     r = res->network_refusals;
     for (unsigned i = 0; i < res->n_network_refusals; i++) {
-        fprintf(stderr, "cordon: network: refused %s\n", r);
+        /* the host is the command's (the proxy blanks C0 controls, not a UTF-8 C1 one) */
+        char *line = cli_safe_text(r);
+        fprintf(stderr, "cordon: network: refused %s\n", line ? line : "(a host that cannot be shown)");
+        free(line);
         r += strlen(r) + 1;
     }
     if (res->network_refusals_more)

@@ -11,13 +11,6 @@
 
 #define EXIT_CONFLICT 1
 
-/* As main.c says it (report.c): the library's message, its errno spelled out, and the flag
- * of the setting it is about. */
-static void print_err(const cordon_error *err)
-{
-    cli_print_error(err);
-}
-
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
@@ -141,7 +134,7 @@ static int open_ws(const ws_args *a, cordon_workspace **ws)
 {
     cordon_error err = {0};
     if (cordon_workspace_open(a->root, a->name, ws, &err) < 0) {
-        print_err(&err);
+        cli_print_error(&err);
         return -1;
     }
     return 0;
@@ -173,13 +166,13 @@ static int cmd_create(int argc, char **argv)
     cordon_ws_backend b = CORDON_WS_AUTO;
     if (a.backend) {
         if (cordon_ws_backend_from_string(a.backend, &b, &err) < 0) {
-            print_err(&err);
+            cli_print_error(&err);
             return CORDON_EXIT_SETUP;
         }
     } else if (a.settings) {
         int r = cordon_settings_workspace_backend(a.settings, &b, &err);
         if (r < 0) {
-            print_err(&err);
+            cli_print_error(&err);
             return CORDON_EXIT_SETUP;
         }
     }
@@ -187,7 +180,7 @@ static int cmd_create(int argc, char **argv)
         return usage_error("%s needs --source DIR", "cordon workspace create");
     cordon_workspace *ws = NULL;
     if (cordon_workspace_create(a.root, a.name, a.source, b, &ws, &err) < 0) {
-        print_err(&err);
+        cli_print_error(&err);
         return CORDON_EXIT_SETUP;
     }
     if (cordon_workspace_notes(ws))
@@ -259,13 +252,13 @@ static int cmd_run_ws(int argc, char **argv)
     int code = CORDON_EXIT_SETUP;
     cordon_workspace *ws = NULL;
     if (parse_run_args(argc, argv, &r, true, &err) < 0) {
-        print_err(&err);
+        cli_print_error(&err);
     } else if (r.help) {
         help_workspace(stdout);
         code = 0;
     } else if (open_ws(&a, &ws) == 0) {
         if (cordon_workspace_run(ws, r.pol, r.command, &res, &err) < 0)
-            print_err(&err);
+            cli_print_error(&err);
         else if (res.timed_out)
             fprintf(stderr, "cordon: timed out after %s seconds (--timeout); the sandbox was killed\n",
                     r.timeout ? r.timeout : "?");
@@ -275,7 +268,7 @@ static int cmd_run_ws(int argc, char **argv)
     if (r.status_json) {
         cordon_error e2 = {0};
         if (cordon_write_status_json(r.status_json, &res, &err, &e2) < 0) {
-            print_err(&e2);
+            cli_print_error(&e2);
             if (code == 0)
                 code = CORDON_EXIT_SETUP;
         }
@@ -296,7 +289,7 @@ static int cmd_diff(int argc, char **argv)
         return CORDON_EXIT_SETUP;
     cordon_error err = {0};
     if (cordon_workspace_diff(ws, a.name_status ? CORDON_WS_DIFF_NAME_STATUS : 0, stdout, &err) < 0) {
-        print_err(&err);
+        cli_print_error(&err);
         code = CORDON_EXIT_SETUP;
     }
     cordon_workspace_free(ws);
@@ -329,7 +322,7 @@ static int cmd_integrate(int argc, char **argv)
         cordon_free(q);
     }
     if (r < 0) {
-        print_err(&err);
+        cli_print_error(&err);
         code = CORDON_EXIT_SETUP;
     } else if (r == 1) {
         fprintf(stderr, "cordon: workspace %s: the merge into %s conflicts in:\n", a.name, cordon_workspace_source(ws));
@@ -382,7 +375,7 @@ static int cmd_simple(const char *sub, int argc, char **argv)
         char **names;
         size_t n;
         if (cordon_workspace_list(a.root, &names, &n, &err) < 0) {
-            print_err(&err);
+            cli_print_error(&err);
             return CORDON_EXIT_SETUP;
         }
         for (size_t i = 0; i < n; i++) {
@@ -403,7 +396,7 @@ static int cmd_simple(const char *sub, int argc, char **argv)
     }
     if (strcmp(sub, "remove") == 0) {
         if (cordon_workspace_remove(a.root, a.name, &err) < 0) {
-            print_err(&err);
+            cli_print_error(&err);
             return CORDON_EXIT_SETUP;
         }
         printf("workspace %s: removed\n", a.name);
@@ -414,7 +407,7 @@ static int cmd_simple(const char *sub, int argc, char **argv)
         return CORDON_EXIT_SETUP;
     if (strcmp(sub, "restore") == 0) {
         if (cordon_workspace_restore(ws, &err) < 0) {
-            print_err(&err);
+            cli_print_error(&err);
             code = CORDON_EXIT_SETUP;
         } else {
             printf("workspace %s: %s, ready\n", a.name, cordon_ws_backend_name(cordon_workspace_backend(ws)));
@@ -422,7 +415,7 @@ static int cmd_simple(const char *sub, int argc, char **argv)
     } else {
         cordon_ws_status s;
         if (cordon_workspace_status(ws, &s, &err) < 0) {
-            print_err(&err);
+            cli_print_error(&err);
             code = CORDON_EXIT_SETUP;
         } else {
             const char *view = cordon_workspace_view(ws);

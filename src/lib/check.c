@@ -85,16 +85,7 @@ static const char *errtext(int e)
 static int own_seccomp_mode(void)
 {
     char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read_all(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *s = strstr(buf, "\nSeccomp:");
-    return s ? atoi(s + 9) : -1;
+    return proc_status_read("/proc/self/status", buf, sizeof buf) > 0 ? (int)proc_status_field(buf, "Seccomp", 10) : -1;
 }
 
 /* --- probes run in a child ------------------------------------------------------------ */

@@ -211,7 +211,10 @@ int canon_unreadable_if(const char *path, const char *what, bool (*matters)(cons
     _cleanup_free_ char *blocked = NULL;
     canon c;
     cordon_error e = {0};
-    if (canon_walk(path, &c, &blocked, &e) < 0) {
+    /* on the way: the walk stopped at a directory it may not search above `path`; else
+     * `path` itself, resolved (its canonical name, which need not be `path`) */
+    bool on_the_way = canon_walk(path, &c, &blocked, &e) < 0;
+    if (on_the_way) {
         if (!blocked) {
             *err = e;
             return err_wrap(err, "%s", what);
@@ -227,7 +230,6 @@ int canon_unreadable_if(const char *path, const char *what, bool (*matters)(cons
     }
     /* `blocked` is now what cordon cannot get into: a directory it may not search (on the
      * way to `path`), or `path` itself, which it may not list or read. */
-    bool on_the_way = strcmp(blocked, path) != 0;
     if (matters && !matters(blocked, arg))
         return 0;
     _cleanup_fd_ int fd = open_no_symlinks(blocked, O_PATH | O_CLOEXEC);

@@ -483,9 +483,9 @@ static int hide_other_homes(resolved *r, cordon_error *err)
 {
     strv homes = {0};
     DIR *d = opendir("/home");
-    if (!d && errno != ENOENT && errno != ENOTDIR && resolved_shows(r, "/home")) {
+    int e = d ? 0 : errno;
+    if (!d && e != ENOENT && e != ENOTDIR && resolved_shows(r, "/home")) {
         /* a /home that cannot be listed but can be searched shows the homes in it by name */
-        int e = errno;
         if (e != EACCES && e != EPERM)
             return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot list /home (to hide other users' homes)");
         if (canon_unreadable("/home", "hiding other users' homes", err) < 0)
@@ -493,10 +493,15 @@ static int hide_other_homes(resolved *r, cordon_error *err)
     }
     if (d) {
         struct dirent *de;
-        while ((de = readdir(d)) != NULL)
+        while ((errno = 0, de = readdir(d)) != NULL)
             if (de->d_name[0] != '.' || (de->d_name[1] != '\0' && strcmp(de->d_name, "..") != 0))
                 strv_push(&homes, path_join("/home", de->d_name));
+        e = errno;
         closedir(d);
+        if (e != 0) { /* a home not listed would go unhidden */
+            strv_free(&homes);
+            return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot list /home (to hide other users' homes)");
+        }
     }
     strv_push(&homes, xstrdup("/root"));
     int ret = 0;

@@ -18,6 +18,7 @@
 #include "supervise/signals.h"
 #include "util/err.h"
 #include "util/fdutil.h"
+#include "util/proc.h"
 #include "util/time.h"
 
 struct sess_cmd {
@@ -45,17 +46,8 @@ static double now_s(void)
 static unsigned read_umask(void)
 {
     char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-    if (fd >= 0)
-        close(fd);
-    if (n > 0) {
-        buf[n] = '\0';
-        const char *u = strstr(buf, "\nUmask:");
-        if (u)
-            return (unsigned)strtoul(u + 8, NULL, 8) & 0777;
-    }
-    return 022;
+    long u = proc_status_read("/proc/self/status", buf, sizeof buf) > 0 ? proc_status_field(buf, "Umask", 8) : -1;
+    return u >= 0 ? (unsigned)u & 0777 : 022;
 }
 
 /* The request: header, cwd, argv, env, each string NUL-terminated. */

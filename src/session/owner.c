@@ -449,28 +449,14 @@ typedef struct confinement {
     int nnp;
 } confinement;
 
-static long status_field(const char *buf, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (strncmp(l, name, n) == 0 && l[n] == ':')
-            return strtol(l + n + 1, NULL, 10);
-    return -1;
-}
-
-static int read_confinement(int dir_fd, const char *path, confinement *c)
+static int read_confinement(const char *path, confinement *c)
 {
     char buf[8192];
-    _cleanup_fd_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
+    if (proc_status_read(path, buf, sizeof buf) <= 0)
         return -1;
-    ssize_t n = read_all(fd, buf, sizeof buf - 1);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    *c = (confinement){.mode = (int)status_field(buf, "Seccomp"),
-                       .filters = status_field(buf, "Seccomp_filters"),
-                       .nnp = (int)status_field(buf, "NoNewPrivs")};
+    *c = (confinement){.mode = (int)proc_status_field(buf, "Seccomp", 10),
+                       .filters = proc_status_field(buf, "Seccomp_filters", 10),
+                       .nnp = (int)proc_status_field(buf, "NoNewPrivs", 10)};
     return c->mode < 0 || c->nnp < 0 ? -1 : 0;
 }
 
@@ -498,23 +484,22 @@ static const char *peer_confined(int fd)
     /* the pid behind the pidfd, in the holder's PID namespace (0: in none it sees; -1: gone) */
     char info[64], buf[1024];
     snprintf(info, sizeof info, "/proc/self/fdinfo/%d", pidfd);
-    _cleanup_fd_ int ifd = open(info, O_RDONLY | O_CLOEXEC);
-    ssize_t n = ifd < 0 ? -1 : read_all(ifd, buf, sizeof buf - 1);
-    if (n <= 0)
+    if (proc_status_read(info, buf, sizeof buf) <= 0)
         return "the session cannot identify the client process";
-    buf[n] = '\0';
-    long pid = status_field(buf, "Pid");
+    long pid = proc_status_field(buf, "Pid", 10);
     if (pid <= 0)
         return pid == 0 ? inside : "the client process is gone";
     confinement own, peer;
     char status[64];
     snprintf(status, sizeof status, "/proc/%ld/status", pid);
-    if (read_confinement(AT_FDCWD, "/proc/self/status", &own) < 0 || read_confinement(AT_FDCWD, status, &peer) < 0 ||
+    if (read_confinement("/proc/self/status", &own) < 0 || read_confinement(status, &peer) < 0 ||
         proc_signal(pidfd, 0) < 0)
         return "the session cannot look at the client process (gone, or /proc unreadable)";
-    bool more_filters =
-        peer.filters >= 0 && own.filters >= 0 ? peer.filters > own.filters : peer.mode != own.mode && peer.mode != 0;
-    if (more_filters || (peer.nnp && !own.nnp))
+    /* (Seccomp_filters is there since Linux 5.9, before SO_PEERPIDFD: a status without it
+     * cannot be compared, and is refused) */
+    if (own.filters < 0 || peer.filters < 0)
+        return "the session cannot count the client process's seccomp filters (no Seccomp_filters in /proc)";
+    if (peer.filters > own.filters || (peer.nnp && !own.nnp))
         return inside;
     return NULL;
 }

@@ -144,7 +144,14 @@ static bool hold_as_missing(launch *l, sess_mem *m, sess_check *c)
     m->scratch[n ? n : 1] = '\0';
     if (n == 0)
         m->scratch[0] = '/';
-    if (stat(m->scratch, &st) < 0 || cc_add_name(l->cc, st.st_dev, st.st_ino, slash + 1, c->why) < 0)
+    /* the directory the name was in, with no symlink on the way (dest was canonical at the
+     * start: a component the host has made a symlink since is not followed, and the
+     * check fails closed) */
+    int dfd = open_no_symlinks(m->scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int r = dfd < 0 ? -1 : fstat(dfd, &st);
+    if (dfd >= 0)
+        close(dfd);
+    if (r < 0 || cc_add_name(l->cc, st.st_dev, st.st_ino, slash + 1, c->why) < 0)
         return false;
     c->kind = SESS_CHECK_ABSENT;
     return true;

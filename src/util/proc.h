@@ -18,3 +18,10 @@ int proc_reap(int pidfd, siginfo_t *info);
 int proc_reap_pid(pid_t pid);
 /* pidfd_send_signal(2): async-signal-safe. */
 int proc_signal(int pidfd, int sig);
+/* A "Name:\tvalue" file of /proc (/proc/PID/status, a pidfd's /proc/self/fdinfo/FD) into
+ * buf, NUL-terminated (no symlink followed at its last component): its length, or -1
+ * with errno. */
+ssize_t proc_status_read(const char *path, char *buf, size_t n);
+/* The number after "name:" in such a text, in `base` (10, or 8 for Umask); -1 when there
+ * is no such line. */
+long proc_status_field(const char *text, const char *name, int base);

@@ -1438,39 +1438,13 @@ static int host_edits(cordon_workspace *ws, const ws_changes *c, strv *out, cord
     return 0;
 }
 
-/* rel as git prints a path: as it is, or between double quotes with C escapes when it
- * holds a control byte, a quote, a backslash or a byte >= 0x80 (so that no name can move
- * the cursor or forge a line of the message). */
-static char *quoted(const char *p)
-{
-    bool q = false;
-    for (const unsigned char *c = (const unsigned char *)p; *c && !q; c++)
-        q = *c < 0x20 || *c >= 0x7f || *c == '"' || *c == '\\';
-    if (!q)
-        return xstrdup(p);
-    char *out = xmalloc(4 * strlen(p) + 3), *o = out;
-    *o++ = '"';
-    for (const unsigned char *c = (const unsigned char *)p; *c; c++) {
-        const char *esc = *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : *c == '\n' ? "\\n" : *c == '\t' ? "\\t" : NULL;
-        if (esc)
-            o += sprintf(o, "%s", esc);
-        else if (*c < 0x20 || *c >= 0x7f)
-            o += sprintf(o, "\\%03o", *c);
-        else
-            *o++ = (char)*c;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return out;
-}
-
 /* "a.txt, "b\nc" and 3 more": as many as fit in n bytes. */
 static void list_paths(const strv *paths, char *buf, size_t n)
 {
     size_t used = 0, i = 0;
     buf[0] = '\0';
     for (; i < paths->n; i++) {
-        _cleanup_free_ char *q = quoted(paths->v[i]);
+        _cleanup_free_ char *q = path_quote(paths->v[i]); /* as git prints it */
         size_t need = strlen(q) + (i ? 2 : 0);
         if (used + need + 24 >= n)
             break;

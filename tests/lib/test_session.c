@@ -32,6 +32,22 @@
 
 #define SH(script) ((char *[]){(char *)"sh", (char *)"-c", (char *)(script), NULL})
 
+/* What a test must leave as it found: the process's descriptors and children. */
+typedef struct baseline {
+    int fds, children;
+} baseline;
+
+static baseline take_baseline(void)
+{
+    return (baseline){.fds = count_fds(), .children = count_children()};
+}
+
+static void assert_baseline(baseline b)
+{
+    assert_int_equal(count_fds(), b.fds);
+    assert_int_equal(count_children(), b.children);
+}
+
 static cordon_session *new_session(cordon_policy *p)
 {
     cordon_session *s = NULL;
@@ -81,7 +97,7 @@ static void test_bad_input(void **state)
     assert_string_equal(e.option, "isolation");
     cordon_policy_free(ll);
 
-    int fds = count_fds(), children = count_children();
+    const baseline base = take_baseline();
     cordon_proc *c = (cordon_proc *)0x1;
     assert_int_equal(cordon_session_spawn(NULL, (char *[]){(char *)"true", NULL}, 0, &c, &e), -1);
     assert_null(c);
@@ -122,8 +138,7 @@ static void test_bad_input(void **state)
     assert_int_equal(r.exit_code, 0);
     cordon_session_free(s);
     cordon_session_free(NULL);
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(), children);
+    assert_baseline(base);
     cordon_policy_free(p);
 }
 
@@ -133,7 +148,7 @@ static void test_spawn_like_cordon_spawn(void **state)
 {
     (void)state;
     cordon_policy *p = test_policy(30);
-    int fds = count_fds(), children = count_children();
+    const baseline base = take_baseline();
     cordon_session *s = new_session(p);
     cordon_error e = CORDON_ERROR_INIT;
     cordon_result r = CORDON_RESULT_INIT;
@@ -208,8 +223,7 @@ static void test_spawn_like_cordon_spawn(void **state)
     cordon_proc_free(c); /* kills it, and waits until it is gone */
 
     cordon_session_free(s);
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(), children);
+    assert_baseline(base);
     cordon_policy_free(p);
 }
 
@@ -247,7 +261,7 @@ static void test_kill_and_keep(void **state)
 {
     (void)state;
     cordon_policy *p = test_policy(60);
-    int fds = count_fds(), children = count_children();
+    const baseline base = take_baseline();
     cordon_session *s = new_session(p);
     cordon_error e = CORDON_ERROR_INIT;
     cordon_result r = CORDON_RESULT_INIT;
@@ -309,8 +323,7 @@ static void test_kill_and_keep(void **state)
     assert_contains(e.message, "session ended");
     /* and a spawn into an ended session: a clear error */
     cordon_proc_free(c);
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(), children);
+    assert_baseline(base);
     cordon_policy_free(p);
 }
 
@@ -347,7 +360,7 @@ static void test_concurrent_64(void **state)
 {
     (void)state;
     cordon_policy *p = test_policy(60);
-    int fds = count_fds(), children = count_children();
+    const baseline base = take_baseline();
     cordon_session *s = new_session(p);
     pthread_t t[64];
     job jobs[64];
@@ -364,8 +377,7 @@ static void test_concurrent_64(void **state)
     printf("# 64 concurrent commands in one session from 64 threads in %lld ms, %d succeeded\n", mono_ms() - t0, ok);
     assert_int_equal(ok, 64);
     cordon_session_free(s);
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(), children);
+    assert_baseline(base);
     cordon_policy_free(p);
 }
 
@@ -381,7 +393,7 @@ static void test_sequential_500(void **state)
     (void)state;
     cordon_policy *p = test_policy(30);
     cordon_session *s = new_session(p);
-    int fds = count_fds(), children = count_children();
+    const baseline base = take_baseline();
     static long long us[500];
     int failed = 0;
     for (int i = 0; i < 500; i++) {
@@ -400,8 +412,7 @@ static void test_sequential_500(void **state)
     printf("# 500 sequential cordon_session_spawn+wait of true: median %lld us, p90 %lld us, %d failed\n", us[250],
            us[450], failed);
     assert_int_equal(failed, 0);
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(), children);
+    assert_baseline(base);
     cordon_session_free(s);
     cordon_policy_free(p);
 }
@@ -446,7 +457,7 @@ static void test_detach(void **state)
 {
     (void)state;
     cordon_policy *p = test_policy(60);
-    int fds = count_fds(), children = count_children();
+    const baseline base = take_baseline();
     cordon_session *s = new_session(p);
     cordon_error e = CORDON_ERROR_INIT;
     cordon_result r = CORDON_RESULT_INIT;
@@ -490,8 +501,7 @@ static void test_detach(void **state)
     assert_int_equal(count_marked(mark), 1);
     cordon_session_free(s); /* and the session's end takes it */
     assert_int_equal(count_marked(mark), 0);
-    assert_int_equal(count_fds(), fds);
-    assert_int_equal(count_children(), children);
+    assert_baseline(base);
     cordon_policy_free(p);
 }
 

@@ -102,6 +102,14 @@ static void expect_error(fixture *f, const char *name, const char *content, cons
     free(path);
 }
 
+/* Load content from DIR/name and expect success; the file's path (free it). */
+static char *load_ok(fixture *f, const char *name, const char *content)
+{
+    char *path = write_fixture(f, name, content);
+    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    return path;
+}
+
 static void assert_rule(const policy_rule *r, const char *path, cordon_access access, const char *source, int line)
 {
     assert_string_equal(r->path, path);
@@ -115,21 +123,20 @@ static void assert_rule(const policy_rule *r, const char *path, cordon_access ac
 static void test_full_file(void **state)
 {
     fixture *f = *state;
-    char *path = write_fixture(f, "settings.json",
-                               "{\n"
-                               "  \"sandbox\": {\n"
-                               "    \"enabled\": true,\n"
-                               "    \"network\": true,\n"
-                               "    \"readOnly\": true,\n"
-                               "    \"allowedPaths\": [\"<workspace>\", \"<data-root>\",\n"
-                               "                     \"~/.cache/pip\"],\n"
-                               "    \"deniedPaths\": [\n"
-                               "      \"<workspace>/secrets\",\n"
-                               "      \"rel/dir\"\n"
-                               "    ]\n"
-                               "  }\n"
-                               "}\n");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "settings.json",
+                         "{\n"
+                         "  \"sandbox\": {\n"
+                         "    \"enabled\": true,\n"
+                         "    \"network\": true,\n"
+                         "    \"readOnly\": true,\n"
+                         "    \"allowedPaths\": [\"<workspace>\", \"<data-root>\",\n"
+                         "                     \"~/.cache/pip\"],\n"
+                         "    \"deniedPaths\": [\n"
+                         "      \"<workspace>/secrets\",\n"
+                         "      \"rel/dir\"\n"
+                         "    ]\n"
+                         "  }\n"
+                         "}\n");
     assert_int_equal(f->p->settings_enabled, 1);
     assert_int_equal(f->p->network, CORDON_NETWORK_HOST);
     assert_true(f->p->read_only);
@@ -179,20 +186,19 @@ static void test_empty_documents(void **state)
 static void test_lines_with_escapes(void **state)
 {
     fixture *f = *state;
-    char *path = write_fixture(f, "esc.json",
-                               "{\n"
-                               "  \"sandbox\": {\n"
-                               "    \"readOnly\": false,\n"
-                               "    \"allowedPaths\": [\n"
-                               "      \"a\\\"],{ \\\\\\\" [\",\n"
-                               "      \"b\\\\\",\n"
-                               "      \"\\u00e9t\\u00e9/\\ud83d\\ude00\"\n"
-                               "    ],\n"
-                               "    \"deni\\u0065dPaths\": [\"x\"\n"
-                               "    ]\n"
-                               "  }\n"
-                               "}\n");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "esc.json",
+                         "{\n"
+                         "  \"sandbox\": {\n"
+                         "    \"readOnly\": false,\n"
+                         "    \"allowedPaths\": [\n"
+                         "      \"a\\\"],{ \\\\\\\" [\",\n"
+                         "      \"b\\\\\",\n"
+                         "      \"\\u00e9t\\u00e9/\\ud83d\\ude00\"\n"
+                         "    ],\n"
+                         "    \"deni\\u0065dPaths\": [\"x\"\n"
+                         "    ]\n"
+                         "  }\n"
+                         "}\n");
     assert_int_equal(f->p->n_rules, 4);
     assert_rule(&f->p->rules[0], "a\"],{ \\\" [", CORDON_ACCESS_WRITE, path, 5);
     assert_rule(&f->p->rules[1], "b\\", CORDON_ACCESS_WRITE, path, 6);
@@ -371,13 +377,12 @@ static void test_unknown_key_after_nesting(void **state)
 static void test_unknown_top_level_key(void **state)
 {
     fixture *f = *state;
-    char *path = write_fixture(f, "top.json",
-                               "{\n"
-                               "  \"sandbox\": {\"enabled\": true},\n"
-                               "  \"permissions\": {\"x\": 1},\n"
-                               "  \"model\": \"big\"\n"
-                               "}\n");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "top.json",
+                         "{\n"
+                         "  \"sandbox\": {\"enabled\": true},\n"
+                         "  \"permissions\": {\"x\": 1},\n"
+                         "  \"model\": \"big\"\n"
+                         "}\n");
     assert_int_equal(f->p->settings_enabled, 1);
     /* pi's and Claude Code's own keys are theirs: nothing said */
     assert_int_equal(f->p->settings_unknown.n, 0);
@@ -390,13 +395,12 @@ static void test_unknown_top_level_key(void **state)
 static void test_unknown_top_level_typo(void **state)
 {
     fixture *f = *state;
-    char *path = write_fixture(f, "typo.json",
-                               "{\n"
-                               "  \"sanbox\": {\"deniedPaths\": [\"/x\"]},\n"
-                               "  \"permissions\": {},\n"
-                               "  \"zzqq\": 1\n"
-                               "}\n");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "typo.json",
+                         "{\n"
+                         "  \"sanbox\": {\"deniedPaths\": [\"/x\"]},\n"
+                         "  \"permissions\": {},\n"
+                         "  \"zzqq\": 1\n"
+                         "}\n");
     assert_int_equal(f->p->n_rules, 0);
     assert_int_equal(f->p->settings_unknown.n, 2);
     char *want = xasprintf("%s:2: unknown top-level key \"sanbox\" (did you mean \"sandbox\"?)", path);
@@ -435,8 +439,7 @@ static void test_strict_settings(void **state)
                  "remove it");
     assert_int_equal(f->p->settings_unknown.n, 0);
     /* a known file still loads under it; the key's type is checked */
-    char *path = write_fixture(f, "ok.json", "{\"sandbox\": {\"strictSettings\": true}, \"model\": \"m\"}");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "ok.json", "{\"sandbox\": {\"strictSettings\": true}, \"model\": \"m\"}");
     free(path);
     expect_error(f, "s3.json", "{\"sandbox\": {\"strictSettings\": 1}}",
                  ":1: key \"sandbox.strictSettings\" must be true or false, not a number");
@@ -521,13 +524,12 @@ static void test_bad_elements(void **state)
 static void test_glob_in_denied_paths(void **state)
 {
     fixture *f = *state;
-    char *path = write_fixture(f, "g1.json",
-                               "{\"sandbox\": {\n"
-                               "  \"allowedPaths\": [\"/ok\"], \"deniedPaths\": [\"/fine\",\n"
-                               "  \"<workspace>/**/*.pem\", \"a?b\",\n"
-                               "  \"~/.config/*/token\"]\n"
-                               "}}\n");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "g1.json",
+                         "{\"sandbox\": {\n"
+                         "  \"allowedPaths\": [\"/ok\"], \"deniedPaths\": [\"/fine\",\n"
+                         "  \"<workspace>/**/*.pem\", \"a?b\",\n"
+                         "  \"~/.config/*/token\"]\n"
+                         "}}\n");
     free(path);
     assert_int_equal(f->p->n_rules, 2); /* /ok and /fine */
     assert_int_equal(f->p->n_globs, 3);
@@ -570,8 +572,7 @@ static void test_bad_glob_in_denied_paths(void **state)
     free(bad);
 
     /* allowedPaths has no glob semantics: such a name is an ordinary path. */
-    char *path = write_fixture(f, "g4.json", "{\"sandbox\": {\"allowedPaths\": [\"/odd*name\"]}}");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "g4.json", "{\"sandbox\": {\"allowedPaths\": [\"/odd*name\"]}}");
     assert_int_equal(f->p->n_rules, 1);
     assert_string_equal(f->p->rules[0].path, "/odd*name");
     free(path);
@@ -594,8 +595,7 @@ static void test_setters_win(void **state)
 static void test_isolation(void **state)
 {
     fixture *f = *state;
-    char *path = write_fixture(f, "i.json", "{\"sandbox\": {\"isolation\": \"landlock\"}}");
-    assert_int_equal(settings_load(f->p, path, &f->err), 0);
+    char *path = load_ok(f, "i.json", "{\"sandbox\": {\"isolation\": \"landlock\"}}");
     assert_int_equal(f->p->isolation, CORDON_ISOLATION_LANDLOCK);
     assert_int_equal(cordon_policy_set_isolation(f->p, CORDON_ISOLATION_AUTO, &f->err), 0);
     assert_int_equal(settings_load(f->p, path, &f->err), 0);
