@@ -16,9 +16,13 @@ mkdir -p "$X" "$T/bin"
 ln -s "$CORDON" "$T/bin/cordon"
 LIBCORDON=$(dirname "$CORDON")/libcordon.so
 
+# extracted once, whichever cases run (CORDON_TEST_CASES)
+EXTRACT_RC=0
+EXTRACTED=$("$PY" "$REPO_ROOT/tests/doctest.py" "$X" "${DOCS[@]}" 2>&1) || EXTRACT_RC=$?
+
 t_annotations() {
   local out
-  out=$("$PY" "$REPO_ROOT/tests/doctest.py" "$X" "${DOCS[@]}") || die "$out"
+  [ "$EXTRACT_RC" = 0 ] || die "$EXTRACTED"
   [ -s "$X/manifest" ] || die "no example found in ${DOCS[*]}"
   # a positive control of the extractor: a mistake in an annotation fails
   mkdir -p "$CT/bad/doc"
