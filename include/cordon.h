@@ -137,7 +137,8 @@ CORDON_API int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon
 /* PATH must be absolute.  `source` names where the rule came from (e.g. "--allow"). */
 CORDON_API int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access, const char *source,
                                       cordon_error *err);
-/* The workspace (writable unless read-only); default: the current directory. */
+/* The workspace (writable unless read-only); default: the top of the git work tree the current
+ * directory is in, else the current directory ("." is the current directory alone). */
 CORDON_API int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err);
 CORDON_API int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err);
 CORDON_API int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error *err);

@@ -170,7 +170,8 @@ class Policy:
 
     :param base: ``"system"`` (default: /usr /bin /sbin /lib* /etc read-only), ``"host"``
         (the whole host read-only) or ``"empty"``
-    :param workspace: the writable workspace (default: the current directory)
+    :param workspace: the writable workspace (default: the top of the current directory's git
+        work tree, else the current directory; ``"."``: the current directory alone)
     :param no_workspace: expose no workspace at all
     :param allow: paths visible and writable
     :param allow_ro: paths visible, read-only
@@ -182,7 +183,8 @@ class Policy:
     :param env: variables to set
     :param keep_env: variables passed through from this process's environment
     :param clear_env: start from an empty environment (default: a small passlist)
-    :param cwd: the working directory inside (default: the current directory)
+    :param cwd: the working directory inside (default: the current directory; the workspace
+        where that would not be visible)
     :param timeout: seconds after which the whole sandbox is killed (exit code 124)
     :param limit_pids: processes and threads at once
     :param limit_memory: bytes, or a string such as ``"512M"``

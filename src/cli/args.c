@@ -325,7 +325,9 @@ const option_def run_options[] = {
     {"--base", "system|host|empty", opt_base,
      "what the view starts from: system (default: /usr /bin /sbin /lib* /etc read-only), "
      "host (the whole host read-only) or empty"},
-    {"--workspace", "DIR", opt_workspace, "the writable workspace (default: the current directory)"},
+    {"--workspace", "DIR", opt_workspace,
+     "the writable workspace (default: the top of the current directory's git work tree, else the current "
+     "directory; `--workspace .`: the current directory alone)"},
     {"--no-workspace", NULL, opt_no_workspace, "do not expose the current directory"},
     {"--allow", "PATH", opt_allow, "PATH visible and writable"},
     {"--allow-ro", "PATH", opt_allow_ro, "PATH visible, read-only"},
@@ -378,7 +380,8 @@ const option_def run_options[] = {
     {"--keep-env", "NAME", opt_keep_env, "pass NAME through from cordon's environment"},
     {"--clear-env", NULL, opt_clear_env,
      "start from an empty environment (default: PATH TERM LANG LC_* TZ USER LOGNAME)"},
-    {"--chdir", "DIR", opt_chdir, "working directory inside (default: the current directory)"},
+    {"--chdir", "DIR", opt_chdir,
+     "working directory inside (default: the current directory; the workspace where that is not visible)"},
     {"--timeout", "SECONDS", opt_timeout, "kill the whole sandbox after SECONDS (decimals allowed); exit 124"},
     {"--status-json", "FILE", opt_status_json,
      "write the result (exit code, signal, timed out, failed stage) as JSON to FILE"},

@@ -13,9 +13,14 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     fprintf(out, "policy\n");
     fprintf(out, "  base        %s\n", base_name(pol->base));
     fprintf(out, "  network     %s\n", network_name(pol->network));
-    fprintf(out, "  workspace   %s\n", pol->no_workspace ? "(none)" : r->workspace);
+    fprintf(out, "  workspace   %s%s\n", pol->no_workspace ? "(none)" : r->workspace,
+            !pol->no_workspace && r->workspace_git_top
+                ? " (the top of the current directory's git work tree; --workspace . for the current directory alone)"
+                : "");
     fprintf(out, "  read-only   %s\n", pol->read_only ? "yes" : "no");
-    fprintf(out, "  cwd         %s\n", p->cwd);
+    fprintf(out, "  cwd         %s%s\n", p->cwd,
+            p->cwd_is_workspace ? " (the workspace: the current directory would not be visible; --chdir to choose)"
+                                : "");
     bool cow = false;
     for (size_t i = 0; p->home && i < p->n_ops; i++)
         cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;

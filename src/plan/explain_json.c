@@ -20,7 +20,9 @@ static json_t *policy_json(const struct cordon_policy *pol, const resolved *r, c
     json_object_set_new(o, "network", json_string(network_name(pol->network)));
     json_object_set_new(o, "workspace", pol->no_workspace ? json_null() : str_or_null(r->workspace));
     json_object_set_new(o, "read_only", json_boolean(pol->read_only));
+    json_object_set_new(o, "workspace_git_top", json_boolean(!pol->no_workspace && r->workspace_git_top));
     json_object_set_new(o, "cwd", str_or_null(p->cwd));
+    json_object_set_new(o, "cwd_is_workspace", json_boolean(p->cwd_is_workspace));
     const char *home_kind = "private";
     for (size_t i = 0; p->home && i < p->n_ops; i++)
         if (p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0)

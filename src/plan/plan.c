@@ -450,6 +450,20 @@ static void warn_overridden(const resolved *r, plan *p)
     }
 }
 
+/* Is the directory at path (of type t, covered by cov) there inside? */
+static bool cwd_visible(const plan *out, const plan_op *cov, const char *path, ftype t)
+{
+    if (strcmp(path, "/") == 0)
+        return true;
+    if (!cov && out->root_is_host)
+        return t == FT_DIR;
+    if (cov && (cov->kind == PLAN_BIND || cov->kind == PLAN_COW || (cov->kind == PLAN_HOLD && cov->from_view)))
+        return t == FT_DIR;
+    if (cov && cov->kind != PLAN_HIDE)
+        return strcmp(cov->dest, path) == 0;
+    return false;
+}
+
 plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation)
 {
     return (plan_input){.isolation = isolation,
@@ -458,6 +472,7 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .no_nested = pol->no_nested,
                         .inherit_pid_ns = pol->inherit_pid_ns,
                         .cwd_given = pol->cwd != NULL,
+                        .no_workspace = pol->no_workspace,
                         .limits = pol->limits,
                         .view = pol->view,
                         .bare = pol->bare,
@@ -602,17 +617,16 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
 
     /* The working directory must exist inside: under a shown host path, or exactly a
-     * private directory. */
+     * private directory. One the caller did not choose that would not be visible (cordon
+     * started elsewhere, --workspace DIR) becomes the workspace, when that is shown. */
     const plan_op *cov = plan_covering(out, r->cwd);
-    bool visible = strcmp(r->cwd, "/") == 0;
-    if (visible)
-        ;
-    else if (!cov && out->root_is_host)
-        visible = r->cwd_type == FT_DIR;
-    else if (cov && (cov->kind == PLAN_BIND || cov->kind == PLAN_COW || (cov->kind == PLAN_HOLD && cov->from_view)))
-        visible = r->cwd_type == FT_DIR;
-    else if (cov && cov->kind != PLAN_HIDE)
-        visible = strcmp(cov->dest, r->cwd) == 0;
+    bool visible = cwd_visible(out, cov, r->cwd, r->cwd_type);
+    if (!visible && !in->cwd_given && !in->no_workspace && r->workspace && r->cwd_type == FT_DIR &&
+        !(cov && cov->kind == PLAN_HIDE) && cwd_visible(out, plan_covering(out, r->workspace), r->workspace, FT_DIR)) {
+        out->cwd = xstrdup(r->workspace);
+        out->cwd_is_workspace = true;
+        visible = true;
+    }
     if (!visible) {
         err_opt(err, CORDON_STAGE_PLAN, 0, "chdir", "the working directory %s %s inside the sandbox; %s", r->cwd,
                 r->cwd_type == FT_MISSING         ? "does not exist"
@@ -624,7 +638,8 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         plan_free(out);
         return -1;
     }
-    out->cwd = xstrdup(r->cwd);
+    if (!out->cwd)
+        out->cwd = xstrdup(r->cwd);
     if (in->view) {
         if (plan_apply_view(in->view, out, err) < 0) {
             plan_free(out);

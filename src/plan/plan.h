@@ -82,11 +82,12 @@ typedef struct plan {
     ino_t root_ino;
     plan_op *ops;
     size_t n_ops, cap_ops;
-    char *home;          /* HOME inside */
-    char *home_fallback; /* a PLAN_COW home that the kernel would not overlay: HOME here
+    char *home;            /* HOME inside */
+    char *home_fallback;   /* a PLAN_COW home that the kernel would not overlay: HOME here
                           * instead (a private tmpfs), or NULL */
-    char *tmpdir;        /* TMPDIR inside */
-    char *cwd;           /* working directory inside */
+    char *tmpdir;          /* TMPDIR inside */
+    char *cwd;             /* working directory inside */
+    bool cwd_is_workspace; /* the workspace, the current directory (not --chdir) not being visible */
     cordon_network network;
     bool proc;
     bool inherit_pid_ns;        /* no PID namespace of its own; PLAN_PROC binds the caller's /proc */
@@ -139,7 +140,8 @@ typedef struct plan_input {
     bool proc; /* a /proc (not --no-proc) */
     bool no_nested;
     bool inherit_pid_ns;
-    bool cwd_given; /* --chdir named the working directory (for the advice) */
+    bool cwd_given;    /* --chdir named the working directory (for the advice) */
+    bool no_workspace; /* --no-workspace: no workspace to fall back on for the working directory */
     limit_values limits;
     const policy_view *view;   /* a workspace run's view, or NULL */
     bool bare;                 /* cordon_policy_set_protections(false) */

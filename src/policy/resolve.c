@@ -1,4 +1,5 @@
 #include "policy/resolve.h"
+#include "policy/gittop.h"
 #include "policy/glob.h"
 #include "policy/protect.h"
 
@@ -516,8 +517,14 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         canon_free(&c); /* the rest: symlink, crossed, first_missing */
     }
 
-    /* The workspace: the policy's, else the current directory. */
-    ws_given = xstrdup(p->workspace ? p->workspace : host->cwd);
+    /* The workspace: the policy's, else the top of the git work tree around the current
+     * directory (gittop.h), else the current directory. */
+    if (!p->workspace && !p->no_workspace && host->cwd) {
+        ws_given = git_top_level(host->cwd, out->home);
+        out->workspace_git_top = ws_given != NULL;
+    }
+    if (!ws_given)
+        ws_given = xstrdup(p->workspace ? p->workspace : host->cwd);
     {
         canon c;
         if (canon_resolve(ws_given, &c, err) < 0) {
@@ -540,7 +547,10 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
     if (!p->no_workspace) {
         cordon_access a = p->read_only ? CORDON_ACCESS_READ : CORDON_ACCESS_WRITE;
         if (resolve_add_rule(out, out->workspace, a, ORIGIN_WORKSPACE,
-                             p->workspace ? "workspace" : "workspace (current directory)", 0, err) < 0)
+                             p->workspace             ? "workspace"
+                             : out->workspace_git_top ? "workspace (the top of the current directory's git work tree)"
+                                                      : "workspace (current directory)",
+                             0, err) < 0)
             goto fail;
     }
 

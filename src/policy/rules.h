@@ -67,6 +67,7 @@ typedef struct resolved {
                       * read-only underneath, with a private layer that takes the writes
                       * (a kernel overlay; plan.c), so what the base shows there is shown */
     char *workspace;                 /* canonical workspace (the value of <workspace>, even with --no-workspace) */
+    bool workspace_git_top;          /* it is the top of the git work tree around the current directory */
     char *cwd;                       /* canonical working directory */
     ftype cwd_type;
     strv gitdirs; /* git directories found at the top of writable paths (protect.c) */
