@@ -169,6 +169,11 @@ CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dir
  * and Landlock filesystem rules on top of the namespaces (see doc/seccomp.md).  By
  * default the command may nest sandboxes, which can only ever be stricter. */
 CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
+/* Show the usual per-user tool directories of the home read-only, those that exist
+ * (~/.cargo ~/.rustup ~/.pyenv ~/.nvm ~/.volta ~/go ~/.deno ~/.bun ~/.local/bin ...:
+ * doc/guide-run.md); the home's credential stores in them stay hidden.  Nothing under
+ * CORDON_BASE_HOST, which shows them already. */
+CORDON_API int cordon_policy_set_toolchains(cordon_policy *p, bool toolchains, cordon_error *err);
 
 /* Warnings: a rule of the caller's that changes nothing (a path that does not exist, a
  * rule overridden by another at equal length, one that adds nothing to the rule above it),

@@ -196,6 +196,7 @@ class Policy:
     :param protect: more names kept read-only at the top of every writable path
     :param proc: mount /proc (default True)
     :param no_nested: refuse sandboxes inside the sandbox
+    :param toolchains: the home's tool directories (~/.cargo, ~/.pyenv, ~/.nvm, ...) read-only
     :param isolation: ``"namespaces"`` (default), ``"landlock"`` or ``"auto"``
     :param allow_socket: absolute paths of host Unix sockets the command may connect to
         (every other pathname socket the sandbox did not bind is refused)
@@ -216,7 +217,7 @@ class Policy:
                  settings: Union[PathLike, Sequence[PathLike], None] = None,
                  strict_settings: bool = False,
                  data_root: Optional[PathLike] = None, protect: Iterable[str] = (),
-                 proc: bool = True, no_nested: bool = False,
+                 proc: bool = True, no_nested: bool = False, toolchains: bool = False,
                  isolation: Optional[str] = None, allow_socket: Iterable[PathLike] = ()) -> None:
         lib = _L()
         self._p: Optional[int] = lib.cordon_policy_new()
@@ -271,6 +272,8 @@ class Policy:
                 self._call(lib.cordon_policy_set_proc, False)
             if no_nested:
                 self._call(lib.cordon_policy_set_no_nested, True)
+            if toolchains:
+                self._call(lib.cordon_policy_set_toolchains, True)
             if isolation is not None:
                 self._enum(lib.cordon_isolation_from_string, isolation, lib.cordon_policy_set_isolation)
             for s in allow_socket:

@@ -108,6 +108,7 @@ _PROTOTYPES = {
     "cordon_policy_set_timeout": (_I, [_P, ctypes.c_double, _E]),
     "cordon_policy_set_proc": (_I, [_P, _B, _E]),
     "cordon_policy_set_no_nested": (_I, [_P, _B, _E]),
+    "cordon_policy_set_toolchains": (_I, [_P, _B, _E]),
     "cordon_policy_protect": (_I, [_P, _S, _E]),
     "cordon_policy_allow_socket": (_I, [_P, _S, _E]),
     "cordon_policy_add_tmpfs": (_I, [_P, _S, ctypes.c_uint, ctypes.c_ulonglong, _E]),

@@ -205,6 +205,12 @@ static int opt_no_proc(run_args *a, const char *v, cordon_error *err)
     return cordon_policy_set_proc(a->pol, false, err);
 }
 
+static int opt_toolchains(run_args *a, const char *v, cordon_error *err)
+{
+    (void)v;
+    return cordon_policy_set_toolchains(a->pol, true, err);
+}
+
 static int opt_no_nested(run_args *a, const char *v, cordon_error *err)
 {
     (void)v;
@@ -386,6 +392,9 @@ const option_def run_options[] = {
     {"--status-json", "FILE", opt_status_json,
      "write the result (exit code, signal, timed out, failed stage) as JSON to FILE"},
     {"--no-proc", NULL, opt_no_proc, "do not mount /proc"},
+    {"--toolchains", NULL, opt_toolchains,
+     "the home's tool directories read-only where they exist (~/.cargo ~/.rustup ~/.pyenv ~/.nvm ~/.volta ~/go "
+     "~/.deno ~/.bun ~/.local/bin ...; credential stores stay hidden)"},
     {"--no-nested", NULL, opt_no_nested,
      "no sandbox inside the sandbox: refuse new user namespaces and the mount API, and add "
      "Landlock filesystem rules (by default the command may nest sandboxes, only ever stricter)"},

@@ -3,16 +3,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "confine/llonly.h"
+#include "lib/hint.h"
 #include "lib/prepare.h"
 #include "lib/proc.h"
 #include "net/host.h"
 #include "session/session.h"
 #include "supervise/outer.h"
+#include "util/cleanup.h"
 #include "util/err.h"
 #include "util/trace.h"
 
@@ -32,6 +35,7 @@ struct cordon_proc {
     net_host *net; /* the network helper's side (src/net), or NULL */
     cordon_isolation isolation;
     const char *isolation_why;
+    char *not_found; /* what the host has by the command's name (lib/hint.h), for a 127 */
 };
 
 static bool valid(const cordon_proc *c)
@@ -119,6 +123,12 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     }
     c->isolation = x.p.isolation;
     c->isolation_why = x.isolation_why;
+    cmd_hint hint;
+    cmd_hint_make(&x.r, &x.p, x.env.v, argv ? argv[0] : NULL, &hint);
+    if (hint.warning && pol->warn_fn)
+        pol->warn_fn(hint.warning, pol->warn_ctx);
+    c->not_found = steal_pointer(&hint.missing);
+    cmd_hint_free(&hint);
     outer_opts o = {.timeout = pol->timeout,
                     .ll_ruleset_fd = c->ll.ruleset_fd,
                     .pty = flags & CORDON_SPAWN_PTY,
@@ -379,8 +389,13 @@ int cordon_proc_kill(cordon_proc *c, int sig)
  * private directories of --isolation landlock at once (the supervisor has killed every
  * process that could use them), so that a caller that exits right after the wait, as
  * the command line does, leaves nothing behind. */
-static void ended(cordon_proc *c, cordon_result *res)
+static void ended(cordon_proc *c, cordon_result *res, cordon_error *e)
 {
+    if (c->not_found && !res->started && res->exit_code == CORDON_EXIT_NOTFOUND && e->stage == CORDON_STAGE_EXEC) {
+        char msg[sizeof e->message];
+        snprintf(msg, sizeof msg, "%s", e->message);
+        err_set(e, CORDON_STAGE_EXEC, e->errnum, "%s; %s", msg, c->not_found);
+    }
     res->isolation = c->isolation;
     res->isolation_why = c->isolation_why;
     if (c->net)
@@ -407,7 +422,7 @@ int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *res, cordon_
     cordon_error e = {.size = sizeof e};
     int w = c->sc ? sess_cmd_wait(c->sc, timeout_ms, &r, &e) : outer_wait(c->run, timeout_ms, -1, NULL, NULL, &r, &e);
     if (w == 0) {
-        ended(c, &r);
+        ended(c, &r, &e);
         result_export(res, &r);
         err_export(err, &e);
     } else if (w < 0) {
@@ -432,6 +447,7 @@ void cordon_proc_free(cordon_proc *c)
     if (c->pty >= 0)
         close(c->pty);
     llonly_free(&c->ll); /* every process of the run is gone: the private directory goes too */
+    free(c->not_found);
     free(c);
 }
 
@@ -443,7 +459,7 @@ static int run_to_end(cordon_proc *c, int out_fd, cordon_output_fn fn, void *ctx
 {
     int w = outer_wait(c->run, -1, out_fd, fn, ctx, res, e);
     if (w == 0)
-        ended(c, res);
+        ended(c, res, e);
     cordon_proc_free(c);
     if (w < 0)
         return -1;

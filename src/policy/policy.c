@@ -406,6 +406,15 @@ int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *
     return 0;
 }
 
+int cordon_policy_set_toolchains(cordon_policy *p, bool toolchains, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    (void)err;
+    p->toolchains = toolchains;
+    p->scalars_set |= POLICY_SET_TOOLCHAINS;
+    return 0;
+}
+
 int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warning_fn fn, void *ctx, cordon_error *err)
 {
     NEED_POLICY(p, err);

@@ -117,6 +117,7 @@ struct cordon_policy {
     bool inherit_pid_ns;  /* the caller's PID namespace and /proc (read-only) */
     bool no_private_dirs; /* no private HOME and TMPDIR (cordon_policy_set_private_dirs) */
     bool no_nested;       /* --no-nested */
+    bool toolchains;      /* --toolchains: the home's tool directories read-only (policy/toolchains.h) */
     bool bare;            /* cordon_policy_set_protections(false): bubblewrap's exact mode */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */
@@ -169,6 +170,7 @@ enum {
     POLICY_SET_PROC = 1u << 6,
     POLICY_SET_NO_NESTED = 1u << 7,
     POLICY_SET_GLOB_DEPTH = 1u << 8,
+    POLICY_SET_TOOLCHAINS = 1u << 9,
 };
 
 /* A variable from a settings file: after the other settings files' ones, before the

@@ -2,6 +2,7 @@
 #include "policy/gittop.h"
 #include "policy/glob.h"
 #include "policy/protect.h"
+#include "policy/toolchains.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -568,6 +569,9 @@ int resolve_policy(const struct cordon_policy *p, const host_info *host, resolve
         if (r < 0)
             goto fail;
     }
+
+    if (p->toolchains && p->base != CORDON_BASE_HOST && toolchains_add(out, err) < 0)
+        goto fail;
 
     /* --hide and hiddenPaths: expanded here, hidden by protect.c where they are shown. */
     if (p->n_hides)

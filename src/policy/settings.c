@@ -30,7 +30,8 @@ static const char sandbox_keys[] =
     "enabled, network, readOnly, allowedPaths, deniedPaths, limitPids, limitMemory, limitCpu, "
     "isolation, hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, "
     "forwardPorts, publishPorts, networkLog, allowedSockets, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, "
-    "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty, "
+    "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, toolchains, "
+    "tty, "
     "strictSettings";
 
 /* The top-level keys cordon reads, then those of the harness settings files it shares
@@ -90,11 +91,11 @@ typedef struct settings {
     int allow_unix; /* -1 = not given, else 0/1 */
     const char *network_log;
     /* the other run options (apply_run) */
-    int base;                                             /* -1 = not given, else a cordon_base */
-    char *workspace, *data_root, *chdir;                  /* owned (~ expanded), or NULL */
-    const char *status_json;                              /* borrowed, or NULL */
-    int no_workspace, clear_env, no_proc, no_nested, tty; /* -1 = not given */
-    double timeout;                                       /* 0 = not given */
+    int base;                                                         /* -1 = not given, else a cordon_base */
+    char *workspace, *data_root, *chdir;                              /* owned (~ expanded), or NULL */
+    const char *status_json;                                          /* borrowed, or NULL */
+    int no_workspace, clear_env, no_proc, no_nested, tty, toolchains; /* -1 = not given */
+    double timeout;                                                   /* 0 = not given */
     int glob_depth;
     bool glob_depth_set;
     json_t *env, *keep_env, *protect, *ro_paths, *denied_globs; /* borrowed, or NULL */
@@ -470,8 +471,9 @@ static void apply_net(const settings *s, cordon_policy *p)
  * policy, applied by apply_run().  --settings itself (the file) and --help have none. - */
 
 static const char *const run_keys[] = {
-    "base",    "workspace", "noWorkspace", "readOnlyPaths", "deniedGlobs", "globDepth", "protect",  "dataRoot", "env",
-    "keepEnv", "clearEnv",  "chdir",       "timeout",       "statusJson",  "noProc",    "noNested", "tty",
+    "base",    "workspace",  "noWorkspace", "readOnlyPaths", "deniedGlobs", "globDepth",
+    "protect", "dataRoot",   "env",         "keepEnv",       "clearEnv",    "chdir",
+    "timeout", "statusJson", "noProc",      "noNested",      "tty",         "toolchains",
 };
 
 static bool is_run_key(const char *key)
@@ -590,6 +592,8 @@ static int parse_run_key(const settings_ctx *ctx, const char *key, json_t *v, se
         return get_bool(ctx, key, v, &s->no_proc);
     if (strcmp(key, "noNested") == 0)
         return get_bool(ctx, key, v, &s->no_nested);
+    if (strcmp(key, "toolchains") == 0)
+        return get_bool(ctx, key, v, &s->toolchains);
     if (strcmp(key, "tty") == 0)
         return get_bool(ctx, key, v, &s->tty);
     if (strcmp(key, "timeout") == 0) {
@@ -863,6 +867,8 @@ static void apply_run(const settings_ctx *ctx, settings *s, cordon_policy *p)
         p->no_proc = s->no_proc != 0;
     if (s->no_nested >= 0 && !(set & POLICY_SET_NO_NESTED))
         p->no_nested = s->no_nested != 0;
+    if (s->toolchains >= 0 && !(set & POLICY_SET_TOOLCHAINS))
+        p->toolchains = s->toolchains != 0;
     if (s->glob_depth_set && !(set & POLICY_SET_GLOB_DEPTH))
         p->glob_depth = s->glob_depth;
     if (s->status_json) {
@@ -977,6 +983,7 @@ int settings_load_buffer(struct cordon_policy *p, const char *file, const char *
                   .clear_env = -1,
                   .no_proc = -1,
                   .no_nested = -1,
+                  .toolchains = -1,
                   .tty = -1,
                   .strict = -1};
     int r = parse_root(&ctx, root, &s);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The view a developer expects (issue 23): the workspace is the top of the git work tree
 # the current directory is in (doc/reference.md, --workspace), and a --workspace named
-# from elsewhere is the working directory when the current one would not be visible.
+# from elsewhere is the working directory when the current one would not be visible; a
+# command the host has in the home is named when the sandbox hides it, and --toolchains
+# shows the home's tool directories read-only.
 . "$(dirname "$0")/lib.sh"
 require_cordon
 
@@ -94,5 +96,73 @@ t_hidden_cwd() {
   assert_contains "$ERR" "is hidden"
 }
 run_case hidden_cwd t_hidden_cwd
+
+# ---- toolchains in the home (doc/guide-run.md, "Toolchains in the home")
+
+# a fake cargo in ~/.cargo/bin, first on PATH, as rustup puts it
+fake_tool() {
+  mkdir -p "$HOME/.cargo/bin"
+  printf '#!/bin/sh\necho "host tool $*"\n' >"$HOME/.cargo/bin/mytool"
+  chmod +x "$HOME/.cargo/bin/mytool"
+  echo 'token = "secret"' >"$HOME/.cargo/credentials.toml"
+}
+
+t_tool_hint() {
+  fake_tool
+  PATH=$HOME/.cargo/bin:$PATH expect_exit 127 run -- mytool x
+  assert_contains "$ERR" "mytool: command not found in the sandbox"
+  assert_contains "$ERR" "on the host it is $HOME/.cargo/bin/mytool, which the sandbox does not show"
+  assert_contains "$ERR" "show it: --allow-ro ~/.cargo, --toolchains or --base host"
+  # by its path too
+  expect_exit 127 run -- "$HOME/.cargo/bin/mytool"
+  assert_contains "$ERR" "on the host it is $HOME/.cargo/bin/mytool"
+  # a rule that hides it is named
+  PATH=$HOME/.cargo/bin:$PATH expect_exit 127 run --allow-ro "$HOME/.cargo" --deny "$HOME/.cargo/bin" -- mytool
+  assert_contains "$ERR" "hidden by --deny"
+  # each fix it names works (the positive controls)
+  PATH=$HOME/.cargo/bin:$PATH expect_output "host tool x" run --toolchains -- mytool x
+  PATH=$HOME/.cargo/bin:$PATH expect_output "host tool y" run --allow-ro "$HOME/.cargo" -- mytool y
+  # a command the host does not have either gets no hint
+  expect_exit 127 run -- no-such-tool-anywhere
+  assert_not_contains "$ERR" "on the host"
+}
+run_case tool_hint t_tool_hint
+
+t_tool_shadowed() {
+  [ -x /usr/bin/python3 ] || skip_case "/usr/bin/python3 missing: nothing for a hidden python3 to fall back on"
+  mkdir -p "$HOME/.pyenv/shims"
+  printf '#!/bin/sh\necho pyenv python\n' >"$HOME/.pyenv/shims/python3"
+  chmod +x "$HOME/.pyenv/shims/python3"
+  PATH=$HOME/.pyenv/shims:$PATH expect_output "usr python" run -- python3 -c 'print("usr python")'
+  assert_contains "$ERR" "warning: python3 is $HOME/.pyenv/shims/python3 on the host, which the sandbox does not show"
+  assert_contains "$ERR" "it runs /usr/bin/python3 instead"
+  assert_contains "$ERR" "--allow-ro ~/.pyenv, --toolchains or --base host"
+  PATH=$HOME/.pyenv/shims:$PATH expect_output "pyenv python" run --toolchains -- python3 -c 'print(1)'
+  assert_not_contains "$ERR" "warning"
+}
+run_case tool_shadowed t_tool_shadowed
+
+t_toolchains() {
+  fake_tool
+  mkdir -p "$HOME/go/bin" "$HOME/.local/bin" "$HOME/.config/other"
+  expect_ok explain --toolchains
+  assert_contains "$OUT" "$HOME/.cargo"
+  assert_contains "$OUT" "--toolchains"
+  assert_contains "$OUT" "$HOME/go"
+  assert_contains "$OUT" "$HOME/.local/bin"
+  assert_not_contains "$OUT" "$HOME/.rustup" # missing: no rule
+  # read-only, the credential store in it hidden, the rest of the home not shown
+  crun run --toolchains -- sh -c "cat '$HOME/.cargo/bin/mytool' >/dev/null && echo read;
+    touch '$HOME/.cargo/new' 2>/dev/null || echo ro; cat '$HOME/.cargo/credentials.toml';
+    ls '$HOME/.config/other' 2>/dev/null || echo nohome"
+  assert_eq "$OUT" "$(printf 'read\nro\nnohome')" "--toolchains view"
+  assert_absent "$HOME/.cargo/new"
+  # the settings key
+  echo '{"sandbox": {"toolchains": true}}' >"$CT/s.json"
+  expect_output "host tool k" run --settings "$CT/s.json" -- "$HOME/.cargo/bin/mytool" k
+  # without it (the control), not there
+  expect_exit 127 run -- "$HOME/.cargo/bin/mytool" k
+}
+run_case toolchains t_toolchains
 
 finish
