@@ -6,12 +6,20 @@
  *
  * cordon's terminal is put back as it was on every way out: the run ending, an error,
  * a signal that stops cordon (restored until SIGCONT) or ends it (restored, then the
- * signal's default action).  Only SIGKILL cannot be caught; `stty sane` then. */
+ * signal's default action).  Only SIGKILL cannot be caught; `stty sane` then.
+ *
+ * Job control reaches the caller's shell as it would without a sandbox: when the command
+ * itself stops (^Z to `cordon run -- vim x`: the foreground job inside is the command's
+ * own process group, and it is stopped), cordon stops too, with its terminal restored, so
+ * the shell gets its prompt back; `fg` continues cordon, which puts raw mode back and
+ * continues the job inside.  A job of a shell inside (`bash -i`) stopping is that shell's
+ * business: its process group is not the command's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -91,6 +99,9 @@ static void on_signal(int sig)
         if (raw_wanted && !raw_on)
             raw_set();
         copy_window_size();
+        /* the foreground job inside too (a job stopped with cordon: follow_stop) */
+        if (m >= 0)
+            (void)ioctl(m, TIOCSIG, SIGCONT);
         to_command(sig);
         break;
     default: /* SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 */ to_command(sig); break;
@@ -204,20 +215,83 @@ static void input_ended(relay *r)
     }
 }
 
+/* The command itself stopped: the terminal's foreground process group inside is the
+ * command's (its leader is a child of the session's leader, PID 1: src/supervise/pty.h; no
+ * shell inside gave the terminal to a job of its own) and that process is stopped.  Its pid as cordon sees it (TIOCGPGRP on the master answers
+ * in cordon's PID namespace, as /proc does), or 0. */
+static pid_t command_stopped(int master)
+{
+    pid_t pg;
+    if (ioctl(master, TIOCGPGRP, &pg) < 0 || pg <= 0)
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pg);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* after the name, which may hold anything */
+    char state;
+    int ppid, pgrp, sid;
+    if (!p || sscanf(p + 1, " %c %d %d %d", &state, &ppid, &pgrp, &sid) != 4)
+        return 0;
+    return state == 'T' && pgrp == (int)pg && ppid == sid ? pg : 0;
+}
+
+/* When the command stopped, stop cordon as a shell's job stops (SIGTSTP's default action,
+ * which the kernel discards in an orphaned process group, as it would for the command
+ * itself), with the terminal restored; once continued, raw mode again and the job inside
+ * continued (the SIGCONT handler), and no second stop until the command has run again. */
+static void follow_stop(relay *r, bool *stopped)
+{
+    if (!raw_wanted)
+        return;
+    pid_t pg = command_stopped(r->master);
+    if (*stopped) {
+        *stopped = pg != 0;
+        return;
+    }
+    if (!pg)
+        return;
+    *stopped = true;
+    drain_master(r); /* what it wrote before it stopped (a full-screen program's restore) */
+    sigset_t old;
+    block_all(&old);
+    raw_restore(TCSADRAIN);
+    struct sigaction dfl = {.sa_handler = SIG_DFL}, saved;
+    sigaction(SIGTSTP, &dfl, &saved);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    raise(SIGTSTP);
+    block_all(&old);
+    sigaction(SIGTSTP, &saved, NULL);
+    if (!raw_on)
+        raw_set();
+    copy_window_size();
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    (void)ioctl(r->master, TIOCSIG, SIGCONT);
+}
+
 static void relay_loop(relay *r, cordon_proc *c)
 {
     int exit_fd = cordon_proc_exit_fd(c);
+    bool stopped = false;
     while (!r->master_done) {
         struct pollfd fds[3] = {
             {.fd = r->in_done || r->in_len ? -1 : STDIN_FILENO, .events = POLLIN},
             {.fd = r->master, .events = (short)(POLLIN | (r->in_len ? POLLOUT : 0))},
             {.fd = exit_fd, .events = POLLIN},
         };
-        int n = poll(fds, 3, -1);
+        /* under a terminal, a look at the command's state now and then (follow_stop) */
+        int n = poll(fds, 3, raw_wanted ? 200 : -1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             break;
+        follow_stop(r, &stopped);
         if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
             drain_master(r);
         if (fds[0].revents) {

@@ -72,6 +72,12 @@ static void default_signals(void)
 static void new_session(launch *l)
 {
     cordon_error err = {0};
+    /* a run's terminal: a process group of its own in PID 1's session (pty.h, pty_lead) */
+    if (l->pty_group) {
+        if (pty_join(&l->pty, &err) < 0)
+            launch_fail(l, &err);
+        return;
+    }
     if (setsid() < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
         launch_fail(l, &err);

@@ -53,6 +53,8 @@ typedef struct launch {
     bool ctty;                /* make stdin the command's controlling terminal (a session's
                                * --tty: a pseudo-terminal of the sandbox's own) */
     launch_pty pty;           /* CORDON_SPAWN_PTY: the command's terminal (pty.h), .on false: none */
+    bool pty_group;           /* PID 1 leads the session of pty, and the command gets a process group
+                               * of its own in it (pty.h, pty_lead) */
 } launch;
 
 /* First steps of the process cordon cloned (PID 1, or --isolation landlock's stand-in):

@@ -70,6 +70,11 @@ void pid1_main(launch *l)
         launch_fail(l, &err);
     if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/pts/ptmx", &err) < 0)
         launch_fail(l, &err);
+    if (l->pty.on && !l->session) {
+        if (pty_lead(&l->pty, &err) < 0)
+            launch_fail(l, &err);
+        l->pty_group = true;
+    }
     /* The kernel would not overlay the home: it is read-only, HOME is elsewhere. */
     for (char **e = l->envp; l->scratch.cow_fallback && l->scratch.home_env && *e; e++)
         if (strncmp(*e, "HOME=", 5) == 0)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -86,6 +87,37 @@ int pty_attach(launch_pty *t, cordon_error *err)
      * its controlling terminal, with the command's process group in the foreground. */
     if (ioctl(0, TIOCSCTTY, 0) < 0)
         return err_set(err, CORDON_STAGE_EXEC, errno, "cannot make the terminal the command's controlling terminal");
+    return 0;
+}
+
+int pty_lead(launch_pty *t, cordon_error *err)
+{
+    if (setsid() < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot start the terminal's session");
+    if (ioctl(t->slave, TIOCSCTTY, 0) < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the command's terminal controlling");
+    return 0;
+}
+
+int pty_join(launch_pty *t, cordon_error *err)
+{
+    if (setpgid(0, 0) < 0)
+        return err_set(err, CORDON_STAGE_EXEC, errno, "cannot give the command a process group");
+    for (int fd = 0; fd < (t->stderr_too ? 3 : 2); fd++)
+        if (dup2(t->slave, fd) < 0)
+            return err_set(err, CORDON_STAGE_EXEC, errno, "cannot give the command its terminal");
+    close(t->slave); /* (PID 1's memory, shared until the exec: PID 1 closes its own copy) */
+    /* from a background group of the terminal, which SIGTTOU would stop: blocked meanwhile */
+    sigset_t ttou, old;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    if (sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
+        return err_set(err, CORDON_STAGE_EXEC, errno, "sigprocmask");
+    int r = tcsetpgrp(0, getpid());
+    int e = errno;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (r < 0)
+        return err_set(err, CORDON_STAGE_EXEC, e, "cannot put the command in the foreground of its terminal");
     return 0;
 }
 

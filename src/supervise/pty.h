@@ -1,7 +1,8 @@
 /* The command's terminal (CORDON_SPAWN_PTY, `cordon run --tty`): a pseudo-terminal of the
  * sandbox's own devpts, made by PID 1 once the root is built.  PID 1 keeps the slave for
- * the command's 0, 1 and 2 (its controlling terminal: the command starts a session of its
- * own, so job control works inside) and hands the master to cordon's side over a socket;
+ * the command's 0, 1 and 2 (its controlling terminal, in a session that PID 1 leads with
+ * the command's process group in the foreground, so job control works inside: pty_lead)
+ * and hands the master to cordon's side over a socket;
  * the caller relays it (the command line to its own terminal, a harness to whatever it
  * drives).  The caller's terminal never reaches the sandbox, so TIOCSTI into it stays
  * impossible (and seccomp refuses TIOCSTI and TIOCLINUX on any terminal). */
@@ -35,6 +36,17 @@ int pty_open_sandbox(launch_pty *t, const char *ptmx, cordon_error *err);
 /* In the command's process, after setsid(): the slave becomes 0, 1 (and 2) and the
  * controlling terminal. */
 int pty_attach(launch_pty *t, cordon_error *err);
+
+/* A run's terminal, so that job control reaches the command itself (^Z to `cordon run --
+ * vim x` stops it, and cordon's relay, src/cli/tty.c, stops with it): PID 1, before it
+ * starts the command, leads a new session whose controlling terminal is the slave
+ * (pty_lead), and the command's process makes a process group of its own in that session,
+ * the terminal's foreground one, and takes the slave as 0, 1 (and 2) (pty_join).  A
+ * command that led its own session would be alone in a process group without a parent in
+ * its session, an orphaned one, to which the kernel does not deliver the terminal's
+ * SIGTSTP.  -1 with err filled. */
+int pty_lead(launch_pty *t, cordon_error *err);
+int pty_join(launch_pty *t, cordon_error *err);
 
 /* In PID 1 once the command's process exists: PID 1's copy of the slave goes, so that
  * the master sees the end (EIO) when the command and all it started have closed theirs. */

@@ -157,6 +157,41 @@ except OSError as e: print("refused", e.errno)'
   assert_contains "$POUT" "refused 1" "TIOCSTI (EPERM)"
 }
 
+t_ctrl_z_reaches_the_callers_shell() {
+  # ^Z to a command that is no shell (issue 23): it stops, cordon stops with it, the
+  # caller's shell gets its prompt back, and `fg` continues both, as without a sandbox.
+  # A shell with job control on the host starts cordon; every step waits for what the
+  # terminal shows, never for a time.
+  local sh=(/bin/bash --norc --noprofile -i)
+  # a program in the terminal's own mode (ISIG inside): the terminal inside stops it
+  PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" run -- sh -c \"echo re\\\"\\\"ady; read l; echo got \\$l\"\r"},
+      {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},
+      {"send":"echo shell-back\r"},{"expect":"shell-back"},{"expect":"PROMPT>"},{"send":"fg\r"},
+      {"send":"two\r"},{"expect":"got two"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || die "step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
+  assert_contains "$POUT" "Stopped" "the caller's shell saw cordon stop"
+  assert_contains "$POUT" "rc=0" "cordon's exit status after fg"
+  # a full-screen program in raw mode that suspends itself on ^Z, as vim does
+  local prog='import os, signal, sys, termios, tty
+old = termios.tcgetattr(0)
+tty.setraw(0)
+os.write(1, b"ready\r\n")
+c = os.read(0, 1)
+termios.tcsetattr(0, termios.TCSADRAIN, old)
+if c == b"\x1a":
+    os.kill(0, signal.SIGTSTP)
+print("resumed", flush=True)
+print("got", sys.stdin.readline().strip())'
+  printf '%s\n' "$prog" >"$CT/suspend.py"
+  PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" run --allow-ro \"'"$CT"'\" -- '"$PY"' '"$CT"'/suspend.py\r"},
+      {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},{"send":"fg\r"},
+      {"expect":"resumed"},{"send":"three\r"},{"expect":"got three"},{"expect":"PROMPT>"},{"send":"exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || die "raw mode: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
+  # the control: a shell inside keeps its own job control (its job stops, not cordon):
+  # t_job_control; and under --no-tty nothing of this applies (the command is on the
+  # caller's terminal in a session of its own)
+}
+
 run_case default_on_under_a_terminal t_default_on_under_a_terminal
 run_case job_control t_job_control
 run_case ctrl_c_and_quit_reach_the_foreground t_ctrl_c_and_quit_reach_the_foreground
@@ -164,4 +199,5 @@ run_case window_size t_window_size
 run_case terminal_restored_on_every_exit t_terminal_restored_on_every_exit
 run_case tty_with_piped_input t_tty_with_piped_input
 run_case tiocsti_refused_on_its_own_terminal t_tiocsti_refused_on_its_own_terminal
+run_case ctrl_z_reaches_the_callers_shell t_ctrl_z_reaches_the_callers_shell
 finish
