@@ -173,6 +173,29 @@ t_workspace_missing() {
 
 run_usage unknown_flag run --no-such-flag
 run_usage unknown_flag_equals run --no-such-flag=1
+# Issue 23's wrong invocations: a misspelt top-level key under --strict-settings (a
+# warning without it: test_settings.sh), the new toolchains key of the wrong type, a
+# workspace that is a file, a --chdir that a --workspace elsewhere does not make visible.
+t_issue23_settings() {
+  write_settings sanbox.json '{"sanbox": {"deniedPaths": ["<workspace>/.env"]}}'
+  u_case run --strict-settings --settings "$CT/sanbox.json"
+  assert_contains "$ERR" '"sanbox"' "the message names the key"
+  assert_contains "$ERR" '"sandbox"' "the message names the nearest known key"
+  write_settings strict.json '{"sanbox": {}, "sandbox": {"strictSettings": true}}'
+  u_case run --settings "$CT/strict.json"
+  write_settings tc.json '{"sandbox": {"toolchains": "yes"}}'
+  u_case run --settings "$CT/tc.json"
+  assert_contains "$ERR" "toolchains" "the message names the key"
+}
+
+t_issue23_workspace_chdir() {
+  echo f >"$CT/file"
+  u_case run --workspace "$CT/file"
+  mkdir -p "$CT/proj"
+  u_case run --workspace "$CT/proj" --chdir "$OUTSIDE"
+  assert_contains "$ERR" "would not be visible"
+}
+
 run_case missing_argument t_missing_argument
 run_case missing_command t_missing_command
 run_case settings_missing t_settings_missing
@@ -208,5 +231,10 @@ run_case workspace_missing t_workspace_missing
 run_case unknown_subcommand t_unknown_subcommand
 run_case options_after_command_belong_to_it t_options_after_command_belong_to_it
 run_usage explain_unknown_flag explain --no-such-flag
+run_usage toolchains_with_value run --toolchains=yes
+run_usage publish_port_ambiguous run --publish-port 8000:3000
+run_usage docker_p_flag run -p 8000:3000
+run_case issue23_settings t_issue23_settings
+run_case issue23_workspace_chdir t_issue23_workspace_chdir
 run_usage explain_relative_allow explain --allow relative/dir
 finish
