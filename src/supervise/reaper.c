@@ -162,6 +162,11 @@ void reaper_main(launch *l)
         launch_fail(l, &err);
     if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/ptmx", &err) < 0)
         launch_fail(l, &err);
+    if (l->pty.on) { /* job control reaches the command (pty.h, pty_lead) */
+        if (pty_lead(&l->pty, &err) < 0)
+            launch_fail(l, &err);
+        l->pty_group = true;
+    }
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
     if (sfd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");

@@ -187,6 +187,14 @@ print("got", sys.stdin.readline().strip())'
       {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},{"send":"fg\r"},
       {"expect":"resumed"},{"send":"three\r"},{"expect":"got three"},{"expect":"PROMPT>"},{"send":"exit 0\r"}]' "${sh[@]}"
   [ -z "$PFAILED" ] || die "raw mode: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
+  # without namespaces too, where the supervisor leads the terminal's session
+  crun run --isolation landlock -- true
+  if [ "$RC" = 0 ]; then
+    PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" run --isolation landlock -- sh -c \"echo re\\\"\\\"ady; read l; echo got \\$l\"\r"},
+        {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},{"send":"fg\r"},
+        {"send":"four\r"},{"expect":"got four"},{"expect":"PROMPT>"},{"send":"exit 0\r"}]' "${sh[@]}"
+    [ -z "$PFAILED" ] || die "--isolation landlock: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
+  fi
   # the control: a shell inside keeps its own job control (its job stops, not cordon):
   # t_job_control; and under --no-tty nothing of this applies (the command is on the
   # caller's terminal in a session of its own)
