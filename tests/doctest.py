@@ -16,8 +16,10 @@ Comments on the lines right above a block's fence say how the test treats it:
     <!-- doctest: cleanup: SHELL CODE -->   run after the file's last example, whatever happened
 
 Mistakes here fail rather than pass: a skip without a reason, an annotation of another
-kind, an annotation that no block follows, and an unlabelled block that reads as a shell
-command (label it sh, or text) are each printed as "ERROR FILE:LINE why" on stdout, and
+kind, an annotation that no block follows, an unlabelled block that reads as a shell
+command (label it sh, or text), and in a block that runs a pipe into `head` or `grep -q`
+(its writer may die of SIGPIPE, or not, by timing: the blocks run under pipefail) are
+each printed as "ERROR FILE:LINE why" on stdout, and
 the exit status is 1.
 """
 import os
@@ -28,6 +30,9 @@ RUN = {"sh": "sh", "bash": "sh", "shell": "sh", "python": "py", "python3": "py"}
 FENCE = re.compile(r"^(```|~~~)\s*([\w+-]*)\s*$")
 NOTE = re.compile(r"^\s*<!--\s*doctest:\s*(.*?)\s*-->\s*$")
 SHELLISH = re.compile(r"^\s*(\$ |cordon |sudo |\./|mkdir |cd |git |meson |ln -s )")
+# a reader that may stop before the writer ends: under pipefail the writer's SIGPIPE then
+# fails the block, or not, by timing
+EARLY_EXIT = re.compile(r"\|\s*(head\b|grep\s+(-\w*[qm]|--quiet|--max-count))")
 
 
 def scan(path, rel, out, errors, manifest, counter):
@@ -83,6 +88,12 @@ def scan(path, rel, out, errors, manifest, counter):
                 errors.append(f"{rel}:{n} unknown doctest annotation '{text}' "
                               "(skip (why), setup: CODE, cleanup: CODE)")
         notes = []
+        if kind == "sh" and action == "run":
+            for k, b in enumerate(body):
+                if EARLY_EXIT.search(b):
+                    errors.append(f"{rel}:{start + 1 + k} a pipe into a reader that may stop early "
+                                  "(head, grep -q/-m): its writer may die of SIGPIPE, by timing; "
+                                  "use sed -n 1,Np or a file")
         counter[0] += 1
         n = counter[0]
         with open(os.path.join(out, f"{n}.{kind}"), "w", encoding="utf-8") as fh:

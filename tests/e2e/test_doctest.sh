@@ -26,12 +26,13 @@ t_annotations() {
   [ -s "$X/manifest" ] || die "no example found in ${DOCS[*]}"
   # a positive control of the extractor: a mistake in an annotation fails
   mkdir -p "$CT/bad/doc"
-  printf '<!-- doctest: skip -->\n```sh\ntrue\n```\n<!-- doctest: skp (x) -->\n```sh\ntrue\n```\n' >"$CT/bad/doc/x.md"
+  printf '<!-- doctest: skip -->\n```sh\ntrue\n```\n<!-- doctest: skp (x) -->\n```sh\ntrue\n```\n```sh\nseq 9 | head -1\n```\n' >"$CT/bad/doc/x.md"
   if out=$("$PY" "$REPO_ROOT/tests/doctest.py" "$CT/bad/out" "$CT/bad/doc/x.md"); then
     die "the extractor took a skip without a reason and an unknown annotation"
   fi
   assert_contains "$out" "needs a reason"
   assert_contains "$out" "unknown doctest annotation"
+  assert_contains "$out" "x.md:10 a pipe into a reader that may stop early"
 }
 run_case annotations t_annotations
 [ -s "$X/manifest" ] || finish
