@@ -2,8 +2,8 @@
 # The documentation's examples run as written (README.md and doc/*.md): every fenced sh,
 # bash, shell or python block, extracted by tests/doctest.py, is one case. The blocks of
 # one page run in order, each in a fresh bash (`-e -o pipefail`) or python3, in a scratch
-# directory of the page's own with a HOME of its own (a git identity in it, as a person's
-# has), `cordon` first on PATH (this build's), and `~/.local/bin` next (where the pages put
+# directory of the page's own with a HOME and an XDG_RUNTIME_DIR of its own (a git identity
+# in the HOME, as a person's has), `cordon` first on PATH (this build's), and `~/.local/bin` next (where the pages put
 # their links); python blocks find the binding in the tree and this build's libcordon.so.
 # A block marked `<!-- doctest: skip (why) -->` is a TAP skip that says why; the summary
 # counts and names them. tests/meson.build runs this file as root and as uid 65534.
@@ -42,6 +42,7 @@ page_dir() {
   local d=$T/pages/${1//\//_}
   if [ ! -d "$d" ]; then
     mkdir -p "$d/work" "$d/home"
+    mkdir -m 0700 "$d/run"
     printf '[user]\n\tname = Doc Test\n\temail = doctest@example.invalid\n[init]\n\tdefaultBranch = main\n' \
       >"$d/home/.gitconfig"
   fi
@@ -58,7 +59,9 @@ t_example() {
   fi
   d=$(page_dir "$file")
   cd "$d/work"
-  export HOME=$d/home PATH=$T/bin:$d/home/.local/bin:$PATH
+  # XDG_RUNTIME_DIR: the page's own sessions (two runs of this test at once, a sanitizer
+  # pass beside the plain one, must not stop each other's `tour`)
+  export HOME=$d/home PATH=$T/bin:$d/home/.local/bin:$PATH XDG_RUNTIME_DIR=$d/run
   export PYTHONPATH=$REPO_ROOT/python CORDON_LIBRARY=$LIBCORDON
   rc=0
   if [ "$lang" = py ]; then
@@ -77,7 +80,7 @@ cleanup_page() {
   local file=$1 d
   d=$(page_dir "$file")
   [ -s "$X/cleanup-${file//\//_}.sh" ] || return 0
-  (cd "$d/work" && HOME=$d/home PATH=$T/bin:$PATH bash "$X/cleanup-${file//\//_}.sh") </dev/null >/dev/null 2>&1
+  (cd "$d/work" && HOME=$d/home PATH=$T/bin:$PATH XDG_RUNTIME_DIR=$d/run bash "$X/cleanup-${file//\//_}.sh") </dev/null >/dev/null 2>&1
 }
 
 skipped=()
