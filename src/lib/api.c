@@ -248,6 +248,8 @@ char *status_document(const cordon_result *res, const cordon_error *setup_err, c
     json_object_set_new(o, "errno", failed && setup_err->errnum ? json_integer(setup_err->errnum) : json_null());
     json_object_set_new(o, "wall_seconds", json_real(res->wall_seconds));
     json_object_set_new(o, "isolation", json_string(cordon_isolation_name(res->isolation)));
+    /* a container that masks parts of /proc: the sandbox shows the container's */
+    json_object_set_new(o, "proc_kept", res->proc_kept ? json_string(res->proc_kept) : json_null());
     /* --limit-*: how they were enforced, and which the command ran into (as far as the
      * mechanism tells: a cgroup reports refused forks and OOM kills, rlimits do not). */
     json_t *lim = json_null();

@@ -259,6 +259,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     TRACE("cc-procfs");
     if (pw_init(&cc->pw, proc) < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root for the creation control");
+    cc->pw.proc_foreign = s->proc_kept;
     bool have_last = false;
     size_t last_len = 0;
     struct stat last;
@@ -386,7 +387,7 @@ static int thread_mount(cc_state *cc, pid_t tid, uint64_t mnt_id, dev_t *sdev)
 {
     char p[48];
     if (tid > 0)
-        snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
+        snprintf(p, sizeof p, "%d/mountinfo", (int)pw_proc_id(&cc->pw, tid));
     else
         snprintf(p, sizeof p, "self/mountinfo");
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
@@ -883,7 +884,7 @@ static const char *decide_object(cc_state *cc, int obj, cc_act act)
 static int open_ctty(cc_state *cc, pid_t tid, int flags)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/stat", (int)tid);
+    snprintf(p, sizeof p, "%d/stat", (int)pw_proc_id(&cc->pw, tid));
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
@@ -953,7 +954,7 @@ static bool other_userns(cc_state *cc, pid_t tid)
 {
     char p[48];
     struct stat theirs, mine;
-    snprintf(p, sizeof p, "%d/ns/user", (int)tid);
+    snprintf(p, sizeof p, "%d/ns/user", (int)pw_proc_id(&cc->pw, tid));
     pw_ptrace_cap(true);
     bool other = fstatat(cc->pw.proc_fd, p, &theirs, 0) < 0 || fstatat(cc->pw.proc_fd, "self/ns/user", &mine, 0) < 0 ||
                  theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev;
@@ -967,7 +968,7 @@ static bool other_userns(cc_state *cc, pid_t tid)
 static int become_thread_userns(cc_state *cc, pid_t tid)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/status", (int)tid);
+    snprintf(p, sizeof p, "%d/status", (int)pw_proc_id(&cc->pw, tid));
     _cleanup_fd_ int sfd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     ssize_t n = sfd < 0 ? -1 : read(sfd, cc->status, sizeof cc->status - 1);
     if (n <= 0)
@@ -977,7 +978,7 @@ static int become_thread_userns(cc_state *cc, pid_t tid)
     if (!ce)
         return -EIO;
     unsigned long long eff = strtoull(ce + 7, NULL, 16);
-    snprintf(p, sizeof p, "%d/ns/user", (int)tid);
+    snprintf(p, sizeof p, "%d/ns/user", (int)pw_proc_id(&cc->pw, tid));
     pw_ptrace_cap(true);
     int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     pw_ptrace_cap(false);
@@ -1496,7 +1497,7 @@ static bool fs_type_allowed(const char *t)
 static bool thread_has_sys_admin(cc_state *cc, pid_t tid)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/status", (int)tid);
+    snprintf(p, sizeof p, "%d/status", (int)pw_proc_id(&cc->pw, tid));
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -1532,7 +1533,7 @@ static int enter_thread(cc_state *cc, pid_t tid)
     /* every descriptor first: entering the user namespace changes the credentials */
     pw_ptrace_cap(true);
     for (size_t i = 0; i < N_NS; i++) {
-        snprintf(p, sizeof p, "%d/ns/%s", (int)tid, ns_kinds[i].name);
+        snprintf(p, sizeof p, "%d/ns/%s", (int)pw_proc_id(&cc->pw, tid), ns_kinds[i].name);
         fds[i] = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
         struct stat theirs, mine;
         snprintf(p, sizeof p, "self/ns/%s", ns_kinds[i].name);
@@ -1587,10 +1588,10 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
     }
     int root = -1, cwd = -1;
     char p[64];
-    snprintf(p, sizeof p, "%d/root", (int)c->tid);
+    snprintf(p, sizeof p, "%d/root", (int)pw_proc_id(&cc->pw, c->tid));
     pw_ptrace_cap(true);
     root = openat(cc->pw.proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    snprintf(p, sizeof p, "%d/cwd", (int)c->tid);
+    snprintf(p, sizeof p, "%d/cwd", (int)pw_proc_id(&cc->pw, c->tid));
     cwd = openat(cc->pw.proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
     pw_ptrace_cap(false);
     if (root < 0 || cwd < 0 || !still_valid(cc, c->id)) {
