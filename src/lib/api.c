@@ -140,6 +140,16 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
 #endif
 }
 
+/* Does the sandbox get a /proc of its own here, or does it show the caller's (a
+ * container that masks parts of /proc)?  -1: the question does not arise (Landlock
+ * isolation, --inherit-pid-namespace) or cannot be answered; else root_proc_probe's. */
+static int proc_outlook(const plan *p, char *why, size_t n)
+{
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK || p->inherit_pid_ns)
+        return -1;
+    return root_proc_probe(why, n);
+}
+
 /* --explain --json: the plan as data, and what the text adds after it. */
 static int explain_as_json(const cordon_policy *pol, prepared *x, char *const argv[], FILE *out, cordon_error *err)
 {
@@ -156,6 +166,17 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
         json_object_set_new(o, "home_layer", h);
     }
     json_object_set_new(o, "isolation_why", x->isolation_why ? json_string(x->isolation_why) : json_null());
+    char pwhy[256] = "";
+    int own = proc_outlook(&x->p, pwhy, sizeof pwhy);
+    json_t *pk = json_null();
+    if (own == 0) { /* a container that masks parts of /proc (sandbox/root.c) */
+        pk = json_object();
+        json_object_set_new(pk, "why", json_string(pwhy));
+        json_object_set_new(pk, "shown", json_boolean(x->p.proc));
+        json_object_set_new(pk, "what", json_string(x->p.proc ? ROOT_PROC_KEPT : "--no-proc: the sandbox has none"));
+        json_object_set_new(pk, "fix", json_string(ROOT_PROC_FIX));
+    }
+    json_object_set_new(o, "proc_kept", pk);
     json_object_set_new(o, "confinement", confine_json(&x->p));
     char where[1024] = "";
     cordon_error why = {0};
@@ -210,6 +231,12 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
                     "private and empty\n",
                     why, x.p.ops[i].dest, x.p.home_fallback);
     }
+    char pwhy[256] = "";
+    if (proc_outlook(&x.p, pwhy, sizeof pwhy) == 0)
+        fprintf(out, "\n/proc: %s; %s.  For a /proc of its own: %s\n", pwhy,
+                x.p.proc ? ROOT_PROC_KEPT
+                         : "--no-proc: the sandbox has none (cordon's supervisor uses the container's)",
+                ROOT_PROC_FIX);
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         if (x.isolation_why)
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox/dev.h"
@@ -464,8 +465,8 @@ static int kept_procfs(cordon_error *err)
         close(t);
         return err_set(err, CORDON_STAGE_ROOT, e, "the caller's /proc is not a procfs, and a fresh one is refused");
     }
-    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true,
-                     err) < 0) {
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true, err) <
+        0) {
         close(t);
         return err_wrap(err, "the caller's /proc");
     }
@@ -748,4 +749,52 @@ int root_cow_probe(bool under_cordon, char *why, size_t n)
     else
         snprintf(why, n, "the kernel refuses an overlay in a user namespace: %s", strerror(si.si_status - 100));
     return 0;
+}
+
+int root_proc_probe(char *why, size_t n)
+{
+    int pidfd = -1;
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    pid_t pid = proc_fork(&pidfd);
+    if (pid < 0) {
+        snprintf(why, n, "cannot start a probe: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* a copy of a possibly multi-threaded caller: system calls only */
+        cordon_error e = {0};
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) < 0 || ns_write_id_maps(uid, gid, &e) < 0)
+            _exit(1);
+        pid_t in = fork(); /* the first process of the new PID namespace */
+        if (in < 0)
+            _exit(1);
+        if (in == 0) {
+            int m = fresh_procfs();
+            _exit(m >= 0 ? 0 : 100 + (errno & 0x7f));
+        }
+        int st = 0;
+        while (waitpid(in, &st, 0) < 0)
+            if (errno != EINTR)
+                _exit(1);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+    }
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    int r = proc_reap(pidfd, &si);
+    close(pidfd);
+    if (r < 0 || si.si_code != CLD_EXITED) {
+        snprintf(why, n, "the probe did not finish");
+        return -1;
+    }
+    if (si.si_status == 0)
+        return 1;
+    if (si.si_status == 1) {
+        snprintf(why, n, "no user or PID namespace");
+        return -1;
+    }
+    int e = si.si_status - 100;
+    snprintf(why, n, "the kernel refuses a fresh /proc in a user namespace: %s%s", strerror(e),
+             procfs_masked(e) ? " (no fully visible /proc here: a container runtime laid masks over parts of it)" : "");
+    return procfs_masked(e) ? 0 : -1;
 }

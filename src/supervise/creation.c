@@ -1479,9 +1479,15 @@ static uint32_t call_id(const call *c, uint64_t arg, bool narrow)
 /* ------------------------------------------------------------------------------------ */
 /* new file systems in the command's own namespaces */
 
+/* Not sysfs: its files are the kernel's global settings, owned by the host's root and
+ * checked against that uid alone, so a caller that is root would have them writable
+ * through a read-write sysfs of a nested network namespace wherever the kernel finds a
+ * sysfs mount it deems fully visible and not locked read-only (a container whose /sys
+ * is a sysfs of its own, as systemd-nspawn's with a private network).  Nothing nested
+ * needs one: runc and Podman bind /sys where the mount is refused, cordon binds it. */
 static bool fs_type_allowed(const char *t)
 {
-    static const char *const ok[] = {"tmpfs",  "ramfs",   "proc", "sysfs",   "devpts",     "mqueue",
+    static const char *const ok[] = {"tmpfs",  "ramfs",   "proc", "devpts",  "mqueue",
                                      "cgroup", "cgroup2", "fuse", "fuseblk", "binfmt_misc"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
         if (strcmp(t, ok[i]) == 0)
@@ -1492,6 +1498,9 @@ static bool fs_type_allowed(const char *t)
 #define WHY_FS_TYPE                                                                  \
     "a file system of this type (a kernel overlay, say) would create files in host " \
     "directories on the command's behalf, past the creation control; fuse-overlayfs works"
+#define WHY_SYSFS                                                                            \
+    "a sysfs of its own would show the kernel's global settings, writable to a caller that " \
+    "is the host's root; the view's /sys (--base host) is the one there is"
 
 /* Does the thread hold CAP_SYS_ADMIN (in its own user namespace)? */
 static bool thread_has_sys_admin(cc_state *cc, pid_t tid)
@@ -1572,7 +1581,7 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
     call logged = *c; /* the path logged is the type */
     logged.path = type;
     if (!fs_type_allowed(type))
-        return refuse(cc, &logged, WHY_FS_TYPE);
+        return refuse(cc, &logged, strcmp(type, "sysfs") == 0 ? WHY_SYSFS : WHY_FS_TYPE);
     if (!thread_has_sys_admin(cc, c->tid))
         return EPERM;
     if (strncmp(type, "fuse", 4) == 0)

@@ -49,7 +49,7 @@ typedef struct pw_ctx {
                         * proc_foreign, the caller's (a container that masks parts of
                         * /proc refuses a fresh one: sandbox/mount.h, proc_kept) */
     bool proc_foreign; /* proc_fd names processes by their ids in an outer namespace */
-    int root_fd; /* the supervisor's root (O_PATH) */
+    int root_fd;       /* the supervisor's root (O_PATH) */
     uint64_t root_mnt;
     ino_t root_ino;
     pw_target t;
