@@ -7,6 +7,7 @@
 #
 #   tests/containers/image.sh            build what is missing, print the image's name
 #   tests/containers/image.sh --cached   print the name if the image is cached, else fail
+#   tests/containers/image.sh --tar      print the cached root's tarball (for a rootless import)
 #
 # Prints the time each step took on stderr ("# image: ...").
 set -euo pipefail
@@ -14,7 +15,7 @@ set -euo pipefail
 CACHE=${CORDON_CI_CACHE:-/var/cache/cordon-ci}
 SUITE=bookworm
 MIRROR=${CORDON_CI_MIRROR:-http://deb.debian.org/debian}
-PACKAGES=git,python3-minimal,ca-certificates,procps
+PACKAGES=git,python3,ca-certificates,procps
 VERSION=1 # bump to rebuild every cache
 KEY=$(printf '%s\n' "$SUITE" minbase "$PACKAGES" "$VERSION" | sha256sum | cut -c1-12)
 ROOT=$CACHE/rootfs-$SUITE-$KEY
@@ -23,6 +24,10 @@ IMAGE=localhost/cordon-ci:$KEY
 
 have_image() { podman image exists "$IMAGE" 2>/dev/null; }
 
+if [ "${1:-}" = --tar ]; then
+  [ -s "$TAR" ] && echo "$TAR"
+  exit $?
+fi
 if [ "${1:-}" = --cached ]; then
   if have_image || [ -s "$TAR" ]; then
     echo "$IMAGE"
