@@ -1595,6 +1595,14 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
         if (c->args[4] && read_string(c->tid, c->args[4], cc->status, sizeof cc->status) == 0)
             data = cc->status;
     }
+    /* A proc of a nested namespace, for a caller that is the host's root: only its
+     * processes (subset=pid), none of /proc/sys or /proc/sysrq-trigger, whose files are
+     * checked against the host's root uid alone.  The kernel refuses a nested proc where
+     * cordon's /proc is the only one (it keeps those files read-only over it, so none is
+     * fully visible), but allows it read-write where the mount namespace still holds a
+     * fully visible /proc out of sight (systemd-nspawn enters its container by moving
+     * its root over / and chroot, leaving the host's mounts beneath). */
+    bool host_root = geteuid() == 0; /* PID 1's ids are the caller's (sandbox/ns.c) */
     int root = -1, cwd = -1;
     char p[64];
     snprintf(p, sizeof p, "%d/root", (int)pw_proc_id(&cc->pw, c->tid));
@@ -1642,13 +1650,28 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
             respond(cc, c->id, 0, -e);
         _exit(is_fsopen ? 0 : -e);
     }
+    bool pids_only = strcmp(type, "proc") == 0 && host_root;
     if (is_fsopen) {
         int fd = fsopen(type, (unsigned)c->args[1] | FSOPEN_CLOEXEC);
+        if (fd >= 0 && pids_only && fsconfig(fd, FSCONFIG_SET_STRING, "subset", "pid", 0) < 0) {
+            respond(cc, c->id, 0, EPERM); /* no subset=pid (Linux 5.8): no proc */
+            _exit(0);
+        }
         if (fd < 0)
             respond(cc, c->id, 0, errno);
         else
             respond_fd(cc, c->id, c->tid, fd, (unsigned)c->args[1] & FSOPEN_CLOEXEC);
         _exit(0);
+    }
+    if (pids_only) {
+        /* the caller's own options, then subset=pid, which no later option or
+         * reconfiguration undoes (the mount fails on a kernel without it) */
+        char *opts = cc->path1; /* the type, read into it, is no longer needed */
+        int n = snprintf(opts, PW_PATH_MAX, "%s%ssubset=pid", data ? data : "", data && *data ? "," : "");
+        if (n < 0 || n >= PW_PATH_MAX)
+            _exit(E2BIG);
+        data = opts;
+        type = (char *)"proc";
     }
     int r = mount(source, target, type, (unsigned long)c->args[3], data);
     _exit(r < 0 ? (errno > 0 && errno < 256 ? errno : EIO) : 0);
