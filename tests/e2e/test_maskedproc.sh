@@ -197,4 +197,19 @@ assert s["proc_kept"] and "--no-proc" in s["proc_kept"], s
 }
 run_case no_proc t_no_proc
 
+t_session() {
+  need_masked
+  # a session's PID 1 builds the same root once; its commands' creations go through the
+  # same translated /proc
+  local s="mp$$r$RANDOM"
+  timeout -k 3 "$WATCHDOG" "$CORDON" session start "$s" --idle-timeout 120 >"$CT/sout" 2>"$CT/serr" </dev/null ||
+    die "cordon session start failed: $(head -c 400 "$CT/serr")"
+  expect_output in-session session exec "$s" -- sh -c 'touch ./from-session && echo in-session'
+  expect_exit 1 session exec "$s" -- mkdir .codex
+  "$CORDON" session stop "$s" >/dev/null 2>&1 || true
+  assert_exists "$WS/from-session"
+  assert_absent "$WS/.codex"
+}
+run_case session t_session
+
 finish
