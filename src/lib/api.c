@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "confine/confine.h"
+#include "confine/landlock.h"
 #include "confine/llonly.h"
 #include "net/netplan.h"
 #include "plan/explain.h"
@@ -175,6 +176,8 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
         json_object_set_new(pk, "shown", json_boolean(x->p.proc));
         json_object_set_new(pk, "what", json_string(x->p.proc ? ROOT_PROC_KEPT : "--no-proc: the sandbox has none"));
         json_object_set_new(pk, "fix", json_string(ROOT_PROC_FIX));
+        /* without Landlock nothing would keep the others' environment closed (pid1.c) */
+        json_object_set_new(pk, "runs", json_boolean(!x->p.proc || landlock_abi() > 0));
     }
     json_object_set_new(o, "proc_kept", pk);
     json_object_set_new(o, "confinement", confine_json(&x->p));
@@ -232,11 +235,15 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
                     why, x.p.ops[i].dest, x.p.home_fallback);
     }
     char pwhy[256] = "";
-    if (proc_outlook(&x.p, pwhy, sizeof pwhy) == 0)
+    if (proc_outlook(&x.p, pwhy, sizeof pwhy) == 0) {
         fprintf(out, "\n/proc: %s; %s.  For a /proc of its own: %s\n", pwhy,
                 x.p.proc ? ROOT_PROC_KEPT
                          : "--no-proc: the sandbox has none (cordon's supervisor uses the container's)",
                 ROOT_PROC_FIX);
+        if (x.p.proc && landlock_abi() == 0)
+            fprintf(out,
+                    "    but this kernel has no Landlock, which that needs: the run is refused (--no-proc runs)\n");
+    }
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         if (x.isolation_why)
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
