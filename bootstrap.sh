@@ -36,6 +36,13 @@ fi
 if [ "${CI:-}" = true ] || [ "${CORDON_ANALYZE:-}" = 1 ]; then
   PACKAGES+=(clang clang-format cppcheck)
 fi
+# The container matrix (tests/containers/matrix.sh): an image root built with debootstrap
+# from Debian's mirror, run with Podman (runc: crun refuses a hybrid cgroup hierarchy),
+# rootless too (uidmap, slirp4netns); and systemd-nspawn for the sysfs finding.  For CI,
+# and on request (CORDON_CONTAINERS=1).
+if [ "${CI:-}" = true ] || [ "${CORDON_CONTAINERS:-}" = 1 ]; then
+  PACKAGES+=(podman runc debootstrap uidmap slirp4netns systemd-container)
+fi
 # The real Codex helper (tests/e2e/test_codex_diff.sh compares cordon with it): npm, for
 # CI and on request (CORDON_CODEX=1); installed below, after the packages.
 CODEX_REF_VERSION=0.169.0

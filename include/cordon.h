@@ -340,6 +340,11 @@ typedef struct cordon_result {
     /* A detached session command (cordon_session_cmd.detach): its pid in the session's
      * PID namespace, once it started; else 0. */
     int pid;
+    /* When the kernel refused the sandbox a /proc of its own (a container that masks
+     * parts of /proc, as Docker, Podman and Kubernetes do by default): what the sandbox
+     * has instead, a static sentence (the container's /proc, read-only with its masks,
+     * and what that shows); NULL when it had its own /proc, or none it asked for. */
+    const char *proc_kept;
 } cordon_result;
 /* clang-format off: an initializer on one line */
 #define CORDON_RESULT_INIT            \

@@ -17,8 +17,17 @@ static void print_text(json_t *doc)
 {
     bool works = json_is_true(json_object_get(doc, "default_sandbox"));
     printf("default sandbox: %s\n", works ? "works" : "does not work here");
+    json_t *ll = json_object_get(json_object_get(doc, "checks"), "landlock_isolation");
     if (!works)
-        printf("  %s\n", str_or(doc, "error", "(no reason given)"));
+        printf("  %s\n%s", str_or(doc, "error", "(no reason given)"),
+               json_is_true(json_object_get(ll, "ok"))
+                   ? "  --isolation auto runs here, under Landlock without namespaces (weaker: doc/security.md)\n"
+                   : "");
+    else
+        printf("  mode: %s: %s\n", str_or(doc, "mode", "?"), str_or(doc, "mode_detail", ""));
+    const char *mode_fix = json_string_value(json_object_get(doc, "mode_fix"));
+    if (mode_fix)
+        printf("  fix: %s\n", mode_fix);
     const char *key;
     json_t *c;
     json_object_foreach(json_object_get(doc, "checks"), key, c)

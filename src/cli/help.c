@@ -89,12 +89,16 @@ void help_check(FILE *out)
 {
     fputs("usage: cordon check [--json]\n\n"
           "Say what this host supports: user namespaces (and if not, why), seccomp, pidfd,\n"
-          "Landlock, overlayfs in a user namespace, fuse-overlayfs, the cgroups for --limit-*,\n"
-          "--isolation landlock; for what is missing, the fix. Each probe is killed after\n"
-          "500 ms. Then try the default sandbox: exit 0 when it works, 1 when not.\n"
+          "a /proc of the sandbox's own (a container masks /proc), Landlock, overlayfs in a\n"
+          "user namespace, fuse-overlayfs, the cgroups for --limit-*, --isolation landlock;\n"
+          "for what is missing, the fix. Each probe is killed after 500 ms. Then run the\n"
+          "default sandbox as `cordon run` would and say the mode it ran in (namespaces;\n"
+          "namespaces-kept-proc: the container's /proc; landlock) and how to get the full\n"
+          "one: exit 0 when it works, 1 when not (doc/kubernetes.md: containers and pods).\n"
           "\n"
-          "  --json   the same as JSON: default_sandbox, error, and checks.NAME.{ok, required,\n"
-          "           detail, fix} (checks.landlock.abi too); see the README or `man cordon`\n",
+          "  --json   the same as JSON: default_sandbox, error, mode, mode_detail, mode_fix, and\n"
+          "           checks.NAME.{ok, required, detail, fix} (checks.landlock.abi too); see\n"
+          "           the README or `man cordon`\n",
           out);
 }
 

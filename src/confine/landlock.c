@@ -218,9 +218,17 @@ int landlock_apply(const landlock_prep *lp, cordon_error *err)
             return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot apply the Landlock ruleset");
         return 0;
     }
-    if (!lp->fs && !lp->scoped)
+    if (!lp->fs && !lp->scoped && !lp->need_domain)
         return 0;
-    _cleanup_fd_ int rs = landlock_ruleset_new(lp->abi, lp->fs ? lp->handled : 0, 0, lp->scoped);
+    if (lp->abi == 0)
+        return err_opt(err, CORDON_STAGE_CONFINE, lp->abi_errno ? lp->abi_errno : ENOSYS, "noProc",
+                       "this container masks parts of /proc, so the sandbox shows the container's own /proc, and "
+                       "without Landlock nothing would keep the command from reading its other processes' "
+                       "environment and memory: run with --no-proc, or unmask /proc (doc/kubernetes.md)");
+    /* Neither rules nor scopes, only a domain (need_domain): it handles making block
+     * devices, which no sandbox can do anyway (no CAP_MKNOD where it counts). */
+    uint64_t fs = lp->fs ? lp->handled : lp->scoped ? 0 : LL_FS_MAKE_BLOCK;
+    _cleanup_fd_ int rs = landlock_ruleset_new(lp->abi, fs, 0, lp->scoped);
     if (rs < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot create a Landlock ruleset (ABI %d)", lp->abi);
     if (lp->fs) {

@@ -46,6 +46,11 @@ typedef struct landlock_prep {
     bool fs;          /* filesystem rules are applied */
     uint64_t handled; /* filesystem rights handled (all this ABI knows) when fs */
     uint64_t scoped;  /* LANDLOCK_SCOPE_* applied */
+    bool need_domain; /* set by PID 1 when the sandbox shows the caller's /proc (a container
+                         that masks parts of it: sandbox/mount.h, proc_kept): a Landlock
+                         domain, whatever it handles, is what keeps the other processes
+                         shown there from being traced or read (their memory, environment,
+                         descriptors), so the run fails without one */
     ll_rule *rules;
     size_t n_rules;
 } landlock_prep;

@@ -98,10 +98,10 @@
 /* mount(2) flags that do not make a new file system (a remount, a bind, a move, a
  * change of propagation): such calls are not notified. */
 #define NEW_FS_NOT (MS_REMOUNT | MS_BIND | MS_MOVE | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
-#define WHY_NEW_FS                                                                           \
-    "a new file system in a nested namespace: the supervisor makes it itself when its type " \
-    "is one nested sandboxes use (tmpfs, proc, sysfs, devpts, mqueue, cgroup, fuse); a "     \
-    "kernel overlay would create files in a host directory on the command's behalf, out of " \
+#define WHY_NEW_FS                                                                             \
+    "a new file system in a nested namespace: the supervisor makes it itself when its type "   \
+    "is one nested sandboxes use (tmpfs, proc, devpts, mqueue, cgroup, fuse; never sysfs); a " \
+    "kernel overlay would create files in a host directory on the command's behalf, out of "   \
     "the supervisor's sight"
 #define WHY_META                                                                            \
     "changes a file's mode, owner or length without opening it: the supervisor refuses it " \

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "confine/confine.h"
+#include "confine/landlock.h"
 #include "confine/llonly.h"
 #include "net/netplan.h"
 #include "plan/explain.h"
@@ -140,6 +141,16 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
 #endif
 }
 
+/* Does the sandbox get a /proc of its own here, or does it show the caller's (a
+ * container that masks parts of /proc)?  -1: the question does not arise (Landlock
+ * isolation, --inherit-pid-namespace) or cannot be answered; else root_proc_probe's. */
+static int proc_outlook(const plan *p, char *why, size_t n)
+{
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK || p->inherit_pid_ns)
+        return -1;
+    return root_proc_probe(why, n);
+}
+
 /* --explain --json: the plan as data, and what the text adds after it. */
 static int explain_as_json(const cordon_policy *pol, prepared *x, char *const argv[], FILE *out, cordon_error *err)
 {
@@ -156,6 +167,19 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
         json_object_set_new(o, "home_layer", h);
     }
     json_object_set_new(o, "isolation_why", x->isolation_why ? json_string(x->isolation_why) : json_null());
+    char pwhy[256] = "";
+    int own = proc_outlook(&x->p, pwhy, sizeof pwhy);
+    json_t *pk = json_null();
+    if (own == 0) { /* a container that masks parts of /proc (sandbox/root.c) */
+        pk = json_object();
+        json_object_set_new(pk, "why", json_string(pwhy));
+        json_object_set_new(pk, "shown", json_boolean(x->p.proc));
+        json_object_set_new(pk, "what", json_string(x->p.proc ? ROOT_PROC_KEPT : "--no-proc: the sandbox has none"));
+        json_object_set_new(pk, "fix", json_string(ROOT_PROC_FIX));
+        /* without Landlock nothing would keep the others' environment closed (pid1.c) */
+        json_object_set_new(pk, "runs", json_boolean(!x->p.proc || landlock_abi() > 0));
+    }
+    json_object_set_new(o, "proc_kept", pk);
     json_object_set_new(o, "confinement", confine_json(&x->p));
     char where[1024] = "";
     cordon_error why = {0};
@@ -210,6 +234,16 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
                     "private and empty\n",
                     why, x.p.ops[i].dest, x.p.home_fallback);
     }
+    char pwhy[256] = "";
+    if (proc_outlook(&x.p, pwhy, sizeof pwhy) == 0) {
+        fprintf(out, "\n/proc: %s; %s.  For a /proc of its own: %s\n", pwhy,
+                x.p.proc ? ROOT_PROC_KEPT
+                         : "--no-proc: the sandbox has none (cordon's supervisor uses the container's)",
+                ROOT_PROC_FIX);
+        if (x.p.proc && landlock_abi() == 0)
+            fprintf(out,
+                    "    but this kernel has no Landlock, which that needs: the run is refused (--no-proc runs)\n");
+    }
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         if (x.isolation_why)
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
@@ -248,6 +282,8 @@ char *status_document(const cordon_result *res, const cordon_error *setup_err, c
     json_object_set_new(o, "errno", failed && setup_err->errnum ? json_integer(setup_err->errnum) : json_null());
     json_object_set_new(o, "wall_seconds", json_real(res->wall_seconds));
     json_object_set_new(o, "isolation", json_string(cordon_isolation_name(res->isolation)));
+    /* a container that masks parts of /proc: the sandbox shows the container's */
+    json_object_set_new(o, "proc_kept", res->proc_kept ? json_string(res->proc_kept) : json_null());
     /* --limit-*: how they were enforced, and which the command ran into (as far as the
      * mechanism tells: a cgroup reports refused forks and OOM kills, rlimits do not). */
     json_t *lim = json_null();

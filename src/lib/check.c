@@ -32,6 +32,7 @@
 #include "confine/landlock.h"
 #include "confine/seccomp.h"
 #include "sandbox/ns.h"
+#include "sandbox/root.h"
 #include "supervise/limits.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -269,6 +270,25 @@ static void probe_fuse_overlayfs(probe_result *r)
         FIX(r, "/dev/fuse: %s; in a container, pass the device (--device /dev/fuse)", errtext(e));
 }
 
+/* A /proc of the sandbox's own: the probe a run's start-up depends on (sandbox/root.c). */
+static void probe_proc(probe_result *r)
+{
+    char why[256] = "";
+    int own = root_proc_probe(why, sizeof why);
+    if (own == 1) {
+        r->ok = 1;
+        DETAIL(r, "a fresh /proc mounts in the sandbox's user and PID namespaces");
+        return;
+    }
+    if (own < 0) {
+        DETAIL(r, "cannot test: %s", why);
+        FIX(r, "see user_namespaces");
+        return;
+    }
+    DETAIL(r, "%s; %s", why, ROOT_PROC_KEPT);
+    FIX(r, "%s", ROOT_PROC_FIX);
+}
+
 /* --- probes run in the calling process ------------------------------------------------- */
 
 static void probe_cgroup(probe_result *r)
@@ -308,33 +328,49 @@ static void probe_cgroup(probe_result *r)
             getuid() == 0 || geteuid() == 0 ? " (and a process limit cannot be enforced as root)" : "");
 }
 
-/* Run `true` under p (timeout 10 s): 1 when it exits 0, else 0 with why in r. */
-static int try_true(cordon_policy *p, probe_result *r)
+/* Run `true` under p (timeout 10 s): 1 when it exits 0, else 0 with why in r; res gets
+ * the run's result (the mode it ran in). */
+static int try_true(cordon_policy *p, probe_result *r, cordon_result *res)
 {
     cordon_error err = {0};
-    cordon_result res = {0};
+    *res = (cordon_result)CORDON_RESULT_INIT;
     char *const cmd[] = {(char *)"true", NULL};
     int ok = cordon_policy_set_no_workspace(p, true, &err) == 0 && cordon_policy_set_cwd(p, "/", &err) == 0 &&
-             cordon_policy_set_timeout(p, 10, &err) == 0 && cordon_run(p, cmd, &res, &err) == 0 && res.exit_code == 0;
+             cordon_policy_set_timeout(p, 10, &err) == 0 && cordon_run(p, cmd, res, &err) == 0 && res->exit_code == 0;
     if (!ok) {
         char text[sizeof err.message + 128];
         if (err.message[0])
             cordon_error_text(&err, text, sizeof text);
         else
-            snprintf(text, sizeof text, "`true` exited %d", res.exit_code);
+            snprintf(text, sizeof text, "`true` exited %d", res->exit_code);
         DETAIL(r, "%s", text);
     }
     return ok;
 }
 
+/* `true` as `cordon run --no-workspace --chdir /` runs it: the real start-up path, and
+ * the mode it ran in (r->word: "namespaces", "namespaces-kept-proc" when the container's
+ * /proc is shown, "landlock"). */
 static void probe_default_sandbox(probe_result *r)
 {
-    /* `true` as `cordon run --no-workspace --chdir /` runs it */
     cordon_policy *p = cordon_policy_new();
-    r->ok = p && try_true(p, r);
+    cordon_result res;
+    r->ok = p && try_true(p, r, &res);
     cordon_policy_free(p);
-    if (r->ok)
+    if (!r->ok)
+        return;
+    if (res.isolation == CORDON_ISOLATION_LANDLOCK) {
+        r->word = "landlock";
+        DETAIL(r, "`true` runs, under --isolation landlock (no namespaces: %s)",
+               res.isolation_why ? res.isolation_why : "as asked");
+    } else if (res.proc_kept) {
+        r->word = "namespaces-kept-proc";
+        DETAIL(r, "`true` runs in the namespace sandbox, with the container's /proc: %s", res.proc_kept);
+        FIX(r, "for a /proc of the sandbox's own: %s", ROOT_PROC_FIX);
+    } else {
+        r->word = "namespaces";
         DETAIL(r, "`true` runs in the default sandbox");
+    }
 }
 
 /* What a host without user namespaces can still do: `true` under Landlock isolation. */
@@ -344,8 +380,9 @@ static void probe_landlock_isolation(probe_result *r)
     cordon_network net = abi >= 4 ? CORDON_NETWORK_NONE : CORDON_NETWORK_HOST;
     cordon_policy *p = cordon_policy_new();
     cordon_error err = {0};
+    cordon_result res;
     r->ok = p && cordon_policy_set_isolation(p, CORDON_ISOLATION_LANDLOCK, &err) == 0 &&
-            cordon_policy_set_network(p, net, &err) == 0 && try_true(p, r);
+            cordon_policy_set_network(p, net, &err) == 0 && try_true(p, r, &res);
     cordon_policy_free(p);
     if (r->ok && abi >= 4) {
         DETAIL(r, "--isolation landlock works here, --network none included (Landlock ABI %d)%s", abi,
@@ -403,6 +440,7 @@ static const probe probes[] = {
     {"user_namespaces", "user namespaces", true, false, probe_userns, NULL},
     {"seccomp", "seccomp", true, false, probe_seccomp, NULL},
     {"pidfd", "pidfd", true, false, probe_pidfd, NULL},
+    {"proc", "a /proc of its own", false, false, probe_proc, NULL},
     {"landlock", "Landlock", false, false, probe_landlock, "abi"},
     {"overlayfs", "overlayfs in userns", false, false, probe_overlay, NULL},
     {"fuse_overlayfs", "fuse-overlayfs", false, false, probe_fuse_overlayfs, NULL},
@@ -496,6 +534,10 @@ int cordon_check(char **json, cordon_error *err)
     json_t *o = json_object();
     json_object_set_new(o, "default_sandbox", json_boolean(sandbox.ok));
     json_object_set_new(o, "error", sandbox.ok ? json_null() : json_string(sandbox.detail));
+    /* how it ran: the namespace sandbox, the same with the container's /proc, or Landlock */
+    json_object_set_new(o, "mode", sandbox.ok ? json_string(sandbox.word) : json_null());
+    json_object_set_new(o, "mode_detail", sandbox.ok ? json_string(sandbox.detail) : json_null());
+    json_object_set_new(o, "mode_fix", jstr_or_null(sandbox.fix));
     json_t *checks = json_object();
     for (size_t i = 0; i < N_PROBES; i++) {
         json_t *c = json_object();

@@ -34,6 +34,9 @@ typedef struct root_scratch {
     char cow_why[160];  /* why the overlay was refused */
     bool under_cordon;  /* set by PID 1: the sandbox runs inside another cordon's, whose
                          * supervisor refuses kernel overlays (a PLAN_COW falls back) */
+    bool proc_kept;     /* the kernel refused a fresh procfs (a container that masks parts
+                         * of /proc): the sandbox's /proc, or proc_fd, is the caller's,
+                         * read-only with its masks, whose PID namespace is the caller's */
 } root_scratch;
 
 typedef enum dest_create { DEST_EXISTING, DEST_DIR, DEST_FILE } dest_create;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox/dev.h"
@@ -433,18 +434,67 @@ static int do_home_fallback(build *b)
     return mnt_mark_ours(b->s, m, b->err);
 }
 
+/* A fresh procfs of the caller's (the new) PID namespace, detached; -1 with errno.  The
+ * kernel refuses it in a user namespace when no procfs is fully visible in the mount
+ * namespace (mount_too_revealing(): a container runtime laid files or read-only binds
+ * over parts of /proc, as Docker's, Podman's and Kubernetes' default masks do): EPERM. */
+static int fresh_procfs(void)
+{
+    _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
+    if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        return -1;
+    return fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+}
+
+/* Was a fresh procfs refused because the caller's is masked (and nothing else)? */
+static bool procfs_masked(int e)
+{
+    return e == EPERM || e == EACCES;
+}
+
+/* The caller's /proc, recursively (its masks come along, locked to it by the user
+ * namespace), read-only, detached; -1 with err set. */
+static int kept_procfs(cordon_error *err)
+{
+    int t = open_tree(AT_FDCWD, "/proc", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (t < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot bind the caller's /proc (open_tree)");
+    struct statfs sf;
+    if (fstatfs(t, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC) {
+        int e = errno ? errno : EINVAL;
+        close(t);
+        return err_set(err, CORDON_STAGE_ROOT, e, "the caller's /proc is not a procfs, and a fresh one is refused");
+    }
+    if (mnt_set_attr(t, NULL, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, true, err) <
+        0) {
+        close(t);
+        return err_wrap(err, "the caller's /proc");
+    }
+    return t;
+}
+
 static int do_proc(build *b, const plan_op *op)
 {
     if (b->p->inherit_pid_ns)
         return do_caller_proc(b, op);
-    _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
-    if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-        return err_opt(b->err, CORDON_STAGE_ROOT, errno, "noProc",
-                       "cannot mount a fresh /proc (inside a container whose /proc is partly "
-                       "masked this is refused; a sandbox without /proc runs)");
-    _cleanup_fd_ int m = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+    _cleanup_fd_ int m = fresh_procfs();
+    if (m < 0 && procfs_masked(errno)) {
+        /* A container that masks parts of /proc: its /proc, read-only, masks kept; the
+         * command still has a PID namespace of its own (it names, signals and traces only
+         * its own processes), and Landlock keeps the others' memory, environment and
+         * descriptors closed (pid1.c).  What it shows: the container's other processes
+         * and their command lines (cordon check, cordon explain, --status-json say so). */
+        _cleanup_fd_ int t = kept_procfs(b->err);
+        if (t < 0)
+            return -1;
+        _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
+        if (d < 0 || mnt_attach(t, d, op->dest, b->err) < 0)
+            return -1;
+        b->s->proc_kept = true;
+        return 0;
+    }
     if (m < 0)
-        return err_set(b->err, CORDON_STAGE_ROOT, errno, "cannot mount a fresh /proc (fsmount)");
+        return err_opt(b->err, CORDON_STAGE_ROOT, errno, "noProc", "cannot mount a fresh /proc");
     _cleanup_fd_ int d = mnt_open_dest(b->root_fd, b->s, op->dest, DEST_DIR, b->err);
     if (d < 0 || mnt_attach(m, d, op->dest, b->err) < 0)
         return -1;
@@ -532,12 +582,17 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         if (s->proc_fd < 0)
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the caller's /proc for the supervisor");
     } else if (!p->proc && s->want_proc_fd) {
-        _cleanup_fd_ int fs = fsopen("proc", FSOPEN_CLOEXEC);
-        if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+        s->proc_fd = fresh_procfs();
+        if (s->proc_fd < 0 && procfs_masked(errno)) {
+            /* a container that masks parts of /proc: the caller's, for PID 1 only (the
+             * creation control translates the command's ids into it: pathwalk.h) */
+            s->proc_fd = kept_procfs(err);
+            if (s->proc_fd < 0)
+                return err_wrap(err, "a procfs for the supervisor");
+            s->proc_kept = true;
+        } else if (s->proc_fd < 0) {
             return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");
-        s->proc_fd = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-        if (s->proc_fd < 0)
-            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");
+        }
     }
     TRACE("sources-open");
     /* 2. A staging tmpfs, then the new root, both attached over /tmp of this private
@@ -694,4 +749,52 @@ int root_cow_probe(bool under_cordon, char *why, size_t n)
     else
         snprintf(why, n, "the kernel refuses an overlay in a user namespace: %s", strerror(si.si_status - 100));
     return 0;
+}
+
+int root_proc_probe(char *why, size_t n)
+{
+    int pidfd = -1;
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    pid_t pid = proc_fork(&pidfd);
+    if (pid < 0) {
+        snprintf(why, n, "cannot start a probe: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* a copy of a possibly multi-threaded caller: system calls only */
+        cordon_error e = {0};
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) < 0 || ns_write_id_maps(uid, gid, &e) < 0)
+            _exit(1);
+        pid_t in = fork(); /* the first process of the new PID namespace */
+        if (in < 0)
+            _exit(1);
+        if (in == 0) {
+            int m = fresh_procfs();
+            _exit(m >= 0 ? 0 : 100 + (errno & 0x7f));
+        }
+        int st = 0;
+        while (waitpid(in, &st, 0) < 0)
+            if (errno != EINTR)
+                _exit(1);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+    }
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    int r = proc_reap(pidfd, &si);
+    close(pidfd);
+    if (r < 0 || si.si_code != CLD_EXITED) {
+        snprintf(why, n, "the probe did not finish");
+        return -1;
+    }
+    if (si.si_status == 0)
+        return 1;
+    if (si.si_status == 1) {
+        snprintf(why, n, "no user or PID namespace");
+        return -1;
+    }
+    int e = si.si_status - 100;
+    snprintf(why, n, "the kernel refuses a fresh /proc in a user namespace: %s%s", strerror(e),
+             procfs_masked(e) ? " (no fully visible /proc here: a container runtime laid masks over parts of it)" : "");
+    return procfs_masked(e) ? 0 : -1;
 }

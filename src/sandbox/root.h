@@ -25,3 +25,18 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err);
  * tmpfs; not inside another cordon)?  Tried in a short-lived child: 1 yes, 0 no (why says
  * what failed). */
 int root_cow_probe(bool under_cordon, char *why, size_t n);
+/* Does the kernel give a sandbox a fresh /proc here (a procfs mounted in a new user and
+ * PID namespace)?  Tried in a short-lived child: 1 yes; 0 no, because the caller's /proc
+ * is masked (a container's: the sandbox then shows the caller's, root_build); -1 cannot
+ * tell (no user namespace).  why says what failed. */
+int root_proc_probe(char *why, size_t n);
+/* How to give the sandbox a /proc of its own where root_proc_probe says 0. */
+#define ROOT_PROC_FIX                                                                              \
+    "unmask /proc for the container: Podman --security-opt unmask=/proc/*, Docker --security-opt " \
+    "systempaths=unconfined, a Kubernetes pod's securityContext procMount: Unmasked (with "        \
+    "hostUsers: false); see doc/kubernetes.md"
+/* What the sandbox shows where root_proc_probe says 0 (`cordon explain`, `cordon check`). */
+#define ROOT_PROC_KEPT                                                                               \
+    "the sandbox shows the container's /proc instead, read-only with its masks, in a PID namespace " \
+    "of its own: the command sees the container's other processes and their command lines, not "     \
+    "their environment, memory or descriptors (Landlock), and cannot signal them"

@@ -259,6 +259,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     TRACE("cc-procfs");
     if (pw_init(&cc->pw, proc) < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root for the creation control");
+    cc->pw.proc_foreign = s->proc_kept;
     bool have_last = false;
     size_t last_len = 0;
     struct stat last;
@@ -386,7 +387,7 @@ static int thread_mount(cc_state *cc, pid_t tid, uint64_t mnt_id, dev_t *sdev)
 {
     char p[48];
     if (tid > 0)
-        snprintf(p, sizeof p, "%d/mountinfo", (int)tid);
+        snprintf(p, sizeof p, "%d/mountinfo", (int)pw_proc_id(&cc->pw, tid));
     else
         snprintf(p, sizeof p, "self/mountinfo");
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
@@ -883,7 +884,7 @@ static const char *decide_object(cc_state *cc, int obj, cc_act act)
 static int open_ctty(cc_state *cc, pid_t tid, int flags)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/stat", (int)tid);
+    snprintf(p, sizeof p, "%d/stat", (int)pw_proc_id(&cc->pw, tid));
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
@@ -953,7 +954,7 @@ static bool other_userns(cc_state *cc, pid_t tid)
 {
     char p[48];
     struct stat theirs, mine;
-    snprintf(p, sizeof p, "%d/ns/user", (int)tid);
+    snprintf(p, sizeof p, "%d/ns/user", (int)pw_proc_id(&cc->pw, tid));
     pw_ptrace_cap(true);
     bool other = fstatat(cc->pw.proc_fd, p, &theirs, 0) < 0 || fstatat(cc->pw.proc_fd, "self/ns/user", &mine, 0) < 0 ||
                  theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev;
@@ -967,7 +968,7 @@ static bool other_userns(cc_state *cc, pid_t tid)
 static int become_thread_userns(cc_state *cc, pid_t tid)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/status", (int)tid);
+    snprintf(p, sizeof p, "%d/status", (int)pw_proc_id(&cc->pw, tid));
     _cleanup_fd_ int sfd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     ssize_t n = sfd < 0 ? -1 : read(sfd, cc->status, sizeof cc->status - 1);
     if (n <= 0)
@@ -977,7 +978,7 @@ static int become_thread_userns(cc_state *cc, pid_t tid)
     if (!ce)
         return -EIO;
     unsigned long long eff = strtoull(ce + 7, NULL, 16);
-    snprintf(p, sizeof p, "%d/ns/user", (int)tid);
+    snprintf(p, sizeof p, "%d/ns/user", (int)pw_proc_id(&cc->pw, tid));
     pw_ptrace_cap(true);
     int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     pw_ptrace_cap(false);
@@ -1478,9 +1479,15 @@ static uint32_t call_id(const call *c, uint64_t arg, bool narrow)
 /* ------------------------------------------------------------------------------------ */
 /* new file systems in the command's own namespaces */
 
+/* Not sysfs: its files are the kernel's global settings, owned by the host's root and
+ * checked against that uid alone, so a caller that is root would have them writable
+ * through a read-write sysfs of a nested network namespace wherever the kernel finds a
+ * sysfs mount it deems fully visible and not locked read-only (a container whose /sys
+ * is a sysfs of its own, as systemd-nspawn's with a private network).  Nothing nested
+ * needs one: runc and Podman bind /sys where the mount is refused, cordon binds it. */
 static bool fs_type_allowed(const char *t)
 {
-    static const char *const ok[] = {"tmpfs",  "ramfs",   "proc", "sysfs",   "devpts",     "mqueue",
+    static const char *const ok[] = {"tmpfs",  "ramfs",   "proc", "devpts",  "mqueue",
                                      "cgroup", "cgroup2", "fuse", "fuseblk", "binfmt_misc"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
         if (strcmp(t, ok[i]) == 0)
@@ -1491,12 +1498,15 @@ static bool fs_type_allowed(const char *t)
 #define WHY_FS_TYPE                                                                  \
     "a file system of this type (a kernel overlay, say) would create files in host " \
     "directories on the command's behalf, past the creation control; fuse-overlayfs works"
+#define WHY_SYSFS                                                                            \
+    "a sysfs of its own would show the kernel's global settings, writable to a caller that " \
+    "is the host's root; the view's /sys (--base host) is the one there is"
 
 /* Does the thread hold CAP_SYS_ADMIN (in its own user namespace)? */
 static bool thread_has_sys_admin(cc_state *cc, pid_t tid)
 {
     char p[48];
-    snprintf(p, sizeof p, "%d/status", (int)tid);
+    snprintf(p, sizeof p, "%d/status", (int)pw_proc_id(&cc->pw, tid));
     _cleanup_fd_ int fd = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -1532,7 +1542,7 @@ static int enter_thread(cc_state *cc, pid_t tid)
     /* every descriptor first: entering the user namespace changes the credentials */
     pw_ptrace_cap(true);
     for (size_t i = 0; i < N_NS; i++) {
-        snprintf(p, sizeof p, "%d/ns/%s", (int)tid, ns_kinds[i].name);
+        snprintf(p, sizeof p, "%d/ns/%s", (int)pw_proc_id(&cc->pw, tid), ns_kinds[i].name);
         fds[i] = openat(cc->pw.proc_fd, p, O_RDONLY | O_CLOEXEC);
         struct stat theirs, mine;
         snprintf(p, sizeof p, "self/ns/%s", ns_kinds[i].name);
@@ -1571,7 +1581,7 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
     call logged = *c; /* the path logged is the type */
     logged.path = type;
     if (!fs_type_allowed(type))
-        return refuse(cc, &logged, WHY_FS_TYPE);
+        return refuse(cc, &logged, strcmp(type, "sysfs") == 0 ? WHY_SYSFS : WHY_FS_TYPE);
     if (!thread_has_sys_admin(cc, c->tid))
         return EPERM;
     if (strncmp(type, "fuse", 4) == 0)
@@ -1585,12 +1595,20 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
         if (c->args[4] && read_string(c->tid, c->args[4], cc->status, sizeof cc->status) == 0)
             data = cc->status;
     }
+    /* A proc of a nested namespace, for a caller that is the host's root: only its
+     * processes (subset=pid), none of /proc/sys or /proc/sysrq-trigger, whose files are
+     * checked against the host's root uid alone.  The kernel refuses a nested proc where
+     * cordon's /proc is the only one (it keeps those files read-only over it, so none is
+     * fully visible), but allows it read-write where the mount namespace still holds a
+     * fully visible /proc out of sight (systemd-nspawn enters its container by moving
+     * its root over / and chroot, leaving the host's mounts beneath). */
+    bool host_root = geteuid() == 0; /* PID 1's ids are the caller's (sandbox/ns.c) */
     int root = -1, cwd = -1;
     char p[64];
-    snprintf(p, sizeof p, "%d/root", (int)c->tid);
+    snprintf(p, sizeof p, "%d/root", (int)pw_proc_id(&cc->pw, c->tid));
     pw_ptrace_cap(true);
     root = openat(cc->pw.proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    snprintf(p, sizeof p, "%d/cwd", (int)c->tid);
+    snprintf(p, sizeof p, "%d/cwd", (int)pw_proc_id(&cc->pw, c->tid));
     cwd = openat(cc->pw.proc_fd, p, O_PATH | O_DIRECTORY | O_CLOEXEC);
     pw_ptrace_cap(false);
     if (root < 0 || cwd < 0 || !still_valid(cc, c->id)) {
@@ -1632,13 +1650,28 @@ static int do_new_fs(cc_state *cc, const call *c, bool is_fsopen)
             respond(cc, c->id, 0, -e);
         _exit(is_fsopen ? 0 : -e);
     }
+    bool pids_only = strcmp(type, "proc") == 0 && host_root;
     if (is_fsopen) {
         int fd = fsopen(type, (unsigned)c->args[1] | FSOPEN_CLOEXEC);
+        if (fd >= 0 && pids_only && fsconfig(fd, FSCONFIG_SET_STRING, "subset", "pid", 0) < 0) {
+            respond(cc, c->id, 0, EPERM); /* no subset=pid (Linux 5.8): no proc */
+            _exit(0);
+        }
         if (fd < 0)
             respond(cc, c->id, 0, errno);
         else
             respond_fd(cc, c->id, c->tid, fd, (unsigned)c->args[1] & FSOPEN_CLOEXEC);
         _exit(0);
+    }
+    if (pids_only) {
+        /* the caller's own options, then subset=pid, which no later option or
+         * reconfiguration undoes (the mount fails on a kernel without it) */
+        char *opts = cc->path1; /* the type, read into it, is no longer needed */
+        int n = snprintf(opts, PW_PATH_MAX, "%s%ssubset=pid", data ? data : "", data && *data ? "," : "");
+        if (n < 0 || n >= PW_PATH_MAX)
+            _exit(E2BIG);
+        data = opts;
+        type = (char *)"proc";
     }
     int r = mount(source, target, type, (unsigned long)c->args[3], data);
     _exit(r < 0 ? (errno > 0 && errno < 256 ? errno : EIO) : 0);

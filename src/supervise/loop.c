@@ -50,7 +50,8 @@ void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
         if (n < 0 && errno != EINTR)
             _exit(CORDON_EXIT_SETUP);
         unsigned hit = l->limits.hit;
-        limits_sample_pids(&l->limits, cc ? cc->pw.proc_fd : -1);
+        limits_sample_pids(&l->limits,
+                           cc && !cc->pw.proc_foreign ? cc->pw.proc_fd : -1); /* the container's counts others */
         if (l->limits.hit != hit) /* at once: the run may end by a kill, with no report after */
             report_send(l->report_fd, REPORT_LIMITS_HIT, NULL, (int)l->limits.hit, NULL);
         if (limits_cpu_used_up(&l->limits))

@@ -102,7 +102,21 @@ void outer_take_message(outer_outcome *o, const report_msg *m)
         break;
     }
     case REPORT_STARTED: break;
+    case REPORT_PROC_KEPT: o->proc_kept = m->value ? 2 : 1; break;
     }
+}
+
+const char *outer_proc_kept(const outer_outcome *o)
+{
+    if (o->proc_kept == 2)
+        return "a fresh /proc is refused here (the container masks parts of it): the sandbox shows the "
+               "container's /proc, read-only with its masks, in a PID namespace of its own; the command "
+               "sees the container's other processes and their command lines, not their environment, "
+               "memory or descriptors (Landlock), and cannot signal them";
+    if (o->proc_kept == 1)
+        return "a fresh /proc is refused here (the container masks parts of it): the sandbox has no /proc "
+               "(--no-proc); cordon's supervisor uses the container's";
+    return NULL;
 }
 
 /* Every report after which PID 1 only exits. */
@@ -137,6 +151,7 @@ void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_res
     *r = (cordon_result){.size = size, .status_code = -1};
     r->refused = o->refused > o->n_refusals ? o->refused : o->n_refusals;
     r->n_refusals = o->n_refusals;
+    r->proc_kept = outer_proc_kept(o);
     memcpy(r->refusals, o->refusals, o->refusals_len);
     if (o->timed_out) {
         r->timed_out = true;

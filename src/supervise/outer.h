@@ -104,6 +104,7 @@ typedef struct outer_outcome {
     char exec_what[256];
     char exec_detail[800]; /* REPORT_EXEC_DETAIL: what is missing though the command is there */
     unsigned limits_hit;   /* REPORT_LIMITS_HIT: what PID 1 saw reached */
+    int proc_kept;         /* REPORT_PROC_KEPT: 1 for the supervisor only (--no-proc), 2 shown */
     unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;
@@ -113,4 +114,6 @@ typedef struct outer_outcome {
  * the result the outcome makes (pid1: how PID 1 ended, or NULL). */
 void outer_take_message(outer_outcome *o, const report_msg *m);
 bool outer_final_report(const outer_outcome *o);
+/* What a REPORT_PROC_KEPT says, for cordon_result.proc_kept (NULL when none came). */
+const char *outer_proc_kept(const outer_outcome *o);
 void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err);

@@ -41,11 +41,12 @@ static int mnt_ino(int fd, uint64_t *mnt, ino_t *ino);
 int pw_init(pw_ctx *c, int proc_fd)
 {
     c->proc_fd = proc_fd;
+    c->proc_foreign = false;
     c->n_fs = 0;
     c->next_evict = 0;
     c->cur = NULL;
     for (unsigned i = 0; i < PW_THREADS; i++)
-        c->threads[i] = (pw_thread){.pidfd = -1, .umask = -1, .root_same = -1};
+        c->threads[i] = (pw_thread){.pidfd = -1, .ptid = -1, .umask = -1, .root_same = -1};
     c->root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (c->root_fd < 0)
         return -errno;
@@ -66,15 +67,55 @@ static bool alive(const pw_thread *t)
     return poll(&p, 1, 0) == 0;
 }
 
+static int read_status(int dirfd, const char *path, char *buf, size_t size);
+
+/* The id of pidfd's process in proc_fd's PID namespace: the "Pid:" of its fdinfo read
+ * through that procfs (the kernel prints it in the namespace of the procfs it is read
+ * through); -1 when it cannot be told. */
+static pid_t id_in_procfs(int proc_fd, int pidfd)
+{
+    char p[48], text[1024];
+    snprintf(p, sizeof p, "self/fdinfo/%d", pidfd);
+    if (read_status(proc_fd, p, text, sizeof text) < 0)
+        return -1;
+    const char *f = strstr(text, "\nPid:");
+    if (!f)
+        return -1;
+    char *end;
+    long id = strtol(f + 5, &end, 10);
+    return id > 0 && (*end == '\n' || *end == '\0') ? (pid_t)id : -1;
+}
+
+/* tid's id in proc_fd, without a pidfd of the thread kept: a kernel before 6.9 has no
+ * PIDFD_THREAD, and a pidfd of a thread group's leader names the thread itself only
+ * when it is the leader; another thread stays unnamed (-1). */
+static pid_t id_without_thread_pidfd(const pw_ctx *c, pid_t tid)
+{
+    int fd = (int)syscall(SYS_pidfd_open, tid, 0);
+    if (fd < 0)
+        return -1;
+    pid_t id = id_in_procfs(c->proc_fd, fd);
+    close(fd);
+    return id;
+}
+
+pid_t pw_proc_id(const pw_ctx *c, pid_t tid)
+{
+    if (!c->proc_foreign)
+        return tid;
+    return tid == c->t.tid ? c->t.ptid : -1;
+}
+
 void pw_begin(pw_ctx *c, pid_t tid)
 {
-    c->t = (pw_target){.tid = tid, .root_fd = -1, .cwd_fd = -1};
+    c->t = (pw_target){.tid = tid, .ptid = c->proc_foreign ? -1 : tid, .root_fd = -1, .cwd_fd = -1};
     c->cur = NULL;
     for (unsigned i = 0; i < PW_THREADS; i++) {
         pw_thread *t = &c->threads[i];
         if (t->pidfd >= 0 && t->tid == tid) {
             if (alive(t)) {
                 c->cur = t;
+                c->t.ptid = c->proc_foreign ? t->ptid : tid;
                 return;
             }
             forget(t); /* gone: the id may name another thread now */
@@ -82,8 +123,13 @@ void pw_begin(pw_ctx *c, pid_t tid)
     }
     /* a new entry, with a pidfd of the thread itself (PIDFD_THREAD, Linux 6.9) */
     int fd = (int)syscall(SYS_pidfd_open, tid, O_EXCL /* PIDFD_THREAD */);
-    if (fd < 0)
+    if (fd < 0) {
+        if (c->proc_foreign)
+            c->t.ptid = id_without_thread_pidfd(c, tid);
         return; /* nothing remembered: every fact is read again */
+    }
+    pid_t ptid = c->proc_foreign ? id_in_procfs(c->proc_fd, fd) : tid;
+    c->t.ptid = ptid;
     pw_thread *t = NULL;
     for (unsigned i = 0; i < PW_THREADS && !t; i++)
         if (c->threads[i].pidfd < 0)
@@ -93,18 +139,16 @@ void pw_begin(pw_ctx *c, pid_t tid)
         c->next_evict = (c->next_evict + 1) % PW_THREADS;
         forget(t);
     }
-    *t = (pw_thread){.tid = tid, .tgid = 0, .pidfd = fd, .umask = -1, .root_same = -1};
+    *t = (pw_thread){.tid = tid, .tgid = 0, .ptid = ptid, .pidfd = fd, .umask = -1, .root_same = -1};
     c->cur = t;
 }
-
-static int read_status(int dirfd, const char *path, char *buf, size_t size);
 
 int pw_umask(pw_ctx *c)
 {
     if (c->cur && c->cur->umask >= 0)
         return c->cur->umask;
     char p[48], text[2048];
-    snprintf(p, sizeof p, "%d/status", (int)c->t.tid);
+    snprintf(p, sizeof p, "%d/status", (int)c->t.ptid);
     int r = read_status(c->proc_fd, p, text, sizeof text);
     if (r < 0)
         return r;
@@ -155,7 +199,7 @@ void pw_result_close(pw_result *r)
 static int proc_open_tid(pw_ctx *c, const char *what, int flags)
 {
     char p[64];
-    snprintf(p, sizeof p, "%d/%s", (int)c->t.tid, what);
+    snprintf(p, sizeof p, "%d/%s", (int)c->t.ptid, what);
     int fd = openat(c->proc_fd, p, flags | O_CLOEXEC);
     if (fd < 0 && (errno == EACCES || errno == EPERM)) {
         pw_ptrace_cap(true);
@@ -285,7 +329,7 @@ static int pidns_of(int dirfd, const char *pid, struct stat *st)
 static int self_name(pw_ctx *c, int procroot, bool thread, char *out, size_t size)
 {
     char mine[2048], theirs[2048], p[64];
-    snprintf(p, sizeof p, "%d/status", (int)c->t.tid);
+    snprintf(p, sizeof p, "%d/status", (int)c->t.ptid);
     int r = read_status(c->proc_fd, p, mine, sizeof mine);
     if (r < 0)
         return r;
@@ -293,7 +337,7 @@ static int self_name(pw_ctx *c, int procroot, bool thread, char *out, size_t siz
     int ntg = status_ids(mine, "\nNStgid:", tg, 32), ntp = status_ids(mine, "\nNSpid:", tp, 32);
     if (ntg == 0 || ntg != ntp)
         return -ENOENT;
-    snprintf(p, sizeof p, "%d", (int)c->t.tid);
+    snprintf(p, sizeof p, "%d", (int)c->t.ptid);
     struct stat ns_mine;
     if (pidns_of(c->proc_fd, p, &ns_mine) < 0)
         return -errno;
@@ -359,7 +403,7 @@ static bool root_is_mine(pw_ctx *c)
     if (c->cur && c->cur->root_same >= 0)
         return c->cur->root_same == 1;
     char p[48];
-    snprintf(p, sizeof p, "%d/root", (int)c->t.tid);
+    snprintf(p, sizeof p, "%d/root", (int)c->t.ptid);
     struct statx sx;
     bool same = statx(c->proc_fd, p, AT_STATX_DONT_SYNC, STATX_INO | STATX_MNT_ID, &sx) == 0 &&
                 (sx.stx_mask & STATX_MNT_ID) && sx.stx_mnt_id == c->root_mnt && (ino_t)sx.stx_ino == c->root_ino;

@@ -26,6 +26,7 @@
  * the command's filter also reports (creation.c). */
 typedef struct pw_thread {
     pid_t tid, tgid;
+    pid_t ptid;    /* tid in proc_fd's PID namespace (pw_ctx.proc_foreign), or -1 */
     int pidfd;     /* -1: the entry is free */
     int umask;     /* -1: unknown */
     int root_same; /* its root is the supervisor's (the walk may let the kernel resolve):
@@ -36,6 +37,7 @@ typedef struct pw_thread {
 /* The process a walk is done for. */
 typedef struct pw_target {
     pid_t tid;   /* the calling thread, as the supervisor's PID namespace sees it */
+    pid_t ptid;  /* ... and as proc_fd's does (pw_proc_id), -1 when it cannot be told */
     int root_fd; /* its root directory (O_PATH), or -1 until needed */
     uint64_t root_mnt;
     ino_t root_ino;
@@ -43,8 +45,11 @@ typedef struct pw_target {
 } pw_target;
 
 typedef struct pw_ctx {
-    int proc_fd; /* a procfs of the supervisor's own PID namespace */
-    int root_fd; /* the supervisor's root (O_PATH) */
+    int proc_fd;       /* a procfs of the supervisor's own PID namespace, or, when
+                        * proc_foreign, the caller's (a container that masks parts of
+                        * /proc refuses a fresh one: sandbox/mount.h, proc_kept) */
+    bool proc_foreign; /* proc_fd names processes by their ids in an outer namespace */
+    int root_fd;       /* the supervisor's root (O_PATH) */
     uint64_t root_mnt;
     ino_t root_ino;
     pw_target t;
@@ -83,6 +88,10 @@ typedef struct pw_result {
 int pw_init(pw_ctx *c, int proc_fd);
 /* Start working for a new notification's thread. */
 void pw_begin(pw_ctx *c, pid_t tid);
+/* The name of thread `tid` (the current notification's, as the supervisor sees it) in
+ * proc_fd: tid itself, or under proc_foreign its id there (-1 when it cannot be told,
+ * so that every look-up fails and the call is refused). */
+pid_t pw_proc_id(const pw_ctx *c, pid_t tid);
 /* The thread's umask (cached), or -errno. */
 int pw_umask(pw_ctx *c);
 /* The thread `tid` called umask(mask) (mask < 0: chroot, pivot_root, setns or unshare):

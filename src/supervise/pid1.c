@@ -68,6 +68,17 @@ void pid1_main(launch *l)
     l->scratch.under_cordon = prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK;
     if (root_build(l->plan, &l->scratch, &err) < 0)
         launch_fail(l, &err);
+    if (l->scratch.proc_kept) {
+        /* the container's /proc: the command must not read its other processes */
+        if (l->plan->proc) {
+            l->confine.landlock.need_domain = true;
+            if (l->confine.landlock.abi == 0 && l->confine.landlock.ruleset_fd < 0) {
+                l->confine.landlock.abi = landlock_abi();
+                l->confine.landlock.abi_errno = errno;
+            }
+        }
+        report_send(l->report_fd, REPORT_PROC_KEPT, NULL, l->plan->proc, NULL);
+    }
     if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/pts/ptmx", &err) < 0)
         launch_fail(l, &err);
     if (l->pty.on && !l->session) {

@@ -21,6 +21,8 @@ typedef enum report_kind {
                                there (its interpreter, its ELF loader), text = a description */
     REPORT_LIMITS_HIT,      /* as soon as PID 1 sees one reached: value = 1u << cordon_limit of
                                the limits reached so far (under rlimits: the process count) */
+    REPORT_PROC_KEPT,       /* a fresh procfs was refused (a container that masks parts of
+                               /proc): the caller's is used; value = the command sees it */
 } report_kind;
 
 typedef struct report_msg {

@@ -305,8 +305,12 @@ def want(cond, what):
 want(d.get("default_sandbox") is True, "default_sandbox is not true")
 want(d.get("error") is None, "error is not null")
 checks = d.get("checks", {})
-names = ["user_namespaces", "seccomp", "pidfd", "landlock", "overlayfs", "fuse_overlayfs", "cgroup_delegation",
-         "landlock_isolation", "bwrap_link"]
+names = ["user_namespaces", "seccomp", "pidfd", "proc", "landlock", "overlayfs", "fuse_overlayfs",
+         "cgroup_delegation", "landlock_isolation", "bwrap_link"]
+# the mode the default sandbox ran in: the full sandbox here (a masked /proc: e2e/maskedproc)
+want(d.get("mode") == ("namespaces" if checks.get("proc", {}).get("ok") else "namespaces-kept-proc"),
+     "mode is %r" % d.get("mode"))
+want(isinstance(d.get("mode_detail"), str) and d["mode_detail"], "mode_detail")
 want(list(checks) == names, "checks are %s" % list(checks))
 for n in names:
     c = checks.get(n, {})

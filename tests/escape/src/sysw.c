@@ -4,8 +4,9 @@
  *   sysw cgroup SCRATCH   new user, mount and cgroup namespaces; mount cgroup2 on SCRATCH
  *                         (the host's cgroup tree from cordon's cgroup down); then try to
  *                         open each of its files for writing and to make a cgroup
- *   sysfs SCRATCH         new user, mount and network namespaces; mount sysfs on SCRATCH
- *                         (read-write, else read-only); open kernel settings for writing
+ *   sysfs SCRATCH         new user, mount and network namespaces; fsopen("sysfs"), then
+ *                         mount sysfs on SCRATCH (read-write, else read-only); open
+ *                         kernel settings for writing
  *   proc SCRATCH          new user, mount and PID namespaces; mount a proc of its own;
  *                         open global sysctls for writing
  *
@@ -18,6 +19,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 static void nest(int flags)
@@ -135,6 +137,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "sysfs")) {
         nest(CLONE_NEWNET);
+        int fs = (int)syscall(SYS_fsopen, "sysfs", 0);
+        report("sysfs_fsopen", fs);
+        if (fs >= 0)
+            close(fs);
         if (report("sysfs_mount_rw", mount("none", s, "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) < 0 &&
             report("sysfs_mount_ro", mount("none", s, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) < 0)
             return 0;
