@@ -218,11 +218,11 @@ static int enter(cordon_workspace *ws, cordon_error *err)
     return fd;
 }
 
-int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res,
+/* The run fills a cordon_result of the library's own layout, exported to the caller's
+ * (result_export: as far as its size says, never beyond, its size kept). */
+static int workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res,
                          cordon_error *err)
 {
-    err_clear(err);
-    *res = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     if (!p)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_workspace_run: no policy");
     int st = enter(ws, err);
@@ -243,6 +243,16 @@ int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *con
     int r = ws_run(ws, p, argv, res, err);
     close(run);
     return r;
+}
+
+int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res,
+                         cordon_error *err)
+{
+    err_clear(err);
+    cordon_result r = {.size = sizeof r, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    int ret = workspace_run(ws, p, argv, &r, err);
+    result_export(res, &r);
+    return ret;
 }
 
 int cordon_workspace_changes(cordon_workspace *ws, cordon_ws_changes *out, cordon_error *err)

@@ -164,6 +164,66 @@ static void test_structs_growable(void **state)
     cordon_policy_free(p);
 }
 
+/* cordon_workspace_run fills the caller's result as cordon_run does (it assigned a whole
+ * struct over it: past an older caller's smaller one, and its size reset, so the run
+ * filled the first layout only and the network counts were dropped). */
+static void test_workspace_result_growable(void **state)
+{
+    (void)state;
+    char here[4096], root[4200], src[4200];
+    assert_non_null(getcwd(here, sizeof here));
+    snprintf(root, sizeof root, "%s/wsroot.XXXXXX", here);
+    snprintf(src, sizeof src, "%s/wssrc.XXXXXX", here);
+    assert_non_null(mkdtemp(root));
+    assert_non_null(mkdtemp(src));
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_workspace *ws = NULL;
+    if (cordon_workspace_create(root, "abi", src, CORDON_WS_COPY, &ws, &e) < 0)
+        fail_msg("workspace: %s", e.message);
+    cordon_policy *p = cordon_policy_new();
+    assert_int_equal(cordon_policy_allow_domain(p, "example.com", &e), 0);
+    /* positive control: the whole struct gets the network fields */
+    cordon_result full = CORDON_RESULT_INIT;
+    full.network_counted = false;
+    if (cordon_workspace_run(ws, p, (char *[]){(char *)"true", NULL}, &full, &e) < 0)
+        fail_msg("run: %s", e.message);
+    assert_int_equal(full.exit_code, 0);
+    assert_int_equal(full.size, sizeof full);
+    assert_true(full.network_counted);
+    /* a caller compiled against an older layout that ended before the network fields:
+     * nothing written beyond it, its size kept */
+    struct {
+        cordon_result r;
+        unsigned char after[8];
+    } small;
+    memset(&small, 0xEF, sizeof small);
+    unsigned old = (unsigned)offsetof(cordon_result, network_counted);
+    small.r.size = old;
+    if (cordon_workspace_run(ws, p, (char *[]){(char *)"false", NULL}, &small.r, &e) < 0)
+        fail_msg("run: %s", e.message);
+    assert_int_equal(small.r.exit_code, 1);
+    assert_int_equal(small.r.size, old);
+    const unsigned char *tail = (const unsigned char *)&small.r + old;
+    for (size_t i = 0; i < sizeof small.r - old + sizeof small.after; i++)
+        assert_int_equal(tail[i], 0xEF);
+    /* a setup failure too (a bad policy: the workspace run refuses another workspace) */
+    memset(&small, 0xEF, sizeof small);
+    small.r.size = old;
+    cordon_policy *bad = cordon_policy_new();
+    assert_int_equal(cordon_policy_set_no_workspace(bad, true, &e), 0);
+    assert_int_equal(cordon_workspace_run(ws, bad, (char *[]){(char *)"true", NULL}, &small.r, &e), -1);
+    assert_int_equal(small.r.exit_code, CORDON_EXIT_SETUP);
+    assert_int_equal(small.r.size, old);
+    for (size_t i = 0; i < sizeof small.r - old + sizeof small.after; i++)
+        assert_int_equal(tail[i], 0xEF);
+    cordon_policy_free(bad);
+    cordon_policy_free(p);
+    cordon_workspace_free(ws);
+    assert_int_equal(cordon_workspace_remove(root, "abi", &e), 0);
+    rmdir(root);
+    rmdir(src);
+}
+
 /* ---- policies ------------------------------------------------------------------------- */
 
 static void test_policy_setters(void **state)
@@ -894,6 +954,7 @@ int main(void)
         cmocka_unit_test(test_errno_apart),
         cmocka_unit_test(test_error_truncation_marked),
         cmocka_unit_test(test_structs_growable),
+        cmocka_unit_test(test_workspace_result_growable),
         cmocka_unit_test(test_policy_setters),
         cmocka_unit_test(test_settings_and_enabled),
         cmocka_unit_test(test_explain),
