@@ -202,11 +202,22 @@ class Run(unittest.TestCase):
                 os.rmdir(made)
             os.rmdir(d)
 
-    def test_not_found_raises(self) -> None:
-        with self.assertRaises(cordon.CordonError) as cm:
-            cordon.run(["cordon-no-such-command"], policy=policy())
-        self.assertEqual(cm.exception.stage, "exec")
-        self.assertEqual(cm.exception.result.exit_code, 127)
+    def test_not_found_and_not_executable_are_results(self) -> None:
+        """As a shell reports them: 127 and 126 with the reason, not an exception."""
+        r = cordon.run(["cordon-no-such-command"], policy=policy())
+        self.assertEqual(r.exit_code, 127)
+        self.assertFalse(r.started)
+        self.assertIn("cordon-no-such-command", r.error or "")
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
+            f = Path(d, "script")
+            f.write_text("#!/bin/sh\necho hi\n")
+            f.chmod(0o644)
+            r = cordon.run([str(f)], policy=policy(allow_ro=[d]))
+            self.assertEqual(r.exit_code, 126)
+            self.assertIsNotNone(r.error)
+            f.chmod(0o755)  # positive control: the same file, executable, runs
+            r = cordon.run([str(f)], policy=policy(allow_ro=[d]), capture=True)
+            self.assertEqual((r.exit_code, r.stdout), (0, b"hi\n"))
 
     def test_on_output_merged_and_streamed(self) -> None:
         chunks: list[tuple[float, bytes]] = []
@@ -383,12 +394,14 @@ class Spawn(unittest.TestCase):
             self.assertEqual(select.select([c.exit_fd], [], [], 5)[0], [c.exit_fd])
             self.assertEqual(c.wait().exit_code, 0)
 
-    def test_setup_failure_in_wait(self) -> None:
-        with cordon.spawn(["cordon-no-such-command"], policy=policy()) as c:
-            with self.assertRaises(cordon.CordonError) as cm:
+    def test_setup_failure_raises(self) -> None:
+        """A sandbox that cannot be set up (a working directory that is not there inside)
+        raises, at spawn or at wait, with the result's 125."""
+        with self.assertRaises(cordon.CordonError) as cm:
+            with cordon.spawn(["true"], policy=policy(), cwd="/cordon-no-such-dir") as c:
                 c.wait()
-            self.assertEqual(cm.exception.stage, "exec")
-            self.assertEqual(cm.exception.result.exit_code, 127)
+        if cm.exception.result is not None:
+            self.assertEqual(cm.exception.result.exit_code, 125)
 
 
 class Layout(unittest.TestCase):
