@@ -15,6 +15,8 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config
   libjansson-dev libseccomp-dev libcmocka-dev
   bubblewrap iproute2 python3 util-linux git valgrind
+  # the Python package: pip install ./python into a venv (tests/python_pip.sh), dh-python
+  python3-venv python3-pip python3-setuptools dh-python
   curl socat tmux
   fuse-overlayfs
   dpkg-dev debhelper fakeroot
