@@ -286,6 +286,13 @@ def _candidates() -> list[str]:
             p = d / name
             if p.exists():
                 out.append(str(p))
+    try:  # meson install's libdir (python/cordon/_installed.py.in)
+        from ._installed import LIBDIR
+        p = Path(LIBDIR) / "libcordon.so.0"
+        if p.exists():
+            out.append(str(p))
+    except ImportError:
+        pass
     found = ctypes.util.find_library("cordon")
     if found:
         out.append(found)

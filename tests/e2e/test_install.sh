@@ -30,6 +30,21 @@ t_meson_install() {
     compgen -G "$d/usr/local/"$f >/dev/null || missing+=" $f"
   done
   [ -z "$missing" ] || die "not installed:$missing ($(find "$d" -type f | head -20 | tr '\n' ' '))"
+  # the Python package, for the system's python3, knowing where the library went
+  if python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
+    local pkg
+    pkg=$(find "$d/usr/local/lib" -path '*/cordon/_installed.py' | head -1)
+    [ -n "$pkg" ] || die "the Python package is not installed: $(find "$d/usr/local/lib" -name '*.py' | head -5 | tr '\n' ' ')"
+    for f in __init__.py _native.py aio.py py.typed; do
+      [ -e "$(dirname "$pkg")/$f" ] || die "the Python package has no $f"
+    done
+    grep -q "LIBDIR = \"/usr/local/lib" "$pkg" || die "the package does not know the library's directory: $(cat "$pkg")"
+    # it loads the library meson installed (here under the destination directory)
+    local v
+    v=$(cd "$CT" && PYTHONPATH=$(dirname "$(dirname "$pkg")") CORDON_LIBRARY=$(compgen -G "$d/usr/local/lib/*/libcordon.so.0") \
+      python3 -c 'import cordon; print(cordon.version())') || die "the installed Python package does not load: $v"
+    assert_eq "$v" "$("$d/usr/local/bin/cordon" --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1)" "the Python package's library version"
+  fi
   # the installed binary runs, and its man page is a man page
   "$d/usr/local/bin/cordon" run -- true || die "the installed cordon does not run"
   # bubblewrap's command line: a link in a directory of its own for an agent's PATH, never
