@@ -135,7 +135,9 @@ fi
 
 # --- build --------------------------------------------------------------------------------
 if [ ! -f "$BUILD_DIR/meson-private/coredata.dat" ] || [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  quietly "meson setup" meson setup "$BUILD_DIR"
+  # -Dwerror=true: warnings are errors in development and CI (tests/run-all.sh sets it
+  # on every tree it builds); meson's default (off) is a distribution's build
+  quietly "meson setup" meson setup "$BUILD_DIR" -Dwerror=true
 fi
 quietly "build (ninja -C $BUILD_DIR)" ninja -C "$BUILD_DIR"
 [ -x "$BUILD_DIR/cordon" ] || die "the build finished but $BUILD_DIR/cordon is missing"
