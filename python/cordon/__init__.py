@@ -725,6 +725,23 @@ def _collect(c: Process, on_output: Optional[OutputCallback], capture: bool,
              input: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes]]:
     """Feed ``input``, read stdout and stderr (whichever are pipes) to their ends, hand
     chunks to ``on_output``; kill the sandbox when it returns True."""
+    streams = [f for f in (c.stdout, c.stderr) if f is not None]
+    if len(streams) == 1 and not input:
+        # one stream and nothing to write: plain blocking reads, no poll per chunk
+        if c.stdin is not None:
+            c.stdin.close()
+        fd, parts, stopped = streams[0].fileno(), [], False
+        while True:
+            chunk = os.read(fd, 1 << 16)  # EOF once every process inside has closed it
+            if not chunk:
+                break
+            if capture:
+                parts.append(chunk)
+            if on_output is not None and not stopped and on_output(chunk):
+                stopped = True
+                c.kill()
+        data = b"".join(parts) if capture else None
+        return (data, None) if streams[0] is c.stdout else (None, data)
     import selectors
     sel = selectors.DefaultSelector()
     bufs: dict[int, list[bytes]] = {}

@@ -116,7 +116,13 @@ t_debian_package() {
   mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
   : >"$root/var/lib/dpkg/status"
   dpkg --instdir="$root" --admindir="$root/var/lib/dpkg" --force-depends --force-not-root --force-script-chrootless \
-    --log=/dev/null -i "$CT"/pkg/*.deb >"$CT/dpkg.log" 2>&1 || die "dpkg -i into a scratch root: $(tail -5 "$CT/dpkg.log")"
+    --log=/dev/null -i "$deb" "$CT"/pkg/libcordon0_*.deb "$CT"/pkg/libcordon-dev_*.deb >"$CT/dpkg.log" 2>&1 ||
+    die "dpkg -i into a scratch root: $(tail -5 "$CT/dpkg.log")"
+  # unpacked only: its postinst byte-compiles with the root's py3compile, which a scratch
+  # root does not have
+  dpkg --instdir="$root" --admindir="$root/var/lib/dpkg" --force-depends --force-not-root --force-script-chrootless \
+    --log=/dev/null --unpack "$CT"/pkg/python3-cordon_*.deb >"$CT/dpkg.log" 2>&1 ||
+    die "dpkg --unpack python3-cordon into a scratch root: $(tail -5 "$CT/dpkg.log")"
   dpkg --admindir="$root/var/lib/dpkg" -s cordon | grep -q '^Status: install ok installed' || die "the package is not installed"
   local c=$root/usr/bin/cordon
   [ -x "$c" ] || die "no /usr/bin/cordon in the package: $(dpkg -c "$deb" | head -30)"
@@ -153,10 +159,14 @@ C
   LD_LIBRARY_PATH=$root/usr/lib/$(gcc -print-multiarch) "$CT/harness" >"$CT/h.out" 2>&1 || die "the harness: $(cat "$CT/h.out")"
   assert_contains "$(cat "$CT/h.out")" "exit 7, cordon " "the harness through the installed libcordon.so"
   # the Python package of python3-cordon, on the library of libcordon0
-  local py
-  py=$(cd "$WS" && PYTHONPATH=$root/usr/lib/python3/dist-packages \
-    CORDON_LIBRARY=$(compgen -G "$root/usr/lib/*/libcordon.so.0") /usr/bin/python3 -c \
-    'import cordon; r = cordon.run(["sh", "-c", "exit 5"], capture=True); print("exit", r.exit_code, cordon.version())' 2>&1) ||
+  local py lib0
+  lib0=$(compgen -G "$root/usr/lib/*/libcordon.so.0")
+  cat >"$CT/py.py" <<'PY'
+import cordon
+r = cordon.run(["sh", "-c", "exit 5"], capture=True)
+print("exit", r.exit_code, cordon.version())
+PY
+  py=$(cd "$WS" && PYTHONPATH=$root/usr/lib/python3/dist-packages CORDON_LIBRARY=$lib0 /usr/bin/python3 "$CT/py.py" 2>&1) ||
     die "python3-cordon: $py"
   assert_contains "$py" "exit 5 " "python3-cordon runs a command"
 }
