@@ -61,7 +61,6 @@ static void status_free(cordon_status_file *f)
         close(f->dir_fd);
     free(f->name);
     free(f->shown);
-    f->magic = 0;
     free(f);
 }
 
