@@ -229,7 +229,8 @@ class Policy:
     :param deny_glob: absolute patterns (``*``, ``?``, ``[...]``, ``**``) hidden like ``deny``
     :param glob_depth: how deep ``deny_glob`` looks below a pattern's static prefix
     :param read_only: every allowed path and the workspace read-only
-    :param network: ``"none"`` (default: loopback only) or ``"host"``
+    :param network: ``"none"`` (default: loopback only), ``"host"`` or ``"proxy"`` (out only
+        through cordon's filtering proxy: ``allow_domain``)
     :param env: variables to set
     :param keep_env: variables passed through from this process's environment
     :param clear_env: start from an empty environment (default: a small passlist)

@@ -41,6 +41,12 @@ static void test_names_and_parsers(void **state)
 {
     (void)state;
     assert_true(strlen(cordon_version()) > 0);
+    /* the header's compile-time version is the library's */
+    assert_string_equal(cordon_version(), CORDON_VERSION_STRING);
+    assert_true(CORDON_CHECK_VERSION(CORDON_VERSION_MAJOR, CORDON_VERSION_MINOR, CORDON_VERSION_MICRO));
+    assert_true(CORDON_CHECK_VERSION(0, 1, 9));
+    assert_false(CORDON_CHECK_VERSION(CORDON_VERSION_MAJOR, CORDON_VERSION_MINOR, CORDON_VERSION_MICRO + 1));
+    assert_false(CORDON_CHECK_VERSION(CORDON_VERSION_MAJOR + 1, 0, 0));
     assert_string_equal(cordon_stage_name(CORDON_STAGE_SETTINGS), "settings");
     assert_string_equal(cordon_stage_name(CORDON_STAGE_NAMESPACES), "namespaces");
     assert_string_equal(cordon_stage_name((cordon_stage)999), "unknown");
