@@ -11,7 +11,7 @@
 set -u
 repo=$1 lib=$2
 py=/usr/bin/python3
-echo "1..4"
+echo "1..5"
 [ -x "$py" ] || { echo "ok 1 # SKIP no /usr/bin/python3"; exit 0; }
 $py -c 'import ensurepip, venv' 2>/dev/null || { echo "ok 1 # SKIP python3-venv is not installed (bootstrap.sh installs it)"; exit 0; }
 if ldd "$lib" 2>/dev/null | grep -q libasan; then
@@ -29,7 +29,7 @@ if [ "$(id -u)" = 0 ]; then
   unset CORDON_PREBUILT_LIBRARY
   how="built from the sources"
 else
-  cp -r "$repo/python" "$repo/meson.build" "$src/" && mkdir -p "$src/doc" && cp "$repo/doc/api.md" "$src/doc/" ||
+  cp -r "$repo/python" "$repo/meson.build" "$repo/setup.py" "$src/" && mkdir -p "$src/doc" && cp "$repo/doc/api.md" "$src/doc/" ||
     { echo "not ok 1 - cannot copy python/"; exit 0; }
   export CORDON_PREBUILT_LIBRARY=$lib
   how="with the build's libcordon"
@@ -76,4 +76,15 @@ if printf '%s\n' "$out" | grep -qF "\"stdout\": \"hi\\n$tmp/repo\\n\"" &&
   echo "ok 4 - examples/bash_tool.py: output, the workspace as the directory, 127 for a missing command"
 else
   echo "not ok 4 - examples/bash_tool.py: $out"
+fi
+# `pip install .` from the top of the checkout: the same package (setup.py hands over to
+# python/setup.py), here with the build's library
+$py -m venv --system-site-packages "$tmp/venv2" >"$tmp/venv.log" 2>&1
+rm -rf "$src/python/build"
+if CORDON_PREBUILT_LIBRARY=$lib PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "$tmp/venv2/bin/pip" install "$src" >"$tmp/pip2.log" 2>&1 &&
+  out=$(cd "$tmp" && env -u PYTHONPATH -u CORDON_LIBRARY "$tmp/venv2/bin/python" -c \
+    'import cordon, os; assert cordon._L()._name.startswith(os.path.dirname(cordon.__file__)); print(cordon.version())' 2>&1); then
+  echo "ok 5 - pip install . from the top of the checkout ($out)"
+else
+  echo "not ok 5 - pip install .: $(tail -10 "$tmp/pip2.log" | tr '\n' ' ') ${out:-}"
 fi
