@@ -15,6 +15,8 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config
   libjansson-dev libseccomp-dev libcmocka-dev
   bubblewrap iproute2 python3 util-linux git valgrind
+  # the Python package: pip install ./python into a venv (tests/python_pip.sh), dh-python
+  python3-venv python3-pip python3-setuptools dh-python
   curl socat tmux
   fuse-overlayfs
   dpkg-dev debhelper fakeroot
@@ -140,7 +142,9 @@ fi
 
 # --- build --------------------------------------------------------------------------------
 if [ ! -f "$BUILD_DIR/meson-private/coredata.dat" ] || [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  quietly "meson setup" meson setup "$BUILD_DIR"
+  # -Dwerror=true: warnings are errors in development and CI (tests/run-all.sh sets it
+  # on every tree it builds); meson's default (off) is a distribution's build
+  quietly "meson setup" meson setup "$BUILD_DIR" -Dwerror=true
 fi
 quietly "build (ninja -C $BUILD_DIR)" ninja -C "$BUILD_DIR"
 [ -x "$BUILD_DIR/cordon" ] || die "the build finished but $BUILD_DIR/cordon is missing"

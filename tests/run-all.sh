@@ -92,10 +92,13 @@ count_lines() {
 }
 
 # build_tree DIR [MESON OPTION...]: configure (when needed) and build DIR; status 0 if the
-# build produced DIR/cordon.
+# build produced DIR/cordon.  Every tree CI builds has -Dwerror=true: warnings are errors
+# here, while a distribution's build (meson's default, werror off) does not trip over a
+# newer compiler's new warning.
 build_tree() {
   local dir=$1 log=$TMPROOT/build-${1//\//_}.log
   shift
+  set -- -Dwerror=true "$@"
   if [ ! -f "$dir/meson-private/coredata.dat" ] || [ ! -f "$dir/build.ninja" ]; then
     if ! meson setup "$dir" "$@" >"$log" 2>&1; then
       echo "meson setup $dir failed:"

@@ -1,7 +1,8 @@
 """cordon: run commands in a fresh, minimal, unprivileged Linux sandbox.
 
-A pure-ctypes binding of libcordon (no compiler needed).  The library is found through
-``$CORDON_LIBRARY``, then next to this package, then the system's library path.
+A ctypes binding of libcordon.  ``pip install ./python`` builds the library and installs
+it inside the package; ``meson install`` and the Debian package (``python3-cordon``) use the
+system's.  ``$CORDON_LIBRARY`` names another one.  :mod:`cordon.aio` is the same for asyncio.
 
 >>> import cordon
 >>> p = cordon.Policy(workspace="/repo", allow_ro=["/data"], deny=["/repo/.env"],
@@ -28,14 +29,17 @@ import select
 import signal as _signal
 import threading
 import time
+import weakref
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native as N
 
 __all__ = [
-    "CordonError", "Result", "Policy", "Process", "run", "spawn", "check", "version",
-    "PIPE", "INHERIT", "DEVNULL",
+    "CordonError", "Result", "Policy", "Process", "Cancel", "run", "spawn", "check", "version",
+    "explain", "Session", "sessions", "stop_session", "Workspace", "Change", "Integration",
+    "WorkspaceStatus", "workspaces", "PIPE", "INHERIT", "DEVNULL",
 ]
 
 _lib_lock = threading.Lock()
@@ -61,6 +65,11 @@ class _Stream:
     def __repr__(self) -> str:
         return f"cordon.{self.name}"
 
+
+CORDON_EXIT_TIMEOUT = 124   #: the timeout expired
+CORDON_EXIT_SETUP = 125     #: cordon failed before the command could start
+CORDON_EXIT_NOEXEC = 126    #: found but not executable
+CORDON_EXIT_NOTFOUND = 127  #: command not found
 
 PIPE = _Stream("PIPE")        #: a pipe to or from the caller (the default)
 INHERIT = _Stream("INHERIT")  #: the caller's own descriptor
@@ -146,6 +155,33 @@ class Result:
     #: as "OPERATION PATH: WHY"
     refused: int = 0
     refusals: tuple[str, ...] = field(default_factory=tuple)
+    #: with a network to count (a proxy, forwarded or published ports): the connections
+    #: let through, refused and failed, and the hosts refused ("HOST:PORT (WHY); to allow
+    #: it: FLAG")
+    network: Optional[dict[str, int]] = None
+    network_refusals: tuple[str, ...] = field(default_factory=tuple)
+    #: what the command wrote, when captured (``run(..., capture=True)``): stdout, and
+    #: stderr (``None`` when merged into stdout)
+    stdout: Optional[bytes] = None
+    stderr: Optional[bytes] = None
+    #: why the command could not be executed (126: not executable, 127: not found), as a
+    #: shell would say it; ``None`` when it ran
+    error: Optional[str] = None
+    #: a detached session command: its pid in the session
+    pid: Optional[int] = None
+    #: in a container that masks parts of /proc: what the sandbox has instead of a /proc
+    #: of its own (the container's, read-only, masks kept); ``None`` when it had its own
+    proc_kept: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        """The command exited with 0."""
+        return self.exit_code == 0
+
+    @property
+    def output(self) -> str:
+        """The captured output as text (stdout, then stderr when kept apart)."""
+        return ((self.stdout or b"") + (self.stderr or b"")).decode(errors="replace")
 
     @classmethod
     def _from(cls, r: N.Result) -> "Result":
@@ -161,8 +197,27 @@ class Result:
             limits=r.limits.decode() if r.limits else None,
             limits_exceeded=tuple(n for i, n in enumerate(N.LIMIT_NAMES) if r.limits_hit & (1 << i)),
             refused=r.refused,
-            refusals=tuple(x.decode(errors="replace") for x in bytes(r.refusals).split(b"\0")[:r.n_refusals]),
+            refusals=_list(r.refusals, r.n_refusals),
+            network=({"allowed": r.network_allowed, "refused": r.network_refused, "failed": r.network_failed}
+                     if r.network_counted else None),
+            network_refusals=_list(r.network_refusals, r.n_network_refusals),
+            pid=r.pid or None,
+            proc_kept=r.proc_kept.decode() if r.proc_kept else None,
         )
+
+    def _with(self, **kw: object) -> "Result":
+        return dataclasses.replace(self, **kw)
+
+
+def _list(ptr: Optional[int], n: int) -> tuple[str, ...]:
+    """n NUL-terminated strings one after the other at ptr."""
+    out: list[str] = []
+    at = ptr or 0
+    for _ in range(n if at else 0):
+        b = ctypes.string_at(at)
+        out.append(b.decode(errors="replace"))
+        at += len(b) + 1
+    return tuple(out)
 
 
 class Policy:
@@ -179,7 +234,8 @@ class Policy:
     :param deny_glob: absolute patterns (``*``, ``?``, ``[...]``, ``**``) hidden like ``deny``
     :param glob_depth: how deep ``deny_glob`` looks below a pattern's static prefix
     :param read_only: every allowed path and the workspace read-only
-    :param network: ``"none"`` (default: loopback only) or ``"host"``
+    :param network: ``"none"`` (default: loopback only), ``"host"`` or ``"proxy"`` (out only
+        through cordon's filtering proxy: ``allow_domain``)
     :param env: variables to set
     :param keep_env: variables passed through from this process's environment
     :param clear_env: start from an empty environment (default: a small passlist)
@@ -200,6 +256,23 @@ class Policy:
     :param isolation: ``"namespaces"`` (default), ``"landlock"`` or ``"auto"``
     :param allow_socket: absolute paths of host Unix sockets the command may connect to
         (every other pathname socket the sandbox did not bind is refused)
+    :param allow_domain: domains (``"example.com"``, ``"*.example.com"``) or addresses the
+        command may reach through cordon's filtering proxy (network ``"proxy"`` then)
+    :param deny_domain: refused even where an ``allow_domain`` matches
+    :param hosts: ``{name: address}`` the proxy resolves without DNS
+    :param dns_servers: name servers the proxy asks (``"ADDRESS[:PORT]"``)
+    :param forward_ports: host ports (``5432``) reachable inside at the same port
+    :param publish_ports: ports the command listens on made reachable on the host
+        (``3000``, ``"8000:3000"`` host:inside)
+    :param network_log: a file each proxy decision is appended to as a JSON line
+    :param allow_unix_sockets: with the proxy, let the command make AF_UNIX sockets
+    :param private_dirs: a private HOME and TMPDIR (default True)
+    :param hide: paths hidden wherever the view would show them (a settings file's tokens)
+    :param inherit_pid_namespace: share the caller's PID namespace and /proc (trusted use)
+
+    The working directory defaults to the workspace (not this process's own directory) when
+    a workspace is given; a workspace or ``cwd`` that is not an existing directory is
+    refused here, not at the first run.
 
     A policy may be used by many runs, from many threads at once.  Bad values raise
     :class:`CordonError` (stage ``"usage"`` or ``"settings"``) at once.
@@ -218,8 +291,15 @@ class Policy:
                  strict_settings: bool = False,
                  data_root: Optional[PathLike] = None, protect: Iterable[str] = (),
                  proc: bool = True, no_nested: bool = False, toolchains: bool = False,
-                 isolation: Optional[str] = None, allow_socket: Iterable[PathLike] = ()) -> None:
+                 isolation: Optional[str] = None, allow_socket: Iterable[PathLike] = (),
+                 allow_domain: Iterable[str] = (), deny_domain: Iterable[str] = (),
+                 hosts: Optional[Mapping[str, str]] = None, dns_servers: Iterable[str] = (),
+                 forward_ports: Iterable[Union[int, str]] = (), publish_ports: Iterable[Union[int, str]] = (),
+                 network_log: Optional[PathLike] = None, allow_unix_sockets: bool = False,
+                 private_dirs: bool = True, hide: Iterable[PathLike] = (),
+                 inherit_pid_namespace: bool = False) -> None:
         lib = _L()
+        self.workspace = None
         self._p: Optional[int] = lib.cordon_policy_new()
         if not self._p:
             raise MemoryError("cordon_policy_new")
@@ -231,10 +311,17 @@ class Policy:
                     self._call(lib.cordon_policy_load_settings, _fs(f))
             if base is not None:
                 self._enum(lib.cordon_base_from_string, base, lib.cordon_policy_set_base)
+            #: the workspace (absolute), or None
+            self.workspace: Optional[str] = None
             if workspace is not None:
-                self._call(lib.cordon_policy_set_workspace, _fs(workspace))
+                ws = os.path.abspath(os.fsdecode(workspace))
+                if not os.path.isdir(ws):
+                    raise CordonError("usage", _errno.ENOTDIR if os.path.exists(ws) else _errno.ENOENT,
+                                      f"the workspace {ws} is not an existing directory", option="workspace")
+                self._call(lib.cordon_policy_set_workspace, _fs(ws))
+                self.workspace = ws
             if no_workspace:
-                self._call(lib.cordon_policy_set_no_workspace, True)
+                self._call(lib.cordon_policy_set_workspace, None)
             if data_root is not None:
                 self._call(lib.cordon_policy_set_data_root, _fs(data_root))
             for p in allow:
@@ -252,13 +339,18 @@ class Policy:
             if network is not None:
                 self._enum(lib.cordon_network_from_string, network, lib.cordon_policy_set_network)
             for k, v in (env or {}).items():
-                self._call(lib.cordon_policy_set_env, f"{k}={v}".encode())
+                self._call(lib.cordon_policy_add_env, f"{k}={v}".encode())
             for k in keep_env:
-                self._call(lib.cordon_policy_keep_env, k.encode())
+                self._call(lib.cordon_policy_add_keep_env, k.encode())
             if clear_env:
                 self._call(lib.cordon_policy_set_clear_env, True)
+            if cwd is None and self.workspace is not None and not no_workspace:
+                cwd = self.workspace  # not this process's own directory
             if cwd is not None:
-                self._call(lib.cordon_policy_set_cwd, _fs(cwd))
+                c = os.fsdecode(cwd)
+                if not os.path.isabs(c) and self.workspace is not None:
+                    c = os.path.join(self.workspace, c)
+                self._call(lib.cordon_policy_set_cwd, _fs(c))
             if timeout is not None:
                 self._call(lib.cordon_policy_set_timeout, float(timeout))
             for which, v in ((N.LIMIT_PIDS, limit_pids), (N.LIMIT_MEMORY, limit_memory), (N.LIMIT_CPU, limit_cpu)):
@@ -267,17 +359,39 @@ class Policy:
                 elif v is not None:
                     self._call(lib.cordon_policy_set_limit, which, int(v))
             for name in protect:
-                self._call(lib.cordon_policy_protect, name.encode())
+                self._call(lib.cordon_policy_add_protected, name.encode())
             if not proc:
                 self._call(lib.cordon_policy_set_proc, False)
             if no_nested:
-                self._call(lib.cordon_policy_set_no_nested, True)
+                self._call(lib.cordon_policy_set_nested, False)
             if toolchains:
                 self._call(lib.cordon_policy_set_toolchains, True)
             if isolation is not None:
                 self._enum(lib.cordon_isolation_from_string, isolation, lib.cordon_policy_set_isolation)
             for s in allow_socket:
-                self._call(lib.cordon_policy_allow_socket, _fs(s))
+                self._call(lib.cordon_policy_add_allowed_socket, _fs(s))
+            for d in allow_domain:
+                self._call(lib.cordon_policy_add_allowed_domain, d.encode())
+            for d in deny_domain:
+                self._call(lib.cordon_policy_add_denied_domain, d.encode())
+            for name, addr in (hosts or {}).items():
+                self._call(lib.cordon_policy_add_host, f"{name}={addr}".encode())
+            for d in dns_servers:
+                self._call(lib.cordon_policy_add_dns_server, d.encode())
+            for port in forward_ports:
+                self._call(lib.cordon_policy_add_forwarded_port_string, str(port).encode())
+            for port in publish_ports:
+                self._call(lib.cordon_policy_add_published_port_string, str(port).encode())
+            if network_log is not None:
+                self._call(lib.cordon_policy_set_network_log, _fs(network_log))
+            if allow_unix_sockets:
+                self._call(lib.cordon_policy_set_allow_unix_sockets, True)
+            if not private_dirs:
+                self._call(lib.cordon_policy_set_private_dirs, False)
+            for h in hide:
+                self._call(lib.cordon_policy_add_hidden, _fs(h))
+            if inherit_pid_namespace:
+                self._call(lib.cordon_policy_set_inherit_pid_namespace, True)
         except BaseException:
             self.close()
             raise
@@ -402,9 +516,9 @@ class Process:
     ``stdin``, ``stdout`` and ``stderr`` are binary file objects (``None`` when not piped).
     Leaving a ``with`` block (or :meth:`close`) kills what still runs and reaps it."""
 
-    def __init__(self, handle: int, policy: Policy, owns_policy: bool) -> None:
+    def __init__(self, handle: int, policy: Union[Policy, "Session"], owns_policy: bool) -> None:
         self._c: Optional[int] = handle
-        self._policy = policy  # kept alive while the process is
+        self._policy = policy  # kept alive while the process is (a policy, or a session)
         self._owns_policy = owns_policy
         self._result: Optional[Result] = None
         self._lock = threading.Lock()
@@ -427,7 +541,7 @@ class Process:
 
     def _close_stdin(self) -> None:
         if self._c:
-            _L().cordon_proc_close_stdin(self._c)
+            _L().cordon_proc_close_stdin(self._c, None)
 
     @property
     def exit_fd(self) -> int:
@@ -439,11 +553,11 @@ class Process:
         """Send ``sig``: ``SIGKILL`` (the default) ends the whole sandbox at once; ``SIGINT``,
         ``SIGTERM``, ``SIGHUP``, ``SIGQUIT``, ``SIGUSR1``, ``SIGUSR2``, ``SIGWINCH`` and
         ``SIGCONT`` go to the command.  A process that has ended is left alone."""
-        if _L().cordon_proc_kill(self._handle(), int(sig)) < 0:
-            e = ctypes.get_errno()
-            if e == _errno.ESRCH:
+        e = N.Error()
+        if _L().cordon_proc_kill(self._handle(), int(sig), ctypes.byref(e)) < 0:
+            if e.errnum == _errno.ESRCH:
                 return
-            raise OSError(e, f"cordon_proc_kill({int(sig)}): {os.strerror(e)}")
+            raise OSError(e.errnum, e.message.decode(errors="replace"))
 
     def poll(self) -> Optional[Result]:
         """The result if the command has ended (and everything it left), else ``None``."""
@@ -459,9 +573,16 @@ class Process:
                 raise CordonError._from(e)
             if rc == 1:
                 return None
-            res = Result._from(r)
+            try:
+                res = Result._from(r)
+            finally:
+                _L().cordon_result_free(ctypes.byref(r))
             if not res.started and not res.timed_out:
-                raise CordonError._from(e, res)
+                if res.exit_code in (CORDON_EXIT_NOEXEC, CORDON_EXIT_NOTFOUND):
+                    # as a shell reports it: a result, not an exception
+                    res = res._with(error=e.message.decode(errors="replace"))
+                else:
+                    raise CordonError._from(e, res)
             self._result = res
             return res
 
@@ -514,9 +635,66 @@ class Process:
             pass
 
 
+def _cmd(cwd: Optional[PathLike], env: Optional[Mapping[str, str]], timeout: Optional[float],
+         base: Optional[str], keep: bool = False, detach: bool = False,
+         tty: bool = False) -> tuple[Optional[N.Cmd], list[object]]:
+    """A cordon_cmd for a call's own settings (None when it has none), and what must stay
+    alive while the library reads it.  A relative ``cwd`` is taken from ``base`` (the
+    workspace)."""
+    if cwd is None and env is None and timeout is None and not keep and not detach and not tty:
+        return None, []
+    c = N.Cmd()
+    keep_alive: list[object] = []
+    if cwd is not None:
+        d = os.fsdecode(cwd)
+        if not os.path.isabs(d):
+            if base is None:
+                raise CordonError("usage", 0, f"the working directory '{d}' is relative and there is no "
+                                  "workspace to take it from", option="cwd")
+            d = os.path.join(base, d)
+        b = os.fsencode(d)
+        keep_alive.append(b)
+        c.cwd = b
+    if env is not None:
+        arr = (ctypes.c_char_p * (len(env) + 1))(*[f"{k}={v}".encode() for k, v in env.items()], None)
+        keep_alive.append(arr)
+        c.env = arr
+    if timeout is not None:
+        c.has_timeout = True
+        c.timeout = float(timeout)
+    c.keep, c.detach, c.tty = keep, detach, tty
+    return c, keep_alive
+
+
+def _flags(stdin: Optional[_Stream], stdout: Optional[_Stream], stderr: Optional[_Stream],
+           merge_stderr: bool, pty: bool) -> int:
+    if pty:
+        return N.SPAWN_PTY
+    flags = 0
+    if stdin is PIPE:
+        flags |= N.SPAWN_STDIN_PIPE
+    elif stdin is INHERIT:
+        flags |= N.SPAWN_STDIN_INHERIT
+    elif stdin is not None and stdin is not DEVNULL:
+        raise ValueError(f"stdin: PIPE, DEVNULL, INHERIT or None, not {stdin!r}")
+    if stdout is PIPE:
+        flags |= N.SPAWN_STDOUT_PIPE
+    elif stdout is not None and stdout is not INHERIT:
+        raise ValueError(f"stdout: PIPE, INHERIT or None, not {stdout!r}")
+    if merge_stderr:
+        flags |= N.SPAWN_MERGE_STDERR  # the library refuses it without a stdout pipe
+    elif stderr is PIPE:
+        flags |= N.SPAWN_STDERR_PIPE
+    elif stderr is not None and stderr is not INHERIT:
+        raise ValueError(f"stderr: PIPE, INHERIT or None, not {stderr!r}")
+    return flags
+
+
 def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
           stdin: Optional[_Stream] = PIPE, stdout: Optional[_Stream] = PIPE,
-          stderr: Optional[_Stream] = PIPE, merge_stderr: bool = False, pty: bool = False) -> Process:
+          stderr: Optional[_Stream] = PIPE, merge_stderr: bool = False, pty: bool = False,
+          cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
+          timeout: Optional[float] = None, cancel: Optional["Cancel"] = None) -> Process:
     """Start ``argv`` sandboxed under ``policy`` (default: ``Policy()``) and return at once.
 
     ``stdin``: :data:`PIPE` (default), ``None``/:data:`DEVNULL` (``/dev/null``) or
@@ -526,72 +704,532 @@ def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
     whose master is ``.pty`` (``stdin``, ``stdout``, ``stderr`` and ``merge_stderr`` are then
     not used).
 
+    ``cwd``, ``env`` and ``timeout`` are this command's own, over the policy's, which is not
+    changed (one policy serves every call): ``cwd`` relative to the policy's workspace,
+    ``env`` set over its environment, ``timeout`` in seconds (0: none).  ``cancel``: a
+    :class:`Cancel` whose ``cancel()``, from any thread, kills the command.
+
     :raises CordonError: when the arguments, the policy or the plan are not right; nothing
         is started then
     """
-    flags = 0
-    if pty:
-        flags = N.SPAWN_PTY
-    elif stdin is PIPE:
-        flags |= N.SPAWN_STDIN_PIPE
-    elif stdin is INHERIT:
-        flags |= N.SPAWN_STDIN_INHERIT
-    elif stdin is not None and stdin is not DEVNULL:
-        raise ValueError(f"stdin: PIPE, DEVNULL, INHERIT or None, not {stdin!r}")
-    if pty:
-        pass
-    elif stdout is PIPE:
-        flags |= N.SPAWN_STDOUT_PIPE
-    elif stdout is not None and stdout is not INHERIT:
-        raise ValueError(f"stdout: PIPE, INHERIT or None, not {stdout!r}")
-    if pty:
-        pass
-    elif merge_stderr:
-        flags |= N.SPAWN_MERGE_STDERR  # the library refuses it without a stdout pipe
-    elif stderr is PIPE:
-        flags |= N.SPAWN_STDERR_PIPE
-    elif stderr is not None and stderr is not INHERIT:
-        raise ValueError(f"stderr: PIPE, INHERIT or None, not {stderr!r}")
+    flags = _flags(stdin, stdout, stderr, merge_stderr, pty)
     pol, owns = _policy_or_default(policy)
     try:
+        cmd, keep_alive = _cmd(cwd, env, timeout, pol.workspace)
         out = ctypes.c_void_p()
         e = N.Error()
-        _check(_L().cordon_spawn(pol._handle(), _argv(argv), flags, ctypes.byref(out), ctypes.byref(e)), e)
+        _check(_L().cordon_spawn_cmd(pol._handle(), _argv(argv), flags, ctypes.byref(cmd) if cmd else None,
+                                     ctypes.byref(out), ctypes.byref(e)), e)
+        del keep_alive
     except BaseException:
         if owns:
             pol.close()
         raise
-    return Process(out.value, pol, owns)
+    proc = Process(out.value, pol, owns)
+    if cancel is not None:
+        cancel._attach(proc)
+    return proc
+
+
+def _collect(c: Process, on_output: Optional[OutputCallback], capture: bool,
+             input: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes]]:
+    """Feed ``input``, read stdout and stderr (whichever are pipes) to their ends, hand
+    chunks to ``on_output``; kill the sandbox when it returns True."""
+    streams = [f for f in (c.stdout, c.stderr) if f is not None]
+    if len(streams) == 1 and not input:
+        # one stream and nothing to write: plain blocking reads, no poll per chunk
+        if c.stdin is not None:
+            c.stdin.close()
+        fd, parts, stopped = streams[0].fileno(), [], False
+        while True:
+            chunk = os.read(fd, 1 << 16)  # EOF once every process inside has closed it
+            if not chunk:
+                break
+            if capture:
+                parts.append(chunk)
+            if on_output is not None and not stopped and on_output(chunk):
+                stopped = True
+                c.kill()
+        data = b"".join(parts) if capture else None
+        return (data, None) if streams[0] is c.stdout else (None, data)
+    import selectors
+    sel = selectors.DefaultSelector()
+    bufs: dict[int, list[bytes]] = {}
+    for f in (c.stdout, c.stderr):
+        if f is not None:
+            sel.register(f.fileno(), selectors.EVENT_READ)
+            bufs[f.fileno()] = []
+    pending = memoryview(input) if input else None
+    if c.stdin is not None:
+        if pending is None:
+            c.stdin.close()
+        else:
+            os.set_blocking(c.stdin.fileno(), False)
+            sel.register(c.stdin.fileno(), selectors.EVENT_WRITE)
+    stopped = False
+    while sel.get_map():
+        for key, _ in sel.select():
+            fd = key.fd
+            if c.stdin is not None and not c.stdin.closed and fd == c.stdin.fileno():
+                try:
+                    assert pending is not None
+                    n = os.write(fd, pending[:1 << 16])
+                    pending = pending[n:]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:
+                    pending = pending[:0] if pending is not None else None
+                if not pending:
+                    sel.unregister(fd)
+                    c.stdin.close()
+                continue
+            chunk = os.read(fd, 1 << 16)  # EOF once every process inside has closed it
+            if not chunk:
+                sel.unregister(fd)
+                continue
+            if capture:
+                bufs[fd].append(chunk)
+            if on_output is not None and not stopped and on_output(chunk):
+                stopped = True
+                c.kill()
+    sel.close()
+    out = b"".join(bufs[c.stdout.fileno()]) if capture and c.stdout is not None else None
+    err = b"".join(bufs[c.stderr.fileno()]) if capture and c.stderr is not None else None
+    return out, err
 
 
 def run(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
-        on_output: Optional[OutputCallback] = None, stdin: Optional[_Stream] = None) -> Result:
+        on_output: Optional[OutputCallback] = None, stdin: Optional[_Stream] = None,
+        capture: bool = False, merge_stderr: bool = True, input: Optional[bytes] = None,
+        cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
+        timeout: Optional[float] = None, cancel: Optional["Cancel"] = None) -> Result:
     """Run ``argv`` sandboxed to completion and return how it ended.
 
-    With ``on_output``, stdout and stderr are merged and handed to it as ``bytes`` as they
-    arrive (stdin is ``/dev/null``); the callback returning ``True`` stops the run (the
-    whole sandbox is killed; the result then says ``SIGKILL``).  Without it the command
-    uses this process's stdout and stderr, and its stdin when ``stdin=INHERIT``.
+    With ``on_output`` or ``capture=True`` the output is read here: stdout and stderr
+    merged (``merge_stderr``, the default) or apart, handed to ``on_output`` as ``bytes``
+    as they arrive (returning ``True`` stops the run: the whole sandbox is killed, the
+    result then says ``SIGKILL``) and, with ``capture``, kept in ``Result.stdout`` and
+    ``Result.stderr``; ``input`` is written to the command's stdin (else it is
+    ``/dev/null``).  Otherwise the command uses this process's stdout and stderr, and its
+    stdin when ``stdin=INHERIT``.
 
-    :raises CordonError: when the command could not start (``.stage``; ``.result`` has the
-        exit code 125, 126 or 127)
+    ``cwd``, ``env``, ``timeout``, ``cancel``: as :func:`spawn` (this call's own).
+
+    A command that is not found or not executable is a result, as in a shell: exit code
+    127 or 126, ``Result.error`` saying why.
+
+    :raises CordonError: when the sandbox could not be set up (``.stage``; ``.result`` has
+        the exit code 125)
     """
-    if on_output is None:
-        with spawn(argv, policy=policy, stdin=stdin if stdin is not None else DEVNULL,
-                   stdout=INHERIT, stderr=INHERIT) as c:
+    kw = dict(policy=policy, cwd=cwd, env=env, timeout=timeout, cancel=cancel)
+    if on_output is None and not capture:
+        with spawn(argv, stdin=stdin if stdin is not None else (PIPE if input is not None else DEVNULL),
+                   stdout=INHERIT, stderr=INHERIT, **kw) as c:  # type: ignore[arg-type]
+            if input is not None:
+                _collect(c, None, False, input)
             return c.wait()
-    with spawn(argv, policy=policy, stdin=DEVNULL, stdout=PIPE, merge_stderr=True) as c:
-        assert c.stdout is not None
-        fd = c.stdout.fileno()
-        stopped = False
-        while True:
-            chunk = os.read(fd, 1 << 16)  # EOF once the whole sandbox is gone
-            if not chunk:
-                break
-            if not stopped and on_output(chunk):
-                stopped = True
-                c.kill()
-        return c.wait()
+    with spawn(argv, stdin=PIPE if input is not None else DEVNULL, stdout=PIPE,
+               stderr=None if merge_stderr else PIPE, merge_stderr=merge_stderr, **kw) as c:  # type: ignore[arg-type]
+        out, err = _collect(c, on_output, capture, input)
+        res = c.wait()
+        return res._with(stdout=out, stderr=err) if capture else res
+
+
+class Cancel:
+    """A cancellation token: ``cancel()``, from any thread (or a signal handler's thread),
+    kills every command started with it that still runs, at once, and any started after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._procs: list["weakref.ref[Process]"] = []
+        self.cancelled = False
+
+    def _attach(self, proc: Process) -> None:
+        with self._lock:
+            self._procs.append(weakref.ref(proc))
+            cancelled = self.cancelled
+        if cancelled:
+            proc.kill()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            procs = [r() for r in self._procs]
+        for p in procs:
+            if p is not None:
+                try:
+                    p.kill()
+                except (OSError, ValueError):
+                    pass  # ended, or closed
+
+
+def explain(argv: Sequence[PathLike] = ("true",), *, policy: Optional[Policy] = None,
+            json_output: bool = False, verbose: bool = False) -> Union[str, dict]:
+    """What a run of ``argv`` under ``policy`` would do (``cordon explain``): the resolved
+    rules and the mount plan as text, or (``json_output=True``) as a dict; runs nothing."""
+    pol, owns = _policy_or_default(policy)
+    try:
+        flags = (0x2 if json_output else 0) | (0x1 if verbose else 0)
+        out = ctypes.c_void_p()
+        e = N.Error()
+        _check(_L().cordon_explain(pol._handle(), _argv(argv), flags, ctypes.byref(out), ctypes.byref(e)), e)
+        try:
+            text = ctypes.string_at(out.value).decode(errors="replace")
+        finally:
+            _L().cordon_free(out)
+        return json.loads(text) if json_output else text
+    finally:
+        if owns:
+            pol.close()
+
+
+class Session:
+    """One sandbox built once, that commands start in, each in a few hundred microseconds
+    (doc/api.md, "Sessions").  Commands of a session share its view, its HOME, /tmp and
+    network, and see each other's processes; each has its own exit status, output and
+    timeout, and what it leaves running is killed when it exits unless ``keep=True``.
+
+    ``Session(policy)`` builds one for this process (it ends with :meth:`close`, the
+    ``with`` block, or this process); ``Session.open(name)`` connects to one published by
+    ``cordon session start NAME``.  The policy's timeout is each command's default."""
+
+    def __init__(self, policy: Optional[Policy] = None, *, idle_timeout: Optional[float] = None,
+                 _handle: Optional[int] = None, _name: Optional[str] = None) -> None:
+        self._policy: Optional[Policy] = None
+        self._owns_policy = False
+        self.name = _name
+        if _handle is not None:
+            self._s: Optional[int] = _handle
+            self.workspace: Optional[str] = None
+            return
+        pol, self._owns_policy = _policy_or_default(policy)
+        self._policy = pol
+        self.workspace = pol.workspace
+        out = ctypes.c_void_p()
+        e = N.Error()
+        try:
+            _check(_L().cordon_session_new(pol._handle(), ctypes.byref(out), ctypes.byref(e)), e)
+        except BaseException:
+            if self._owns_policy:
+                pol.close()
+            raise
+        self._s = out.value
+        if idle_timeout is not None:
+            self._call(_L().cordon_session_set_idle_timeout, float(idle_timeout))
+
+    @classmethod
+    def open(cls, name: str) -> "Session":
+        """A session published under ``name`` by this user (``cordon session start NAME``);
+        closing it only disconnects."""
+        out = ctypes.c_void_p()
+        e = N.Error()
+        _check(_L().cordon_session_open(name.encode(), ctypes.byref(out), ctypes.byref(e)), e)
+        return cls(_handle=out.value, _name=name)
+
+    def _handle(self) -> int:
+        if not self._s:
+            raise ValueError("this cordon.Session is closed")
+        return self._s
+
+    def _call(self, fn: Callable[..., int], *args: object) -> None:
+        e = N.Error()
+        _check(fn(self._handle(), *args, ctypes.byref(e)), e)
+
+    def listen(self, name: str) -> None:
+        """Publish this session under ``name`` to this user's other processes."""
+        self._call(_L().cordon_session_listen, name.encode())
+        self.name = name
+
+    def spawn(self, argv: Sequence[PathLike], *, stdin: Optional[_Stream] = PIPE,
+              stdout: Optional[_Stream] = PIPE, stderr: Optional[_Stream] = PIPE,
+              merge_stderr: bool = False, tty: bool = False, cwd: Optional[PathLike] = None,
+              env: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None,
+              keep: bool = False, detach: bool = False, cancel: Optional[Cancel] = None) -> Process:
+        """Start ``argv`` in the session, as :func:`spawn` does.  ``cwd`` (relative: to the
+        workspace), ``env`` and ``timeout`` (0: none) are this command's own; ``keep``: what
+        it leaves running stays in the session; ``detach`` (with ``keep``): ``wait()``
+        returns once it has started (``Result.pid``); ``tty``: a terminal (``Process.pty``)."""
+        flags = _flags(stdin, stdout, stderr, merge_stderr, tty)
+        cmd, keep_alive = _cmd(cwd, env, timeout, self.workspace, keep=keep, detach=detach)
+        out = ctypes.c_void_p()
+        e = N.Error()
+        _check(_L().cordon_session_spawn_cmd(self._handle(), _argv(argv), flags, ctypes.byref(cmd) if cmd else None,
+                                             ctypes.byref(out), ctypes.byref(e)), e)
+        del keep_alive
+        proc = Process(out.value, self, False)
+        if cancel is not None:
+            cancel._attach(proc)
+        return proc
+
+    def run(self, argv: Sequence[PathLike], *, capture: bool = True, merge_stderr: bool = True,
+            on_output: Optional[OutputCallback] = None, input: Optional[bytes] = None,
+            cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
+            timeout: Optional[float] = None, keep: bool = False,
+            cancel: Optional[Cancel] = None) -> Result:
+        """Run ``argv`` in the session to completion, its output captured (by default) in
+        ``Result.stdout`` (and ``.stderr`` with ``merge_stderr=False``); as :func:`run`."""
+        with self.spawn(argv, stdin=PIPE if input is not None else DEVNULL, stdout=PIPE,
+                        stderr=None if merge_stderr else PIPE, merge_stderr=merge_stderr, cwd=cwd,
+                        env=env, timeout=timeout, keep=keep, cancel=cancel) as c:
+            out, err = _collect(c, on_output, capture, input)
+            res = c.wait()
+            return res._with(stdout=out, stderr=err) if capture else res
+
+    def close(self) -> None:
+        """End the session (one made here: everything in it) or disconnect (one opened)."""
+        s, self._s = getattr(self, "_s", None), None
+        if s:
+            _L().cordon_session_free(s)
+        if self._owns_policy and self._policy is not None:
+            self._policy.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def sessions() -> list[dict]:
+    """This user's published sessions: ``[{"name", "pid", "started"}]``."""
+    out = ctypes.c_void_p()
+    e = N.Error()
+    _check(_L().cordon_session_list(ctypes.byref(out), ctypes.byref(e)), e)
+    try:
+        return list(json.loads(ctypes.string_at(out.value).decode()).get("sessions", []))
+    finally:
+        _L().cordon_free(out)
+
+
+def stop_session(name: str) -> None:
+    """Stop the published session ``name`` and return once everything in it is gone."""
+    e = N.Error()
+    _check(_L().cordon_session_stop(name.encode(), ctypes.byref(e)), e)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a workspace: ``status`` ``"A"``, ``"M"``, ``"D"`` (``"C"``/``"U"``:
+    a conflict), ``path`` relative to the source."""
+
+    status: str
+    path: str
+
+
+def _changes(cl: N.ChangeList) -> list[Change]:
+    return [Change(cl.v[i].status.decode(), os.fsdecode(cl.v[i].path)) for i in range(cl.n)]
+
+
+@dataclass(frozen=True)
+class Integration:
+    """What :meth:`Workspace.integrate` did."""
+
+    added: int
+    modified: int
+    deleted: int
+    committed: bool
+    commit: Optional[str]
+    branch: Optional[str]
+    recovered: bool
+    conflicts: list[Change]
+    skipped: list[Change]
+
+
+@dataclass(frozen=True)
+class WorkspaceStatus:
+    ready: bool
+    mounted: bool
+    pending: bool
+    in_use: bool
+    detail: str
+
+
+class Workspace:
+    """A copy-on-write workspace (``cordon workspace``): a writable view of a source
+    directory whose changes stay in a private layer until :meth:`integrate`.
+
+    ``Workspace.create(name, source)`` or ``Workspace.open(name)``; ``root`` is where the
+    state lives (default ``$XDG_STATE_HOME/cordon/workspaces``)."""
+
+    def __init__(self, handle: int, root: Optional[str]) -> None:
+        self._w: Optional[int] = handle
+        self.root = root
+
+    @classmethod
+    def create(cls, name: str, source: PathLike, *, backend: str = "auto",
+               root: Optional[PathLike] = None) -> "Workspace":
+        """Make a workspace of ``source``; ``backend``: ``"auto"`` (kernel overlay, then
+        fuse-overlayfs, then a copy), ``"kernel"``, ``"fuse"``, ``"copy"``, ``"worktree"``,
+        ``"none"``."""
+        lib = _L()
+        e = N.Error()
+        b = ctypes.c_int()
+        _check(lib.cordon_backend_from_string(backend.encode(), ctypes.byref(b), ctypes.byref(e)), e)
+        out = ctypes.c_void_p()
+        r = _fs(root) if root is not None else None
+        _check(lib.cordon_workspace_create(r, name.encode(), _fs(os.path.abspath(os.fsdecode(source))), b.value,
+                                           ctypes.byref(out), ctypes.byref(e)), e)
+        return cls(out.value, os.fsdecode(root) if root is not None else None)
+
+    @classmethod
+    def open(cls, name: str, *, root: Optional[PathLike] = None) -> "Workspace":
+        """A workspace made earlier, by any process."""
+        out = ctypes.c_void_p()
+        e = N.Error()
+        r = _fs(root) if root is not None else None
+        _check(_L().cordon_workspace_open(r, name.encode(), ctypes.byref(out), ctypes.byref(e)), e)
+        return cls(out.value, os.fsdecode(root) if root is not None else None)
+
+    def _handle(self) -> int:
+        if not self._w:
+            raise ValueError("this cordon.Workspace is closed")
+        return self._w
+
+    def _str(self, fn: Callable[..., Optional[bytes]]) -> Optional[str]:
+        v = fn(self._handle())
+        return os.fsdecode(v) if v else None
+
+    @property
+    def name(self) -> str:
+        return self._str(_L().cordon_workspace_name) or ""
+
+    @property
+    def source(self) -> str:
+        return self._str(_L().cordon_workspace_source) or ""
+
+    @property
+    def backend(self) -> str:
+        return N.BACKENDS[_L().cordon_workspace_backend(self._handle())]
+
+    @property
+    def dir(self) -> str:
+        """The workspace's state directory."""
+        return self._str(_L().cordon_workspace_dir) or ""
+
+    @property
+    def view(self) -> Optional[str]:
+        """Where the view is on the host (``None`` for the kernel backend)."""
+        return self._str(_L().cordon_workspace_view)
+
+    @property
+    def notes(self) -> Optional[str]:
+        """After ``backend="auto"``: why the backends before the chosen one did not work."""
+        return self._str(_L().cordon_workspace_notes)
+
+    def run(self, argv: Sequence[PathLike], *, policy: Optional[Policy] = None) -> Result:
+        """Run ``argv`` with the workspace's view shown at the source's path (as :func:`run`
+        without capture: the command uses this process's stdout and stderr).  The policy
+        must not set a workspace of its own."""
+        pol, owns = (policy, False) if policy is not None else (Policy(), True)
+        try:
+            r, e = N.Result(), N.Error()
+            rc = _L().cordon_workspace_run(self._handle(), pol._handle(), _argv(argv), ctypes.byref(r), ctypes.byref(e))
+            try:
+                res = Result._from(r)
+            finally:
+                _L().cordon_result_free(ctypes.byref(r))
+            if rc < 0:
+                if res.exit_code in (CORDON_EXIT_NOEXEC, CORDON_EXIT_NOTFOUND):
+                    return res._with(error=e.message.decode(errors="replace"))
+                raise CordonError._from(e, res)
+            return res
+        finally:
+            if owns:
+                pol.close()
+
+    def changes(self) -> list[Change]:
+        """The changes against the source as it is now, sorted by path."""
+        cl, e = N.ChangeList(), N.Error()
+        _check(_L().cordon_workspace_changes(self._handle(), ctypes.byref(cl), ctypes.byref(e)), e)
+        try:
+            return _changes(cl)
+        finally:
+            _L().cordon_workspace_change_list_free(ctypes.byref(cl))
+
+    def diff(self, *, name_status: bool = False) -> str:
+        """A git-style unified diff of the changes (``git apply`` takes it)."""
+        out, e = ctypes.c_void_p(), N.Error()
+        _check(_L().cordon_workspace_diff(self._handle(), 1 if name_status else 0, ctypes.byref(out),
+                                          ctypes.byref(e)), e)
+        try:
+            return ctypes.string_at(out.value).decode(errors="surrogateescape") if out.value else ""
+        finally:
+            _L().cordon_free(out)
+
+    def integrate(self, message: Optional[str] = None, *, force: bool = False) -> Integration:
+        """Write the changes into the source (one commit for a git source).
+
+        :raises CordonError: on conflicts (``option`` ``"force"`` for files changed in the
+            source meanwhile) or failure; nothing is written then"""
+        r, e = N.Integration(), N.Error()
+        rc = _L().cordon_workspace_integrate(self._handle(), message.encode() if message else None,
+                                             1 if force else 0, ctypes.byref(r), ctypes.byref(e))
+        try:
+            res = Integration(r.added, r.modified, r.deleted, bool(r.committed),
+                              r.commit.decode() or None, r.branch.decode() or None, bool(r.recovered),
+                              _changes(r.conflicts), _changes(r.skipped))
+        finally:
+            _L().cordon_workspace_integration_free(ctypes.byref(r))
+        if rc < 0:
+            raise CordonError._from(e)
+        if rc == 1:
+            raise CordonError("workspace", 0, "the merge conflicts in: " +
+                              ", ".join(c.path for c in res.conflicts))
+        return res
+
+    def status(self) -> WorkspaceStatus:
+        st, e = N.WorkspaceState(), N.Error()
+        _check(_L().cordon_workspace_status(self._handle(), ctypes.byref(st), ctypes.byref(e)), e)
+        return WorkspaceStatus(bool(st.ready), bool(st.mounted), bool(st.pending), bool(st.in_use),
+                               st.detail.decode(errors="replace"))
+
+    def restore(self) -> None:
+        """Re-establish the backend (fuse: mount again after a reboot)."""
+        e = N.Error()
+        _check(_L().cordon_workspace_restore(self._handle(), ctypes.byref(e)), e)
+
+    def discard(self) -> None:
+        """Delete the workspace: its layers and state (the source is untouched)."""
+        name = self.name
+        self.close()
+        e = N.Error()
+        _check(_L().cordon_workspace_remove(_fs(self.root) if self.root else None, name.encode(), ctypes.byref(e)), e)
+
+    def close(self) -> None:
+        w, self._w = getattr(self, "_w", None), None
+        if w:
+            _L().cordon_workspace_free(w)
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def workspaces(root: Optional[PathLike] = None) -> list[str]:
+    """The names of the workspaces under ``root``, sorted."""
+    names = ctypes.POINTER(ctypes.c_char_p)()
+    n = ctypes.c_size_t()
+    e = N.Error()
+    _check(_L().cordon_workspace_list(_fs(root) if root is not None else None, ctypes.byref(names), ctypes.byref(n),
+                                      ctypes.byref(e)), e)
+    try:
+        return [names[i].decode() for i in range(n.value)]
+    finally:
+        _L().cordon_workspace_names_free(names, n)
 
 
 def check() -> dict:

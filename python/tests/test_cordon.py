@@ -202,11 +202,22 @@ class Run(unittest.TestCase):
                 os.rmdir(made)
             os.rmdir(d)
 
-    def test_not_found_raises(self) -> None:
-        with self.assertRaises(cordon.CordonError) as cm:
-            cordon.run(["cordon-no-such-command"], policy=policy())
-        self.assertEqual(cm.exception.stage, "exec")
-        self.assertEqual(cm.exception.result.exit_code, 127)
+    def test_not_found_and_not_executable_are_results(self) -> None:
+        """As a shell reports them: 127 and 126 with the reason, not an exception."""
+        r = cordon.run(["cordon-no-such-command"], policy=policy())
+        self.assertEqual(r.exit_code, 127)
+        self.assertFalse(r.started)
+        self.assertIn("cordon-no-such-command", r.error or "")
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
+            f = Path(d, "script")
+            f.write_text("#!/bin/sh\necho hi\n")
+            f.chmod(0o644)
+            r = cordon.run([str(f)], policy=policy(allow_ro=[d]))
+            self.assertEqual(r.exit_code, 126)
+            self.assertIsNotNone(r.error)
+            f.chmod(0o755)  # positive control: the same file, executable, runs
+            r = cordon.run([str(f)], policy=policy(allow_ro=[d]), capture=True)
+            self.assertEqual((r.exit_code, r.stdout), (0, b"hi\n"))
 
     def test_on_output_merged_and_streamed(self) -> None:
         chunks: list[tuple[float, bytes]] = []
@@ -383,12 +394,14 @@ class Spawn(unittest.TestCase):
             self.assertEqual(select.select([c.exit_fd], [], [], 5)[0], [c.exit_fd])
             self.assertEqual(c.wait().exit_code, 0)
 
-    def test_setup_failure_in_wait(self) -> None:
-        with cordon.spawn(["cordon-no-such-command"], policy=policy()) as c:
-            with self.assertRaises(cordon.CordonError) as cm:
+    def test_setup_failure_raises(self) -> None:
+        """A sandbox that cannot be set up (a working directory that is not there inside)
+        raises, at spawn or at wait, with the result's 125."""
+        with self.assertRaises(cordon.CordonError) as cm:
+            with cordon.spawn(["true"], policy=policy(), cwd="/cordon-no-such-dir") as c:
                 c.wait()
-            self.assertEqual(cm.exception.stage, "exec")
-            self.assertEqual(cm.exception.result.exit_code, 127)
+        if cm.exception.result is not None:
+            self.assertEqual(cm.exception.result.exit_code, 125)
 
 
 class Layout(unittest.TestCase):
@@ -420,6 +433,151 @@ class Layout(unittest.TestCase):
         self.assertEqual(ge.e.errnum, 2)
         self.assertIn(b"/nonexistent/x.json", ge.e.message)
         self.assertEqual(list(ge.canary), [0xAB] * 64)
+
+
+class PerCall(unittest.TestCase):
+    """What a bash tool needs per call, over one Policy that stays as it was."""
+
+    def test_cwd_env_timeout_of_the_call(self) -> None:
+        p = policy(env={"FROM_POLICY": "p"})
+        r = cordon.run(["sh", "-c", 'echo "$PWD $FROM_CALL $FROM_POLICY"'], policy=p, capture=True,
+                       cwd="/usr", env={"FROM_CALL": "c", "FROM_POLICY": "o"})
+        self.assertEqual(r.stdout, b"/usr c o\n")
+        # the policy is unchanged (the control)
+        r = cordon.run(["sh", "-c", 'echo "$PWD ${FROM_CALL-unset} $FROM_POLICY"'], policy=p, capture=True)
+        self.assertEqual(r.stdout, b"/ unset p\n")
+        r = cordon.run(["sleep", "30"], policy=p, timeout=0.3)
+        self.assertTrue(r.timed_out)
+        self.assertEqual(r.exit_code, 124)
+
+    def test_cwd_defaults_to_the_workspace_and_relative_is_in_it(self) -> None:
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
+            os.mkdir(os.path.join(d, "sub"))
+            p = cordon.Policy(workspace=d, timeout=60)
+            self.assertEqual(cordon.run(["pwd"], policy=p, capture=True).stdout, (d + "\n").encode())
+            self.assertEqual(cordon.run(["pwd"], policy=p, capture=True, cwd="sub").stdout, (d + "/sub\n").encode())
+
+    def test_bad_workspace_refused_when_the_policy_is_built(self) -> None:
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.Policy(workspace="/cordon-no-such-dir")
+        self.assertEqual(cm.exception.option, "workspace")
+        with self.assertRaises(cordon.CordonError) as cm:
+            cordon.Policy(allow_domain=["not a domain!"])
+        self.assertEqual(cm.exception.stage, "usage")
+
+    def test_stdout_and_stderr_apart_or_merged_and_input(self) -> None:
+        argv = ["sh", "-c", "cat; echo err >&2"]
+        r = cordon.run(argv, policy=policy(), capture=True, merge_stderr=False, input=b"in\n")
+        self.assertEqual((r.stdout, r.stderr), (b"in\n", b"err\n"))
+        r = cordon.run(argv, policy=policy(), capture=True, input=b"in\n")
+        self.assertEqual((r.stdout, r.stderr), (b"in\nerr\n", None))
+
+    def test_cancel_from_another_thread(self) -> None:
+        stop = cordon.Cancel()
+        threading.Timer(0.3, stop.cancel).start()
+        t0 = time.monotonic()
+        r = cordon.run(["sleep", "30"], policy=policy(), cancel=stop)
+        self.assertEqual(r.signal, signal.SIGKILL)
+        self.assertLess(time.monotonic() - t0, 20)
+        r = cordon.run(["true"], policy=policy(), cancel=stop)  # cancelled already: killed at once
+        self.assertTrue(r.signal == signal.SIGKILL or r.exit_code == 0)
+
+    def test_explain(self) -> None:
+        self.assertIn("plan", cordon.explain(["true"], policy=policy(), json_output=True))
+        self.assertIn("base", cordon.explain(["true"], policy=policy()))
+
+
+class Sessions(unittest.TestCase):
+    def test_session_commands(self) -> None:
+        with cordon.Session(policy()) as s:
+            r = s.run(["sh", "-c", "echo $PWD $X; echo e >&2; echo kept > /tmp/f"], cwd="/usr", env={"X": "1"})
+            self.assertEqual((r.exit_code, r.stdout), (0, b"/usr 1\ne\n"))
+            self.assertEqual(s.run(["cat", "/tmp/f"]).stdout, b"kept\n")  # one sandbox: /tmp shared
+            self.assertTrue(s.run(["sleep", "30"], timeout=0.3).timed_out)
+            self.assertEqual(s.run(["cordon-no-such-command"]).exit_code, 127)
+            stop = cordon.Cancel()
+            threading.Timer(0.3, stop.cancel).start()
+            self.assertEqual(s.run(["sleep", "30"], cancel=stop).signal, signal.SIGKILL)
+            with s.spawn(["sh", "-c", "tty"], tty=True, stdin=None, stdout=None, stderr=None) as c:
+                self.assertIsNotNone(c.pty)
+                out = b""
+                try:
+                    while True:
+                        b = os.read(c.pty.fileno(), 4096)
+                        if not b:
+                            break
+                        out += b
+                except OSError:
+                    pass
+                c.wait()
+            self.assertIn(b"/dev/pts/", out)
+
+    def test_published_session_open_list_and_stop(self) -> None:
+        """A session `cordon session start` published: opened, listed, stopped from Python."""
+        cli = Path(os.environ.get("CORDON_LIBRARY", "")).parent / "cordon"
+        if not cli.is_file():
+            self.skipTest(f"no cordon binary beside $CORDON_LIBRARY ({cli})")
+        name = f"pytest{os.getpid()}"
+        subprocess.run([str(cli), "session", "start", name, "--no-workspace", "--chdir", "/", "--idle-timeout", "5m"],
+                       check=True, cwd="/")
+        try:
+            self.assertIn(name, [x["name"] for x in cordon.sessions()])
+            with cordon.Session.open(name) as o:
+                self.assertEqual(o.run(["echo", "hi"]).stdout, b"hi\n")
+        finally:
+            cordon.stop_session(name)
+        self.assertNotIn(name, [x["name"] for x in cordon.sessions()])
+
+
+class Workspaces(unittest.TestCase):
+    def test_create_run_diff_integrate_discard(self) -> None:
+        with tempfile.TemporaryDirectory(dir="/var/tmp") as root, tempfile.TemporaryDirectory(dir="/var/tmp") as src:
+            Path(src, "a").write_text("1\n")
+            w = cordon.Workspace.create("t1", src, backend="copy", root=root)
+            self.assertEqual((w.name, w.backend, w.source), ("t1", "copy", src))
+            self.assertEqual(cordon.workspaces(root), ["t1"])
+            r = w.run(["sh", "-c", "echo 2 > a; echo new > b"], policy=cordon.Policy(timeout=60))
+            self.assertEqual(r.exit_code, 0)
+            self.assertEqual(Path(src, "a").read_text(), "1\n")  # the source is untouched until integrate
+            self.assertEqual(w.changes(), [cordon.Change("M", "a"), cordon.Change("A", "b")])
+            self.assertEqual(w.diff(name_status=True), "M\ta\nA\tb\n")
+            self.assertIn("+2", w.diff())
+            self.assertTrue(w.status().ready)
+            i = w.integrate("x")
+            self.assertEqual((i.added, i.modified), (1, 1))
+            self.assertEqual(Path(src, "a").read_text(), "2\n")
+            w.discard()
+            self.assertEqual(cordon.workspaces(root), [])
+
+
+class Asyncio(unittest.TestCase):
+    def test_run_stream_session_cancel(self) -> None:
+        import asyncio
+
+        import cordon.aio
+
+        async def main() -> None:
+            p = policy()
+            r = await cordon.aio.run(["sh", "-c", "cat; echo e >&2"], policy=p, input=b"abc", merge_stderr=False)
+            self.assertEqual((r.stdout, r.stderr), (b"abc", b"e\n"))
+            chunks = []
+            async with cordon.aio.spawn(["sh", "-c", "echo 1; sleep 0.2; echo 2"], policy=p) as proc:
+                async for c in proc.output():
+                    chunks.append(c)
+                self.assertEqual((await proc.wait()).exit_code, 0)
+            self.assertEqual(b"".join(chunks), b"1\n2\n")
+            async with cordon.aio.Session(p) as s:
+                rs = await asyncio.gather(*[s.run(["sh", "-c", f"echo {i}"]) for i in range(4)])
+                self.assertEqual([x.stdout for x in rs], [b"0\n", b"1\n", b"2\n", b"3\n"])
+                marker = f"sleep 100.{os.getpid()}7"
+                t = asyncio.create_task(s.run(["sh", "-c", marker]))
+                await asyncio.sleep(0.5)
+                t.cancel()
+                with self.assertRaises(asyncio.CancelledError):
+                    await t
+                self.assertTrue(wait_until(lambda: marked(marker) == 0, 10))
+
+        asyncio.run(main())
 
 
 class Loading(unittest.TestCase):

@@ -27,8 +27,7 @@
 #include "util/proc.h"
 
 #define SESSION_MAGIC 0x636f72646f6e5353ULL /* "cordonSS" */
-#define SESSION_FREED 0x46524545442d5353ULL
-#define SESS_PENDING  64 /* clients whose hello has not arrived yet */
+#define SESS_PENDING  64                    /* clients whose hello has not arrived yet */
 
 struct cordon_session {
     uint64_t magic;
@@ -54,7 +53,7 @@ static bool valid(const cordon_session *s)
 static int bad_session(const cordon_session *s, const char *call, cordon_error *err)
 {
     return err_set(err, CORDON_STAGE_USAGE, EINVAL, "%s: %s", call,
-                   !s ? "no session given (NULL)" : "not a session (or one already freed with cordon_session_free)");
+                   !s ? "no session given (NULL)" : "not a session from cordon_session_new or cordon_session_open");
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -234,13 +233,9 @@ int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned fla
             *out = NULL;
         return -1;
     }
-    /* a caller compiled against an older, smaller cordon_session_cmd */
-    cordon_session_cmd c = CORDON_SESSION_CMD_INIT;
-    if (cmd) {
-        size_t n = cmd->size && cmd->size < sizeof c ? cmd->size : sizeof c;
-        memcpy(&c, cmd, n);
-        c.size = sizeof c;
-    }
+    /* a caller compiled against an older, smaller cordon_cmd */
+    cordon_cmd c;
+    proc_cmd_import(cmd, &c);
     return proc_spawn_session(s->owned ? s->ctl : -1, s->path, argv, flags, cmd ? &c : NULL, out, err);
 }
 
@@ -676,7 +671,6 @@ void cordon_session_free(cordon_session *s)
 {
     if (!valid(s))
         return;
-    s->magic = SESSION_FREED;
     if (s->owned) {
         if (s->listen_fd >= 0) {
             /* no new client finds it */

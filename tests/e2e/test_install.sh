@@ -30,6 +30,21 @@ t_meson_install() {
     compgen -G "$d/usr/local/"$f >/dev/null || missing+=" $f"
   done
   [ -z "$missing" ] || die "not installed:$missing ($(find "$d" -type f | head -20 | tr '\n' ' '))"
+  # the Python package, for the system's python3, knowing where the library went
+  if python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' 2>/dev/null; then
+    local pkg
+    pkg=$(find "$d/usr/local/lib" -path '*/cordon/_installed.py' | head -1)
+    [ -n "$pkg" ] || die "the Python package is not installed: $(find "$d/usr/local/lib" -name '*.py' | head -5 | tr '\n' ' ')"
+    for f in __init__.py _native.py aio.py py.typed; do
+      [ -e "$(dirname "$pkg")/$f" ] || die "the Python package has no $f"
+    done
+    grep -q "LIBDIR = \"/usr/local/lib" "$pkg" || die "the package does not know the library's directory: $(cat "$pkg")"
+    # it loads the library meson installed (here under the destination directory)
+    local v
+    v=$(cd "$CT" && PYTHONPATH=$(dirname "$(dirname "$pkg")") CORDON_LIBRARY=$(compgen -G "$d/usr/local/lib/*/libcordon.so.0") \
+      python3 -c 'import cordon; print(cordon.version())') || die "the installed Python package does not load: $v"
+    assert_eq "$v" "$("$d/usr/local/bin/cordon" --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1)" "the Python package's library version"
+  fi
   # the installed binary runs, and its man page is a man page
   "$d/usr/local/bin/cordon" run -- true || die "the installed cordon does not run"
   # bubblewrap's command line: a link in a directory of its own for an agent's PATH, never
@@ -47,6 +62,19 @@ t_meson_install() {
   got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon run --base ""); COMP_CWORD=3; _cordon; echo "${COMPREPLY[*]}"' \
     sh "$d/usr/local/share/bash-completion/completions/cordon")
   assert_eq "$got" "system host empty" "bash completion of --base"
+  # every subcommand, and theirs
+  got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon ""); COMP_CWORD=1; _cordon; echo "${COMPREPLY[*]}"' \
+    sh "$d/usr/local/share/bash-completion/completions/cordon")
+  for w in run explain check workspace session bwrap help; do assert_contains " $got " " $w " "bash completion of the subcommands"; done
+  got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon workspace ""); COMP_CWORD=2; _cordon; echo "${COMPREPLY[*]}"' \
+    sh "$d/usr/local/share/bash-completion/completions/cordon")
+  assert_eq "$got" "create run diff integrate list status restore remove" "bash completion of workspace"
+  got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon session ""); COMP_CWORD=2; _cordon; echo "${COMPREPLY[*]}"' \
+    sh "$d/usr/local/share/bash-completion/completions/cordon")
+  assert_eq "$got" "start exec list stop" "bash completion of session"
+  got=$(PATH=$d/usr/local/bin:$PATH bash -c '. "$1"; COMP_WORDS=(cordon session exec s --ke); COMP_CWORD=4; _cordon; echo "${COMPREPLY[*]}"' \
+    sh "$d/usr/local/share/bash-completion/completions/cordon")
+  assert_eq "$got" "--keep" "bash completion of session exec's options"
   if command -v zsh >/dev/null; then
     zsh -n "$d/usr/local/share/zsh/site-functions/_cordon" || die "the zsh completion does not parse"
   fi
@@ -70,16 +98,31 @@ t_debian_package() {
   # the sources as a fresh checkout would have them
   (cd "$REPO_ROOT" && git ls-files -co --exclude-standard | grep -v '^build' | tar -cf - -T -) | tar -xf - -C "$src"
   (cd "$src" && nice dpkg-buildpackage -us -uc) >"$CT/pkg.log" 2>&1 || die "dpkg-buildpackage -us -uc failed: $(tail -20 "$CT/pkg.log")"
-  local deb
+  local deb p
   deb=$(ls "$CT"/pkg/cordon_*_*.deb 2>/dev/null | head -1)
   [ -n "$deb" ] || die "no package built: $(ls "$CT/pkg")"
+  # the split: the command, the shared library, the development files, the Python package
+  for p in libcordon0 libcordon-dev python3-cordon; do
+    compgen -G "$CT/pkg/${p}_*_*.deb" >/dev/null || die "no $p package built: $(ls "$CT/pkg")"
+  done
+  dpkg -c "$deb" | grep -q 'libcordon\.so' && die "the cordon package carries the library: $(dpkg -c "$deb" | grep libcordon)"
+  dpkg -c "$CT"/pkg/libcordon0_*.deb | grep -q 'libcordon\.so\.0' || die "libcordon0 has no libcordon.so.0"
+  dpkg -c "$CT"/pkg/libcordon-dev_*.deb | grep -q 'include/cordon\.h' || die "libcordon-dev has no cordon.h"
+  dpkg -c "$CT"/pkg/python3-cordon_*.deb | grep -q 'dist-packages/cordon/__init__\.py' ||
+    die "python3-cordon has no cordon package: $(dpkg -c "$CT"/pkg/python3-cordon_*.deb | head)"
   ls "$CT"/pkg/cordon_*.dsc >/dev/null || die "no source package (.dsc)"
   # installed into a scratch root (its own dpkg database; the host's libc and jansson)
   local root=$CT/root
   mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
   : >"$root/var/lib/dpkg/status"
   dpkg --instdir="$root" --admindir="$root/var/lib/dpkg" --force-depends --force-not-root --force-script-chrootless \
-    --log=/dev/null -i "$deb" >"$CT/dpkg.log" 2>&1 || die "dpkg -i into a scratch root: $(tail -5 "$CT/dpkg.log")"
+    --log=/dev/null -i "$deb" "$CT"/pkg/libcordon0_*.deb "$CT"/pkg/libcordon-dev_*.deb >"$CT/dpkg.log" 2>&1 ||
+    die "dpkg -i into a scratch root: $(tail -5 "$CT/dpkg.log")"
+  # unpacked only: its postinst byte-compiles with the root's py3compile, which a scratch
+  # root does not have
+  dpkg --instdir="$root" --admindir="$root/var/lib/dpkg" --force-depends --force-not-root --force-script-chrootless \
+    --log=/dev/null --unpack "$CT"/pkg/python3-cordon_*.deb >"$CT/dpkg.log" 2>&1 ||
+    die "dpkg --unpack python3-cordon into a scratch root: $(tail -5 "$CT/dpkg.log")"
   dpkg --admindir="$root/var/lib/dpkg" -s cordon | grep -q '^Status: install ok installed' || die "the package is not installed"
   local c=$root/usr/bin/cordon
   [ -x "$c" ] || die "no /usr/bin/cordon in the package: $(dpkg -c "$deb" | head -30)"
@@ -115,6 +158,17 @@ C
   cc -o "$CT/harness" "$CT/harness.c" $flags || die "the harness does not build against the installed library ($flags)"
   LD_LIBRARY_PATH=$root/usr/lib/$(gcc -print-multiarch) "$CT/harness" >"$CT/h.out" 2>&1 || die "the harness: $(cat "$CT/h.out")"
   assert_contains "$(cat "$CT/h.out")" "exit 7, cordon " "the harness through the installed libcordon.so"
+  # the Python package of python3-cordon, on the library of libcordon0
+  local py lib0
+  lib0=$(compgen -G "$root/usr/lib/*/libcordon.so.0")
+  cat >"$CT/py.py" <<'PY'
+import cordon
+r = cordon.run(["sh", "-c", "exit 5"], capture=True)
+print("exit", r.exit_code, cordon.version())
+PY
+  py=$(cd "$WS" && PYTHONPATH=$root/usr/lib/python3/dist-packages CORDON_LIBRARY=$lib0 /usr/bin/python3 "$CT/py.py" 2>&1) ||
+    die "python3-cordon: $py"
+  assert_contains "$py" "exit 5 " "python3-cordon runs a command"
 }
 
 run_case meson_install t_meson_install

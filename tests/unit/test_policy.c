@@ -140,7 +140,9 @@ static void test_workspace(void **state)
 {
     fixture *f = *state;
     assert_usage_error(cordon_policy_set_workspace(f->p, "", &f->err), &f->err, "[workspace] empty path");
-    assert_usage_error(cordon_policy_set_workspace(f->p, NULL, &f->err), &f->err, "[workspace] empty path");
+    /* NULL is no workspace (--no-workspace; 0.1's cordon_policy_set_no_workspace) */
+    assert_int_equal(cordon_policy_set_workspace(f->p, NULL, &f->err), 0);
+    assert_true(f->p->no_workspace);
 
     assert_int_equal(cordon_policy_set_no_workspace(f->p, true, &f->err), 0);
     assert_int_equal(cordon_policy_set_workspace(f->p, "/w/b", &f->err), 0);
