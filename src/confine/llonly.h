@@ -25,13 +25,22 @@ typedef struct ll_grant {
     ll_class cls;
     bool is_dir;
     const char *why; /* static: where the grant comes from */
+    bool sup_only;   /* the supervisor's ruleset only: it creates, writes and renames there on
+                        the command's behalf, deciding by the plan's rules itself
+                        (supervise/creation.h, ll_rules) */
 } ll_grant;
 
 typedef struct llonly {
     int abi;
-    int ruleset_fd; /* -1 until built */
-    bool net_none;  /* TCP connect and bind refused (ABI 4), listen by seccomp */
-    bool scoped;    /* abstract Unix sockets and signals scoped (ABI 6) */
+    int ruleset_fd;     /* -1 until built */
+    int sup_ruleset_fd; /* the supervisor's (the creation control, which performs the
+                           command's creations): write rights only, also on the split
+                           directories; -1 when there is none */
+    bool supervised;    /* the creation control runs: missing protected names are its to
+                           refuse, and split directories stay readable and get the
+                           supervisor's write grant */
+    bool net_none;      /* TCP connect and bind refused (ABI 4), listen by seccomp */
+    bool scoped;        /* abstract Unix sockets and signals scoped (ABI 6) */
     ll_grant *grants;
     size_t n_grants, cap_grants;
     char *dir;       /* the private directory, removed by llonly_free(), or NULL */
@@ -49,6 +58,8 @@ int llonly_grants(const plan *p, llonly *out, cordon_error *err);
 /* Check what the kernel offers, make the private HOME and TMPDIR, compute the grants
  * and build the ruleset. */
 int llonly_prepare(const plan *p, llonly *out, cordon_error *err);
+/* Does the creation control supervise the command in this plan's Landlock mode? */
+bool llonly_supervised(const plan *p);
 /* Close the ruleset and remove the private directory (never following a symlink); its
  * janitor, started before the directory was made, removes it when cordon is killed. */
 void llonly_free(llonly *l);
