@@ -409,4 +409,27 @@ void llonly_explain(FILE *out, const llonly *l)
         fprintf(out, "    %-7s %-40s %s\n", l->grants[i].sup_only ? "create" : ll_class_name(l->grants[i].cls),
                 l->grants[i].path, l->grants[i].why);
     fprintf(out, "    (everything else: no access; HOME and TMPDIR are made private at run time)\n");
+    fprintf(out, "  creation control  %s\n",
+            l->supervised ? "on: cordon's supervisor (no namespace) performs the command's creations, writes, "
+                            "renames and removals by the rules above and the creation control's (see its section)"
+                          : "OFF (bubblewrap's exact mode, or a build without it): Landlock alone");
+    /* doc/security.md, "--isolation landlock: what it does not protect" */
+    static const char *const differences[] = {
+        "the host's processes are visible: /proc lists them, and their command lines are readable "
+        "(--no-proc hides /proc); their environment, memory and descriptors are not (Landlock refuses "
+        "ptrace)",
+        "the host's network stack: --network none refuses every socket but TCP, and Landlock TCP "
+        "connect and bind, and listen(2); no loopback of the sandbox's own, no proxy network",
+        "no private /tmp: the host's /tmp is not shown; HOME and TMPDIR are directories on the host, "
+        "outside a --limit-memory",
+        "a directory with a hidden path below (a --deny inside the workspace) may only be listed: no "
+        "new name there",
+        "no IPC namespace (System V and POSIX queues refused), the host's hostname, no nesting",
+        "processes left behind when cordon and its supervisor are killed together are not killed",
+    };
+    fprintf(out, "  unlike the namespaced sandbox:\n");
+    for (size_t i = 0; i < sizeof differences / sizeof *differences; i++)
+        fprintf(out, "    - %s\n", differences[i]);
+    if (!l->scoped)
+        fprintf(out, "    - signals and abstract Unix sockets are not scoped (Landlock ABI %d; 6 needed)\n", l->abi);
 }

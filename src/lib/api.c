@@ -136,6 +136,16 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
     }
     strv_free(&x->env);
     x->env = env_build(pol, environ, ll->home, ll->tmpdir);
+    if (!ll->scoped) {
+        /* said, not refused: the caller chose this mode on this kernel */
+        char *w = xasprintf("--isolation landlock: this kernel's Landlock (ABI %d) cannot scope signals and "
+                            "abstract Unix sockets (ABI 6, Linux 6.12): the command can signal your other "
+                            "processes%s (doc/security.md)",
+                            ll->abi, ll->net_none ? "" : " and reach the host's abstract sockets");
+        strv_push(&x->p.warnings, w);
+        if (pol->warn_fn)
+            pol->warn_fn(w, pol->warn_ctx);
+    }
     return 0;
 #endif
 }
@@ -215,6 +225,7 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
         llonly ll = {.ruleset_fd = -1, .abi = landlock_abi(), .net_none = pol->network == CORDON_NETWORK_NONE};
         ll.scoped = ll.abi >= 6;
+        ll.supervised = llonly_supervised(&x.p);
         if (llonly_grants(&x.p, &ll, err) < 0) {
             llonly_free(&ll);
             prepared_free(&x);
