@@ -282,6 +282,9 @@ static int ll_setup(cc_state *cc, const plan *p, cordon_error *err)
         if (r->exists && ll_add(cc, r->path, r->access, false, r->why ? r->why : "a rule of the view", err) < 0)
             return -1;
     }
+    for (size_t i = 0; i < cc->n_ll_devices; i++)
+        if (ll_add(cc, cc->ll_devices[i], CORDON_ACCESS_WRITE, false, "minimal /dev", err) < 0)
+            return -1;
     if ((cc->ll_home && ll_add(cc, cc->ll_home, CORDON_ACCESS_WRITE, false, "private HOME", err) < 0) ||
         (cc->ll_tmpdir && ll_add(cc, cc->ll_tmpdir, CORDON_ACCESS_WRITE, false, "private TMPDIR", err) < 0))
         return -1;
@@ -970,6 +973,10 @@ static const char *decide_object(cc_state *cc, int obj, cc_act act)
         return NULL;
     if (S_ISREG(st.st_mode) && st.st_nlink == 0)
         return NULL; /* deleted: no name */
+    if (cc->ll_mode && was_handed(cc, &st))
+        return NULL; /* --isolation landlock: the view is the host's, so its name is found,
+                        and a rule of the view (--base host) would refuse what the command
+                        was given to write */
     char p[48];
     snprintf(p, sizeof p, "self/fd/%d", obj);
     ssize_t n = readlinkat(cc->pw.proc_fd, p, cc->path2, sizeof cc->path2 - 1);

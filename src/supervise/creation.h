@@ -167,6 +167,9 @@ typedef struct cc_state {
                                                (no name is made or removed there: the
                                                command could not read it) */
     size_t n_ll_list_only;
+    const char *ll_devices[32]; /* the minimal /dev's nodes and ptys, granted whatever the
+                                   rules say (confine/llonly.c): writable here too */
+    size_t n_ll_devices;
     struct {
         dev_t dev;
         ino_t ino;

@@ -458,6 +458,8 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
         l->cc = xcalloc(1, sizeof *l->cc);
         for (size_t i = 0; i < o->ll->n_grants; i++) {
             const ll_grant *g = &o->ll->grants[i];
+            if (g->cls == LL_DEVICE && l->cc->n_ll_devices < sizeof l->cc->ll_devices / sizeof *l->cc->ll_devices)
+                l->cc->ll_devices[l->cc->n_ll_devices++] = g->path;
             if (g->cls != LL_LIST || !g->is_dir || g->sup_only)
                 continue;
             if (l->cc->n_ll_list_only == CC_MAX_RULES) {

@@ -184,6 +184,22 @@ t_host_unix_socket_refused() {
   assert_eq "$(detail shown)" pong-from-host "connect to a host socket named by --allow-socket"
 }
 
+# --base host: "/" is read-only by a rule, which the supervisor applies itself; the minimal
+# /dev and the files handed in as standard descriptors stay writable (controls), the
+# host's files do not.
+t_base_host_rules() {
+  need_landlock
+  # (the reopened standard output is written last: it has an offset of its own)
+  crun run --isolation landlock --base host -- sh -c '
+    echo x >/dev/null && echo devnull; touch made && echo made
+    touch /etc/cordon-escape-ll 2>/dev/null || echo etc refused
+    echo handed >>/proc/self/fd/1'
+  [ "$RC" = 0 ] || die "$(last_run)"
+  assert_eq "$OUT" "$(printf 'devnull\nmade\netc refused\nhanded')" "--isolation landlock --base host ($ERR)"
+  assert_exists "$WS/made"
+  assert_absent /etc/cordon-escape-ll "ESCAPE: a file made in the host's /etc"
+}
+
 # The supervisor connects on the command's behalf: within the command's Landlock rules.
 t_network_none_tcp() {
   need_landlock
@@ -396,4 +412,5 @@ run_case hidden_inside_workspace t_hidden_inside_workspace
 run_case setid_refused t_setid_refused
 run_case host_unix_socket_refused t_host_unix_socket_refused
 run_case network_none_tcp t_network_none_tcp
+run_case base_host_rules t_base_host_rules
 finish
