@@ -103,6 +103,13 @@ t_protected_names_and_git() {
   [ "$(json_get "$CT/st.json" refused)" -ge 10 ] || die "refused: $(json_get "$CT/st.json" refused) in --status-json"
   assert_contains "$ERR" "cordon: refused mkdir .codex: protected .codex"
   assert_contains "$ERR" "git hooks"
+  # the repository itself, its hooks and config cannot be moved away from their rules
+  crun run --isolation landlock -- sh -c 'mv .git/hooks h; mv .git/config c; mv .git moved-git; exit 0'
+  assert_absent "$WS/moved-git"
+  assert_absent "$WS/h"
+  assert_absent "$WS/c"
+  assert_contains "$ERR" "cordon: refused rename moved-git"
+  assert_unchanged "$before" "$WS/.git" "the repository's hooks or config changed on the host" strict
 }
 
 t_readonly_inside_workspace() {
