@@ -1,18 +1,21 @@
-/* --isolation landlock: no namespaces; the view is enforced by Landlock alone, on the
- * host's own paths, and --network none by Landlock's TCP rules plus the seccomp filter's
- * TCP-only mode.  For hosts where user namespaces cannot be created (Ubuntu's AppArmor
- * restriction, container seccomp profiles); weaker than the namespaces, see
- * doc/security.md.
+/* --isolation landlock: no namespaces; the view is enforced by Landlock on the host's own
+ * paths, with cordon's supervisor keeping the creation control (supervise/creation.h), and
+ * --network none by Landlock's TCP rules plus the seccomp filter's TCP-only mode.  For
+ * hosts where user namespaces cannot be created (Ubuntu's AppArmor restriction, container
+ * seccomp profiles); weaker than the namespaces, see doc/security.md.
  *
  * Landlock only ever adds rights along a path, so a deny (or a read-only path) inside a
- * granted tree is emulated: the tree is split down to it, each directory on the way
- * may only be listed, and every other entry of those directories gets the tree's
- * rights.  Entries created there later get nothing (fail closed), and the denied path's
- * own name stays visible in its parent's listing.  Missing denied paths are kept from
- * being created the same way.
+ * granted tree is emulated: the tree is split down to it, and every other entry of the
+ * directories on the way gets the tree's rights.  Around a read-only path those
+ * directories may be read (what is made there later too), and names are made, written
+ * and removed there by the supervisor, whose own ruleset may write there and which
+ * decides by the plan's rules itself; around a hidden path they may only be listed, and
+ * take no new name (the command could not read it), and the denied path's own name stays
+ * visible in its parent's listing.  Missing denied paths are the creation control's to
+ * refuse (its PLAN_NOCREATE); without it, they split the tree the same way.
  *
- * The parent builds the ruleset (llonly_prepare); the command's process only calls
- * landlock_restrict_self on it. */
+ * The parent builds both rulesets (llonly_prepare); the command's process and the
+ * supervisor only call landlock_restrict_self on theirs. */
 #pragma once
 #include <stdbool.h>
 #include <stdio.h>
