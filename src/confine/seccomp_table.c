@@ -247,9 +247,9 @@ const sc_rule sc_rules[] = {
      "--isolation landlock, --network none: SCTP and MPTCP stream sockets are not TCP to Landlock"},
     {"listen", SC_MODE_TCP_ONLY, EPERM, SC_ANY, 0, 0, "listen", WHY_LISTEN},
     {"socketpair", SC_MODE_TCP_ONLY, EPERM, SC_LOW4_ONLY, 1, BIT(SOCK_STREAM), "socketpair(type not SOCK_STREAM)",
-     "--isolation landlock, --network none: no supervisor there checks where a datagram goes; a datagram "
-     "or sequenced-packet pair could connect or send to a host service's pathname socket (a stream pair "
-     "cannot: it is connected for good)"},
+     "--isolation landlock, --network none: a datagram or sequenced-packet pair is a Unix socket that "
+     "could connect or send to a host service's pathname socket, refused here with every other Unix "
+     "socket (a stream pair cannot: it is connected for good)"},
     {"sendto", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendto(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 2, MSG_FASTOPEN, "sendmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendmmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
