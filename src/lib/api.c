@@ -143,7 +143,7 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
                             "processes%s (doc/security.md)",
                             ll->abi, ll->net_none ? "" : " and reach the host's abstract sockets");
         strv_push(&x->p.warnings, w);
-        if (pol->warn_fn)
+        if (pol && pol->warn_fn)
             pol->warn_fn(w, pol->warn_ctx);
     }
     return 0;
