@@ -768,20 +768,14 @@ static const char *ll_decide(cc_state *cc, int dir, const struct stat *dst, cons
     return WHY_LL_UNKNOWN;
 }
 
-#define WHY_LL_PINNED                                                                         \
-    "--isolation landlock: a path with a rule of its own stays where it is (with namespaces " \
-    "it is a mount point: EBUSY)"
-
 /* --isolation landlock: may `name` in `dir` be renamed, replaced or removed?  Not when it
  * has a rule of its own (the workspace's .git, its hooks and config, an --allow-ro path):
- * a mount point with namespaces, which cannot be moved away from its rule. */
-static const char *ll_pinned(const cc_state *cc, int dir, const char *name)
+ * a mount point with namespaces, which cannot be moved away from its rule (EBUSY). */
+static bool ll_pinned(const cc_state *cc, int dir, const char *name)
 {
     struct stat st;
     bool w;
-    if (!cc->ll_mode || !exists_at(dir, name, &st) || !ll_rule_of(cc, &st, false, &w))
-        return NULL;
-    return WHY_LL_PINNED;
+    return cc->ll_mode && exists_at(dir, name, &st) && ll_rule_of(cc, &st, false, &w);
 }
 
 /* NULL when allowed, else why not. */
@@ -1409,10 +1403,11 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
         why = decide(cc, o.dir_fd, &o.dir_st, o.name, CC_CREATE);
     if (!why && cc->ll_mode) /* the old name goes: its directory must be writable too */
         why = ll_decide(cc, o.dir_fd, &o.dir_st, o.name, true);
-    if (!why)
-        why = ll_pinned(cc, o.dir_fd, o.name);
-    if (!why)
-        why = ll_pinned(cc, n.dir_fd, n.name);
+    if (!why && (ll_pinned(cc, o.dir_fd, o.name) || ll_pinned(cc, n.dir_fd, n.name))) {
+        pw_result_close(&o);
+        pw_result_close(&n);
+        return EBUSY; /* as the mount point says with namespaces (not a refusal: git tries) */
+    }
     if (!why && (flags & RENAME_WHITEOUT) && is_host(cc, o.dir_fd, &o.dir_st))
         why = WHY_WHITEOUT;
     struct stat ost, nst;
@@ -1460,8 +1455,10 @@ static int do_unlink(cc_state *cc, const call *c, int dirfd, const char *path, i
         return S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR;
     }
     const char *why = ll_decide(cc, r.dir_fd, &r.dir_st, r.name, true);
-    if (!why)
-        why = ll_pinned(cc, r.dir_fd, r.name);
+    if (!why && ll_pinned(cc, r.dir_fd, r.name)) {
+        pw_result_close(&r);
+        return EBUSY; /* as the mount point says (git removes empty directories up to it) */
+    }
     if (why) {
         pw_result_close(&r);
         return refuse(cc, c, why);

@@ -108,7 +108,7 @@ t_protected_names_and_git() {
   assert_absent "$WS/moved-git"
   assert_absent "$WS/h"
   assert_absent "$WS/c"
-  assert_contains "$ERR" "cordon: refused rename moved-git"
+  assert_contains "$ERR" "Device or resource busy" "renaming .git away: EBUSY, as the mount point says with namespaces"
   assert_unchanged "$before" "$WS/.git" "the repository's hooks or config changed on the host" strict
 }
 
