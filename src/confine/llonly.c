@@ -399,6 +399,27 @@ void llonly_free(llonly *l)
     *l = (llonly){.ruleset_fd = -1, .sup_ruleset_fd = -1};
 }
 
+/* doc/security.md, "--isolation landlock: what it does not protect" */
+static const char *const ll_differences[] = {
+    "the host's processes are visible: /proc lists them, and their command lines are readable "
+    "(--no-proc hides /proc); their environment, memory and descriptors are not (Landlock refuses "
+    "ptrace)",
+    "the host's network stack: --network none refuses every socket but TCP, and Landlock TCP "
+    "connect and bind, and listen(2); no loopback of the sandbox's own, no proxy network",
+    "no private /tmp: the host's /tmp is not shown; HOME and TMPDIR are directories on the host, "
+    "outside a --limit-memory",
+    "a directory with a hidden path below (a --deny inside the workspace) may only be listed: no "
+    "new name there",
+    "no IPC namespace (System V and POSIX queues refused), the host's hostname, no nesting",
+    "processes left behind when cordon and its supervisor are killed together are not killed",
+};
+
+const char *const *llonly_differences(size_t *n)
+{
+    *n = sizeof ll_differences / sizeof *ll_differences;
+    return ll_differences;
+}
+
 void llonly_explain(FILE *out, const llonly *l)
 {
     fprintf(out, "\nisolation landlock (no namespaces; see doc/security.md for what this does not protect)\n");
@@ -413,23 +434,11 @@ void llonly_explain(FILE *out, const llonly *l)
             l->supervised ? "on: cordon's supervisor (no namespace) performs the command's creations, writes, "
                             "renames and removals by the rules above and the creation control's (see its section)"
                           : "OFF (bubblewrap's exact mode, or a build without it): Landlock alone");
-    /* doc/security.md, "--isolation landlock: what it does not protect" */
-    static const char *const differences[] = {
-        "the host's processes are visible: /proc lists them, and their command lines are readable "
-        "(--no-proc hides /proc); their environment, memory and descriptors are not (Landlock refuses "
-        "ptrace)",
-        "the host's network stack: --network none refuses every socket but TCP, and Landlock TCP "
-        "connect and bind, and listen(2); no loopback of the sandbox's own, no proxy network",
-        "no private /tmp: the host's /tmp is not shown; HOME and TMPDIR are directories on the host, "
-        "outside a --limit-memory",
-        "a directory with a hidden path below (a --deny inside the workspace) may only be listed: no "
-        "new name there",
-        "no IPC namespace (System V and POSIX queues refused), the host's hostname, no nesting",
-        "processes left behind when cordon and its supervisor are killed together are not killed",
-    };
+    size_t nd;
+    const char *const *diff = llonly_differences(&nd);
     fprintf(out, "  unlike the namespaced sandbox:\n");
-    for (size_t i = 0; i < sizeof differences / sizeof *differences; i++)
-        fprintf(out, "    - %s\n", differences[i]);
+    for (size_t i = 0; i < nd; i++)
+        fprintf(out, "    - %s\n", diff[i]);
     if (!l->scoped)
         fprintf(out, "    - signals and abstract Unix sockets are not scoped (Landlock ABI %d; 6 needed)\n", l->abi);
 }

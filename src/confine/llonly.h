@@ -66,5 +66,7 @@ bool llonly_supervised(const plan *p);
 /* Close the ruleset and remove the private directory (never following a symlink); its
  * janitor, started before the directory was made, removes it when cordon is killed. */
 void llonly_free(llonly *l);
+/* What differs from the namespaced sandbox, one sentence each (explain, its JSON). */
+const char *const *llonly_differences(size_t *n);
 /* `cordon explain --isolation landlock`. */
 void llonly_explain(FILE *out, const llonly *l);

@@ -166,6 +166,17 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
         json_object_set_new(o, "home_layer", h);
     }
     json_object_set_new(o, "isolation_why", x->isolation_why ? json_string(x->isolation_why) : json_null());
+    if (x->p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        json_t *ll = json_object(), *d = json_array();
+        size_t nd;
+        const char *const *diff = llonly_differences(&nd);
+        for (size_t i = 0; i < nd; i++)
+            json_array_append_new(d, json_string(diff[i]));
+        json_object_set_new(ll, "creation_control", json_boolean(llonly_supervised(&x->p)));
+        json_object_set_new(ll, "scoped", json_boolean(landlock_abi() >= 6));
+        json_object_set_new(ll, "differences", d);
+        json_object_set_new(o, "landlock_isolation", ll);
+    }
     json_object_set_new(o, "confinement", confine_json(&x->p));
     char where[1024] = "";
     cordon_error why = {0};

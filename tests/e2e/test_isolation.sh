@@ -195,6 +195,11 @@ t_settings_and_explain() {
     assert_contains "$OUT" "creation control  on:"
     assert_contains "$OUT" "unlike the namespaced sandbox:"
     assert_contains "$OUT" "the host's processes are visible"
+    expect_ok explain --json --isolation landlock -- true
+    printf '%s' "$OUT" >"$CT/explain.json"
+    assert_eq "$(json_get "$CT/explain.json" landlock_isolation | "$PY" -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["creation_control"], len(d["differences"]) > 3)')" "True True" "explain --json: landlock_isolation"
     # only a read-only path below (the protected .git/hooks): the top is readable, and the
     # supervisor's to create in
     rmdir "$WS/sub"
