@@ -412,6 +412,8 @@ static const char *const ll_differences[] = {
     "new name there",
     "no IPC namespace (System V and POSIX queues refused), the host's hostname, no nesting",
     "processes left behind when cordon and its supervisor are killed together are not killed",
+    "the times and extended attributes of read-only files can be changed (Landlock does not "
+    "govern them; a read-only mount refuses them)",
 };
 
 const char *const *llonly_differences(size_t *n)
