@@ -408,8 +408,9 @@ const option_def run_options[] = {
      "(see `cordon explain` and README)"},
     {"--isolation", "namespaces|landlock|auto", opt_isolation,
      "namespaces (default); landlock: no namespaces, the filesystem and the network by Landlock "
-     "and seccomp only, for hosts without user namespaces (weaker: see doc/security.md); auto: "
-     "namespaces where possible, else landlock, saying so"},
+     "and seccomp, cordon's supervisor keeping the creation control, for hosts without user "
+     "namespaces (weaker: see doc/security.md and `cordon explain`); auto: namespaces where "
+     "possible, else landlock, saying so"},
     {"--tty", NULL, opt_tty,
      "run the command on a terminal of the sandbox's own (job control, ^C, ^Z, window size), "
      "relayed to cordon's; default: when cordon's stdin and stdout are terminals and it runs in the foreground"},

@@ -43,15 +43,46 @@ static bool restricts(const plan_rule *d, cordon_access a)
     return a == CORDON_ACCESS_WRITE ? d->access != CORDON_ACCESS_WRITE : d->access == CORDON_ACCESS_NONE;
 }
 
+/* A rule below that restricts: one on a path that does not exist counts only without
+ * the creation control, which otherwise refuses to create it (its PLAN_NOCREATE). */
+static bool rule_splits(const plan *p, const plan_rule *d, const char *top, cordon_access a)
+{
+    return strictly_below(d->path, top) && restricts(d, a) && (d->exists || !llonly_supervised(p));
+}
+
 static bool needs_split(const plan *p, const char *top, cordon_access a)
 {
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (strictly_below(reserved[i], top))
             return true;
     for (size_t i = 0; i < p->n_rules; i++)
-        if (strictly_below(p->rules[i].path, top) && restricts(&p->rules[i], a))
+        if (rule_splits(p, &p->rules[i], top, a))
             return true;
     return false;
+}
+
+/* Is something below `top` hidden (a deny, or cordon's own /dev and /proc)?  Then the
+ * split directory may only be listed; else (only read-only paths below) it may be read,
+ * and entries made there later can be read and run. */
+static bool hides_below(const plan *p, const char *top)
+{
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (strictly_below(reserved[i], top))
+            return true;
+    for (size_t i = 0; i < p->n_rules; i++)
+        if (rule_splits(p, &p->rules[i], top, CORDON_ACCESS_READ))
+            return true;
+    return false;
+}
+
+bool llonly_supervised(const plan *p)
+{
+#if defined(CORDON_NO_CREATION_CONTROL) || defined(CORDON_NO_CONFINE)
+    (void)p;
+    return false;
+#else
+    return !p->bare;
+#endif
 }
 
 static bool is_reserved(const char *path)
@@ -86,7 +117,17 @@ static int grant_tree(const plan *p, llonly *l, const char *path, bool is_dir, c
     }
     if (depth > 64)
         return err_set(err, CORDON_STAGE_CONFINE, ELOOP, "Landlock isolation: %s is nested too deep", path);
-    add_grant(l, path, LL_LIST, true, "listing only: something below gets less");
+    /* Only read-only paths below: the directory may be read (entries made later too),
+     * and the supervisor makes and removes names in it, by the rules (llonly.h). */
+    bool readable = llonly_supervised(p) && !hides_below(p, path);
+    if (readable)
+        add_grant(l, path, LL_READ, true, "read: something below is read-only");
+    else
+        add_grant(l, path, LL_LIST, true, "listing only: something below is hidden");
+    if (readable && a == CORDON_ACCESS_WRITE) {
+        add_grant(l, path, LL_WRITE, true, "the supervisor's: it creates here, by the rules");
+        l->grants[l->n_grants - 1].sup_only = true;
+    }
     _cleanup_fd_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && (errno == EACCES || errno == EPERM || errno == ENOENT))
         return 0; /* not listable by the caller: nothing below is granted (fail closed) */
@@ -251,16 +292,25 @@ static int make_private_dir(llonly *l, cordon_error *err)
     return 0;
 }
 
-static int build_ruleset(llonly *l, cordon_error *err)
+/* The command's ruleset (sup false), or the supervisor's: the same network rules and
+ * scopes (it connects and binds on the command's behalf: supervise/sockets.h), and of the
+ * file system only the rights that change something (it reads what it must to resolve
+ * the command's paths, /proc and the cgroup files), granted as for the command plus
+ * write on the split directories. */
+static int build_one(llonly *l, bool sup, int *out, cordon_error *err)
 {
     uint64_t fs = landlock_fs_rights_of_abi(l->abi);
+    if (sup)
+        fs &= ~landlock_class_rights(LL_READ, true);
     uint64_t net = l->net_none ? LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0;
     uint64_t scoped = l->scoped ? LL_SCOPES_ALL : 0;
-    l->ruleset_fd = landlock_ruleset_new(l->abi, fs, net, scoped);
-    if (l->ruleset_fd < 0)
+    *out = landlock_ruleset_new(l->abi, fs, net, scoped);
+    if (*out < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "cannot create a Landlock ruleset (ABI %d)", l->abi);
     for (size_t i = 0; i < l->n_grants; i++) {
         const ll_grant *g = &l->grants[i];
+        if (g->sup_only && !sup)
+            continue;
         _cleanup_fd_ int fd = open(g->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT || errno == EACCES)
@@ -273,16 +323,29 @@ static int build_ruleset(llonly *l, cordon_error *err)
         if (S_ISLNK(st.st_mode))
             continue;
         uint64_t rights = landlock_class_rights(g->cls, S_ISDIR(st.st_mode)) & fs;
-        if (rights && landlock_allow(l->ruleset_fd, fd, rights) < 0)
+        if (rights && landlock_allow(*out, fd, rights) < 0)
             return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot allow %s", g->path);
     }
-    landlock_allow_stdio(l->ruleset_fd, fs);
+    landlock_allow_stdio(*out, fs);
     return 0;
+}
+
+static int build_ruleset(llonly *l, cordon_error *err)
+{
+    if (build_one(l, false, &l->ruleset_fd, err) < 0)
+        return -1;
+    return l->supervised ? build_one(l, true, &l->sup_ruleset_fd, err) : 0;
 }
 
 int llonly_prepare(const plan *p, llonly *out, cordon_error *err)
 {
-    *out = (llonly){.ruleset_fd = -1, .prepared = true, .parent_fd = -1, .janitor = -1, .janitor_wfd = -1};
+    *out = (llonly){.ruleset_fd = -1,
+                    .sup_ruleset_fd = -1,
+                    .prepared = true,
+                    .parent_fd = -1,
+                    .janitor = -1,
+                    .janitor_wfd = -1,
+                    .supervised = llonly_supervised(p)};
     errno = 0;
     out->abi = landlock_abi();
     if (out->abi == 0)
@@ -312,6 +375,8 @@ void llonly_free(llonly *l)
 {
     if (l->ruleset_fd >= 0)
         close(l->ruleset_fd);
+    if (l->prepared && l->sup_ruleset_fd >= 0)
+        close(l->sup_ruleset_fd);
     /* Every process of the run is gone: remove the directory (the command may have
      * planted symlinks in it: none is followed), then let the janitor go. */
     if (l->prepared) {
@@ -331,7 +396,30 @@ void llonly_free(llonly *l)
     free(l->grants);
     free(l->home);
     free(l->tmpdir);
-    *l = (llonly){.ruleset_fd = -1};
+    *l = (llonly){.ruleset_fd = -1, .sup_ruleset_fd = -1};
+}
+
+/* doc/security.md, "--isolation landlock: what it does not protect" */
+static const char *const ll_differences[] = {
+    "the host's processes are visible: /proc lists them, and their command lines are readable "
+    "(--no-proc hides /proc); their environment, memory and descriptors are not (Landlock refuses "
+    "ptrace)",
+    "the host's network stack: --network none refuses every socket but TCP, and Landlock TCP "
+    "connect and bind, and listen(2); no loopback of the sandbox's own, no proxy network",
+    "no private /tmp: the host's /tmp is not shown; HOME and TMPDIR are directories on the host, "
+    "outside a --limit-memory",
+    "a directory with a hidden path below (a --deny inside the workspace) may only be listed: no "
+    "new name there",
+    "no IPC namespace (System V and POSIX queues refused), the host's hostname, no nesting",
+    "processes left behind when cordon and its supervisor are killed together are not killed",
+    "the times and extended attributes of read-only files can be changed (Landlock does not "
+    "govern them; a read-only mount refuses them)",
+};
+
+const char *const *llonly_differences(size_t *n)
+{
+    *n = sizeof ll_differences / sizeof *ll_differences;
+    return ll_differences;
 }
 
 void llonly_explain(FILE *out, const llonly *l)
@@ -341,6 +429,18 @@ void llonly_explain(FILE *out, const llonly *l)
             l->net_none ? "none (TCP connect, bind and listen refused; only TCP sockets may be created)" : "host",
             l->scoped ? "scoped" : "NOT scoped (ABI 6, Linux 6.12, needed)");
     for (size_t i = 0; i < l->n_grants; i++)
-        fprintf(out, "    %-7s %-40s %s\n", ll_class_name(l->grants[i].cls), l->grants[i].path, l->grants[i].why);
+        fprintf(out, "    %-7s %-40s %s\n", l->grants[i].sup_only ? "create" : ll_class_name(l->grants[i].cls),
+                l->grants[i].path, l->grants[i].why);
     fprintf(out, "    (everything else: no access; HOME and TMPDIR are made private at run time)\n");
+    fprintf(out, "  creation control  %s\n",
+            l->supervised ? "on: cordon's supervisor (no namespace) performs the command's creations, writes, "
+                            "renames and removals by the rules above and the creation control's (see its section)"
+                          : "OFF (bubblewrap's exact mode, or a build without it): Landlock alone");
+    size_t nd;
+    const char *const *diff = llonly_differences(&nd);
+    fprintf(out, "  unlike the namespaced sandbox:\n");
+    for (size_t i = 0; i < nd; i++)
+        fprintf(out, "    - %s\n", diff[i]);
+    if (!l->scoped)
+        fprintf(out, "    - signals and abstract Unix sockets are not scoped (Landlock ABI %d; 6 needed)\n", l->abi);
 }

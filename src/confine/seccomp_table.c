@@ -90,6 +90,14 @@
     {                                                                \
         call, 0, 0, match, arg, value, what, why, SC_CMD, op, value2 \
     }
+#define WHY_REMOVE                                                                        \
+    "--isolation landlock: removes a name; the command's Landlock domain may only read "  \
+    "the directories split around a read-only path (the top of the workspace, .git), so " \
+    "the supervisor removes there, by the rules of the view"
+#define NOTIFY_LL(call, op, what)                                               \
+    {                                                                           \
+        call, SC_CMD_LANDLOCK, 0, SC_ANY, 0, 0, what, WHY_REMOVE, SC_CMD, op, 0 \
+    }
 #define OPEN_ROWS(call, op, arg)                                                             \
     NOTIFY(call, op, SC_FLAGS, arg, O_CREAT, 0, call "(O_CREAT)", WHY_CREATE),               \
         NOTIFY(call, op, SC_MASKED, arg, O_ACCMODE, O_WRONLY, call "(O_WRONLY)", WHY_WRITE), \
@@ -239,9 +247,9 @@ const sc_rule sc_rules[] = {
      "--isolation landlock, --network none: SCTP and MPTCP stream sockets are not TCP to Landlock"},
     {"listen", SC_MODE_TCP_ONLY, EPERM, SC_ANY, 0, 0, "listen", WHY_LISTEN},
     {"socketpair", SC_MODE_TCP_ONLY, EPERM, SC_LOW4_ONLY, 1, BIT(SOCK_STREAM), "socketpair(type not SOCK_STREAM)",
-     "--isolation landlock, --network none: no supervisor there checks where a datagram goes; a datagram "
-     "or sequenced-packet pair could connect or send to a host service's pathname socket (a stream pair "
-     "cannot: it is connected for good)"},
+     "--isolation landlock, --network none: a datagram or sequenced-packet pair is a Unix socket that "
+     "could connect or send to a host service's pathname socket, refused here with every other Unix "
+     "socket (a stream pair cannot: it is connected for good)"},
     {"sendto", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendto(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 2, MSG_FASTOPEN, "sendmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
     {"sendmmsg", SC_MODE_TCP_ONLY, EPERM, SC_FLAGS, 3, MSG_FASTOPEN, "sendmmsg(MSG_FASTOPEN)", WHY_FASTOPEN},
@@ -298,6 +306,9 @@ const sc_rule sc_rules[] = {
     NOTIFY("lchown32", SC_OP_LCHOWN32, SC_ANY, 0, 0, 0, "lchown32", WHY_META),
     NOTIFY("fchown32", SC_OP_FCHOWN32, SC_ANY, 0, 0, 0, "fchown32", WHY_META),
     NOTIFY("fchownat", SC_OP_FCHOWNAT, SC_ANY, 0, 0, 0, "fchownat", WHY_META),
+    NOTIFY_LL("unlink", SC_OP_UNLINK, "unlink"),
+    NOTIFY_LL("unlinkat", SC_OP_UNLINKAT, "unlinkat"),
+    NOTIFY_LL("rmdir", SC_OP_RMDIR, "rmdir"),
     NOTIFY("truncate", SC_OP_TRUNCATE, SC_ANY, 0, 0, 0, "truncate", WHY_META),
     NOTIFY("truncate64", SC_OP_TRUNCATE64, SC_ANY, 0, 0, 0, "truncate64", WHY_META),
     /* Unix sockets: a pathname socket is reached by connect, sendto and sendmsg, and made by

@@ -55,11 +55,14 @@ typedef enum sc_filter {
 
 /* Modes of the command's filter. */
 typedef enum sc_cmd_mode {
-    SC_CMD_NESTED = 1u << 0, /* the sandbox runs inside another cordon, whose listener
+    SC_CMD_NESTED = 1u << 0,   /* the sandbox runs inside another cordon, whose listener
                                 serves the calls (the kernel allows one listener per
                                 process): no notify rows */
+    SC_CMD_LANDLOCK = 1u << 1, /* --isolation landlock: removals go to the supervisor too
+                                  (the command's Landlock domain may not remove at the top
+                                  of a split directory: confine/llonly.h) */
 } sc_cmd_mode;
-#define SC_CMD_PROGRAMS 2u
+#define SC_CMD_PROGRAMS 4u
 
 /* What a notify row's call is, for the supervisor (one value per argument layout). */
 typedef enum sc_op {
@@ -101,6 +104,9 @@ typedef enum sc_op {
     SC_OP_SENDTO,     /* sendto(fd, buf, len, flags, addr, addrlen) */
     SC_OP_SENDMSG,    /* sendmsg(fd, msg, flags) */
     SC_OP_SENDMMSG,   /* sendmmsg(fd, msgvec, vlen, flags) */
+    SC_OP_UNLINK,     /* unlink(path): SC_CMD_LANDLOCK only */
+    SC_OP_UNLINKAT,   /* unlinkat(dirfd, path, flags) */
+    SC_OP_RMDIR,      /* rmdir(path) */
 } sc_op;
 
 /* prctl(2) option a cordon inside a cordon uses to hand its protections to the outer
@@ -139,7 +145,7 @@ static inline int sc_rule_applies(const sc_rule *r, unsigned mode)
 /* Does a row apply to a command program built for `cmd_mode`? */
 static inline int sc_cmd_rule_applies(const sc_rule *r, unsigned cmd_mode)
 {
-    if (r->filter != SC_CMD)
+    if (r->filter != SC_CMD || (r->when & cmd_mode) != r->when) /* `when`: sc_cmd_mode bits here */
         return 0;
     if (r->op != SC_OP_NONE && (cmd_mode & SC_CMD_NESTED))
         return 0;

@@ -138,6 +138,16 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
     }
     strv_free(&x->env);
     x->env = env_build(pol, environ, ll->home, ll->tmpdir);
+    if (!ll->scoped) {
+        /* said, not refused: the caller chose this mode on this kernel */
+        char *w = xasprintf("--isolation landlock: this kernel's Landlock (ABI %d) cannot scope signals and "
+                            "abstract Unix sockets (ABI 6, Linux 6.12): the command can signal your other "
+                            "processes%s (doc/security.md)",
+                            ll->abi, ll->net_none ? "" : " and reach the host's abstract sockets");
+        strv_push(&x->p.warnings, w);
+        if (pol && pol->warn_fn)
+            pol->warn_fn(w, pol->warn_ctx);
+    }
     return 0;
 #endif
 }
@@ -181,6 +191,17 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
         json_object_set_new(pk, "runs", json_boolean(!x->p.proc || landlock_abi() > 0));
     }
     json_object_set_new(o, "proc_kept", pk);
+    if (x->p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        json_t *ll = json_object(), *d = json_array();
+        size_t nd;
+        const char *const *diff = llonly_differences(&nd);
+        for (size_t i = 0; i < nd; i++)
+            json_array_append_new(d, json_string(diff[i]));
+        json_object_set_new(ll, "creation_control", json_boolean(llonly_supervised(&x->p)));
+        json_object_set_new(ll, "scoped", json_boolean(landlock_abi() >= 6));
+        json_object_set_new(ll, "differences", d);
+        json_object_set_new(o, "landlock_isolation", ll);
+    }
     json_object_set_new(o, "confinement", confine_json(&x->p));
     char where[1024] = "";
     cordon_error why = {0};
@@ -241,6 +262,7 @@ static int explain_to(const cordon_policy *pol, char *const argv[], unsigned fla
             fprintf(out, "\n--isolation auto chose landlock: %s\n", x.isolation_why);
         llonly ll = {.ruleset_fd = -1, .abi = landlock_abi(), .net_none = pol->network == CORDON_NETWORK_NONE};
         ll.scoped = ll.abi >= 6;
+        ll.supervised = llonly_supervised(&x.p);
         if (llonly_grants(&x.p, &ll, err) < 0) {
             llonly_free(&ll);
             prepared_free(&x);

@@ -135,6 +135,7 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     cmd_hint_free(&hint);
     outer_opts o = {.timeout = pol->timeout,
                     .ll_ruleset_fd = c->ll.ruleset_fd,
+                    .ll = &c->ll,
                     .pty = flags & CORDON_SPAWN_PTY,
                     .pty_stderr = !(flags & CORDON_SPAWN_STDERR_PIPE)};
     memcpy(o.stdio, stdio, sizeof o.stdio);

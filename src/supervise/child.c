@@ -150,7 +150,8 @@ static void confine_steps(launch *l)
                     errno == EAGAIN ? " (with --limit-pids, give at least 2)" : "");
             launch_fail(l, &err);
         }
-        int fd = seccomp_install_cmd(seccomp_cmd_program(0), true, &err);
+        bool ll = l->plan->isolation == CORDON_ISOLATION_LANDLOCK;
+        int fd = seccomp_install_cmd(seccomp_cmd_program(ll ? SC_CMD_LANDLOCK : 0), true, &err);
         bool told = fd >= 0 && write(p[1], &fd, sizeof fd) == (ssize_t)sizeof fd;
         int e = errno;
         close(p[1]); /* without a descriptor, the helper reads nothing and ends */

@@ -239,6 +239,58 @@ static int hand_to_outer(cc_state *cc, cordon_error *err)
     return 0;
 }
 
+/* --isolation landlock: the plan's rules (and the private HOME and TMPDIR) by device
+ * and inode, for ll_decide.  A path that is gone or out of reach holds no rule. */
+static int ll_add(cc_state *cc, const char *path, cordon_access a, bool list_only, const char *why, cordon_error *err)
+{
+    _cleanup_fd_ int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))
+        return 0;
+    if (cc->n_ll_rules >= CC_MAX_RULES)
+        return err_set(err, CORDON_STAGE_CONFINE, ENOSPC,
+                       "--isolation landlock: too many rules for the creation control (at most %d)", CC_MAX_RULES);
+    cc->ll_rules[cc->n_ll_rules].dev = st.st_dev;
+    cc->ll_rules[cc->n_ll_rules].ino = st.st_ino;
+    cc->ll_rules[cc->n_ll_rules].write = a == CORDON_ACCESS_WRITE;
+    cc->ll_rules[cc->n_ll_rules].list_only = list_only;
+    if (list_only)
+        snprintf(cc->ll_rules[cc->n_ll_rules].why, sizeof cc->ll_rules[0].why, "%s",
+                 "--isolation landlock: a hidden path is in this directory, so the command may only list it "
+                 "and could not read a new entry (doc/security.md)");
+    else
+        snprintf(cc->ll_rules[cc->n_ll_rules].why, sizeof cc->ll_rules[0].why, "%s (%s)",
+                 a == CORDON_ACCESS_NONE   ? "hidden"
+                 : a == CORDON_ACCESS_READ ? "read-only"
+                                           : "writable",
+                 why);
+    cc->n_ll_rules++;
+    return 0;
+}
+
+static int ll_setup(cc_state *cc, const plan *p, cordon_error *err)
+{
+    cc->n_ll_rules = 0;
+    cc->ll_mode = p->isolation == CORDON_ISOLATION_LANDLOCK;
+    if (!cc->ll_mode)
+        return 0;
+    for (size_t i = 0; i < cc->n_ll_list_only; i++)
+        if (ll_add(cc, cc->ll_list_only[i], CORDON_ACCESS_READ, true, "", err) < 0)
+            return -1;
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const plan_rule *r = &p->rules[i];
+        if (r->exists && ll_add(cc, r->path, r->access, false, r->why ? r->why : "a rule of the view", err) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < cc->n_ll_devices; i++)
+        if (ll_add(cc, cc->ll_devices[i], CORDON_ACCESS_WRITE, false, "minimal /dev", err) < 0)
+            return -1;
+    if ((cc->ll_home && ll_add(cc, cc->ll_home, CORDON_ACCESS_WRITE, false, "private HOME", err) < 0) ||
+        (cc->ll_tmpdir && ll_add(cc, cc->ll_tmpdir, CORDON_ACCESS_WRITE, false, "private TMPDIR", err) < 0))
+        return -1;
+    return 0;
+}
+
 int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *err)
 {
     cc->listener = -1;
@@ -306,6 +358,8 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
         }
     }
     TRACE("cc-rules");
+    if (ll_setup(cc, p, err) < 0)
+        return -1;
     if (read_host_devs(cc, proc, s, err) < 0)
         return -1;
     TRACE("cc-devs");
@@ -655,11 +709,86 @@ static const char *fifo_hangs_git(cc_state *cc, int dir, const struct stat *dst,
     return NULL;
 }
 
+#define WHY_LL_UNKNOWN                                                               \
+    "--isolation landlock: cannot tell which rule of the view holds this path (its " \
+    "directory is out of reach)"
+
+/* --isolation landlock: the rule of the plan on this file or directory, or NULL. */
+/* --isolation landlock: the rule of the plan on this file or directory (list_only
+ * false), or whether it is a directory split around a hidden path (true); NULL: none. */
+static const char *ll_rule_of(const cc_state *cc, const struct stat *st, bool list_only, bool *write)
+{
+    for (size_t i = 0; i < cc->n_ll_rules; i++)
+        if (cc->ll_rules[i].ino == st->st_ino && cc->ll_rules[i].dev == st->st_dev &&
+            cc->ll_rules[i].list_only == list_only) {
+            *write = cc->ll_rules[i].write;
+            return cc->ll_rules[i].why;
+        }
+    return NULL;
+}
+
+/* --isolation landlock: may the command change `name` in `dir`?  The supervisor's own
+ * Landlock domain lets it write in every directory llonly.c split (where the command's
+ * may only list and read), so the plan's rules are applied here: the name's own rule,
+ * else the nearest rule on the way up from `dir` (by device and inode, through "..",
+ * as Landlock itself walks), as the longest matching path of the plan decides.  No rule
+ * up to the root: nothing of the plan grants it, and the supervisor's domain, which
+ * outside the split directories is the command's, decides.  A directory split around a
+ * hidden path takes no new name and loses none (`names`: the call makes or removes one
+ * in `dir`); an existing entry there is judged by the rules above. */
+static const char *ll_decide(cc_state *cc, int dir, const struct stat *dst, const char *name, bool names)
+{
+    bool w = false;
+    const char *why;
+    struct stat st;
+    if (name[0] && exists_at(dir, name, &st) && (why = ll_rule_of(cc, &st, false, &w)))
+        return w ? NULL : why;
+    if (names && (why = ll_rule_of(cc, dst, true, &w)))
+        return why;
+    _cleanup_fd_ int cur = -1;
+    struct stat cst = *dst;
+    for (int depth = 0; depth < PW_PATH_MAX; depth++) {
+        if ((why = ll_rule_of(cc, &cst, false, &w)))
+            return w ? NULL : why;
+        int up = openat(cur >= 0 ? cur : dir, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat ust;
+        if (up < 0 || fstat(up, &ust) < 0) {
+            if (up >= 0)
+                close(up);
+            return WHY_LL_UNKNOWN;
+        }
+        if (ust.st_dev == cst.st_dev && ust.st_ino == cst.st_ino) {
+            close(up);
+            return NULL; /* the root */
+        }
+        if (cur >= 0)
+            close(cur);
+        cur = up;
+        cst = ust;
+    }
+    return WHY_LL_UNKNOWN;
+}
+
+/* --isolation landlock: may `name` in `dir` be renamed, replaced or removed?  Not when it
+ * has a rule of its own (the workspace's .git, its hooks and config, an --allow-ro path):
+ * a mount point with namespaces, which cannot be moved away from its rule (EBUSY). */
+static bool ll_pinned(const cc_state *cc, int dir, const char *name)
+{
+    struct stat st;
+    bool w;
+    return cc->ll_mode && exists_at(dir, name, &st) && ll_rule_of(cc, &st, false, &w);
+}
+
 /* NULL when allowed, else why not. */
 static const char *decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
 {
     if (act == CC_CREATE && strcmp(name, "hooks") == 0)
         not_hooks_forget(cc); /* the call may make `dir`/hooks name another directory */
+    if (cc->ll_mode) {
+        const char *why = ll_decide(cc, dir, dst, name, act == CC_CREATE);
+        if (why)
+            return why;
+    }
     if (act == CC_CREATE)
         for (size_t i = 0; i < cc->n_rules; i++)
             if (cc->rules[i].ino == dst->st_ino && cc->rules[i].dev == dst->st_dev &&
@@ -855,6 +984,10 @@ static const char *decide_object(cc_state *cc, int obj, cc_act act)
         return NULL;
     if (S_ISREG(st.st_mode) && st.st_nlink == 0)
         return NULL; /* deleted: no name */
+    if (cc->ll_mode && was_handed(cc, &st))
+        return NULL; /* --isolation landlock: the view is the host's, so its name is found,
+                        and a rule of the view (--base host) would refuse what the command
+                        was given to write */
     char p[48];
     snprintf(p, sizeof p, "self/fd/%d", obj);
     ssize_t n = readlinkat(cc->pw.proc_fd, p, cc->path2, sizeof cc->path2 - 1);
@@ -1269,6 +1402,13 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
     const char *why = decide(cc, n.dir_fd, &n.dir_st, n.name, CC_CREATE);
     if (!why && (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT)))
         why = decide(cc, o.dir_fd, &o.dir_st, o.name, CC_CREATE);
+    if (!why && cc->ll_mode) /* the old name goes: its directory must be writable too */
+        why = ll_decide(cc, o.dir_fd, &o.dir_st, o.name, true);
+    if (!why && (ll_pinned(cc, o.dir_fd, o.name) || ll_pinned(cc, n.dir_fd, n.name))) {
+        pw_result_close(&o);
+        pw_result_close(&n);
+        return EBUSY; /* as the mount point says with namespaces (not a refusal: git tries) */
+    }
     if (!why && (flags & RENAME_WHITEOUT) && is_host(cc, o.dir_fd, &o.dir_st))
         why = WHY_WHITEOUT;
     struct stat ost, nst;
@@ -1290,6 +1430,47 @@ static int do_rename(cc_state *cc, const call *c, int odirfd, const char *opath,
     e = errno;
     pw_result_close(&o);
     pw_result_close(&n);
+    return rc < 0 ? e : 0;
+}
+
+/* --isolation landlock only (SC_CMD_LANDLOCK): unlink, unlinkat and rmdir, by the
+ * rules of the view (ll_decide), then performed here on the directory resolved. */
+static int do_unlink(cc_state *cc, const call *c, int dirfd, const char *path, int flags)
+{
+    if (flags & ~AT_REMOVEDIR)
+        return EINVAL;
+    if (!cc->ll_mode)
+        return ENOSYS; /* never: the filter sends these only in that mode */
+    pw_result r;
+    int e = pw_resolve(&cc->pw, dirfd, path, 0, &r);
+    if (e < 0)
+        return -e;
+    if (r.obj_fd >= 0 || r.dot) {
+        bool obj = r.obj_fd >= 0;
+        pw_result_close(&r);
+        return obj ? EBUSY : (flags & AT_REMOVEDIR) ? EINVAL : EISDIR;
+    }
+    struct stat st;
+    if (r.slash && !(flags & AT_REMOVEDIR) && exists_at(r.dir_fd, r.name, &st)) {
+        pw_result_close(&r);
+        return S_ISDIR(st.st_mode) ? EISDIR : ENOTDIR;
+    }
+    const char *why = ll_decide(cc, r.dir_fd, &r.dir_st, r.name, true);
+    if (!why && ll_pinned(cc, r.dir_fd, r.name)) {
+        pw_result_close(&r);
+        return EBUSY; /* as the mount point says (git removes empty directories up to it) */
+    }
+    if (why) {
+        pw_result_close(&r);
+        return refuse(cc, c, why);
+    }
+    int rc = -1;
+    if (still_valid(cc, c->id))
+        rc = unlinkat(r.dir_fd, r.name, flags);
+    else
+        errno = ENOENT;
+    e = errno;
+    pw_result_close(&r);
     return rc < 0 ? e : 0;
 }
 
@@ -1866,6 +2047,19 @@ void cc_serve_one(cc_state *cc)
         c.path = p2;
         c.what = "link";
         err = do_link(cc, &c, ARG_FD(c.args[0]), p1, ARG_FD(c.args[2]), p2, (int)c.args[4]);
+        break;
+    case SC_OP_UNLINK:
+    case SC_OP_RMDIR:
+        STR(0, p1);
+        c.path = p1;
+        c.what = op == SC_OP_RMDIR ? "rmdir" : "unlink";
+        err = do_unlink(cc, &c, AT_FDCWD, p1, op == SC_OP_RMDIR ? AT_REMOVEDIR : 0);
+        break;
+    case SC_OP_UNLINKAT:
+        STR(1, p1);
+        c.path = p1;
+        c.what = (c.args[2] & AT_REMOVEDIR) ? "rmdir" : "unlink";
+        err = do_unlink(cc, &c, ARG_FD(c.args[0]), p1, (int)c.args[2]);
         break;
     case SC_OP_SYMLINK:
         STR(0, p1);

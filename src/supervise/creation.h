@@ -154,6 +154,30 @@ typedef struct cc_state {
     _Alignas(8) unsigned char resp[128]; /* struct seccomp_notif_resp */
     char status[4096];
     sk_state sk; /* connect, bind and sends on the command's behalf (supervise/sockets.h) */
+    /* --isolation landlock: the supervisor is cordon's stand-in on the host, in a Landlock
+     * domain of its own that may also write where the command's may only list (the
+     * directories llonly.c splits: the top of the workspace, .git), so it must decide
+     * itself what the command's rules allow there.  Every existing path with a rule of the
+     * plan (and the private HOME and TMPDIR), by device and inode: the nearest one on the
+     * way up from a name decides, as the plan's longest matching path does (creation.c,
+     * ll_decide).  ll_home and ll_tmpdir are set by the caller before cc_setup. */
+    bool ll_mode;
+    const char *ll_home, *ll_tmpdir;
+    const char *ll_list_only[CC_MAX_RULES]; /* the directories split around a hidden path
+                                               (no name is made or removed there: the
+                                               command could not read it) */
+    size_t n_ll_list_only;
+    const char *ll_devices[32]; /* the minimal /dev's nodes and ptys, granted whatever the
+                                   rules say (confine/llonly.c): writable here too */
+    size_t n_ll_devices;
+    struct {
+        dev_t dev;
+        ino_t ino;
+        bool write;
+        bool list_only; /* one of ll_list_only: existing entries keep their rule */
+        char why[160];  /* "read-only here (the rule's source)" */
+    } ll_rules[CC_MAX_RULES];
+    size_t n_ll_rules;
     /* Directories known not to be the hooks directory of a guarded one (is_hooks_dir), by
      * device, inode and file handle (which holds the inode's generation: a number reused
      * for a new directory does not match), direct-mapped: a verdict that holds for the run

@@ -27,8 +27,12 @@ typedef struct launch {
     int life_fd;           /* read end of a pipe whose write end only the parent holds: EOF means
                     * cordon is gone */
     int life_wfd;          /* its write end, which PID 1 must close at once */
-    cc_state *cc;          /* the creation control (creation.h), or NULL (--isolation landlock,
-                    * or a build without confinement) */
+    cc_state *cc;          /* the creation control (creation.h), or NULL (a build without
+                    * confinement, bubblewrap's exact mode, a session under --isolation
+                    * landlock) */
+    int ll_sup_fd;         /* --isolation landlock: the supervisor's Landlock ruleset
+                            * (confine/llonly.h), which the stand-in applies to itself
+                            * before it starts the command; -1: none */
     int cc_sock[2];        /* PID 1 <- command's process: the listener, before the exec */
     bool pdeathsig;        /* cordon was started from its process's main thread: PID 1 also gets
                      * a parent-death signal (which follows that one thread, so a run

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "confine/llonly.h"
 #include "sandbox/ns.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
@@ -257,6 +258,8 @@ static size_t launch_child_fds(const launch *l, int *keep)
         keep[k++] = l->limits.dir_fd[CORDON_LIMIT_CPU];
     if (l->confine.landlock.ruleset_fd >= 0)
         keep[k++] = l->confine.landlock.ruleset_fd;
+    if (l->ll_sup_fd >= 0)
+        keep[k++] = l->ll_sup_fd;
     if (l->helper_fd >= 0)
         keep[k++] = l->helper_fd;
     if (l->cordon_pidfd >= 0)
@@ -399,6 +402,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
                   .life_fd = -1,
                   .life_wfd = -1,
                   .helper_fd = -1,
+                  .ll_sup_fd = -1,
                   .deadline_ms = -1,
                   .session = o->session,
                   .session_fd = o->session ? o->session_fd : -1};
@@ -467,6 +471,29 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     if (!ll_only && l->confine.enabled && !p->bare) {
         l->cc = xcalloc(1, sizeof *l->cc);
         l->scratch.want_proc_fd = true;
+    }
+    /* --isolation landlock: the stand-in supervises, in a Landlock domain of its own
+     * (llonly.h).  A session there has none (its commands start from its holder). */
+    if (ll_only && l->confine.enabled && !p->bare && !o->session && o->ll && o->ll->sup_ruleset_fd >= 0) {
+        l->cc = xcalloc(1, sizeof *l->cc);
+        for (size_t i = 0; i < o->ll->n_grants; i++) {
+            const ll_grant *g = &o->ll->grants[i];
+            if (g->cls == LL_DEVICE && l->cc->n_ll_devices < sizeof l->cc->ll_devices / sizeof *l->cc->ll_devices)
+                l->cc->ll_devices[l->cc->n_ll_devices++] = g->path;
+            if (g->cls != LL_LIST || !g->is_dir || g->sup_only)
+                continue;
+            if (l->cc->n_ll_list_only == CC_MAX_RULES) {
+                err_set(err, CORDON_STAGE_CONFINE, ENOSPC,
+                        "--isolation landlock: too many directories split around hidden paths (at most %d)",
+                        CC_MAX_RULES);
+                abandon(r);
+                return -1;
+            }
+            l->cc->ll_list_only[l->cc->n_ll_list_only++] = g->path;
+        }
+        l->cc->ll_home = o->ll->home;
+        l->cc->ll_tmpdir = o->ll->tmpdir;
+        l->ll_sup_fd = o->ll->sup_ruleset_fd;
     }
 #endif
     if (o->session)

@@ -43,6 +43,8 @@ typedef struct outer_opts {
     double timeout;             /* seconds; 0: none */
     int stdio[3];               /* what PID 1 and the command get as 0, 1 and 2; -1: the caller's own */
     int ll_ruleset_fd;          /* --isolation landlock: the ruleset confine/llonly.c built */
+    const struct llonly *ll;    /* --isolation landlock: the rest of what it prepared (the
+                                   supervisor's ruleset, the private HOME and TMPDIR), or NULL */
     const outer_helper *helper; /* the run's host-side helper, or NULL (one process may
                                    serve several purposes: the proxy and the bridges) */
     struct sess_mem *session;   /* a session (src/session): PID 1 starts no command but

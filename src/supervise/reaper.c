@@ -14,11 +14,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "confine/caps.h"
+#include "confine/landlock.h"
 #include "supervise/launch.h"
 #include "supervise/report.h"
 #include "supervise/signals.h"
@@ -126,6 +129,24 @@ void reaper_kill_descendants(void)
     }
 }
 
+/* The command's process installed its filter before the exec and passed the listener
+ * (creation.h); nothing came when it failed first (its report says why). */
+static int take_listener(launch *l, cordon_error *err)
+{
+    close(l->cc_sock[1]);
+    char byte;
+    char ctl[CMSG_SPACE(sizeof(int))];
+    struct iovec iov = {&byte, 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    if (recvmsg(l->cc_sock[0], &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1) {
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+        if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+            memcpy(&l->cc->listener, CMSG_DATA(cm), sizeof(int));
+    }
+    close(l->cc_sock[0]);
+    return l->cc->listener >= 0 ? pid1_check_listener(l->cc->listener, err) : 0;
+}
+
 void reaper_main(launch *l)
 {
     cordon_error err = {0};
@@ -167,6 +188,22 @@ void reaper_main(launch *l)
             launch_fail(l, &err);
         l->pty_group = true;
     }
+    /* The creation control (creation.h): this process serves it, on the host's paths, with
+     * the host's /proc (whatever the plan shows the command), before the filter, which
+     * refuses the socket pair it takes the listener through. */
+    if (l->cc) {
+        if (l->scratch.proc_fd < 0 &&
+            (l->scratch.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+            err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot open /proc for the creation control");
+            launch_fail(l, &err);
+        }
+        if (cc_setup(l->cc, l->plan, &l->scratch, &err) < 0)
+            launch_fail(l, &err);
+        if (!l->cc->nested && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->cc_sock) < 0) {
+            err_set(&err, CORDON_STAGE_CONFINE, errno, "socketpair");
+            launch_fail(l, &err);
+        }
+    }
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
     if (sfd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
@@ -176,6 +213,13 @@ void reaper_main(launch *l)
      * user namespace there is no CAP_SYS_ADMIN to stand in for no_new_privs. */
     if (set_no_new_privs(&err) < 0 || confine_filter(&l->confine, &err) < 0)
         launch_fail(l, &err);
+    /* The supervisor's own Landlock domain (confine/llonly.h): the command's process
+     * adds its own below it, and the supervisor acts for it by the plan's rules. */
+    if (l->ll_sup_fd >= 0) {
+        landlock_prep sup = {.ruleset_fd = l->ll_sup_fd};
+        if (landlock_apply(&sup, &err) < 0)
+            launch_fail(l, &err);
+    }
 
     pid_t cmd = launch_start_command(l);
     if (cmd < 0) {
@@ -190,13 +234,22 @@ void reaper_main(launch *l)
         launch_fail(l, &err);
     }
     pty_close_slave(&l->pty);
+    if (l->cc && !l->cc->nested && take_listener(l, &err) < 0) {
+        kill(cmd, SIGKILL);
+        launch_fail(l, &err);
+    }
     if (caps_drop_all(&err) < 0) {
         kill(cmd, SIGKILL);
         launch_fail(l, &err);
     }
-    int keep[9];
+    int keep[12];
     size_t nk = launch_supervise_fds(l, keep);
     keep[nk++] = sfd;
+    if (l->cc) {
+        keep[nk++] = l->cc->listener;
+        keep[nk++] = l->cc->pw.proc_fd;
+        keep[nk++] = l->cc->pw.root_fd;
+    }
     if (close_fds_except(keep, nk) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot close the supervisor's descriptors");
         kill(cmd, SIGKILL);

@@ -191,6 +191,22 @@ t_settings_and_explain() {
     assert_contains "$OUT" "list    $WS "
     assert_not_contains "$OUT" "$WS/sub"$'\n'
     assert_contains "$OUT" "the mount plan above is not carried out"
+    # issue 22: the creation control is on, and what differs from namespaces is listed
+    assert_contains "$OUT" "creation control  on:"
+    assert_contains "$OUT" "unlike the namespaced sandbox:"
+    assert_contains "$OUT" "the host's processes are visible"
+    expect_ok explain --json --isolation landlock -- true
+    printf '%s' "$OUT" >"$CT/explain.json"
+    assert_eq "$(json_get "$CT/explain.json" landlock_isolation | "$PY" -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["creation_control"], len(d["differences"]) > 3)')" "True True" "explain --json: landlock_isolation"
+    # only a read-only path below (the protected .git/hooks): the top is readable, and the
+    # supervisor's to create in
+    rmdir "$WS/sub"
+    mkdir -p "$WS/.git/hooks"
+    expect_ok explain --isolation landlock -- true
+    assert_contains "$OUT" "read    $WS "
+    assert_contains "$OUT" "create  $WS "
   fi
 }
 

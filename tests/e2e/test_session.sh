@@ -525,12 +525,17 @@ case_no_reach_from_sandboxes() {
   assert_not_contains "$OUT" "inside"
   # under Landlock with the host's base and network: the host's user namespace, Unix
   # sockets allowed, the sessions directory listable (Landlock's deny emulation lets a
-  # directory be listed), and even writable: the holder sees the client's seccomp filter
-  # and no_new_privs through its pidfd, and refuses
+  # directory be listed): cordon's supervisor refuses the connect to a host socket ...
+  crun run --isolation landlock --base host --network host --allow-ro "$bin" -- "$CORDON" session exec "$dir/$s" -- echo inside
+  [ "$RC" = 125 ] || die "a Landlock-sandboxed process (--base host --network host) could exec into a session: $(last_run)"
+  assert_not_contains "$OUT" "inside"
+  assert_contains "$ERR" "refused connect"
+  # ... and with the socket allowed, and the directory even writable, the holder sees the
+  # client's seccomp filter and no_new_privs through its pidfd, and refuses
   local ll
   for ll in "--allow-ro $bin" "--allow $dir --allow-ro $bin"; do
     # shellcheck disable=SC2086 # the options are split on purpose
-    crun run --isolation landlock --base host --network host $ll -- "$CORDON" session exec "$dir/$s" -- echo inside
+    crun run --isolation landlock --base host --network host --allow-socket "$dir/$s" $ll -- "$CORDON" session exec "$dir/$s" -- echo inside
     [ "$RC" = 125 ] || die "a Landlock-sandboxed process (--base host --network host $ll) could exec into a session: $(last_run)"
     assert_not_contains "$OUT" "inside"
     assert_contains "$ERR" "inside a sandbox"

@@ -13,6 +13,7 @@
 # Environment (all optional; the harness passes CORDON_ORACLE_* on):
 #   CORDON_ORACLE_SECONDS     the random phase's budget on the test's file system (30)
 #   CORDON_ORACLE_FS_SECONDS  the random phase per identity on the loop-mounted btrfs and XFS (4)
+#   CORDON_ORACLE_LL_SECONDS  the budget under --isolation landlock, its regression entries included (30)
 #   CORDON_ORACLE_SEEDS       entries (SEED or SEED@I+J) to run before the regression entries
 #   CORDON_ORACLE_KEEP_GOING  1: do not stop at the first failing random seed
 # As root, the file runs in a mount namespace of its own: its loop, tmpfs and overlay
@@ -76,6 +77,16 @@ t_random() {
   oracle "$CT/o" --seconds "$SECONDS_MAIN" --control 8 "${KEEP[@]}"
 }
 
+# --isolation landlock (issue 22): the creation control runs there too, served by cordon's
+# stand-in on the host's own paths; the regression entries, then random sequences for
+# CORDON_ORACLE_LL_SECONDS (30, the regression entries included).
+t_landlock() {
+  "$CORDON" run --isolation landlock -- true >/dev/null 2>"$CT/ll.err" ||
+    skip_case "--isolation landlock does not run here: $(head -c 200 "$CT/ll.err")"
+  oracle "$CT/o" --seeds "$REGRESSION_SEEDS" --seconds "${CORDON_ORACLE_LL_SECONDS:-30}" --control 8 \
+    --cordon-arg=--isolation --cordon-arg=landlock --label landlock "${KEEP[@]}"
+}
+
 # on_loop_fs TYPE MKFS...: the oracle on a loop-mounted file system of that type, as root
 # and as uid 65534 (a directory on it owned by 65534); btrfs in a subvolume, where a
 # directory's st_dev is the subvolume's, not the mount's (issue 19, section 1).
@@ -125,6 +136,7 @@ t_xfs() { on_loop_fs xfs mkfs.xfs xfsprogs; }
 
 run_case regression_seeds t_regression_seeds
 run_case random t_random
+run_case landlock t_landlock
 run_case btrfs t_btrfs
 run_case xfs t_xfs
 finish

@@ -8,10 +8,18 @@
 #   - other processes' /proc/PID/cmdline stays readable (no PID namespace, and Landlock
 #     cannot tell /proc/PID apart): a known limitation, asserted as it stands; --no-proc
 #     closes it.
+#   - the creation control runs here too, served by the stand-in (issue 22): creating,
+#     writing, renaming and removing at the top of the workspace and in .git work (cc,
+#     git commit), while protected names (.codex, .claude, .vscode, .mcp.json), git hooks
+#     and config, read-only paths inside the workspace, set-user-ID bits and host Unix
+#     sockets are refused and reported (refused: N), as with namespaces;
+#   - --network none: no host TCP service is reached (the supervisor connects within the
+#     command's Landlock rules).
 # Positive controls: the same attack program reaches the host's objects on the host; the
-# grandchild and the private directory did exist while cordon ran.
+# grandchild and the private directory did exist while cordon ran; creating at the top and
+# git commit work; the same route works for what the view shows.
 . "$(dirname "$0")/lib.sh"
-esc_build ipc
+esc_build ipc tryops
 
 landlock_abi() { "$PY" -c '
 import ctypes
@@ -20,6 +28,220 @@ r = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint(1))
 print(r if r > 0 else 0)'; }
 ABI=$(landlock_abi)
 need_landlock() { [ "$ABI" -ge 4 ] || skip_case "Landlock ABI $ABI on this kernel; --isolation landlock with --network none needs ABI 4"; }
+
+# The creation control's cases: a workspace that is a git repository, as agents have.
+git_ws() {
+  command -v git >/dev/null || skip_case "git is not installed (./bootstrap.sh installs it)"
+  git -C "$WS" init -q
+  git -C "$WS" config user.name cordon-test
+  git -C "$WS" config user.email test@cordon.invalid
+  echo one >"$WS/tracked"
+  git -C "$WS" add tracked
+  git -C "$WS" commit -q -m first
+}
+
+# Positive control of everything below: ordinary work at the top of a workspace that is a
+# repository (before, the tree split around .git/hooks could only be listed: touch, ld's
+# output and git's index.lock were EACCES, reported as refused: 0).
+t_top_create_and_build() {
+  need_landlock
+  command -v cc >/dev/null || skip_case "no C compiler"
+  git_ws
+  printf 'int main(void) { return 7; }\n' >"$WS/hello.c"
+  crun run --isolation landlock -- sh -c '
+    touch ok && mkdir dir && echo x >dir/f && mv dir/f moved && cc -o hello hello.c &&
+      { ./hello; echo "ran $?"; } && cat moved && rm ok && rmdir dir && echo done'
+  [ "$RC" = 0 ] || die "$(last_run)"
+  assert_eq "$OUT" "$(printf 'ran 7\nx\ndone')" "create, build, run, rename and remove at the top of the workspace"
+  assert_exists "$WS/hello"
+  assert_file_content "$WS/moved" "x"
+  assert_absent "$WS/ok"
+  assert_absent "$WS/dir"
+  assert_not_contains "$ERR" "refused" "ordinary work reported as refused"
+}
+
+t_git_commit() {
+  need_landlock
+  git_ws
+  crun run --isolation landlock -- sh -c '
+    echo two >>tracked && echo new >added && git add tracked added && git commit -q -m inside &&
+      git commit -q --allow-empty -m again && git gc -q && git status --porcelain && echo committed'
+  [ "$RC" = 0 ] || die "git commit under --isolation landlock: $(last_run)"
+  assert_eq "$OUT" committed
+  assert_eq "$(git -C "$WS" log --format=%s | tr '\n' ' ')" "again inside first " "the commits on the host"
+  [ -z "$(find "$WS/.git" -name '*.lock')" ] || die "lock files left in .git: $(find "$WS/.git" -name '*.lock')"
+  git -C "$WS" fsck >/dev/null 2>&1 || die "the repository is damaged"
+}
+
+t_protected_names_and_git() {
+  need_landlock
+  git_ws
+  echo '#!/bin/sh' >"$WS/.git/hooks/pre-commit.sample"
+  local before
+  before=$(snapshot "$WS/.git" strict)
+  crun run --isolation landlock --allow-ro "$BIN" --status-json "$CT/st.json" -- "$BIN/tryops" \
+    mkdir codex .codex mkdir claude .claude mkdir vscode .vscode write mcp .mcp.json "{}" \
+    write hook .git/hooks/pre-commit "#!/bin/sh" append config .git/config "[core]" \
+    unlink rm_hook .git/hooks/pre-commit.sample unlink rm_config .git/config \
+    mkdir nested_repo sub mkdir nested_git sub/.git \
+    link hook_link tracked .git/hooks/post-checkout \
+    write control made-here "fine" mkdir control_dir madedir
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_ok control
+  want_ok control_dir
+  want_ok nested_repo
+  local l
+  for l in codex claude vscode mcp hook config rm_hook rm_config nested_git hook_link; do
+    want_refused "$l" EPERM EACCES
+  done
+  for l in .codex .claude .vscode .mcp.json .git/hooks/pre-commit .git/hooks/post-checkout sub/.git; do
+    assert_absent "$WS/$l"
+  done
+  assert_unchanged "$before" "$WS/.git" "the repository's hooks or config changed on the host" strict
+  assert_file_content "$WS/made-here" "fine"
+  # refused: N, and each refusal printed with its reason (issue 23)
+  [ "$(json_get "$CT/st.json" refused)" -ge 10 ] || die "refused: $(json_get "$CT/st.json" refused) in --status-json"
+  assert_contains "$ERR" "cordon: refused mkdir .codex: protected .codex"
+  assert_contains "$ERR" "git hooks"
+  # the repository itself, its hooks and config cannot be moved away from their rules
+  crun run --isolation landlock -- sh -c 'mv .git/hooks h; mv .git/config c; mv .git moved-git; exit 0'
+  assert_absent "$WS/moved-git"
+  assert_absent "$WS/h"
+  assert_absent "$WS/c"
+  assert_contains "$ERR" "Device or resource busy" "renaming .git away: EBUSY, as the mount point says with namespaces"
+  assert_unchanged "$before" "$WS/.git" "the repository's hooks or config changed on the host" strict
+}
+
+t_readonly_inside_workspace() {
+  need_landlock
+  mkdir "$WS/vendor" "$WS/vendor/sub"
+  echo v >"$WS/vendor/f"
+  echo own >"$WS/own"
+  local before
+  before=$(snapshot "$WS/vendor" strict)
+  crun run --isolation landlock --allow-ro "$BIN" --allow-ro "$WS/vendor" -- "$BIN/tryops" \
+    append control own "y" write top newtop "n" read ro_read vendor/f \
+    append ro_write vendor/f "changed" write ro_create vendor/new "n" write ro_create_sub vendor/sub/new "n" \
+    mkdir ro_mkdir vendor/d unlink ro_unlink vendor/f link ro_link_out vendor/f linked \
+    link ro_link_in own vendor/own
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_ok control
+  want_ok top
+  want_ok ro_read
+  local l
+  for l in ro_write ro_create ro_create_sub ro_mkdir ro_unlink ro_link_out ro_link_in; do
+    want_refused "$l" EPERM EACCES EROFS
+  done
+  crun run --isolation landlock --allow-ro "$WS/vendor" -- sh -c 'mv vendor/f out; mv vendor here; rm -rf vendor; exit 0'
+  assert_unchanged "$before" "$WS/vendor" "a read-only path inside the workspace changed on the host" strict
+  assert_absent "$WS/out"
+  assert_absent "$WS/here"
+  assert_file_content "$WS/newtop" "n"
+}
+
+# A hidden path inside the workspace: Landlock cannot hide it from a readable directory,
+# so that directory stays list-only, and a new name there is refused with the reason
+# (the command could not read it back), not as a bare EACCES.
+t_hidden_inside_workspace() {
+  need_landlock
+  echo secret >"$WS/.env"
+  echo o >"$WS/other"
+  crun run --isolation landlock --allow-ro "$BIN" --deny "$WS/.env" -- "$BIN/tryops" \
+    read secret .env append control other "2" write top newtop "n"
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_ok control
+  want_refused secret EACCES
+  want_refused top EPERM
+  assert_contains "$ERR" "a hidden path is in this directory"
+  assert_absent "$WS/newtop"
+}
+
+t_setid_refused() {
+  need_landlock
+  echo '#!/bin/sh' >"$WS/prog"
+  crun run --isolation landlock -- sh -c 'chmod 0755 prog && echo control; chmod u+s prog || echo refused; chmod g+s prog || echo refused'
+  assert_eq "$OUT" "$(printf 'control\nrefused\nrefused')" "set-user-ID and set-group-ID bits"
+  [ "$(stat -c %a "$WS/prog")" = 755 ] || die "ESCAPE: mode $(stat -c %a "$WS/prog") on the host"
+}
+
+# The gap of issue 19 here: with --network host, a host service's pathname socket in the
+# view (a tmux server's, the Docker socket) is refused as with namespaces; the command's
+# own sockets work.
+t_host_unix_socket_refused() {
+  need_landlock
+  local ready=$CT/ready i
+  mkdir "$WS/run"
+  "$PY" "$ESC_SRC/unix_server.py" "$WS/run/sock" "$ready" 30 </dev/null >/dev/null 2>"$CT/server.err" &
+  track_pid $! "$ESC_SRC/unix_server.py"
+  for ((i = 0; i < 100; i++)); do
+    [ -e "$ready" ] && break
+    sleep 0.05
+  done
+  [ -e "$ready" ] || die "could not start the host Unix socket server: $(cat "$CT/server.err")"
+  host_run tryops connect host_control "$WS/run/sock"
+  [ "$(detail host_control)" = pong-from-host ] || die "positive control: the host server does not answer on the host ($OUT)"
+  crun run --isolation landlock --allow-ro "$BIN" --network host -- "$BIN/tryops" \
+    connect shown "$WS/run/sock" ownstream control_own "$WS/own.sock"
+  [ "$RC" = 0 ] || die "$(last_run)"
+  want_ok control_own
+  want_refused shown EACCES
+  assert_contains "$ERR" "connect"
+  # positive control: --allow-socket lets it through
+  crun run --isolation landlock --allow-ro "$BIN" --network host --allow-socket "$WS/run/sock" -- "$BIN/tryops" connect shown "$WS/run/sock"
+  assert_eq "$(detail shown)" pong-from-host "connect to a host socket named by --allow-socket"
+}
+
+# --base host: "/" is read-only by a rule, which the supervisor applies itself; the minimal
+# /dev and the files handed in as standard descriptors stay writable (controls), the
+# host's files do not.
+t_base_host_rules() {
+  need_landlock
+  # (the reopened standard output is written last: it has an offset of its own)
+  crun run --isolation landlock --base host -- sh -c '
+    echo x >/dev/null && echo devnull; touch made && echo made
+    touch /etc/cordon-escape-ll 2>/dev/null || echo etc refused
+    echo handed >>/proc/self/fd/1'
+  [ "$RC" = 0 ] || die "$(last_run)"
+  assert_eq "$OUT" "$(printf 'devnull\nmade\netc refused\nhanded')" "--isolation landlock --base host ($ERR)"
+  assert_exists "$WS/made"
+  assert_absent /etc/cordon-escape-ll "ESCAPE: a file made in the host's /etc"
+}
+
+# KNOWN LIMITATION (doc/security.md): Landlock does not govern file times, and the
+# supervisor is not sent utimensat: asserted as it stands; the content stays.
+t_times_known_limitation() {
+  need_landlock
+  mkdir "$WS/vendor"
+  echo v >"$WS/vendor/f"
+  touch -d 2001-01-01 "$WS/vendor/f"
+  crun run --isolation landlock --allow-ro "$WS/vendor" -- sh -c 'touch -c -d 2002-02-02 vendor/f; echo x >vendor/f; exit 0'
+  assert_file_content "$WS/vendor/f" "v"
+  assert_eq "$(stat -c %Y "$WS/vendor/f")" "$(date -d 2002-02-02 +%s)" \
+    "KNOWN LIMITATION changed: the times of a read-only file are no longer changed under --isolation landlock; update doc/security.md"
+  # with namespaces the read-only mount refuses it (positive control of the difference)
+  touch -d 2001-01-01 "$WS/vendor/f"
+  crun run --allow-ro "$WS/vendor" -- sh -c 'touch -c -d 2002-02-02 vendor/f; exit 0'
+  assert_eq "$(stat -c %Y "$WS/vendor/f")" "$(date -d 2001-01-01 +%s)" "ESCAPE: the times of a read-only file changed with namespaces"
+}
+
+# The supervisor connects on the command's behalf: within the command's Landlock rules.
+t_network_none_tcp() {
+  need_landlock
+  start_tcp_server 30
+  local port
+  port=$(cat "$CT"/port.*)
+  local probe='import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+    print("connected")
+except OSError as e:
+    print("refused", e.errno)'
+  crun run --isolation landlock --network none -- "$PY" -c "$probe" "$port"
+  assert_not_contains "$OUT" connected "ESCAPE: a host TCP service reached under --network none"
+  assert_contains "$OUT" refused
+  crun run --isolation landlock --network host -- "$PY" -c "$probe" "$port"
+  assert_eq "$OUT" connected "positive control: --network host reaches the host's loopback"
+}
 
 t_sysv_refused() {
   need_landlock
@@ -206,4 +428,14 @@ run_case listen_unreachable_from_host t_listen_unreachable_from_host
 run_case kill9_grandchild_and_private_dir t_kill9_grandchild_and_private_dir
 run_case kill9_everything_then_next_run t_kill9_everything_then_next_run
 run_case proc_cmdline_known_limitation t_proc_cmdline_known_limitation
+run_case top_create_and_build t_top_create_and_build
+run_case git_commit t_git_commit
+run_case protected_names_and_git t_protected_names_and_git
+run_case readonly_inside_workspace t_readonly_inside_workspace
+run_case hidden_inside_workspace t_hidden_inside_workspace
+run_case setid_refused t_setid_refused
+run_case host_unix_socket_refused t_host_unix_socket_refused
+run_case network_none_tcp t_network_none_tcp
+run_case base_host_rules t_base_host_rules
+run_case times_known_limitation t_times_known_limitation
 finish
