@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Node package's figures (bench/bindings.sh runs it beside the C library's):
+//   session   a command (`true`, output collected) in one session: Session.run
+//   output    `head -c SIZE /dev/zero` read as a stream through spawn() (cordon run)
+//             against child_process.spawn's plain pipe; MiB/s, medians, rounds alternate
+// Prints one line per figure: "NAME VALUE".
+//   CORDON=build/cordon node node/bench/bench.js [--rounds N] [--size BYTES] [--output-rounds N]
+'use strict';
+const childProcess = require('node:child_process');
+const cordon = require('cordon-sandbox');
+
+function median(v) {
+  v.sort((a, b) => a - b);
+  return v[Math.floor(v.length / 2)];
+}
+
+async function drain(stream) {
+  let n = 0;
+  for await (const chunk of stream) n += chunk.length;
+  return n;
+}
+
+async function main() {
+  const opt = { rounds: 200, size: 1 << 30, 'output-rounds': 5 };
+  const a = process.argv.slice(2);
+  for (let i = 0; i + 1 < a.length; i += 2) opt[a[i].replace(/^--/, '')] = Number(a[i + 1]);
+
+  const session = await cordon.Session.start({ workspace: process.cwd() });
+  const ms = [];
+  try {
+    for (let i = 0; i < 10; i++) await session.run(['true']);
+    for (let i = 0; i < opt.rounds; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = await session.run(['true']);
+      if (r.status !== 0) throw new Error(`true exited ${r.status}: ${r.stderr}`);
+      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  } finally {
+    await session.stop();
+  }
+  console.log(`session_node_ms ${median(ms).toFixed(3)}`);
+
+  const mib = opt.size / (1 << 20);
+  const plain = [];
+  const through = [];
+  const args = ['-c', String(opt.size), '/dev/zero'];
+  for (let r = 0; r < opt['output-rounds'] * 2; r++) {
+    const t0 = process.hrtime.bigint();
+    let n;
+    if ((r % 2 === 0) === (Math.floor(r / 2) % 2 === 0)) {
+      const c = childProcess.spawn('head', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      const closed = new Promise((res) => c.once('close', res));
+      n = await drain(c.stdout);
+      await closed;
+      plain.push(mib / (Number(process.hrtime.bigint() - t0) / 1e9));
+    } else {
+      const c = cordon.spawn(['head', ...args], { workspace: process.cwd() });
+      c.stderr.resume();
+      n = await drain(c.stdout);
+      await c.wait();
+      through.push(mib / (Number(process.hrtime.bigint() - t0) / 1e9));
+    }
+    if (n !== opt.size) throw new Error(`read ${n} of ${opt.size} bytes`);
+  }
+  console.log(`output_node_plain_mibs ${median(plain).toFixed(0)}`);
+  console.log(`output_node_mibs ${median(through).toFixed(0)}`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
