@@ -7,7 +7,7 @@ use std::time::Duration;
 
 const LIMIT: usize = 30_000; // bytes of output a model is shown
 
-fn bash_tool(session: &mut Session, command: &str) -> Result<String, cordon::Error> {
+fn bash_tool(session: &Session, command: &str) -> Result<String, cordon::Error> {
     let cmd = Command::new().timeout(Duration::from_secs(120)).stdio(Stdio::inherit().merge_stderr());
     let out = session.output(&["bash", "-c", command], &cmd)?;
     let mut text = String::from_utf8_lossy(&out.stdout[..out.stdout.len().min(LIMIT)]).into_owned();
@@ -25,9 +25,9 @@ fn bash_tool(session: &mut Session, command: &str) -> Result<String, cordon::Err
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let policy = Policy::builder().workspace(std::env::current_dir()?).build()?;
-    let mut session = Session::new(&policy)?;
+    let session = Session::new(&policy)?;
     for command in std::env::args().skip(1) {
-        println!("$ {}\n{}", command, bash_tool(&mut session, &command)?);
+        println!("$ {}\n{}", command, bash_tool(&session, &command)?);
     }
     Ok(())
 }

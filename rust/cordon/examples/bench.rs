@@ -69,7 +69,7 @@ fn main() {
     let policy = Policy::builder().build().expect("policy");
 
     // session commands: the C calls against the crate's, alternating
-    let mut session = Session::new(&policy).expect("session");
+    let session = Session::new(&policy).expect("session");
     let raw_session = {
         // the crate's session handle is opaque; a second session for the raw calls keeps
         // the two apart (each command runs in a session of the same policy)

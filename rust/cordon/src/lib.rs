@@ -6,7 +6,7 @@
 //! use std::time::Duration;
 //!
 //! let policy = Policy::builder().workspace("/repo").timeout(Duration::from_secs(120)).build()?;
-//! let mut session = Session::new(&policy)?;          // built once
+//! let session = Session::new(&policy)?;              // built once
 //! let out = session.output(&["make", "test"], &Command::new())?;   // each command: ~ms
 //! println!("{} {}", out.status.code, String::from_utf8_lossy(&out.stdout));
 //! # Ok::<(), cordon::Error>(())

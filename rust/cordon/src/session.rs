@@ -15,8 +15,9 @@ pub struct Session {
     raw: *mut sys::cordon_session,
 }
 
-// SAFETY: the handle may move between threads; it is not Sync (spawns take &mut self)
+// SAFETY: the handle may move between threads
 unsafe impl Send for Session {}
+// (not Sync: commands are started from one thread at a time; many may run at once)
 
 impl Drop for Session {
     fn drop(&mut self) {
@@ -84,7 +85,7 @@ impl Session {
     }
 
     /// Start argv in the session.
-    pub fn spawn<S: AsRef<OsStr>>(&mut self, argv: &[S], cmd: &Command) -> Result<Child<'_>> {
+    pub fn spawn<S: AsRef<OsStr>>(&self, argv: &[S], cmd: &Command) -> Result<Child<'_>> {
         let args = Argv::new(argv)?;
         let cwd = match &cmd.cwd {
             Some(d) => Some(cpath("chdir", d)?),
@@ -117,7 +118,7 @@ impl Session {
 
     /// Run argv in the session with its stdout and stderr collected (the command's
     /// `stdio` is replaced by pipes unless it merges stderr).
-    pub fn output<S: AsRef<OsStr>>(&mut self, argv: &[S], cmd: &Command) -> Result<Output> {
+    pub fn output<S: AsRef<OsStr>>(&self, argv: &[S], cmd: &Command) -> Result<Output> {
         let mut c = cmd.clone();
         if c.stdio.flags() & sys::CORDON_SPAWN_MERGE_STDERR == 0 {
             c.stdio = Stdio::piped();

@@ -124,7 +124,7 @@ fn session_many_commands_one_sandbox() {
     let secret = TempDir::new("secret");
     fs::write(secret.0.join("key"), "hunter2\n").unwrap();
     let p = policy(&ws).deny(&secret.0).network(Network::None).build().unwrap();
-    let mut s = Session::new(&p).unwrap();
+    let s = Session::new(&p).unwrap();
     let plain = Command::new();
     assert!(s.output(&["sh", "-c", "echo kept >/tmp/state"], &plain).unwrap().status.success());
     assert_eq!(s.output(&["cat", "/tmp/state"], &plain).unwrap().stdout, b"kept\n");
@@ -143,6 +143,12 @@ fn session_many_commands_one_sandbox() {
         .output(&["sh", "-c", "echo 1; echo 2 >&2; echo 3"], &Command::new().stdio(Stdio::inherit().merge_stderr()))
         .unwrap();
     assert_eq!(m.stdout, b"1\n2\n3\n");
+    // two commands at once: one still running while another starts and ends
+    let mut long = s.spawn(&["sleep", "30"], &plain).unwrap();
+    assert!(s.output(&["true"], &plain).unwrap().status.success());
+    assert!(long.try_wait().unwrap().is_none());
+    long.kill(9).unwrap();
+    assert_eq!(long.wait().unwrap().signal, Some(9));
     // a stream read as it comes
     let mut child = s.spawn(&["sh", "-c", "for i in 1 2 3; do echo $i; done"], &Command::new().stdio(Stdio::piped())).unwrap();
     let mut got = String::new();
