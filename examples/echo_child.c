@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     }
     /* done: EOF on its stdin ends it (our dup and the library's descriptor both) */
     fclose(to);
-    cordon_proc_close_stdin(c);
+    cordon_proc_close_stdin(c, NULL);
     cordon_result res = CORDON_RESULT_INIT;
     if (cordon_proc_wait(c, 5000, &res, &err) != 0) {
         fprintf(stderr, "echo_child: the server did not end within 5 s\n");

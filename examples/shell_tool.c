@@ -26,7 +26,7 @@ static void on_sigint(int sig)
     int saved = errno;
     cordon_proc *c = running;
     if (c)
-        cordon_proc_kill(c, SIGKILL);
+        cordon_proc_kill(c, SIGKILL, NULL);
     errno = saved;
 }
 

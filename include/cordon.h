@@ -2,15 +2,34 @@
  *
  * The library behind the `cordon` command line.  A harness builds a policy with the
  * setters below (each validates its input at once and reports what is wrong), then
- * runs a command under it.  Every call that can fail returns a negative value and
- * fills a caller-provided cordon_error; nothing is printed.
+ * runs a command under it.  Nothing is printed.
+ *
+ * The conventions (doc/api.md, "Conventions"), the same for every call:
+ *   - success is 0; failure is -1 with the caller's cordon_error filled (never errno
+ *     alone).  A call with more to say than success returns a positive value for it
+ *     (cordon_proc_wait's 1: still running; cordon_check's 1: the sandbox works), and
+ *     says so.  A call that makes an object returns it through an out parameter;
+ *   - names are cordon_OBJECT_VERB: cordon_policy_set_X sets one value (booleans are
+ *     positive: set_nested, not set_no_nested), cordon_policy_add_X adds one entry to a
+ *     list (a rule, a domain, a port, an environment variable);
+ *   - a limit of 0 is no limit (the policy's timeout, a command's timeout, the idle
+ *     timeout, the resource limits); a wait of 0 only looks (cordon_proc_wait, as poll);
+ *   - every object the library makes for the caller is released with one call named
+ *     after it, cordon_X_free (NULL is fine), which also ends what only that object
+ *     holds (a running process, a session made here); plain memory (a string, a JSON
+ *     document) with cordon_free;
+ *   - structs the caller passes in or gets filled begin with `unsigned size` (set it
+ *     with the CORDON_X_INIT initializer): a later libcordon appends fields and never
+ *     writes beyond the caller's size; 0 means the layout of this release;
+ *   - handles are checked for NULL and for their kind; a freed handle is the caller's
+ *     bug, not detected (it would mean reading freed memory).
  */
 #ifndef CORDON_H
 #define CORDON_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
+#include <stdio.h> /* not used by the API any more; kept for the callers that relied on it */
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +40,16 @@ extern "C" {
 #else
 #define CORDON_API
 #endif
+
+/* The version of this header (cordon_version() says the library's). */
+#define CORDON_VERSION_MAJOR  0
+#define CORDON_VERSION_MINOR  2
+#define CORDON_VERSION_MICRO  0
+#define CORDON_VERSION_STRING "0.2.0"
+/* True when this header is at least MAJOR.MINOR.MICRO. */
+#define CORDON_CHECK_VERSION(major, minor, micro)                                                             \
+    (CORDON_VERSION_MAJOR > (major) || (CORDON_VERSION_MAJOR == (major) && CORDON_VERSION_MINOR > (minor)) || \
+     (CORDON_VERSION_MAJOR == (major) && CORDON_VERSION_MINOR == (minor) && CORDON_VERSION_MICRO >= (micro)))
 
 #define CORDON_EXIT_TIMEOUT  124 /* --timeout expired */
 #define CORDON_EXIT_SETUP    125 /* cordon failed before the command could start */
@@ -137,14 +166,16 @@ CORDON_API int cordon_policy_set_base(cordon_policy *p, cordon_base base, cordon
 /* PATH must be absolute.  `source` names where the rule came from (e.g. "--allow"). */
 CORDON_API int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access access, const char *source,
                                       cordon_error *err);
-/* The workspace (writable unless read-only); default: the current directory. */
+/* The workspace (writable unless read-only); default: the current directory.  NULL: no
+ * workspace at all (--no-workspace). */
 CORDON_API int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err);
-CORDON_API int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err);
 CORDON_API int cordon_policy_set_data_root(cordon_policy *p, const char *dir, cordon_error *err);
 CORDON_API int cordon_policy_set_read_only(cordon_policy *p, bool ro, cordon_error *err);
 CORDON_API int cordon_policy_set_network(cordon_policy *p, cordon_network net, cordon_error *err);
-CORDON_API int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err);
-CORDON_API int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err);
+/* NAME=VALUE in the command's environment (--env). */
+CORDON_API int cordon_policy_add_env(cordon_policy *p, const char *name_eq_value, cordon_error *err);
+/* The caller's NAME passed on (--keep-env). */
+CORDON_API int cordon_policy_add_keep_env(cordon_policy *p, const char *name, cordon_error *err);
 CORDON_API int cordon_policy_set_clear_env(cordon_policy *p, bool clear, cordon_error *err);
 CORDON_API int cordon_policy_set_cwd(cordon_policy *p, const char *dir, cordon_error *err);
 /* Seconds, > 0; 0 means no timeout. */
@@ -164,10 +195,11 @@ CORDON_API int cordon_policy_set_inherit_pid_namespace(cordon_policy *p, bool in
  * it: Codex's commands see the home and temporary directory its profile describes, and
  * --base host can then bind the host root whole.  Default: true. */
 CORDON_API int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dirs, cordon_error *err);
-/* Refuse sandboxes inside the sandbox: no new user namespaces, no mount API (seccomp),
- * and Landlock filesystem rules on top of the namespaces (see doc/seccomp.md).  By
- * default the command may nest sandboxes, which can only ever be stricter. */
-CORDON_API int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err);
+/* false (--no-nested): refuse sandboxes inside the sandbox: no new user namespaces, no
+ * mount API (seccomp), and Landlock filesystem rules on top of the namespaces (see
+ * doc/seccomp.md).  By default (true) the command may nest sandboxes, which can only
+ * ever be stricter. */
+CORDON_API int cordon_policy_set_nested(cordon_policy *p, bool nested, cordon_error *err);
 
 /* Warnings: a rule of the caller's that changes nothing (a path that does not exist, a
  * rule overridden by another at equal length, one that adds nothing to the rule above it),
@@ -182,14 +214,14 @@ CORDON_API int cordon_policy_set_warning_handler(cordon_policy *p, cordon_warnin
 
 /* Keep NAME (one path component, e.g. ".vscode") read-only at the top of every writable
  * path, like .git/hooks, .cordon, .codex and .agents. */
-CORDON_API int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err);
+CORDON_API int cordon_policy_add_protected(cordon_policy *p, const char *name, cordon_error *err);
 
 /* Hide PATH wherever the view would show it, as cordon hides the credential stores of the
  * home (~/.ssh, ~/.aws, ...): an empty, unwritable directory or file in its place.  Unlike
  * cordon_policy_add_path(CORDON_ACCESS_NONE) (--deny), a rule that names PATH exactly shows
  * it after all, and a PATH that does not exist is not held (so a settings file can list
  * tokens that one run then asks for by name). */
-CORDON_API int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err);
+CORDON_API int cordon_policy_add_hidden(cordon_policy *p, const char *path, cordon_error *err);
 
 /* Resource limits on the command and everything it starts.  Applied through a cgroup of
  * the run's own when the caller has a delegated cgroup (v2; or v1 where the caller can
@@ -220,9 +252,9 @@ CORDON_API int cordon_policy_set_glob_depth(cordon_policy *p, int depth, cordon_
 /* The network through proxies (README, "Network"; each setter validates at once).
  * --allow-domain: the filtering proxy lets the command reach DOMAIN ("example.com"; "*.example.com"
  * for its subdomains; or an IP address), and CORDON_NETWORK_PROXY becomes the default. */
-CORDON_API int cordon_policy_allow_domain(cordon_policy *p, const char *domain, cordon_error *err);
+CORDON_API int cordon_policy_add_allowed_domain(cordon_policy *p, const char *domain, cordon_error *err);
 /* --deny-domain: refused even where an allow matches (checked first). */
-CORDON_API int cordon_policy_deny_domain(cordon_policy *p, const char *domain, cordon_error *err);
+CORDON_API int cordon_policy_add_denied_domain(cordon_policy *p, const char *domain, cordon_error *err);
 /* --add-host NAME=ADDRESS: the filtering proxy resolves NAME to ADDRESS (an IP literal)
  * without asking DNS, as an /etc/hosts line would (internal names, tests). */
 CORDON_API int cordon_policy_add_host(cordon_policy *p, const char *name_eq_address, cordon_error *err);
@@ -235,18 +267,18 @@ CORDON_API int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow
 /* --allow-socket PATH: the host's pathname Unix socket at PATH (absolute) may be connected
  * to, and sent to, from inside.  Every other pathname socket the sandbox did not bind
  * itself is refused (EACCES), in every network mode. */
-CORDON_API int cordon_policy_allow_socket(cordon_policy *p, const char *path, cordon_error *err);
+CORDON_API int cordon_policy_add_allowed_socket(cordon_policy *p, const char *path, cordon_error *err);
 /* --forward-port PORT: the host's 127.0.0.1:PORT reachable inside as 127.0.0.1:PORT. */
-CORDON_API int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *err);
+CORDON_API int cordon_policy_add_forwarded_port(cordon_policy *p, unsigned port, cordon_error *err);
 /* --publish-port PORT, 127.0.0.1:HOSTPORT:PORT: what the command listens on at 127.0.0.1:PORT inside,
  * reachable on the host's 127.0.0.1:HOSTPORT (host_port 0: the same port). */
-CORDON_API int cordon_policy_publish_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err);
+CORDON_API int cordon_policy_add_published_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err);
 /* The same two from their command-line spelling: "5432"; for publish also "3000:3000" and
  * Docker's order with the host's address, "127.0.0.1:8000:3000" (the host's 8000 to the
  * command's 3000).  A bare "A:B" of two different ports is refused (CORDON_STAGE_USAGE,
  * option "publishPort"): Docker reads it HOST:CONTAINER, cordon read it PORT:HOSTPORT. */
-CORDON_API int cordon_policy_forward_port_string(cordon_policy *p, const char *spec, cordon_error *err);
-CORDON_API int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon_error *err);
+CORDON_API int cordon_policy_add_forwarded_port_string(cordon_policy *p, const char *spec, cordon_error *err);
+CORDON_API int cordon_policy_add_published_port_string(cordon_policy *p, const char *spec, cordon_error *err);
 /* --network-log FILE: every proxy decision and refused connection as a JSON line,
  * appended to FILE (created 0600; a symlink there is refused). */
 CORDON_API int cordon_policy_set_network_log(cordon_policy *p, const char *file, cordon_error *err);
@@ -276,24 +308,25 @@ CORDON_API int cordon_policy_settings_sandboxed(const cordon_policy *p);
 CORDON_API const char *cordon_policy_settings_status_json(const cordon_policy *p);
 CORDON_API int cordon_policy_settings_tty(const cordon_policy *p);
 
-/* Print the resolved rules and the ordered mount plan; runs nothing. */
-CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], FILE *out, cordon_error *err);
-/* The same with flags: VERBOSE lists every call the seccomp filter refuses (else their
- * number); JSON prints one JSON object instead of text: "policy" (base, network,
- * workspace, cwd, home and what it is, tmpdir, timeout, limits ...), "rules" (each with
- * access, path, source, line, overridden), "globs", "plan" (each operation with kind,
- * dest, src, read_only, why, in order), "warnings", "environment", "command",
- * "home_layer" (under --base host: whether the kernel overlay works here), "confinement"
- * (seccomp's refused calls, Landlock's rules) and "limits_mechanism". */
+/* The resolved rules and the ordered mount plan, as text (flags 0) or JSON, into *text
+ * (free it with cordon_free); runs nothing.  VERBOSE lists every call the seccomp filter
+ * refuses (else their number); JSON makes one JSON object instead of text: "policy"
+ * (base, network, workspace, cwd, home and what it is, tmpdir, timeout, limits ...),
+ * "rules" (each with access, path, source, line, overridden), "globs", "plan" (each
+ * operation with kind, dest, src, read_only, why, in order), "warnings", "environment",
+ * "command", "home_layer" (under --base host: whether the kernel overlay works here),
+ * "confinement" (seccomp's refused calls, Landlock's rules) and "limits_mechanism". */
 #define CORDON_EXPLAIN_VERBOSE 0x1u
 #define CORDON_EXPLAIN_JSON    0x2u
-CORDON_API int cordon_explain_ex(const cordon_policy *p, char *const argv[], unsigned flags, FILE *out,
-                                 cordon_error *err);
+CORDON_API int cordon_explain(const cordon_policy *p, char *const argv[], unsigned flags, char **text,
+                              cordon_error *err);
 
 /* How a run ended.  Growable like cordon_error: `size` is sizeof(cordon_result) as the
- * caller was compiled (CORDON_RESULT_INIT), 0 for this first layout; the library never
- * writes beyond it.  New fields go at the end (python/cordon/_native.py mirrors the
- * layout, and keeps working with its own size until it learns them). */
+ * caller was compiled (CORDON_RESULT_INIT), 0 for this release's layout; the library
+ * never writes beyond it.  New fields go at the end (python/cordon/_native.py mirrors the
+ * layout, and keeps working with its own size until it learns them).  The two lists of
+ * refusals are the library's allocations: release them with cordon_result_free once
+ * read (a result filled again is freed first by the caller, or they leak). */
 typedef struct cordon_result {
     unsigned size;   /* sizeof(cordon_result) of the caller, or 0 */
     int exit_code;   /* what cordon exits with: the command's code, 128+N, 124, 125... */
@@ -313,10 +346,10 @@ typedef struct cordon_result {
     /* The creation control: how many of the command's calls were refused (creating a
      * protected name, a new git repository, writing git configuration or hooks...), and
      * the first n_refusals of them as "OPERATION PATH: WHY" strings, one after the other,
-     * each ending in a NUL. */
+     * each ending in a NUL (NULL when n_refusals is 0; cordon_result_free). */
     unsigned long refused;
     unsigned n_refusals;
-    char refusals[4096];
+    char *refusals;
     double wall_seconds; /* from the start of the sandbox to the end of its last process */
     /* With --network proxy, --forward-port or --publish-port: the connections and requests
      * cordon let through, those it refused (a domain not allowed, a refused address, a bad
@@ -327,10 +360,10 @@ typedef struct cordon_result {
     /* The distinct hosts cordon's proxy refused by its rules (the command only saw a 403
      * or a SOCKS refusal), once each, the first n_network_refusals of them as
      * "HOST:PORT (WHY); to allow it: FLAG" strings ("(WHY)" alone when a --deny-domain
-     * refused it), one after the other, each ending in a NUL; network_refusals_more: the
-     * distinct hosts refused beyond them. */
+     * refused it), one after the other, each ending in a NUL (NULL when there are none;
+     * cordon_result_free); network_refusals_more: the distinct hosts refused beyond them. */
     unsigned n_network_refusals, network_refusals_more;
-    char network_refusals[2048];
+    char *network_refusals;
     /* A detached session command (cordon_session_cmd.detach): its pid in the session's
      * PID namespace, once it started; else 0. */
     int pid;
@@ -341,6 +374,9 @@ typedef struct cordon_result {
         .size = sizeof(cordon_result) \
     }
 /* clang-format on */
+/* Free the lists the library allocated in res (refusals, network_refusals) and set them
+ * to NULL; the rest of res stays.  NULL is fine. */
+CORDON_API void cordon_result_free(cordon_result *res);
 
 /* ---- running commands ------------------------------------------------------------
  *
@@ -407,25 +443,62 @@ typedef struct cordon_proc cordon_proc;
  * -1 with err filled, and nothing started, on failure. */
 CORDON_API int cordon_spawn(const cordon_policy *p, char *const argv[], unsigned flags, cordon_proc **out,
                             cordon_error *err);
+
+/* What one command may choose for itself without a policy of its own: the same for
+ * cordon_spawn_cmd and cordon_session_spawn_cmd.  Growable like cordon_error: `size` is
+ * sizeof(cordon_cmd) of the caller (CORDON_CMD_INIT), 0 for this release's layout; every
+ * field zero is "as the policy (or the session) says". */
+typedef struct cordon_cmd {
+    unsigned size;
+    const char *cwd;  /* the working directory inside; NULL: the policy's (the session's) */
+    char *const *env; /* NAME=VALUE entries set over the policy's (session's) environment
+                         * (NULL-terminated), or NULL */
+    double timeout;   /* with has_timeout: seconds, 0 for none */
+    bool keep;        /* sessions only: what the command leaves running stays in the session */
+    bool tty;         /* the same as the spawn flag CORDON_SPAWN_PTY (the one terminal
+                         * mechanism: the master is cordon_proc_pty()) */
+    bool detach;      /* sessions only; with keep, without a terminal: cordon_proc_wait
+                         * returns as soon as the command has started (exit code 0,
+                         * `started`, its `pid`), and the command stays in the session, its
+                         * streams those of the spawn (cordon_proc_free does not kill it); a
+                         * command that could not start is reported as usual */
+    bool has_timeout; /* timeout is this command's; false: the policy's (the session's).
+                         * A caller of the 0.1 layout, whose size ends before this field,
+                         * keeps 0.1's meaning: timeout 0 the policy's, < 0 none */
+} cordon_cmd;
+/* clang-format off: an initializer on one line */
+#define CORDON_CMD_INIT            \
+    {                              \
+        .size = sizeof(cordon_cmd) \
+    }
+/* clang-format on */
+/* cordon_spawn with a command's own settings (cmd may be NULL): the policy is not
+ * changed, so one policy serves calls with different directories, environments and
+ * timeouts at once.  keep and detach are refused (CORDON_STAGE_USAGE): they are a
+ * session's. */
+CORDON_API int cordon_spawn_cmd(const cordon_policy *p, char *const argv[], unsigned flags, const cordon_cmd *cmd,
+                                cordon_proc **out, cordon_error *err);
 /* The pipes' descriptors (close-on-exec, owned by c: closed by cordon_proc_free), or -1
  * when not piped. */
 CORDON_API int cordon_proc_stdin(const cordon_proc *c);
 CORDON_API int cordon_proc_stdout(const cordon_proc *c);
 CORDON_API int cordon_proc_stderr(const cordon_proc *c);
-/* CORDON_SPAWN_PTY: the terminal's master (read the command's output from it, write its
- * input to it; close-on-exec, blocking as the pipes are, owned by c), or -1 without the flag, or when
- * the setup failed before the terminal was made (cordon_proc_wait says why). */
+/* CORDON_SPAWN_PTY (or cordon_cmd.tty, in a session too): the terminal's master (read the
+ * command's output from it, write its input to it; close-on-exec, blocking as the pipes
+ * are, owned by c), or -1 without the flag, or when the setup failed before the terminal
+ * was made (cordon_proc_wait says why). */
 CORDON_API int cordon_proc_pty(const cordon_proc *c);
-/* Close the stdin pipe (the command sees EOF).  -1 with errno EBADF when there is none
- * (any more). */
-CORDON_API int cordon_proc_close_stdin(cordon_proc *c);
+/* Close the stdin pipe (the command sees EOF).  -1 with err (errnum EBADF) when there
+ * is none (any more). */
+CORDON_API int cordon_proc_close_stdin(cordon_proc *c, cordon_error *err);
 /* Readable (poll POLLIN) once the whole sandbox has ended; a pidfd of its PID 1, owned by c. */
 CORDON_API int cordon_proc_exit_fd(const cordon_proc *c);
 /* Async-signal-safe and thread-safe.  SIGKILL ends the whole sandbox at once; SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH and SIGCONT are delivered to the
- * command; 0 tells whether the sandbox still runs.  -1 with errno: EINVAL (another
+ * command; 0 tells whether the sandbox still runs.  -1 with err (which may be NULL;
+ * filled without formatting, so from a signal handler too): errnum EINVAL (another
  * signal, or c is not a process), ESRCH (it has ended). */
-CORDON_API int cordon_proc_kill(cordon_proc *c, int sig);
+CORDON_API int cordon_proc_kill(cordon_proc *c, int sig, cordon_error *err);
 /* Wait up to timeout_ms (-1: as long as it takes; 0: just look) for the command and
  * every process it left to end.  0: it ended, and *res says how (when it could not
  * start, res->started is false and err says at which stage and why); 1: still running;
@@ -460,33 +533,6 @@ typedef struct cordon_session cordon_session;
  * of their own (not CORDON_ISOLATION_LANDLOCK).  -1 with err filled: nothing is left. */
 CORDON_API int cordon_session_new(const cordon_policy *p, cordon_session **out, cordon_error *err);
 
-/* What one command of a session may choose for itself.  Growable like cordon_error:
- * `size` is sizeof(cordon_session_cmd) of the caller (CORDON_SESSION_CMD_INIT), 0 for
- * this first layout. */
-typedef struct cordon_session_cmd {
-    unsigned size;
-    const char *cwd;  /* the working directory inside; NULL: the session's */
-    char *const *env; /* NAME=VALUE entries set over the session's environment
-                        * (NULL-terminated), or NULL */
-    double timeout;   /* seconds; 0: the session policy's; < 0: none */
-    bool keep;        /* what the command leaves running stays in the session */
-    bool tty;         /* a pseudo-terminal of the sandbox's own as the command's 0, 1, 2
-                        * and controlling terminal: cordon_proc_stdin() and _stdout() are
-                        * its master (the spawn flags must be 0); set its size with
-                        * TIOCSWINSZ on it */
-    bool detach;      /* with keep, without tty: cordon_proc_wait returns as soon as the
-                        * command has started (exit code 0, `started`, its `pid`), and
-                        * the command stays in the session, its streams those of the
-                        * spawn (cordon_proc_free does not kill it); a command that could
-                        * not start is reported as usual */
-} cordon_session_cmd;
-/* clang-format off: an initializer on one line */
-#define CORDON_SESSION_CMD_INIT            \
-    {                                      \
-        .size = sizeof(cordon_session_cmd) \
-    }
-/* clang-format on */
-
 /* Start argv in the session, as cordon_spawn does (the same flags and cordon_proc;
  * cordon_proc_exit_fd is readable once the command and what it left have ended, and
  * cordon_proc_kill's SIGKILL takes the command's whole process tree, nothing else of the
@@ -495,17 +541,21 @@ typedef struct cordon_session_cmd {
  * so (exit code 125, stage and message), or this call does. */
 CORDON_API int cordon_session_spawn(cordon_session *s, char *const argv[], unsigned flags, cordon_proc **out,
                                     cordon_error *err);
-/* The same with a command's own settings (cmd may be NULL). */
-CORDON_API int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags,
-                                        const cordon_session_cmd *cmd, cordon_proc **out, cordon_error *err);
+/* The same with a command's own settings (cordon_cmd; cmd may be NULL).  A terminal
+ * (CORDON_SPAWN_PTY or cmd->tty): its master is cordon_proc_pty(), and also
+ * cordon_proc_stdin() and cordon_proc_stdout(), as in 0.1. */
+CORDON_API int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags, const cordon_cmd *cmd,
+                                        cordon_proc **out, cordon_error *err);
 /* A session made here: end it, everything in it, once `seconds` have passed with no
  * command running (none started, none waiting to start; a detached command and what a
  * kept one left running do not count), counted from now or from the end of the last
  * command; 0 (the default): never.  -1 with err when the session has ended already. */
 CORDON_API int cordon_session_set_idle_timeout(cordon_session *s, double seconds, cordon_error *err);
-/* A session made here: end everything in it (every process, mount and namespace; a
- * published socket) and wait until it is gone.  One from cordon_session_open: close it
- * (the session goes on).  NULL is fine. */
+/* Release the handle and what only it holds: a session made here is held by its handle
+ * alone, so everything in it ends (every process, mount and namespace; a published
+ * socket) and this waits until it is gone, as cordon_proc_free ends a running process;
+ * one from cordon_session_open is held by the process that serves it, so only the
+ * connection is closed (the session goes on; cordon_session_stop ends it).  NULL is fine. */
 CORDON_API void cordon_session_free(cordon_session *s);
 
 /* Publishing a session to this user's other processes (`cordon session`): sessions
@@ -546,24 +596,24 @@ CORDON_API int cordon_session_list(char **json, cordon_error *err);
  * Returns 1 when the default sandbox works here, 0 when not, -1 (err) when the check
  * itself failed. */
 CORDON_API int cordon_check(char **json, cordon_error *err);
-/* Free what the library allocated for the caller (cordon_check's document). */
+/* Free memory the library allocated for the caller (a string, a JSON document). */
 CORDON_API void cordon_free(void *p);
 
 /* The --status-json document, in two steps so that a file that cannot be written fails
  * before anything runs, and nothing the command does can redirect it.  _open, before the
  * run: opens FILE's directory (as the path is then), makes a file in it and reserves the
- * space the document needs; NULL with err filled when that fails (--status-json: exit
+ * space the document needs; -1 with err filled when that fails (--status-json: exit
  * 125, nothing runs).  _write, after: the document (result, and setup_err when setup
  * failed) goes into that file, which then replaces FILE by a rename in that same
  * directory: whatever the command put at FILE meanwhile (a symlink, a file) is replaced,
  * never written through or followed, and a directory of the path renamed or replaced by
  * a link does not move the document.  When writing fails, no document is left at FILE
- * (not an older one either).  _close frees f (NULL is fine). */
+ * (not an older one either).  _free frees f (NULL is fine). */
 typedef struct cordon_status_file cordon_status_file;
-CORDON_API cordon_status_file *cordon_status_file_open(const char *file, cordon_error *err);
+CORDON_API int cordon_status_file_open(const char *file, cordon_status_file **out, cordon_error *err);
 CORDON_API int cordon_status_file_write(cordon_status_file *f, const cordon_result *result,
                                         const cordon_error *setup_err, cordon_error *err);
-CORDON_API void cordon_status_file_close(cordon_status_file *f);
+CORDON_API void cordon_status_file_free(cordon_status_file *f);
 /* Both steps at once. */
 CORDON_API int cordon_write_status_json(const char *file, const cordon_result *result, const cordon_error *setup_err,
                                         cordon_error *err);
@@ -572,7 +622,7 @@ CORDON_API const char *cordon_version(void);
 
 /* A file name as git prints it, safe to write to a terminal: unchanged when it is printable
  * UTF-8 without '"' or '\\', else inside double quotes with C escapes ("\033", "\n",
- * "\t", "\\"...).  For names a sandboxed command chose (cordon_ws_integrated's paths, the
+ * "\t", "\\"...).  For names a sandboxed command chose (cordon_workspace_integration's paths, the
  * refusals of cordon_result): written raw, an ESC or a CR in one could erase a line of the
  * user's terminal and print another.  A new string: free it with cordon_free. */
 CORDON_API char *cordon_quote_path(const char *name);
@@ -619,34 +669,34 @@ CORDON_API int cordon_bwrap_main(int argc, char *const argv[]);
  * handles of one) may be used from different threads and processes at once.
  * =================================================================================== */
 
-typedef enum cordon_ws_backend {
-    CORDON_WS_AUTO = 0, /* kernel, then fuse, then copy: the first that works is kept */
-    CORDON_WS_KERNEL,   /* kernel overlayfs, mounted inside each run's own sandbox */
-    CORDON_WS_FUSE,     /* fuse-overlayfs, mounted on the host under the state directory */
-    CORDON_WS_COPY,     /* a copy (reflink or copy_file_range where the file system can) */
-    CORDON_WS_WORKTREE, /* a git worktree on branch cordon/NAME (git sources only) */
-    CORDON_WS_NONE,     /* the source itself, no isolation */
-} cordon_ws_backend;
+typedef enum cordon_backend {
+    CORDON_BACKEND_AUTO = 0, /* kernel, then fuse, then copy: the first that works is kept */
+    CORDON_BACKEND_KERNEL,   /* kernel overlayfs, mounted inside each run's own sandbox */
+    CORDON_BACKEND_FUSE,     /* fuse-overlayfs, mounted on the host under the state directory */
+    CORDON_BACKEND_COPY,     /* a copy (reflink or copy_file_range where the file system can) */
+    CORDON_BACKEND_WORKTREE, /* a git worktree on branch cordon/NAME (git sources only) */
+    CORDON_BACKEND_NONE,     /* the source itself, no isolation */
+} cordon_backend;
 
 /* "auto", "kernel", "fuse", "copy", "worktree", "none" */
-CORDON_API int cordon_ws_backend_from_string(const char *s, cordon_ws_backend *out, cordon_error *err);
-CORDON_API const char *cordon_ws_backend_name(cordon_ws_backend b);
+CORDON_API int cordon_backend_from_string(const char *s, cordon_backend *out, cordon_error *err);
+CORDON_API const char *cordon_backend_name(cordon_backend b);
 /* A settings file's "orchestration.isolation" ("overlayfs" -> AUTO, "worktree", "none"):
  * 1 with *out set when the file says, 0 when it does not, -1 on error (file, line, key). */
-CORDON_API int cordon_settings_workspace_backend(const char *file, cordon_ws_backend *out, cordon_error *err);
+CORDON_API int cordon_settings_workspace_backend(const char *file, cordon_backend *out, cordon_error *err);
 
 typedef struct cordon_workspace cordon_workspace;
 
 /* NAME: 1-64 of [A-Za-z0-9._-], starting with a letter or digit.  SOURCE: an existing
  * directory.  AUTO tries the backends in order; the one that works is recorded and used by
  * every later call (cordon_workspace_notes() says why others were not). */
-CORDON_API int cordon_workspace_create(const char *root, const char *name, const char *source,
-                                       cordon_ws_backend backend, cordon_workspace **out, cordon_error *err);
+CORDON_API int cordon_workspace_create(const char *root, const char *name, const char *source, cordon_backend backend,
+                                       cordon_workspace **out, cordon_error *err);
 CORDON_API int cordon_workspace_open(const char *root, const char *name, cordon_workspace **out, cordon_error *err);
 CORDON_API void cordon_workspace_free(cordon_workspace *ws);
 CORDON_API const char *cordon_workspace_name(const cordon_workspace *ws);
 CORDON_API const char *cordon_workspace_source(const cordon_workspace *ws);
-CORDON_API cordon_ws_backend cordon_workspace_backend(const cordon_workspace *ws);
+CORDON_API cordon_backend cordon_workspace_backend(const cordon_workspace *ws);
 /* The workspace's state directory. */
 CORDON_API const char *cordon_workspace_dir(const cordon_workspace *ws);
 /* Where the view is on the host: fuse's merged mount, the copy, the worktree, the source
@@ -663,74 +713,139 @@ CORDON_API int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p
 
 /* The workspace's changes against the source as it is now (renames are D + A; `.git` is
  * never part of them), sorted by path. */
-typedef struct cordon_ws_change {
+typedef struct cordon_workspace_change {
     char status; /* 'A' added, 'M' modified, 'D' deleted */
     char *path;  /* relative to the source */
-} cordon_ws_change;
-typedef struct cordon_ws_changes {
-    cordon_ws_change *v;
+} cordon_workspace_change;
+typedef struct cordon_workspace_change_list {
+    cordon_workspace_change *v;
     size_t n;
-} cordon_ws_changes;
-CORDON_API int cordon_workspace_changes(cordon_workspace *ws, cordon_ws_changes *out, cordon_error *err);
-CORDON_API void cordon_ws_changes_free(cordon_ws_changes *c);
-#define CORDON_WS_DIFF_NAME_STATUS 0x1u /* "M\tpath" lines instead of a unified diff */
-/* A git-style unified diff (git apply takes it) of the changes. */
-CORDON_API int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordon_error *err);
+} cordon_workspace_change_list;
+CORDON_API int cordon_workspace_changes(cordon_workspace *ws, cordon_workspace_change_list *out, cordon_error *err);
+CORDON_API void cordon_workspace_change_list_free(cordon_workspace_change_list *c);
+#define CORDON_WORKSPACE_DIFF_NAME_STATUS 0x1u /* "M\tpath" lines instead of a unified diff */
+/* A git-style unified diff (git apply takes it) of the changes, into *text (free it with
+ * cordon_free). */
+CORDON_API int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, char **text, cordon_error *err);
 
-typedef struct cordon_ws_integrated {
+/* What an integration did.  Growable: `size` as cordon_result's (CORDON_WORKSPACE_INTEGRATION_INIT). */
+typedef struct cordon_workspace_integration {
+    unsigned size;
     size_t added, modified, deleted;
-    bool committed;              /* a git source: one commit was made */
-    char commit[65];             /* its id */
-    char branch[256];            /* the branch it is on */
-    bool recovered;              /* an integration that was interrupted was completed first */
-    cordon_ws_changes conflicts; /* worktree: the paths a merge could not take ('C'); the
-                                    other backends: the source's files changed since the
-                                    workspace took them and not committed, that the
-                                    integration refused to overwrite (or, with
-                                    CORDON_WS_INTEGRATE_FORCE, overwrote) ('U') */
-    cordon_ws_changes skipped;   /* changes never integrated (protected names, special files) */
-} cordon_ws_integrated;
+    bool committed;                         /* a git source: one commit was made */
+    char commit[65];                        /* its id */
+    char branch[256];                       /* the branch it is on */
+    bool recovered;                         /* an integration that was interrupted was completed first */
+    cordon_workspace_change_list conflicts; /* worktree: the paths a merge could not take
+                                               ('C'); the other backends: the source's files
+                                               changed since the workspace took them and not
+                                               committed, that the integration refused to
+                                               overwrite (or, with
+                                               CORDON_WORKSPACE_INTEGRATE_FORCE, overwrote) ('U') */
+    cordon_workspace_change_list skipped;   /* changes never integrated (protected names, special files) */
+} cordon_workspace_integration;
+/* clang-format off: an initializer on one line */
+#define CORDON_WORKSPACE_INTEGRATION_INIT            \
+    {                                                \
+        .size = sizeof(cordon_workspace_integration) \
+    }
+/* clang-format on */
 /* Write the changes into the source (the workspace's version wins); for a git source also
  * exactly one commit on its current branch (none for no change).  MESSAGE may be NULL.
- * 0 done, 1 conflicts (worktree: nothing changed), -1 error.  Free with
- * cordon_ws_integrated_free(). */
-CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res,
-                                          cordon_error *err);
-/* The same with flags.  Before anything is written, the source's files that the
- * integration would overwrite or delete are compared with the source as the workspace took
- * it (its creation, then the end of the last integration): a file changed there since
- * (its ctime) whose version is not HEAD's own (a git source) or at all (another source) is
- * somebody's unsaved work.  Without FORCE the integration is refused (-1, nothing written,
- * stage WORKSPACE, option "force", res->conflicts names them); with FORCE their versions
- * are first copied into the workspace's directory (cordon_workspace_saved(), until the
- * workspace is removed), then overwritten.  The worktree backend's merge refuses on its
- * own to touch uncommitted changes in its way; FORCE does not change that. */
-#define CORDON_WS_INTEGRATE_FORCE 0x1u
-CORDON_API int cordon_workspace_integrate_ex(cordon_workspace *ws, const char *message, unsigned flags,
-                                             cordon_ws_integrated *res, cordon_error *err);
-/* After an integration with CORDON_WS_INTEGRATE_FORCE that overwrote files of the source's:
- * the directory holding their versions as they were (their paths below it), else NULL. */
+ * 0 done, 1 conflicts (worktree: nothing changed), -1 error.  Free res with
+ * cordon_workspace_integration_free().
+ *
+ * Before anything is written, the source's files that the integration would overwrite or
+ * delete are compared with the source as the workspace took it (its creation, then the
+ * end of the last integration): a file changed there since (its ctime) whose version is
+ * not HEAD's own (a git source) or at all (another source) is somebody's unsaved work.
+ * Without FORCE the integration is refused (-1, nothing written, stage WORKSPACE, option
+ * "force", res->conflicts names them); with FORCE their versions are first copied into
+ * the workspace's directory (cordon_workspace_saved(), until the workspace is removed),
+ * then overwritten.  The worktree backend's merge refuses on its own to touch uncommitted
+ * changes in its way; FORCE does not change that. */
+#define CORDON_WORKSPACE_INTEGRATE_FORCE 0x1u
+CORDON_API int cordon_workspace_integrate(cordon_workspace *ws, const char *message, unsigned flags,
+                                          cordon_workspace_integration *res, cordon_error *err);
+/* After an integration with CORDON_WORKSPACE_INTEGRATE_FORCE that overwrote files of the
+ * source's: the directory holding their versions as they were (their paths below it),
+ * else NULL. */
 CORDON_API const char *cordon_workspace_saved(const cordon_workspace *ws);
-CORDON_API void cordon_ws_integrated_free(cordon_ws_integrated *res);
+CORDON_API void cordon_workspace_integration_free(cordon_workspace_integration *res);
 
 /* Re-establish the recorded backend (fuse: mount again after a reboot; all: finish an
  * interrupted integration); never re-copies. */
 CORDON_API int cordon_workspace_restore(cordon_workspace *ws, cordon_error *err);
 
-typedef struct cordon_ws_status {
+/* Growable: `size` as cordon_result's (CORDON_WORKSPACE_STATE_INIT). */
+typedef struct cordon_workspace_state {
+    unsigned size;
     bool ready;       /* usable as it is */
     bool mounted;     /* fuse: the merged view is mounted */
     bool pending;     /* an integration was interrupted (the next call completes it) */
     bool in_use;      /* a run is using it */
     char detail[512]; /* what is wrong when not ready, and the fix */
-} cordon_ws_status;
-CORDON_API int cordon_workspace_status(cordon_workspace *ws, cordon_ws_status *st, cordon_error *err);
+} cordon_workspace_state;
+/* clang-format off: an initializer on one line */
+#define CORDON_WORKSPACE_STATE_INIT            \
+    {                                          \
+        .size = sizeof(cordon_workspace_state) \
+    }
+/* clang-format on */
+CORDON_API int cordon_workspace_status(cordon_workspace *ws, cordon_workspace_state *st, cordon_error *err);
 
 /* Unmount, delete the layers and the state; a worktree is removed (its branch kept). */
 CORDON_API int cordon_workspace_remove(const char *root, const char *name, cordon_error *err);
 /* The names of the workspaces under root, sorted. */
 CORDON_API int cordon_workspace_list(const char *root, char ***names, size_t *n, cordon_error *err);
-CORDON_API void cordon_ws_names_free(char **names, size_t n);
+CORDON_API void cordon_workspace_names_free(char **names, size_t n);
+
+/* ---- the names of 0.1 (doc/api.md, "From 0.1 to 0.2") -----------------------------------
+ * Source compatibility for what was only renamed; define CORDON_NO_COMPAT to see the new
+ * names alone.  What changed its signature (cordon_explain, cordon_workspace_diff,
+ * cordon_workspace_integrate, cordon_proc_kill, cordon_proc_close_stdin,
+ * cordon_status_file_open) has no alias: the compiler points at each call. */
+#ifndef CORDON_NO_COMPAT
+#define cordon_policy_set_env                      cordon_policy_add_env
+#define cordon_policy_keep_env                     cordon_policy_add_keep_env
+#define cordon_policy_protect                      cordon_policy_add_protected
+#define cordon_policy_hide                         cordon_policy_add_hidden
+#define cordon_policy_allow_domain                 cordon_policy_add_allowed_domain
+#define cordon_policy_deny_domain                  cordon_policy_add_denied_domain
+#define cordon_policy_allow_socket                 cordon_policy_add_allowed_socket
+#define cordon_policy_forward_port                 cordon_policy_add_forwarded_port
+#define cordon_policy_publish_port                 cordon_policy_add_published_port
+#define cordon_policy_forward_port_string          cordon_policy_add_forwarded_port_string
+#define cordon_policy_publish_port_string          cordon_policy_add_published_port_string
+#define cordon_policy_set_no_nested(p, no, e)      cordon_policy_set_nested((p), !(no), (e))
+#define cordon_policy_set_no_workspace(p, none, e) ((none) ? cordon_policy_set_workspace((p), NULL, (e)) : 0)
+#define cordon_session_cmd                         cordon_cmd
+/* 0.1's initializer gives 0.1's layout, so that 0.1's meaning of timeout stays (0: the
+ * session's, < 0: none) for the code written for it */
+#define CORDON_SESSION_CMD_INIT                   \
+    {                                             \
+        .size = offsetof(cordon_cmd, has_timeout) \
+    }
+#define cordon_ws_backend             cordon_backend
+#define CORDON_WS_AUTO                CORDON_BACKEND_AUTO
+#define CORDON_WS_KERNEL              CORDON_BACKEND_KERNEL
+#define CORDON_WS_FUSE                CORDON_BACKEND_FUSE
+#define CORDON_WS_COPY                CORDON_BACKEND_COPY
+#define CORDON_WS_WORKTREE            CORDON_BACKEND_WORKTREE
+#define CORDON_WS_NONE                CORDON_BACKEND_NONE
+#define cordon_ws_backend_from_string cordon_backend_from_string
+#define cordon_ws_backend_name        cordon_backend_name
+#define cordon_ws_change              cordon_workspace_change
+#define cordon_ws_changes             cordon_workspace_change_list
+#define cordon_ws_changes_free        cordon_workspace_change_list_free
+#define cordon_ws_integrated          cordon_workspace_integration
+#define cordon_ws_integrated_free     cordon_workspace_integration_free
+#define cordon_ws_status              cordon_workspace_state
+#define cordon_ws_names_free          cordon_workspace_names_free
+#define cordon_status_file_close      cordon_status_file_free
+#define CORDON_WS_DIFF_NAME_STATUS    CORDON_WORKSPACE_DIFF_NAME_STATUS
+#define CORDON_WS_INTEGRATE_FORCE     CORDON_WORKSPACE_INTEGRATE_FORCE
+#endif
 
 #ifdef __cplusplus
 }

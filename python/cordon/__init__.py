@@ -161,8 +161,19 @@ class Result:
             limits=r.limits.decode() if r.limits else None,
             limits_exceeded=tuple(n for i, n in enumerate(N.LIMIT_NAMES) if r.limits_hit & (1 << i)),
             refused=r.refused,
-            refusals=tuple(x.decode(errors="replace") for x in bytes(r.refusals).split(b"\0")[:r.n_refusals]),
+            refusals=_list(r.refusals, r.n_refusals),
         )
+
+
+def _list(ptr: Optional[int], n: int) -> tuple[str, ...]:
+    """n NUL-terminated strings one after the other at ptr."""
+    out: list[str] = []
+    at = ptr or 0
+    for _ in range(n if at else 0):
+        b = ctypes.string_at(at)
+        out.append(b.decode(errors="replace"))
+        at += len(b) + 1
+    return tuple(out)
 
 
 class Policy:
@@ -231,7 +242,7 @@ class Policy:
             if workspace is not None:
                 self._call(lib.cordon_policy_set_workspace, _fs(workspace))
             if no_workspace:
-                self._call(lib.cordon_policy_set_no_workspace, True)
+                self._call(lib.cordon_policy_set_workspace, None)
             if data_root is not None:
                 self._call(lib.cordon_policy_set_data_root, _fs(data_root))
             for p in allow:
@@ -249,9 +260,9 @@ class Policy:
             if network is not None:
                 self._enum(lib.cordon_network_from_string, network, lib.cordon_policy_set_network)
             for k, v in (env or {}).items():
-                self._call(lib.cordon_policy_set_env, f"{k}={v}".encode())
+                self._call(lib.cordon_policy_add_env, f"{k}={v}".encode())
             for k in keep_env:
-                self._call(lib.cordon_policy_keep_env, k.encode())
+                self._call(lib.cordon_policy_add_keep_env, k.encode())
             if clear_env:
                 self._call(lib.cordon_policy_set_clear_env, True)
             if cwd is not None:
@@ -264,15 +275,15 @@ class Policy:
                 elif v is not None:
                     self._call(lib.cordon_policy_set_limit, which, int(v))
             for name in protect:
-                self._call(lib.cordon_policy_protect, name.encode())
+                self._call(lib.cordon_policy_add_protected, name.encode())
             if not proc:
                 self._call(lib.cordon_policy_set_proc, False)
             if no_nested:
-                self._call(lib.cordon_policy_set_no_nested, True)
+                self._call(lib.cordon_policy_set_nested, False)
             if isolation is not None:
                 self._enum(lib.cordon_isolation_from_string, isolation, lib.cordon_policy_set_isolation)
             for s in allow_socket:
-                self._call(lib.cordon_policy_allow_socket, _fs(s))
+                self._call(lib.cordon_policy_add_allowed_socket, _fs(s))
         except BaseException:
             self.close()
             raise
@@ -422,7 +433,7 @@ class Process:
 
     def _close_stdin(self) -> None:
         if self._c:
-            _L().cordon_proc_close_stdin(self._c)
+            _L().cordon_proc_close_stdin(self._c, None)
 
     @property
     def exit_fd(self) -> int:
@@ -434,11 +445,11 @@ class Process:
         """Send ``sig``: ``SIGKILL`` (the default) ends the whole sandbox at once; ``SIGINT``,
         ``SIGTERM``, ``SIGHUP``, ``SIGQUIT``, ``SIGUSR1``, ``SIGUSR2``, ``SIGWINCH`` and
         ``SIGCONT`` go to the command.  A process that has ended is left alone."""
-        if _L().cordon_proc_kill(self._handle(), int(sig)) < 0:
-            e = ctypes.get_errno()
-            if e == _errno.ESRCH:
+        e = N.Error()
+        if _L().cordon_proc_kill(self._handle(), int(sig), ctypes.byref(e)) < 0:
+            if e.errnum == _errno.ESRCH:
                 return
-            raise OSError(e, f"cordon_proc_kill({int(sig)}): {os.strerror(e)}")
+            raise OSError(e.errnum, e.message.decode(errors="replace"))
 
     def poll(self) -> Optional[Result]:
         """The result if the command has ended (and everything it left), else ``None``."""
@@ -454,7 +465,10 @@ class Process:
                 raise CordonError._from(e)
             if rc == 1:
                 return None
-            res = Result._from(r)
+            try:
+                res = Result._from(r)
+            finally:
+                _L().cordon_result_free(ctypes.byref(r))
             if not res.started and not res.timed_out:
                 raise CordonError._from(e, res)
             self._result = res

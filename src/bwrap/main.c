@@ -368,7 +368,12 @@ int cordon_bwrap_main(int argc, char *const argv[])
     } else if ((exact && cordon_policy_set_protections(p, false, &err) < 0) || apply(&a, &plan, exact, p, &err) < 0) {
         print_error(&err);
     } else if (a.explain) {
-        code = cordon_explain(p, a.command, stdout, &err) < 0 ? BW_EXIT_FAIL : 0;
+        char *text = NULL;
+        code = cordon_explain(p, a.command, 0, &text, &err) < 0 ? BW_EXIT_FAIL : 0;
+        if (text) {
+            fputs(text, stdout);
+            cordon_free(text);
+        }
         if (code)
             print_error(&err);
     } else if (run_forwarding(p, &a, &res, &err) < 0) {
@@ -383,6 +388,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
             (void)write_all(a.json_status_fd, line, (size_t)l); /* (as above) */
         }
     }
+    cordon_result_free(&res);
     cordon_policy_free(p);
     bw_plan_free(&plan);
     bw_args_free(&a);

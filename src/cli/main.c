@@ -27,7 +27,7 @@ static void forward_signal(int sig)
     int saved = errno;
     cordon_proc *c = forward_to;
     if (c)
-        cordon_proc_kill(c, sig);
+        cordon_proc_kill(c, sig, NULL);
     else
         forward_pending = sig; /* before the sandbox exists: sent once it does */
     errno = saved;
@@ -55,7 +55,7 @@ static int run_forwarding(const cordon_policy *pol, char **command, cordon_resul
         return -1;
     forward_to = c;
     if (forward_pending)
-        cordon_proc_kill(c, forward_pending);
+        cordon_proc_kill(c, forward_pending, NULL);
     int w = cordon_proc_wait(c, -1, res, err);
     /* cordon exits right after: the kernel reaps PID 1 then, and the janitors remove
      * what is left, without cordon waiting for the namespaces' teardown (cordon_proc_free
@@ -133,14 +133,17 @@ static int cmd_run(int argc, char **argv, bool explain)
         code = 0;
     } else if (explain) {
         unsigned flags = (a.json ? CORDON_EXPLAIN_JSON : 0) | (a.verbose ? CORDON_EXPLAIN_VERBOSE : 0);
-        if (cordon_explain_ex(a.pol, a.command, flags, stdout, &err) < 0) {
+        char *text = NULL;
+        if (cordon_explain(a.pol, a.command, flags, &text, &err) < 0) {
             print_error(&err);
             code = CORDON_EXIT_SETUP;
         } else {
+            fputs(text, stdout);
+            cordon_free(text);
             code = 0;
         }
     } else if ((a.status_json || (a.status_json = cordon_policy_settings_status_json(a.pol))) &&
-               !(status = cordon_status_file_open(a.status_json, &err))) {
+               cordon_status_file_open(a.status_json, &status, &err) < 0) {
         /* checked before anything runs: a result that cannot be written is a setup failure */
         cli_wrap(&err, "--status-json");
         print_error(&err);
@@ -168,8 +171,9 @@ static int cmd_run(int argc, char **argv, bool explain)
             cli_wrap(&serr, "warning: --status-json");
             print_error(&serr);
         }
-        cordon_status_file_close(status);
+        cordon_status_file_free(status);
     }
+    cordon_result_free(&res);
     cordon_policy_free(a.pol);
     return code;
 }

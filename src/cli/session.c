@@ -310,7 +310,7 @@ static void forward_signal(int sig)
     int saved = errno;
     cordon_proc *c = forward_to;
     if (c)
-        cordon_proc_kill(c, sig);
+        cordon_proc_kill(c, sig, NULL);
     errno = saved;
 }
 
@@ -519,6 +519,7 @@ static int session_exec(int argc, char **argv)
             code = CORDON_EXIT_SETUP;
     }
     forward_to = NULL;
+    cordon_result_free(&res);
     cordon_proc_free(c); /* the command and all it left are gone already: nothing to wait for */
     cordon_session_free(s);
     return code;

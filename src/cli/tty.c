@@ -62,7 +62,7 @@ static void to_command(int sig)
 {
     cordon_proc *c = relay_proc;
     if (c)
-        cordon_proc_kill(c, sig);
+        cordon_proc_kill(c, sig, NULL);
     else
         relay_pending = sig;
 }
@@ -278,7 +278,7 @@ int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, co
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (relay_pending)
-        cordon_proc_kill(c, relay_pending);
+        cordon_proc_kill(c, relay_pending, NULL);
     if (raw_wanted) {
         block_all(&old);
         raw_set();

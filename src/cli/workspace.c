@@ -273,6 +273,7 @@ static int cmd_run_ws(int argc, char **argv)
                 code = CORDON_EXIT_SETUP;
         }
     }
+    cordon_result_free(&res);
     cordon_workspace_free(ws);
     cordon_policy_free(r.pol);
     return code;
@@ -288,9 +289,13 @@ static int cmd_diff(int argc, char **argv)
     if (open_ws(&a, &ws) < 0)
         return CORDON_EXIT_SETUP;
     cordon_error err = {0};
-    if (cordon_workspace_diff(ws, a.name_status ? CORDON_WS_DIFF_NAME_STATUS : 0, stdout, &err) < 0) {
+    char *text = NULL;
+    if (cordon_workspace_diff(ws, a.name_status ? CORDON_WS_DIFF_NAME_STATUS : 0, &text, &err) < 0) {
         cli_print_error(&err);
         code = CORDON_EXIT_SETUP;
+    } else {
+        fputs(text, stdout);
+        cordon_free(text);
     }
     cordon_workspace_free(ws);
     if (fflush(stdout) != 0 && code == 0) {
@@ -310,8 +315,8 @@ static int cmd_integrate(int argc, char **argv)
     if (open_ws(&a, &ws) < 0)
         return CORDON_EXIT_SETUP;
     cordon_error err = {0};
-    cordon_ws_integrated res;
-    int r = cordon_workspace_integrate_ex(ws, a.message, a.force ? CORDON_WS_INTEGRATE_FORCE : 0, &res, &err);
+    cordon_ws_integrated res = {0};
+    int r = cordon_workspace_integrate(ws, a.message, a.force ? CORDON_WS_INTEGRATE_FORCE : 0, &res, &err);
     if (res.recovered)
         fprintf(stderr, "cordon: workspace %s: an interrupted integration was finished first\n", a.name);
     /* the paths are names the command chose: quoted, never raw to the terminal */

@@ -228,7 +228,12 @@ static int run(const cx_args *a, const cx_plan *plan)
             return CX_EXIT_SETUP;
         }
         if (a->explain) {
-            code = cordon_explain(p, a->command, stdout, &err) < 0 ? CX_EXIT_SETUP : 0;
+            char *text = NULL;
+            code = cordon_explain(p, a->command, 0, &text, &err) < 0 ? CX_EXIT_SETUP : 0;
+            if (text) {
+                fputs(text, stdout);
+                cordon_free(text);
+            }
             if (code)
                 print_error(&err);
             cordon_policy_free(p);
@@ -246,6 +251,7 @@ static int run(const cx_args *a, const cx_plan *plan)
                   "caller's PID namespace and /proc) works here\n",
                   stderr);
         print_refusals(&res);
+        cordon_result_free(&res);
         code = res.exit_code == CORDON_EXIT_SETUP || (r < 0 && res.exit_code == 0) ? CX_EXIT_SETUP : res.exit_code;
         break;
     }

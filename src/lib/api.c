@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -174,18 +175,9 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
     return 0;
 }
 
-int cordon_explain(const cordon_policy *pol, char *const argv[], FILE *out, cordon_error *err)
-{
-    return cordon_explain_ex(pol, argv, 0, out, err);
-}
-
-int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned flags, FILE *out, cordon_error *err)
+static int explain_to(const cordon_policy *pol, char *const argv[], unsigned flags, FILE *out, cordon_error *err)
 {
     prepared x;
-    if (!out)
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain: no output stream (NULL)");
-    if (flags & ~(unsigned)(CORDON_EXPLAIN_VERBOSE | CORDON_EXPLAIN_JSON))
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain_ex: unknown flags %#x", flags);
     if (prepare(pol, &x, err) < 0)
         return -1;
     if (flags & CORDON_EXPLAIN_JSON) {
@@ -227,6 +219,32 @@ int cordon_explain_ex(const cordon_policy *pol, char *const argv[], unsigned fla
     confine_explain(out, &x.p, flags & CORDON_EXPLAIN_VERBOSE);
     limits_explain(out, &x.p.limits);
     prepared_free(&x);
+    return 0;
+}
+
+/* The text goes into a memory stream: the API hands out strings, not stdio streams (a
+ * FILE * ties the caller to this libc's). */
+int cordon_explain(const cordon_policy *pol, char *const argv[], unsigned flags, char **text, cordon_error *err)
+{
+    if (!text)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain: nowhere to put the text (text is NULL)");
+    *text = NULL;
+    if (flags & ~(unsigned)(CORDON_EXPLAIN_VERBOSE | CORDON_EXPLAIN_JSON))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_explain: unknown flags %#x", flags);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out)
+        return err_set(err, CORDON_STAGE_PLAN, errno, "cordon_explain: cannot make a memory stream");
+    int r = explain_to(pol, argv, flags, out, err);
+    if (fclose(out) != 0 && r == 0)
+        r = err_set(err, CORDON_STAGE_PLAN, errno, "cordon_explain: out of memory");
+    if (r < 0) {
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    err_clear(err);
     return 0;
 }
 

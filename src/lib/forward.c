@@ -26,7 +26,7 @@ int proc_wait_forwarding(cordon_proc *c, cordon_result *res, cordon_error *err)
             break;
         struct signalfd_siginfo si;
         while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-            (void)cordon_proc_kill(c, (int)si.ssi_signo); /* (a command already gone: nothing to forward to) */
+            (void)cordon_proc_kill(c, (int)si.ssi_signo, NULL); /* (a command already gone: nothing to forward to) */
     }
     int w = cordon_proc_wait(c, -1, res, err);
     if (sfd >= 0)

@@ -2,6 +2,8 @@
  * supervise/outer.h, and cordon_run / cordon_run_output on top of those. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +13,15 @@
 #include "lib/prepare.h"
 #include "lib/proc.h"
 #include "net/host.h"
+#include "policy/policy.h"
 #include "session/session.h"
 #include "supervise/outer.h"
 #include "util/err.h"
 #include "util/trace.h"
 
+/* Tells a cordon_proc from another kind of pointer; a freed one is the caller's bug, not
+ * detected (that would read freed memory). */
 #define PROC_MAGIC 0x636f72646f6e5052ULL /* "cordonPR" */
-#define PROC_FREED 0x46524545442d5052ULL /* "FREED-PR" */
 
 #define SPAWN_PIPES (CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_STDERR_PIPE)
 #define SPAWN_KNOWN (SPAWN_PIPES | CORDON_SPAWN_MERGE_STDERR | CORDON_SPAWN_STDIN_INHERIT | CORDON_SPAWN_PTY)
@@ -169,6 +173,47 @@ static int start_policy(void *ctx, const int stdio[3], cordon_proc **c, cordon_e
 
 int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, cordon_proc **out, cordon_error *err)
 {
+    return cordon_spawn_cmd(pol, argv, flags, NULL, out, err);
+}
+
+/* A caller's cordon_cmd in this release's layout (fields its size does not cover: zero);
+ * 0.1's layout (no has_timeout) keeps 0.1's meaning of timeout: 0 the policy's, < 0 none. */
+void proc_cmd_import(const cordon_cmd *cmd, cordon_cmd *c)
+{
+    *c = (cordon_cmd)CORDON_CMD_INIT;
+    if (!cmd)
+        return;
+    size_t n = cmd->size && cmd->size < sizeof *c ? cmd->size : sizeof *c;
+    memcpy(c, cmd, n);
+    c->size = sizeof *c;
+    if (cmd->size && cmd->size < offsetof(cordon_cmd, has_timeout) + sizeof c->has_timeout) {
+        c->has_timeout = cmd->timeout != 0;
+        c->timeout = cmd->timeout < 0 ? 0 : cmd->timeout;
+    }
+}
+
+static int check_cmd(const char *call, const cordon_cmd *c, cordon_error *err)
+{
+    if (c->has_timeout && (!isfinite(c->timeout) || c->timeout < 0 || c->timeout > 31536000.0))
+        return err_opt(err, CORDON_STAGE_USAGE, EINVAL, "timeout",
+                       "%s: %g is not a number of seconds between 0 (none) and 31536000", call, c->timeout);
+    if (c->cwd && c->cwd[0] != '/')
+        return err_opt(err, CORDON_STAGE_USAGE, EINVAL, "chdir", "%s: the working directory '%s' is not absolute", call,
+                       c->cwd);
+    for (size_t i = 0; c->env && c->env[i]; i++) {
+        const char *eq = strchr(c->env[i], '=');
+        bool ok = eq && eq != c->env[i];
+        for (const char *q = c->env[i]; ok && q < eq; q++)
+            ok = (unsigned char)*q > ' ' && *q != 0x7f;
+        if (!ok)
+            return err_opt(err, CORDON_STAGE_USAGE, EINVAL, "env", "%s: '%s' is not NAME=VALUE", call, c->env[i]);
+    }
+    return 0;
+}
+
+int cordon_spawn_cmd(const cordon_policy *pol, char *const argv[], unsigned flags, const cordon_cmd *cmd,
+                     cordon_proc **out, cordon_error *err)
+{
     cordon_error e = {.size = sizeof e};
     if (out)
         *out = NULL;
@@ -176,8 +221,65 @@ int cordon_spawn(const cordon_policy *pol, char *const argv[], unsigned flags, c
         err_export(err, &e);
         return -1;
     }
-    policy_start ps = {pol, argv, flags};
-    return spawn_common("cordon_spawn", flags, start_policy, &ps, out, err);
+    cordon_cmd c;
+    proc_cmd_import(cmd, &c);
+    if (check_cmd("cordon_spawn_cmd", &c, &e) < 0 ||
+        ((c.keep || c.detach) &&
+         err_opt(&e, CORDON_STAGE_USAGE, EINVAL, c.keep ? "keep" : "detach",
+                 "cordon_spawn_cmd: keep and detach are a session's (cordon_session_spawn_cmd)") < 0)) {
+        err_export(err, &e);
+        return -1;
+    }
+    if (c.tty)
+        flags |= CORDON_SPAWN_PTY;
+    if (!pol || (!c.cwd && !c.env && !c.has_timeout)) {
+        policy_start ps = {pol, argv, flags};
+        return spawn_common("cordon_spawn", flags, start_policy, &ps, out, err);
+    }
+    /* the caller's policy copied (shallow: it shares the policy's data, which outlives the
+     * spawn) with the command's own settings over it; nothing of it is kept after */
+    struct cordon_policy copy = *pol;
+    size_t extra = 0;
+    while (c.env && c.env[extra])
+        extra++;
+    env_op *env = calloc(pol->n_env + extra + 1, sizeof *env);
+    if (!env) {
+        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+        err_export(err, &e);
+        return -1;
+    }
+    memcpy(env, pol->env, pol->n_env * sizeof *env);
+    char *names = NULL;
+    size_t names_len = 0;
+    for (size_t i = 0; i < extra; i++)
+        names_len += strlen(c.env[i]) + 1;
+    if (extra && !(names = malloc(names_len))) {
+        free(env);
+        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+        err_export(err, &e);
+        return -1;
+    }
+    char *at = names;
+    for (size_t i = 0; i < extra; i++) { /* "NAME\0VALUE\0": the '=' becomes the NUL */
+        size_t l = strlen(c.env[i]) + 1;
+        memcpy(at, c.env[i], l);
+        char *eq = strchr(at, '=');
+        *eq = '\0';
+        env[pol->n_env + i] = (env_op){.kind = ENV_SET, .name = at, .value = eq + 1};
+        at += l;
+    }
+    copy.env = env;
+    copy.n_env = pol->n_env + extra;
+    copy.cap_env = pol->n_env + extra + 1;
+    if (c.cwd)
+        copy.cwd = (char *)c.cwd;
+    if (c.has_timeout)
+        copy.timeout = c.timeout;
+    policy_start ps = {&copy, argv, flags};
+    int r = spawn_common("cordon_spawn_cmd", flags, start_policy, &ps, out, err);
+    free(env);
+    free(names);
+    return r;
 }
 
 typedef struct session_start {
@@ -215,18 +317,23 @@ int proc_spawn_session(int via, const char *path, char *const argv[], unsigned f
         err_export(err, &e);
         return -1;
     }
-    bool tty = cmd && cmd->tty;
+    /* one terminal mechanism: CORDON_SPAWN_PTY, or cmd->tty, which means the same */
+    cordon_cmd with_tty;
     if (flags & CORDON_SPAWN_PTY) {
+        with_tty = cmd ? *cmd : (cordon_cmd)CORDON_CMD_INIT;
+        with_tty.tty = true;
+        cmd = &with_tty;
+        flags &= ~CORDON_SPAWN_PTY;
+    }
+    bool tty = cmd && cmd->tty;
+    if (tty && flags) {
         err_set(&e, CORDON_STAGE_USAGE, EINVAL,
-                "cordon_session_spawn: a session command gets its terminal from cordon_session_cmd.tty, not "
-                "CORDON_SPAWN_PTY");
+                "cordon_session_spawn: a command with a terminal takes no other spawn flags (the terminal's "
+                "master is its stdin, stdout and stderr)");
         err_export(err, &e);
         return -1;
     }
-    if (tty && flags) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL,
-                "cordon_session_spawn: a command with a terminal takes no spawn flags (the terminal's master "
-                "is its stdin and stdout)");
+    if (cmd && check_cmd("cordon_session_spawn_cmd", cmd, &e) < 0) {
         err_export(err, &e);
         return -1;
     }
@@ -240,6 +347,7 @@ int proc_spawn_session(int via, const char *path, char *const argv[], unsigned f
         if (master >= 0) {
             c->fd[1] = master;
             c->fd[0] = fcntl(master, F_DUPFD_CLOEXEC, 3);
+            c->pty = fcntl(master, F_DUPFD_CLOEXEC, 3); /* cordon_proc_pty, as for cordon_spawn */
         }
     }
     return r;
@@ -319,8 +427,7 @@ done:
 static int bad_proc(const cordon_proc *c, const char *call, cordon_error *err)
 {
     return err_set(err, CORDON_STAGE_USAGE, EINVAL, "%s: %s", call,
-                   !c ? "no process given (NULL)"
-                      : "not a process from cordon_spawn (or one already freed with cordon_proc_free)");
+                   !c ? "no process given (NULL)" : "not a process from cordon_spawn");
 }
 
 int cordon_proc_stdin(const cordon_proc *c)
@@ -343,20 +450,21 @@ int cordon_proc_pty(const cordon_proc *c)
     return valid(c) ? c->pty : -1;
 }
 
-int cordon_proc_close_stdin(cordon_proc *c)
+int cordon_proc_close_stdin(cordon_proc *c, cordon_error *err)
 {
-    if (!valid(c)) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (c->fd[0] < 0) {
-        errno = EBADF; /* never piped, or already closed */
-        return -1;
-    }
+    if (!valid(c))
+        return bad_proc(c, "cordon_proc_close_stdin", err);
+    if (c->fd[0] < 0) /* never piped, or already closed */
+        return err_set(err, CORDON_STAGE_USAGE, EBADF,
+                       "cordon_proc_close_stdin: the command's stdin is not a pipe "
+                       "(any more): spawn with CORDON_SPAWN_STDIN_PIPE, close it once");
     int fd = c->fd[0];
     c->fd[0] = -1;
     /* close() is not retried on EINTR: on Linux the descriptor is gone either way */
-    return close(fd) < 0 && errno != EINTR ? -1 : 0;
+    if (close(fd) < 0 && errno != EINTR)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cordon_proc_close_stdin: cannot close the pipe");
+    err_clear(err);
+    return 0;
 }
 
 int cordon_proc_exit_fd(const cordon_proc *c)
@@ -366,13 +474,46 @@ int cordon_proc_exit_fd(const cordon_proc *c)
     return c->sc ? sess_cmd_fd(c->sc) : outer_pidfd(c->run);
 }
 
-int cordon_proc_kill(cordon_proc *c, int sig)
+/* err filled without formatting or allocating: cordon_proc_kill is async-signal-safe. */
+static int kill_failed(cordon_error *err, int errnum, const char *message)
 {
-    if (!valid(c)) {
-        errno = EINVAL;
+    errno = errnum; /* (as in 0.1, too) */
+    if (!err)
         return -1;
+    err->stage = errnum == ESRCH ? CORDON_STAGE_SUPERVISE : CORDON_STAGE_USAGE;
+    err->errnum = errnum;
+    err->truncated = false;
+    err->option[0] = '\0';
+    size_t i = 0;
+    for (; message[i] && i + 1 < sizeof err->message; i++)
+        err->message[i] = message[i];
+    err->message[i] = '\0';
+    return -1;
+}
+
+int cordon_proc_kill(cordon_proc *c, int sig, cordon_error *err)
+{
+    if (!valid(c))
+        return kill_failed(err, EINVAL,
+                           c ? "cordon_proc_kill: not a process from cordon_spawn"
+                             : "cordon_proc_kill: no process given (NULL)");
+    int r = c->sc ? sess_cmd_kill(c->sc, sig) : outer_kill(c->run, sig);
+    if (r < 0) {
+        int e = errno;
+        return kill_failed(err, e,
+                           e == ESRCH ? "cordon_proc_kill: the sandbox has ended"
+                           : e == EINVAL
+                               ? "cordon_proc_kill: a signal cordon does not deliver (SIGKILL, SIGINT, SIGTERM, "
+                                 "SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT or 0)"
+                               : "cordon_proc_kill: the signal could not be sent");
     }
-    return c->sc ? sess_cmd_kill(c->sc, sig) : outer_kill(c->run, sig);
+    if (err) {
+        err->stage = CORDON_STAGE_NONE;
+        err->errnum = 0;
+        err->truncated = false;
+        err->option[0] = err->message[0] = '\0';
+    }
+    return 0;
 }
 
 /* The run has ended: add what this layer knows (the isolation chosen), and remove the
@@ -413,6 +554,7 @@ int cordon_proc_wait(cordon_proc *c, int timeout_ms, cordon_result *res, cordon_
     } else if (w < 0) {
         err_export(err, &e);
     }
+    cordon_result_free(&r);
     return w;
 }
 
@@ -420,7 +562,6 @@ void cordon_proc_free(cordon_proc *c)
 {
     if (!valid(c))
         return;
-    c->magic = PROC_FREED;
     if (c->sc)
         sess_cmd_free(c->sc); /* kills what still runs, waits until PID 1 says it is gone */
     else
@@ -461,6 +602,7 @@ int cordon_run(const cordon_policy *pol, char *const argv[], cordon_result *resu
     if (check_argv(argv, &e) == 0 && spawn_with(pol, argv, inherit, 0, &c, &e) == 0)
         ret = run_to_end(c, -1, NULL, NULL, &r, &e);
     result_export(result, &r);
+    cordon_result_free(&r);
     err_export(err, &e);
     return ret;
 }
@@ -502,6 +644,7 @@ done:
     if (devnull >= 0)
         close(devnull);
     result_export(result, &r);
+    cordon_result_free(&r);
     err_export(err, &e);
     return ret;
 }

@@ -12,5 +12,7 @@ int proc_run_helper(const plan *p, outer_helper *h, net_host **net, cordon_error
 
 /* As cordon_spawn, in the session reached through `via` (its control socket) or, when
  * via is -1, through its published socket `path`. */
+/* A caller's cordon_cmd (NULL: none) in this release's layout, into c. */
+void proc_cmd_import(const cordon_cmd *cmd, cordon_cmd *c);
 int proc_spawn_session(int via, const char *path, char *const argv[], unsigned flags, const cordon_session_cmd *cmd,
                        cordon_proc **out, cordon_error *err);

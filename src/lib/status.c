@@ -65,7 +65,8 @@ static void status_free(cordon_status_file *f)
     free(f);
 }
 
-cordon_status_file *cordon_status_file_open(const char *file, cordon_error *err)
+/* As cordon_status_file_open, returning the file or NULL. */
+static cordon_status_file *status_open(const char *file, cordon_error *err)
 {
     cordon_error e = {.size = sizeof e};
     if (!file || !*file) {
@@ -118,6 +119,21 @@ fail:
     status_free(f);
     err_export(err, &e);
     return NULL;
+}
+
+int cordon_status_file_open(const char *file, cordon_status_file **out, cordon_error *err)
+{
+    if (!out) {
+        cordon_error e = {.size = sizeof e};
+        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_status_file_open: nowhere to put the file (out is NULL)");
+        err_export(err, &e);
+        return -1;
+    }
+    *out = status_open(file, err);
+    if (!*out)
+        return -1;
+    err_clear(err);
+    return 0;
 }
 
 /* The unnamed file gets a name next to FILE (via /proc/self/fd, which works without
@@ -185,7 +201,7 @@ out:
     return ret;
 }
 
-void cordon_status_file_close(cordon_status_file *f)
+void cordon_status_file_free(cordon_status_file *f)
 {
     if (f && f->magic == STATUS_MAGIC)
         status_free(f);
@@ -200,10 +216,10 @@ int cordon_write_status_json(const char *file, const cordon_result *res, const c
         err_export(err, &e);
         return -1;
     }
-    cordon_status_file *f = cordon_status_file_open(file, err);
+    cordon_status_file *f = status_open(file, err);
     if (!f)
         return -1;
     int r = cordon_status_file_write(f, res, setup_err, err);
-    cordon_status_file_close(f);
+    cordon_status_file_free(f);
     return r;
 }

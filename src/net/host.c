@@ -209,6 +209,9 @@ void net_host_result(const net_host *h, cordon_result *res)
     res->network_failed = __atomic_load_n(&h->counts->failed, __ATOMIC_ACQUIRE);
     unsigned n = __atomic_load_n(&h->counts->n_refusals, __ATOMIC_ACQUIRE);
     size_t used = 0;
+    char list[2048]; /* the first of them; the rest are counted */
+    free(res->network_refusals);
+    res->network_refusals = NULL;
     res->n_network_refusals = 0;
     res->network_refusals_more = __atomic_load_n(&h->counts->more_refusals, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n && i < NET_REFUSALS_MAX; i++) {
@@ -217,13 +220,17 @@ void net_host_result(const net_host *h, cordon_result *res)
         int len = r->fix[0]
                       ? snprintf(line, sizeof line, "%s:%u (%s); to allow it: %s", r->host, r->port, r->why, r->fix)
                       : snprintf(line, sizeof line, "%s:%u (%s)", r->host, r->port, r->why);
-        if (len < 0 || used + (size_t)len + 1 > sizeof res->network_refusals) {
+        if (len < 0 || used + (size_t)len + 1 > sizeof list) {
             res->network_refusals_more += n - i;
             break;
         }
-        memcpy(res->network_refusals + used, line, (size_t)len + 1);
+        memcpy(list + used, line, (size_t)len + 1);
         used += (size_t)len + 1;
         res->n_network_refusals++;
+    }
+    if (used) {
+        res->network_refusals = xmalloc(used);
+        memcpy(res->network_refusals, list, used);
     }
 }
 

@@ -48,7 +48,7 @@ static int add_pattern(strv *v, const char *domain, const char *option, cordon_e
     return 0;
 }
 
-int cordon_policy_allow_domain(cordon_policy *p, const char *domain, cordon_error *err)
+int cordon_policy_add_allowed_domain(cordon_policy *p, const char *domain, cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (add_pattern(&p->net.allow, domain, "allowDomain", err) < 0)
@@ -58,7 +58,7 @@ int cordon_policy_allow_domain(cordon_policy *p, const char *domain, cordon_erro
     return 0;
 }
 
-int cordon_policy_deny_domain(cordon_policy *p, const char *domain, cordon_error *err)
+int cordon_policy_add_denied_domain(cordon_policy *p, const char *domain, cordon_error *err)
 {
     NEED_POLICY(p, err);
     return add_pattern(&p->net.deny, domain, "denyDomain", err);
@@ -137,7 +137,7 @@ int cordon_policy_set_allow_unix_sockets(cordon_policy *p, bool allow, cordon_er
     return 0;
 }
 
-int cordon_policy_allow_socket(cordon_policy *p, const char *path, cordon_error *err)
+int cordon_policy_add_allowed_socket(cordon_policy *p, const char *path, cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (!path || path[0] != '/')
@@ -161,7 +161,7 @@ static int check_port(unsigned port, const char *option, cordon_error *err)
     return 0;
 }
 
-int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *err)
+int cordon_policy_add_forwarded_port(cordon_policy *p, unsigned port, cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (check_port(port, "forwardPort", err) < 0)
@@ -179,7 +179,7 @@ int cordon_policy_forward_port(cordon_policy *p, unsigned port, cordon_error *er
     return 0;
 }
 
-int cordon_policy_publish_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err)
+int cordon_policy_add_published_port(cordon_policy *p, unsigned port, unsigned host_port, cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (host_port == 0)
@@ -224,7 +224,7 @@ bad:
                    s);
 }
 
-int cordon_policy_forward_port_string(cordon_policy *p, const char *spec, cordon_error *err)
+int cordon_policy_add_forwarded_port_string(cordon_policy *p, const char *spec, cordon_error *err)
 {
     NEED_POLICY(p, err);
     unsigned port = 0;
@@ -232,10 +232,10 @@ int cordon_policy_forward_port_string(cordon_policy *p, const char *spec, cordon
         spec = "";
     if (parse_port(spec, strlen(spec), "forwardPort", spec, &port, err) < 0)
         return -1;
-    return cordon_policy_forward_port(p, port, err);
+    return cordon_policy_add_forwarded_port(p, port, err);
 }
 
-int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon_error *err)
+int cordon_policy_add_published_port_string(cordon_policy *p, const char *spec, cordon_error *err)
 {
     NEED_POLICY(p, err);
     unsigned port = 0, host = 0;
@@ -246,7 +246,7 @@ int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon
     if (!c1) /* PORT: the same port on both sides, as --forward-port PORT */
         return parse_port(spec, strlen(spec), "publishPort", spec, &port, err) < 0
                    ? -1
-                   : cordon_policy_publish_port(p, port, 0, err);
+                   : cordon_policy_add_published_port(p, port, 0, err);
     if (!c2) {
         /* A:B reads HOST:CONTAINER to a Docker user (-p 8080:3000) and read PORT:HOSTPORT
          * to cordon before: the same numbers would publish the other way round.  Only the
@@ -257,7 +257,7 @@ int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon
             parse_port(c1 + 1, strlen(c1 + 1), "publishPort", spec, &b, err) < 0)
             return -1;
         if (a == b)
-            return cordon_policy_publish_port(p, a, 0, err);
+            return cordon_policy_add_published_port(p, a, 0, err);
         return err_opt(err, CORDON_STAGE_USAGE, 0, "publishPort",
                        "'%s' is ambiguous: Docker's order (HOST:CONTAINER) publishes the command's port %u on the "
                        "host's %u, cordon's former PORT:HOSTPORT the reverse; name the host's address first, as "
@@ -275,7 +275,7 @@ int cordon_policy_publish_port_string(cordon_policy *p, const char *spec, cordon
     if (parse_port(c1 + 1, (size_t)(c2 - c1 - 1), "publishPort", spec, &host, err) < 0 ||
         parse_port(c2 + 1, strlen(c2 + 1), "publishPort", spec, &port, err) < 0)
         return -1;
-    return cordon_policy_publish_port(p, port, host == port ? 0 : host, err);
+    return cordon_policy_add_published_port(p, port, host == port ? 0 : host, err);
 }
 
 int cordon_policy_set_network_log(cordon_policy *p, const char *file, cordon_error *err)

@@ -215,7 +215,12 @@ int cordon_policy_add_path(cordon_policy *p, const char *path, cordon_access acc
 int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error *err)
 {
     NEED_POLICY(p, err);
-    if (!dir || !*dir)
+    if (!dir) { /* no workspace (--no-workspace) */
+        p->no_workspace = true;
+        p->scalars_set |= POLICY_SET_WORKSPACE;
+        return 0;
+    }
+    if (!*dir)
         return err_opt(err, CORDON_STAGE_USAGE, 0, "workspace", "empty path");
     char *abs = NULL;
     if (dir[0] == '/') {
@@ -229,15 +234,6 @@ int cordon_policy_set_workspace(cordon_policy *p, const char *dir, cordon_error 
     free(p->workspace);
     p->workspace = abs;
     p->no_workspace = false;
-    p->scalars_set |= POLICY_SET_WORKSPACE;
-    return 0;
-}
-
-int cordon_policy_set_no_workspace(cordon_policy *p, bool none, cordon_error *err)
-{
-    NEED_POLICY(p, err);
-    (void)err;
-    p->no_workspace = none;
     p->scalars_set |= POLICY_SET_WORKSPACE;
     return 0;
 }
@@ -300,7 +296,7 @@ void policy_add_settings_env(struct cordon_policy *p, bool keep, const char *nam
         (env_op){.kind = keep ? ENV_KEEP : ENV_SET, .name = xstrdup(name), .value = keep ? NULL : xstrdup(value)};
 }
 
-int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_error *err)
+int cordon_policy_add_env(cordon_policy *p, const char *name_eq_value, cordon_error *err)
 {
     NEED_POLICY(p, err);
     const char *eq = name_eq_value ? strchr(name_eq_value, '=') : NULL;
@@ -314,7 +310,7 @@ int cordon_policy_set_env(cordon_policy *p, const char *name_eq_value, cordon_er
     return 0;
 }
 
-int cordon_policy_keep_env(cordon_policy *p, const char *name, cordon_error *err)
+int cordon_policy_add_keep_env(cordon_policy *p, const char *name, cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (!name || !valid_env_name(name, strlen(name)))
@@ -397,11 +393,11 @@ int cordon_policy_set_private_dirs(cordon_policy *p, bool private_dirs, cordon_e
     return 0;
 }
 
-int cordon_policy_set_no_nested(cordon_policy *p, bool no_nested, cordon_error *err)
+int cordon_policy_set_nested(cordon_policy *p, bool nested, cordon_error *err)
 {
     NEED_POLICY(p, err);
     (void)err;
-    p->no_nested = no_nested;
+    p->no_nested = !nested;
     p->scalars_set |= POLICY_SET_NO_NESTED;
     return 0;
 }
@@ -448,7 +444,7 @@ int cordon_policy_set_isolation(cordon_policy *p, cordon_isolation i, cordon_err
     return 0;
 }
 
-int cordon_policy_protect(cordon_policy *p, const char *name, cordon_error *err)
+int cordon_policy_add_protected(cordon_policy *p, const char *name, cordon_error *err)
 {
     NEED_POLICY(p, err);
     if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
@@ -472,7 +468,7 @@ void policy_add_hide(struct cordon_policy *p, const char *path, rule_origin orig
     };
 }
 
-int cordon_policy_hide(cordon_policy *p, const char *path, cordon_error *err)
+int cordon_policy_add_hidden(cordon_policy *p, const char *path, cordon_error *err)
 {
     NEED_POLICY(p, err);
     char *abs = absolute_arg(path, NULL, "hide", err);

@@ -112,9 +112,10 @@ static char *build_request(char *const argv[], const cordon_session_cmd *o, size
                 rq->ws_ypixel = ws.ws_ypixel;
             }
         }
-        if (o->timeout < 0)
-            rq->timeout_ms = -1;
-        else if (o->timeout > 0)
+        /* (in this release's layout: proc_cmd_import) */
+        if (o->has_timeout && o->timeout == 0)
+            rq->timeout_ms = -1; /* none */
+        else if (o->has_timeout)
             rq->timeout_ms = (int64_t)(o->timeout * 1000.0 + 0.999);
     }
     char *p = buf + sizeof *rq;
@@ -183,6 +184,7 @@ static void take_reports(sess_cmd *c)
 static void conclude(sess_cmd *c)
 {
     err_clear(&c->err);
+    cordon_result_free(&c->res);
     c->res = (cordon_result){.size = sizeof c->res, .status_code = -1};
     if (c->refused) {
         err_set(&c->err, CORDON_STAGE_SUPERVISE, EPERM, "the session refused the command: %s", c->refused_why);
@@ -270,11 +272,13 @@ void sess_cmd_free(sess_cmd *c)
         cordon_error e = {.size = sizeof e};
         cordon_result r = {.size = sizeof r};
         sess_cmd_wait(c, -1, &r, &e);
+        cordon_result_free(&r);
     }
     if (c->conn >= 0)
         close(c->conn);
     if (c->tty >= 0)
         close(c->tty);
+    cordon_result_free(&c->res);
     free(c);
 }
 
@@ -288,6 +292,7 @@ static void wait_detached(sess_cmd *c)
          * leftovers kept): the same answer either way.  An exec that failed said so
          * before PID 1 sent the pid. */
         if (c->pid > 0 && !c->o.exec_failed && !c->refused) {
+            cordon_result_free(&c->res);
             c->res = (cordon_result){.size = sizeof c->res,
                                      .exit_code = 0,
                                      .status_code = -1,

@@ -234,13 +234,9 @@ int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned fla
             *out = NULL;
         return -1;
     }
-    /* a caller compiled against an older, smaller cordon_session_cmd */
-    cordon_session_cmd c = CORDON_SESSION_CMD_INIT;
-    if (cmd) {
-        size_t n = cmd->size && cmd->size < sizeof c ? cmd->size : sizeof c;
-        memcpy(&c, cmd, n);
-        c.size = sizeof c;
-    }
+    /* a caller compiled against an older, smaller cordon_cmd */
+    cordon_cmd c;
+    proc_cmd_import(cmd, &c);
     return proc_spawn_session(s->owned ? s->ctl : -1, s->path, argv, flags, cmd ? &c : NULL, out, err);
 }
 

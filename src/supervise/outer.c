@@ -134,10 +134,14 @@ static int drain_reports(int fd, outer_outcome *o)
 void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err)
 {
     unsigned size = r->size;
+    cordon_result_free(r); /* filled before (a wait that looked again) */
     *r = (cordon_result){.size = size, .status_code = -1};
     r->refused = o->refused > o->n_refusals ? o->refused : o->n_refusals;
     r->n_refusals = o->n_refusals;
-    memcpy(r->refusals, o->refusals, o->refusals_len);
+    if (o->refusals_len) {
+        r->refusals = xmalloc(o->refusals_len);
+        memcpy(r->refusals, o->refusals, o->refusals_len);
+    }
     if (o->timed_out) {
         r->timed_out = true;
         r->started = !o->setup_failed;
@@ -357,6 +361,7 @@ static void abandon(outer_run *r)
         proc_reap(r->pidfd, NULL);
     }
     release_run(r);
+    cordon_result_free(&r->res);
     free(r->out_buf);
     free(r);
 }
@@ -736,6 +741,7 @@ void outer_free(outer_run *r)
         r->reaped = true;
     }
     release_run(r);
+    cordon_result_free(&r->res);
     free(r->out_buf);
     free(r);
 }

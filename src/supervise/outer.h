@@ -107,7 +107,7 @@ typedef struct outer_outcome {
     unsigned long refused; /* the creation control's refusals (REPORT_REFUSAL) */
     unsigned n_refusals;
     size_t refusals_len;
-    char refusals[sizeof((cordon_result *)0)->refusals];
+    char refusals[4096]; /* the first of them, each "OPERATION PATH: WHY" and a NUL */
 } outer_outcome;
 /* One report into the outcome; whether it is the last (after which PID 1 only exits);
  * the result the outcome makes (pid1: how PID 1 ended, or NULL). */

@@ -2,11 +2,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The first layout of each growable struct: what a caller with size 0 has. */
+/* The first layout of each growable struct: what a caller with size 0 has (for results,
+ * 0.2's: 0.2 broke 0.1's layout, doc/api.md). */
 #define ERROR_V1_SIZE  (offsetof(cordon_error, message) + sizeof(((cordon_error *)0)->message))
-#define RESULT_V1_SIZE (offsetof(cordon_result, wall_seconds) + sizeof(double))
+#define RESULT_V1_SIZE (offsetof(cordon_result, pid) + sizeof(int))
 
 /* A message that did not fit: cut it at a character boundary and say so. */
 static void mark_truncated(cordon_error *err)
@@ -104,6 +106,23 @@ void err_export(cordon_error *to, const cordon_error *from)
     to->size = size;
 }
 
+/* A NUL-separated list of n strings, copied. */
+static char *list_dup(const char *list, unsigned n)
+{
+    if (!list || n == 0)
+        return NULL;
+    const char *end = list;
+    for (unsigned i = 0; i < n; i++)
+        end += strlen(end) + 1;
+    size_t len = (size_t)(end - list);
+    char *c = malloc(len);
+    if (c)
+        memcpy(c, list, len);
+    return c;
+}
+
+#define COVERS(n, type, field) ((n) >= offsetof(type, field) + sizeof(((type *)0)->field))
+
 void result_export(cordon_result *to, const cordon_result *from)
 {
     if (!to || to == from)
@@ -112,6 +131,26 @@ void result_export(cordon_result *to, const cordon_result *from)
     size_t n = caller_size(size, RESULT_V1_SIZE, sizeof *from);
     memcpy(to, from, n);
     to->size = size;
+    /* the lists are the caller's own copies (cordon_result_free), where its layout has them */
+    if (COVERS(n, cordon_result, refusals))
+        to->refusals = list_dup(from->refusals, from->n_refusals);
+    if (COVERS(n, cordon_result, network_refusals))
+        to->network_refusals = list_dup(from->network_refusals, from->n_network_refusals);
+}
+
+void cordon_result_free(cordon_result *res)
+{
+    if (!res)
+        return;
+    size_t n = caller_size(res->size, RESULT_V1_SIZE, sizeof *res);
+    if (COVERS(n, cordon_result, refusals)) {
+        free(res->refusals);
+        res->refusals = NULL;
+    }
+    if (COVERS(n, cordon_result, network_refusals)) {
+        free(res->network_refusals);
+        res->network_refusals = NULL;
+    }
 }
 
 int cordon_error_text(const cordon_error *err, char *buf, size_t n)

@@ -51,5 +51,6 @@ void err_clear(cordon_error *err);
 /* clang-format on */
 /* Copy a full-size error into the caller's, as far as its size allows. */
 void err_export(cordon_error *to, const cordon_error *from);
-/* The same for results. */
+/* The same for results; the lists of refusals are copied (the caller frees its copy with
+ * cordon_result_free, and from keeps its own). */
 void result_export(cordon_result *to, const cordon_result *from);

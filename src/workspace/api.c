@@ -1,6 +1,7 @@
 /* The public cordon_workspace_* calls: locks, recovery first, then the piece that does
  * the work (ws.h). */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -218,11 +219,11 @@ static int enter(cordon_workspace *ws, cordon_error *err)
     return fd;
 }
 
-int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res,
+/* The run fills a cordon_result of the library's own layout, exported to the caller's
+ * (result_export: as far as its size says, never beyond, its size kept). */
+static int workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res,
                          cordon_error *err)
 {
-    err_clear(err);
-    *res = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     if (!p)
         return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_workspace_run: no policy");
     int st = enter(ws, err);
@@ -245,6 +246,17 @@ int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *con
     return r;
 }
 
+int cordon_workspace_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res,
+                         cordon_error *err)
+{
+    err_clear(err);
+    cordon_result r = {.size = sizeof r, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    int ret = workspace_run(ws, p, argv, &r, err);
+    result_export(res, &r);
+    cordon_result_free(&r);
+    return ret;
+}
+
 int cordon_workspace_changes(cordon_workspace *ws, cordon_ws_changes *out, cordon_error *err)
 {
     err_clear(err);
@@ -265,15 +277,22 @@ int cordon_workspace_changes(cordon_workspace *ws, cordon_ws_changes *out, cordo
     return 0;
 }
 
-void cordon_ws_changes_free(cordon_ws_changes *c)
+void cordon_workspace_change_list_free(cordon_workspace_change_list *c)
 {
     if (!c)
         return;
     for (size_t i = 0; i < c->n; i++)
         free(c->v[i].path);
     free(c->v);
-    *c = (cordon_ws_changes){0};
+    *c = (cordon_workspace_change_list){0};
 }
+
+/* How much of a growable workspace struct the caller has (0: this release's layout). */
+static size_t caller_has(unsigned size, size_t ours)
+{
+    return size == 0 || size > ours ? ours : size;
+}
+#define COVERS(n, type, field) ((n) >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 static char *slurp_at(const char *path, size_t *len, mode_t mode)
 {
@@ -288,11 +307,8 @@ static char *slurp_at(const char *path, size_t *len, mode_t mode)
     return ws_read_file(path, (size_t)1 << 31, len);
 }
 
-int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordon_error *err)
+static int diff_to(cordon_workspace *ws, unsigned flags, FILE *out, cordon_error *err)
 {
-    err_clear(err);
-    if (flags & ~CORDON_WS_DIFF_NAME_STATUS)
-        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_workspace_diff: unknown flags %#x", flags);
     int st = enter(ws, err);
     if (st < 0)
         return -1;
@@ -342,9 +358,30 @@ int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, FILE *out, cordo
     return r;
 }
 
-int cordon_workspace_integrate(cordon_workspace *ws, const char *message, cordon_ws_integrated *res, cordon_error *err)
+/* Into a memory stream: the API hands out strings, not stdio streams. */
+int cordon_workspace_diff(cordon_workspace *ws, unsigned flags, char **text, cordon_error *err)
 {
-    return cordon_workspace_integrate_ex(ws, message, 0, res, err);
+    err_clear(err);
+    if (!text)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "cordon_workspace_diff: nowhere to put the diff (text is NULL)");
+    *text = NULL;
+    if (flags & ~CORDON_WORKSPACE_DIFF_NAME_STATUS)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_workspace_diff: unknown flags %#x", flags);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out)
+        return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cordon_workspace_diff: cannot make a memory stream");
+    int r = diff_to(ws, flags, out, err);
+    if (fclose(out) != 0 && r == 0)
+        r = err_set(err, CORDON_STAGE_WORKSPACE, errno, "cordon_workspace_diff: out of memory");
+    if (r < 0) {
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    return 0;
 }
 
 const char *cordon_workspace_saved(const cordon_workspace *ws)
@@ -352,11 +389,9 @@ const char *cordon_workspace_saved(const cordon_workspace *ws)
     return ws ? ws->saved : NULL;
 }
 
-int cordon_workspace_integrate_ex(cordon_workspace *ws, const char *message, unsigned flags, cordon_ws_integrated *res,
-                                  cordon_error *err)
+static int integrate(cordon_workspace *ws, const char *message, unsigned flags, cordon_workspace_integration *res,
+                     cordon_error *err)
 {
-    err_clear(err);
-    *res = (cordon_ws_integrated){0};
     int st = ws_lock(ws, WS_LOCK_STATE, true, LOCK_WAIT_MS, err);
     if (st < 0)
         return -1;
@@ -385,12 +420,36 @@ int cordon_workspace_integrate_ex(cordon_workspace *ws, const char *message, uns
     return r;
 }
 
-void cordon_ws_integrated_free(cordon_ws_integrated *res)
+/* Filled in a whole struct of ours, then exported to the caller's layout: the lists its
+ * layout has are handed over, the others freed. */
+int cordon_workspace_integrate(cordon_workspace *ws, const char *message, unsigned flags,
+                               cordon_workspace_integration *res, cordon_error *err)
+{
+    err_clear(err);
+    if (!res)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_workspace_integrate: no result given (res is NULL)");
+    cordon_workspace_integration r = {.size = sizeof r};
+    int ret = integrate(ws, message, flags, &r, err);
+    unsigned size = res->size;
+    size_t n = caller_has(size, sizeof r);
+    memcpy(res, &r, n);
+    res->size = size;
+    if (!COVERS(n, cordon_workspace_integration, conflicts))
+        cordon_workspace_change_list_free(&r.conflicts);
+    if (!COVERS(n, cordon_workspace_integration, skipped))
+        cordon_workspace_change_list_free(&r.skipped);
+    return ret;
+}
+
+void cordon_workspace_integration_free(cordon_workspace_integration *res)
 {
     if (!res)
         return;
-    cordon_ws_changes_free(&res->conflicts);
-    cordon_ws_changes_free(&res->skipped);
+    size_t n = caller_has(res->size, sizeof *res);
+    if (COVERS(n, cordon_workspace_integration, conflicts))
+        cordon_workspace_change_list_free(&res->conflicts);
+    if (COVERS(n, cordon_workspace_integration, skipped))
+        cordon_workspace_change_list_free(&res->skipped);
 }
 
 int cordon_workspace_restore(cordon_workspace *ws, cordon_error *err)
@@ -411,10 +470,8 @@ int cordon_workspace_restore(cordon_workspace *ws, cordon_error *err)
     return r;
 }
 
-int cordon_workspace_status(cordon_workspace *ws, cordon_ws_status *s, cordon_error *err)
+static int status(cordon_workspace *ws, cordon_workspace_state *s, cordon_error *err)
 {
-    err_clear(err);
-    *s = (cordon_ws_status){0};
     int st = ws_lock(ws, WS_LOCK_STATE, true, LOCK_WAIT_MS, err);
     if (st < 0)
         return -1;
@@ -452,6 +509,19 @@ int cordon_workspace_status(cordon_workspace *ws, cordon_ws_status *s, cordon_er
         free(top);
     }
     close(st);
+    return r;
+}
+
+int cordon_workspace_status(cordon_workspace *ws, cordon_workspace_state *st, cordon_error *err)
+{
+    err_clear(err);
+    if (!st)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "cordon_workspace_status: no state given (st is NULL)");
+    cordon_workspace_state s = {.size = sizeof s};
+    int r = status(ws, &s, err);
+    unsigned size = st->size;
+    memcpy(st, &s, caller_has(size, sizeof s));
+    st->size = size;
     return r;
 }
 
@@ -550,7 +620,7 @@ int cordon_workspace_list(const char *root_given, char ***names, size_t *n, cord
     return 0;
 }
 
-void cordon_ws_names_free(char **names, size_t n)
+void cordon_workspace_names_free(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(names[i]);

@@ -30,7 +30,9 @@ static char *moved(const char *path, const char *from, const char *to)
 
 int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cordon_result *res, cordon_error *err)
 {
-    *res = (cordon_result){.exit_code = CORDON_EXIT_SETUP, .status_code = -1};
+    /* res is the library's own, whole cordon_result (cordon_workspace_run exports it to the
+     * caller's layout): its size stays ours, or cordon_run would fill only the first one */
+    *res = (cordon_result){.size = sizeof *res, .exit_code = CORDON_EXIT_SETUP, .status_code = -1};
     if (p->workspace || p->no_workspace)
         return err_opt(err, CORDON_STAGE_USAGE, 0, "workspace",
                        "a workspace run: its workspace is the view of %s, shown at %s; the policy cannot set another "
@@ -132,7 +134,7 @@ int ws_run(cordon_workspace *ws, const cordon_policy *p, char *const argv[], cor
     c.view = ws->st.backend == CORDON_WS_NONE ? NULL : &view;
 
     ret = cordon_run(&c, argv, res, err);
-    if (ret < 0 && err->stage == CORDON_STAGE_NONE)
+    if (ret < 0 && err && err->stage == CORDON_STAGE_NONE)
         err_set(err, CORDON_STAGE_WORKSPACE, 0, "the run failed");
     free(rules);
     free(globs);

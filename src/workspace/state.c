@@ -199,19 +199,19 @@ int ws_write_atomic_flags(const char *dir, const char *leaf, const void *data, s
 }
 
 /* The backends' names, as the state file and the command line spell them (the public
- * cordon_ws_backend_name and cordon_ws_backend_from_string). */
+ * cordon_backend_name and cordon_backend_from_string). */
 static const char *const backend_names[] = {"auto", "kernel", "fuse", "copy", "worktree", "none"};
 
-const char *cordon_ws_backend_name(cordon_ws_backend b)
+const char *cordon_backend_name(cordon_backend b)
 {
     return (unsigned)b < sizeof backend_names / sizeof *backend_names ? backend_names[b] : "?";
 }
 
-int cordon_ws_backend_from_string(const char *s, cordon_ws_backend *out, cordon_error *err)
+int cordon_backend_from_string(const char *s, cordon_backend *out, cordon_error *err)
 {
     for (size_t i = 0; s && i < sizeof backend_names / sizeof *backend_names; i++)
         if (strcmp(s, backend_names[i]) == 0) {
-            *out = (cordon_ws_backend)i;
+            *out = (cordon_backend)i;
             return 0;
         }
     if (s && (strcmp(s, "overlayfs") == 0 || strcmp(s, "overlay") == 0)) {

@@ -164,6 +164,66 @@ static void test_structs_growable(void **state)
     cordon_policy_free(p);
 }
 
+/* cordon_workspace_run fills the caller's result as cordon_run does (it assigned a whole
+ * struct over it: past an older caller's smaller one, and its size reset, so the run
+ * filled the first layout only and the network counts were dropped). */
+static void test_workspace_result_growable(void **state)
+{
+    (void)state;
+    char here[4096], root[4200], src[4200];
+    assert_non_null(getcwd(here, sizeof here));
+    snprintf(root, sizeof root, "%s/wsroot.XXXXXX", here);
+    snprintf(src, sizeof src, "%s/wssrc.XXXXXX", here);
+    assert_non_null(mkdtemp(root));
+    assert_non_null(mkdtemp(src));
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_workspace *ws = NULL;
+    if (cordon_workspace_create(root, "abi", src, CORDON_WS_COPY, &ws, &e) < 0)
+        fail_msg("workspace: %s", e.message);
+    cordon_policy *p = cordon_policy_new();
+    assert_int_equal(cordon_policy_allow_domain(p, "example.com", &e), 0);
+    /* positive control: the whole struct gets the network fields */
+    cordon_result full = CORDON_RESULT_INIT;
+    full.network_counted = false;
+    if (cordon_workspace_run(ws, p, (char *[]){(char *)"true", NULL}, &full, &e) < 0)
+        fail_msg("run: %s", e.message);
+    assert_int_equal(full.exit_code, 0);
+    assert_int_equal(full.size, sizeof full);
+    assert_true(full.network_counted);
+    /* a caller compiled against an older layout that ended before the network fields:
+     * nothing written beyond it, its size kept */
+    struct {
+        cordon_result r;
+        unsigned char after[8];
+    } small;
+    memset(&small, 0xEF, sizeof small);
+    unsigned old = (unsigned)offsetof(cordon_result, network_counted);
+    small.r.size = old;
+    if (cordon_workspace_run(ws, p, (char *[]){(char *)"false", NULL}, &small.r, &e) < 0)
+        fail_msg("run: %s", e.message);
+    assert_int_equal(small.r.exit_code, 1);
+    assert_int_equal(small.r.size, old);
+    const unsigned char *tail = (const unsigned char *)&small.r + old;
+    for (size_t i = 0; i < sizeof small.r - old + sizeof small.after; i++)
+        assert_int_equal(tail[i], 0xEF);
+    /* a setup failure too (a bad policy: the workspace run refuses another workspace) */
+    memset(&small, 0xEF, sizeof small);
+    small.r.size = old;
+    cordon_policy *bad = cordon_policy_new();
+    assert_int_equal(cordon_policy_set_no_workspace(bad, true, &e), 0);
+    assert_int_equal(cordon_workspace_run(ws, bad, (char *[]){(char *)"true", NULL}, &small.r, &e), -1);
+    assert_int_equal(small.r.exit_code, CORDON_EXIT_SETUP);
+    assert_int_equal(small.r.size, old);
+    for (size_t i = 0; i < sizeof small.r - old + sizeof small.after; i++)
+        assert_int_equal(tail[i], 0xEF);
+    cordon_policy_free(bad);
+    cordon_policy_free(p);
+    cordon_workspace_free(ws);
+    assert_int_equal(cordon_workspace_remove(root, "abi", &e), 0);
+    rmdir(root);
+    rmdir(src);
+}
+
 /* ---- policies ------------------------------------------------------------------------- */
 
 static void test_policy_setters(void **state)
@@ -261,14 +321,23 @@ static void test_explain(void **state)
     cordon_policy *p = test_policy(0);
     cordon_error e = {0};
     char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
-    assert_int_equal(cordon_explain(p, (char *[]){(char *)"true", NULL}, out, &e), 0);
-    fclose(out);
+    assert_int_equal(cordon_explain(p, (char *[]){(char *)"true", NULL}, 0, &buf, &e), 0);
     assert_contains(buf, "/usr");
-    free(buf);
-    assert_int_equal(cordon_explain(p, NULL, NULL, &e), -1);
+    cordon_free(buf);
+    buf = NULL;
+    assert_int_equal(cordon_explain(p, (char *[]){(char *)"true", NULL}, CORDON_EXPLAIN_JSON, &buf, &e), 0);
+    json_error_t je;
+    json_t *o = json_loads(buf, 0, &je);
+    assert_non_null(o);
+    assert_non_null(json_object_get(o, "plan"));
+    json_decref(o);
+    cordon_free(buf);
+    assert_int_equal(cordon_explain(p, NULL, 0, NULL, &e), -1);
     assert_int_equal(e.stage, CORDON_STAGE_USAGE);
+    buf = (char *)"unchanged";
+    assert_int_equal(cordon_explain(p, NULL, 0x80, &buf, &e), -1);
+    assert_null(buf); /* set to NULL on failure */
+    assert_contains(e.message, "unknown flags");
     cordon_policy_free(p);
 }
 
@@ -328,20 +397,23 @@ static void test_status_json(void **state)
     char path[256], victim[256];
     snprintf(path, sizeof path, "%s/s.json", dir);
     snprintf(victim, sizeof victim, "%s/victim", dir);
-    cordon_status_file *sf = cordon_status_file_open(path, &e);
+    cordon_status_file *sf = NULL;
+    assert_int_equal(cordon_status_file_open(path, &sf, &e), 0);
     assert_non_null(sf);
     assert_int_equal(symlink(victim, path), 0);
     assert_int_equal(cordon_status_file_write(sf, &r, NULL, &e), 0);
-    cordon_status_file_close(sf);
+    cordon_status_file_free(sf);
     struct stat st;
     assert_int_equal(lstat(path, &st), 0);
     assert_true(S_ISREG(st.st_mode));
     assert_int_equal(access(victim, F_OK), -1);
-    assert_null(cordon_status_file_open(dir, &e)); /* a directory */
+    assert_int_equal(cordon_status_file_open(dir, &sf, &e), -1); /* a directory */
+    assert_null(sf);
     assert_int_equal(e.errnum, EISDIR);
-    assert_null(cordon_status_file_open("", &e));
+    assert_int_equal(cordon_status_file_open("", &sf, &e), -1);
+    assert_int_equal(cordon_status_file_open(path, NULL, &e), -1);
     assert_int_equal(cordon_status_file_write(NULL, &r, NULL, &e), -1);
-    cordon_status_file_close(NULL);
+    cordon_status_file_free(NULL);
     unlink(path);
     assert_int_equal(rmdir(dir), 0); /* nothing else was left in it */
 }
@@ -511,11 +583,13 @@ static void test_spawn_cat(void **state)
     assert_true(fcntl(out, F_GETFD) & FD_CLOEXEC);
     assert_true(fcntl(cordon_proc_exit_fd(c), F_GETFD) & FD_CLOEXEC);
     assert_true(write_str(in, "hello\nworld\n"));
-    assert_int_equal(cordon_proc_close_stdin(c), 0);
+    assert_int_equal(cordon_proc_close_stdin(c, NULL), 0);
     assert_int_equal(cordon_proc_stdin(c), -1);
-    errno = 0;
-    assert_int_equal(cordon_proc_close_stdin(c), -1);
-    assert_int_equal(errno, EBADF);
+    cordon_error ce = CORDON_ERROR_INIT;
+    assert_int_equal(cordon_proc_close_stdin(c, &ce), -1);
+    assert_int_equal(ce.errnum, EBADF); /* in the error, as every call reports */
+    assert_int_equal(ce.stage, CORDON_STAGE_USAGE);
+    assert_contains(ce.message, "not a pipe");
     char *got = read_all_fd(out);
     assert_string_equal(got, "hello\nworld\n");
     free(got);
@@ -727,14 +801,14 @@ static void test_foreign_proc(void **state)
     assert_int_equal(cordon_proc_wait(NULL, 0, &r, &e), -1);
     assert_contains(e.message, "NULL");
     errno = 0;
-    assert_int_equal(cordon_proc_kill(f, SIGKILL), -1);
+    assert_int_equal(cordon_proc_kill(f, SIGKILL, NULL), -1);
     assert_int_equal(errno, EINVAL);
-    assert_int_equal(cordon_proc_kill(NULL, SIGTERM), -1);
+    assert_int_equal(cordon_proc_kill(NULL, SIGTERM, NULL), -1);
     assert_int_equal(cordon_proc_stdin(f), -1);
     assert_int_equal(cordon_proc_stdout(NULL), -1);
     assert_int_equal(cordon_proc_stderr(f), -1);
     assert_int_equal(cordon_proc_exit_fd(f), -1);
-    assert_int_equal(cordon_proc_close_stdin(f), -1);
+    assert_int_equal(cordon_proc_close_stdin(f, NULL), -1);
     cordon_proc_free(f); /* ignored */
     cordon_proc_free(NULL);
     /* a bad timeout */
@@ -746,6 +820,103 @@ static void test_foreign_proc(void **state)
     assert_int_equal(cordon_proc_wait(c, -1, NULL, NULL), 0);
     cordon_proc_free(c);
     cordon_policy_free(p);
+}
+
+/* cordon_spawn_cmd: a command's own directory, environment and timeout over one policy,
+ * which stays as it was (the next plain spawn has the policy's). */
+static void test_spawn_cmd(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(0);
+    cordon_error e = CORDON_ERROR_INIT;
+    assert_int_equal(cordon_policy_add_env(p, "FROM_POLICY=p", &e), 0);
+    cordon_cmd cmd = CORDON_CMD_INIT;
+    cmd.cwd = "/usr";
+    cmd.env = (char *[]){(char *)"FROM_CMD=c", (char *)"FROM_POLICY=overridden", NULL};
+    cordon_proc *c = NULL;
+    assert_int_equal(
+        cordon_spawn_cmd(p, SH("echo \"$PWD $FROM_CMD $FROM_POLICY\""), CORDON_SPAWN_STDOUT_PIPE, &cmd, &c, &e), 0);
+    char *got = read_all_fd(cordon_proc_stdout(c));
+    assert_string_equal(got, "/usr c overridden\n");
+    free(got);
+    cordon_result r = CORDON_RESULT_INIT;
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    assert_int_equal(r.exit_code, 0);
+    cordon_proc_free(c);
+    /* the policy itself is unchanged (positive control for the override above) */
+    assert_int_equal(
+        cordon_spawn(p, SH("echo \"$PWD ${FROM_CMD-unset} $FROM_POLICY\""), CORDON_SPAWN_STDOUT_PIPE, &c, &e), 0);
+    got = read_all_fd(cordon_proc_stdout(c));
+    assert_string_equal(got, "/ unset p\n");
+    free(got);
+    cordon_proc_free(c);
+    /* a timeout of the command's own */
+    cmd = (cordon_cmd)CORDON_CMD_INIT;
+    cmd.has_timeout = true;
+    cmd.timeout = 0.2;
+    assert_int_equal(cordon_spawn_cmd(p, (char *[]){(char *)"sleep", (char *)"30", NULL}, 0, &cmd, &c, &e), 0);
+    assert_int_equal(cordon_proc_wait(c, 20000, &r, &e), 0);
+    assert_true(r.timed_out);
+    assert_int_equal(r.exit_code, CORDON_EXIT_TIMEOUT);
+    cordon_proc_free(c);
+    /* refused at once: relative cwd, bad env, negative timeout, a session's keep */
+    cmd = (cordon_cmd)CORDON_CMD_INIT;
+    cmd.cwd = "rel";
+    assert_int_equal(cordon_spawn_cmd(p, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), -1);
+    assert_string_equal(e.option, "chdir");
+    assert_null(c);
+    cmd = (cordon_cmd)CORDON_CMD_INIT;
+    cmd.env = (char *[]){(char *)"=x", NULL};
+    assert_int_equal(cordon_spawn_cmd(p, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), -1);
+    assert_string_equal(e.option, "env");
+    cmd = (cordon_cmd)CORDON_CMD_INIT;
+    cmd.has_timeout = true;
+    cmd.timeout = -1;
+    assert_int_equal(cordon_spawn_cmd(p, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), -1);
+    assert_string_equal(e.option, "timeout");
+    cmd = (cordon_cmd)CORDON_CMD_INIT;
+    cmd.keep = true;
+    assert_int_equal(cordon_spawn_cmd(p, (char *[]){(char *)"true", NULL}, 0, &cmd, &c, &e), -1);
+    assert_string_equal(e.option, "keep");
+    cordon_policy_free(p);
+}
+
+/* The creation control's refusals are the caller's copy, freed with cordon_result_free;
+ * a caller whose layout ends before them gets none and leaks none (LeakSanitizer). */
+static void test_result_refusals(void **state)
+{
+    (void)state;
+    char here[4096];
+    assert_non_null(getcwd(here, sizeof here));
+    cordon_policy *p = cordon_policy_new();
+    cordon_error e = CORDON_ERROR_INIT;
+    assert_int_equal(cordon_policy_set_workspace(p, here, &e), 0);
+    cordon_result r = CORDON_RESULT_INIT;
+    assert_int_equal(cordon_run(p, SH("mkdir .codex 2>/dev/null; true"), &r, &e), 0);
+    assert_true(r.n_refusals >= 1);
+    assert_non_null(r.refusals);
+    assert_contains(r.refusals, ".codex");
+    cordon_result_free(&r);
+    assert_null(r.refusals);
+    assert_null(r.network_refusals);
+    cordon_result_free(&r); /* twice is fine */
+    cordon_result_free(NULL);
+    struct {
+        cordon_result r;
+        unsigned char after[8];
+    } small;
+    memset(&small, 0xEF, sizeof small);
+    small.r.size = (unsigned)offsetof(cordon_result, refusals);
+    assert_int_equal(cordon_run(p, SH("mkdir .codex 2>/dev/null; true"), &small.r, &e), 0);
+    assert_true(small.r.n_refusals >= 1);
+    const unsigned char *tail = (const unsigned char *)&small.r.refusals;
+    for (size_t i = 0; i < sizeof small.r.refusals; i++)
+        assert_int_equal(tail[i], 0xEF);
+    cordon_result_free(&small.r); /* touches nothing beyond its size */
+    for (size_t i = 0; i < sizeof small.r.refusals; i++)
+        assert_int_equal(tail[i], 0xEF);
+    cordon_policy_free(p);
+    rmdir(".codex");
 }
 
 static void test_wait_timeout_and_kill(void **state)
@@ -763,19 +934,22 @@ static void test_wait_timeout_and_kill(void **state)
     assert_int_equal(cordon_proc_wait(c, 0, &r, &e), 1);
     struct pollfd pf = {.fd = cordon_proc_exit_fd(c), .events = POLLIN};
     assert_int_equal(poll(&pf, 1, 0), 0);
-    assert_int_equal(cordon_proc_kill(c, 0), 0); /* alive */
-    errno = 0;
-    assert_int_equal(cordon_proc_kill(c, SIGSTOP), -1);
-    assert_int_equal(errno, EINVAL);
-    assert_int_equal(cordon_proc_kill(c, 999), -1);
-    assert_int_equal(cordon_proc_kill(c, -1), -1);
-    assert_int_equal(cordon_proc_kill(c, SIGTERM), 0);
+    assert_int_equal(cordon_proc_kill(c, 0, NULL), 0); /* alive */
+    cordon_error ke = CORDON_ERROR_INIT;
+    assert_int_equal(cordon_proc_kill(c, SIGSTOP, &ke), -1);
+    assert_int_equal(ke.errnum, EINVAL);
+    assert_contains(ke.message, "does not deliver");
+    assert_int_equal(cordon_proc_kill(c, 999, NULL), -1);
+    assert_int_equal(cordon_proc_kill(c, -1, NULL), -1);
+    assert_int_equal(cordon_proc_kill(c, SIGTERM, NULL), 0);
     assert_int_equal(cordon_proc_wait(c, 10000, &r, &e), 0);
     assert_int_equal(r.signal, SIGTERM);
     assert_int_equal(r.exit_code, 128 + SIGTERM);
     assert_int_equal(poll(&pf, 1, 5000), 1);
     errno = 0;
-    assert_int_equal(cordon_proc_kill(c, SIGTERM), -1);
+    assert_int_equal(cordon_proc_kill(c, SIGTERM, &ke), -1);
+    assert_int_equal(ke.errnum, ESRCH);
+    assert_contains(ke.message, "ended");
     assert_int_equal(errno, ESRCH);
     cordon_proc_free(c);
     cordon_policy_free(p);
@@ -797,7 +971,7 @@ static void test_kill_whole_sandbox(void **state)
     /* the two sleepers and the shell whose command line names them (up to 10 s: a
      * loaded machine may take more than one to start the second) */
     assert_int_equal(await_marked(marker, 3, 10000), 3);
-    assert_int_equal(cordon_proc_kill(c, SIGKILL), 0);
+    assert_int_equal(cordon_proc_kill(c, SIGKILL, NULL), 0);
     cordon_result r = {0};
     assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
     assert_int_equal(r.signal, SIGKILL);
@@ -894,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_errno_apart),
         cmocka_unit_test(test_error_truncation_marked),
         cmocka_unit_test(test_structs_growable),
+        cmocka_unit_test(test_workspace_result_growable),
         cmocka_unit_test(test_policy_setters),
         cmocka_unit_test(test_settings_and_enabled),
         cmocka_unit_test(test_explain),
@@ -916,6 +1091,8 @@ int main(void)
         cmocka_unit_test(test_spawn_exec_failure),
         cmocka_unit_test(test_timeout_without_wait),
         cmocka_unit_test(test_spawn_policy_env),
+        cmocka_unit_test(test_spawn_cmd),
+        cmocka_unit_test(test_result_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -300,7 +300,7 @@ static void test_pipes_not_inherited(void **state)
                          0);
         assert_true(write_str(cordon_proc_stdin(c), "x\n"));
         long long t0 = mono_ms();
-        cordon_proc_close_stdin(c);
+        cordon_proc_close_stdin(c, NULL);
         char *out = read_all_fd(cordon_proc_stdout(c));
         long long took = mono_ms() - t0;
         assert_string_equal(out, "x\n");
@@ -404,7 +404,7 @@ static void *abort_later(void *arg)
     aborter *a = arg;
     usleep(100000);
     a->sent = mono_s();
-    cordon_proc_kill(a->c, SIGKILL);
+    cordon_proc_kill(a->c, SIGKILL, NULL);
     return NULL;
 }
 
@@ -450,7 +450,7 @@ static void on_alarm(int sig)
 {
     (void)sig;
     alarm_sent = mono_s();
-    cordon_proc_kill(alarm_target, SIGKILL); /* async-signal-safe */
+    cordon_proc_kill(alarm_target, SIGKILL, NULL); /* async-signal-safe */
 }
 
 static void test_abort_latency_signal_handler(void **state)

@@ -168,7 +168,7 @@ static void test_spawn_like_cordon_spawn(void **state)
                              CORDON_SPAWN_STDIN_PIPE | CORDON_SPAWN_STDOUT_PIPE | CORDON_SPAWN_MERGE_STDERR, &c, &e),
         0);
     assert_true(write_str(cordon_proc_stdin(c), "through the pipe\n"));
-    assert_int_equal(cordon_proc_close_stdin(c), 0);
+    assert_int_equal(cordon_proc_close_stdin(c, NULL), 0);
     out = read_all_fd(cordon_proc_stdout(c));
     assert_string_equal(out, "through the pipe\nto-stderr\n");
     free(out);
@@ -178,7 +178,7 @@ static void test_spawn_like_cordon_spawn(void **state)
     struct pollfd pfd = {.fd = cordon_proc_exit_fd(c), .events = POLLIN};
     assert_int_equal(poll(&pfd, 1, 1000), 1);
     assert_int_equal(cordon_proc_wait(c, 0, &r, &e), 0);
-    assert_int_equal(cordon_proc_kill(c, SIGKILL), -1);
+    assert_int_equal(cordon_proc_kill(c, SIGKILL, NULL), -1);
     assert_int_equal(errno, ESRCH);
     cordon_proc_free(c);
 
@@ -217,8 +217,8 @@ static void test_spawn_like_cordon_spawn(void **state)
     long long t0 = mono_ms();
     assert_int_equal(cordon_proc_wait(c, 50, &r, &e), 1);
     assert_true(mono_ms() - t0 >= 45);
-    assert_int_equal(cordon_proc_kill(c, 0), 0);
-    assert_int_equal(cordon_proc_kill(c, SIGSEGV), -1);
+    assert_int_equal(cordon_proc_kill(c, 0, NULL), 0);
+    assert_int_equal(cordon_proc_kill(c, SIGSEGV, NULL), -1);
     assert_int_equal(errno, EINVAL);
     cordon_proc_free(c); /* kills it, and waits until it is gone */
 
@@ -243,13 +243,28 @@ static void test_timeout(void **state)
     assert_int_equal(r.exit_code, 124);
     assert_true(mono_ms() - t0 < 5000);
     assert_int_equal(count_marked(mark), 0);
-    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
-    cmd.timeout = -1; /* none */
+    cordon_cmd cmd = CORDON_CMD_INIT;
+    cmd.has_timeout = true;
+    cmd.timeout = 0; /* none, as a limit of 0 is everywhere */
     r = run_in(s, SH("sleep 0.6; echo done"), &cmd, NULL);
     assert_false(r.timed_out);
     assert_int_equal(r.exit_code, 0);
     cmd.timeout = 0.1;
     r = run_in(s, SH("sleep 5"), &cmd, NULL);
+    assert_true(r.timed_out);
+    /* a timeout without has_timeout is not the command's: the session's (0.3 s) holds */
+    cmd.has_timeout = false;
+    cmd.timeout = 0.01;
+    r = run_in(s, SH("echo done"), &cmd, NULL);
+    assert_false(r.timed_out);
+    /* 0.1's layout (CORDON_SESSION_CMD_INIT) keeps 0.1's meaning: < 0 none */
+    cordon_session_cmd old = CORDON_SESSION_CMD_INIT;
+    old.timeout = -1;
+    r = run_in(s, SH("sleep 0.6; echo done"), &old, NULL);
+    assert_false(r.timed_out);
+    assert_int_equal(r.exit_code, 0);
+    old.timeout = 0.1;
+    r = run_in(s, SH("sleep 5"), &old, NULL);
     assert_true(r.timed_out);
     cordon_session_free(s);
     cordon_policy_free(p);
@@ -284,7 +299,7 @@ static void test_kill_and_keep(void **state)
     assert_int_equal(cordon_session_spawn(s, SH(script), 0, &c, &e), 0);
     assert_int_equal(await_marked(killed, 3, 10000), 3);
     long long t0 = mono_ms();
-    assert_int_equal(cordon_proc_kill(c, SIGKILL), 0);
+    assert_int_equal(cordon_proc_kill(c, SIGKILL, NULL), 0);
     assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
     printf("# a session command's kill (SIGKILL, its tree of 4) to the wait's return: %lld ms\n", mono_ms() - t0);
     assert_int_equal(r.signal, SIGKILL);
@@ -298,7 +313,7 @@ static void test_kill_and_keep(void **state)
                                           CORDON_SPAWN_STDOUT_PIPE, &c, &e),
                      0);
     usleep(200000);
-    assert_int_equal(cordon_proc_kill(c, SIGTERM), 0);
+    assert_int_equal(cordon_proc_kill(c, SIGTERM, NULL), 0);
     char *out = read_all_fd(cordon_proc_stdout(c));
     assert_int_equal(cordon_proc_wait(c, 5000, &r, &e), 0);
     assert_string_equal(out, "got-term\n");
