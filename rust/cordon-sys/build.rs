@@ -29,6 +29,8 @@ fn main() {
     }
     for d in &dirs {
         println!("cargo:rustc-link-search=native={}", d);
+        // a rebuilt library (a new symbol version node) relinks what uses it
+        println!("cargo:rerun-if-changed={}/libcordon.so", d);
     }
     // A build tree is nowhere the loader looks: its directory as the run path of this
     // crate's tests, and (DEP_CORDON_RPATH) of the crates that use it

@@ -32,28 +32,72 @@ fn rust_layouts() -> Vec<String> {
     size!(cordon_error);
     field!(cordon_error, size, stage, errnum, truncated, option, message);
     size!(cordon_result);
-    field!(cordon_result, size, exit_code, status_code, signal, timed_out, started, limits, limits_hit,
-        isolation, isolation_why, refused, n_refusals, refusals, wall_seconds, network_counted,
-        network_allowed, network_refused, network_failed, n_network_refusals, network_refusals_more,
-        network_refusals, pid);
-    size!(cordon_session_cmd);
-    field!(cordon_session_cmd, size, cwd, env, timeout, keep, tty, detach);
-    size!(cordon_ws_change);
-    field!(cordon_ws_change, status, path);
-    size!(cordon_ws_changes);
-    field!(cordon_ws_changes, v, n);
-    size!(cordon_ws_integrated);
-    field!(cordon_ws_integrated, added, modified, deleted, committed, commit, branch, recovered, conflicts, skipped);
+    field!(
+        cordon_result,
+        size,
+        exit_code,
+        status_code,
+        signal,
+        timed_out,
+        started,
+        limits,
+        limits_hit,
+        isolation,
+        isolation_why,
+        refused,
+        n_refusals,
+        refusals,
+        wall_seconds,
+        network_counted,
+        network_allowed,
+        network_refused,
+        network_failed,
+        n_network_refusals,
+        network_refusals_more,
+        network_refusals,
+        pid
+    );
+    size!(cordon_cmd);
+    field!(cordon_cmd, size, cwd, env, timeout, keep, tty, detach, has_timeout);
+    size!(cordon_workspace_change);
+    field!(cordon_workspace_change, status, path);
+    size!(cordon_workspace_change_list);
+    field!(cordon_workspace_change_list, v, n);
+    size!(cordon_workspace_integration);
+    field!(
+        cordon_workspace_integration,
+        size,
+        added,
+        modified,
+        deleted,
+        committed,
+        commit,
+        branch,
+        recovered,
+        conflicts,
+        skipped
+    );
+    for (name, value) in [
+        ("CORDON_VERSION_MAJOR", CORDON_VERSION_MAJOR),
+        ("CORDON_VERSION_MINOR", CORDON_VERSION_MINOR),
+        ("CORDON_VERSION_MICRO", CORDON_VERSION_MICRO),
+    ] {
+        v.push(format!("={} {}", name, value));
+    }
     v
 }
 
 fn c_program(lines: &[String]) -> String {
-    let mut s = String::from("#include <stdio.h>\n#include <stddef.h>\n#include <cordon.h>\nint main(void) {\n");
+    // CORDON_NO_COMPAT: the names of 0.1 are macros that would hide a stale declaration
+    let mut s = String::from(
+        "#define CORDON_NO_COMPAT\n#include <stdio.h>\n#include <stddef.h>\n#include <cordon.h>\nint main(void) {\n",
+    );
     for l in lines {
         let name = l.split(' ').next().unwrap();
-        let expr = match name.split_once('.') {
-            Some((t, f)) => format!("offsetof({}, {})", t, f),
-            None => format!("sizeof({})", name),
+        let expr = match (name.strip_prefix('='), name.split_once('.')) {
+            (Some(macro_name), _) => format!("(size_t){}", macro_name),
+            (None, Some((t, f))) => format!("offsetof({}, {})", t, f),
+            (None, None) => format!("sizeof({})", name),
         };
         s += &format!("    printf(\"{} %zu\\n\", {});\n", name, expr);
     }
@@ -87,4 +131,85 @@ fn links_and_reports_a_version() {
     // SAFETY: cordon_version returns a static string
     let v = unsafe { std::ffi::CStr::from_ptr(cordon_version()) };
     assert!(!v.to_bytes().is_empty());
+}
+
+#[test]
+fn every_declared_function_is_exported() {
+    // taking each address makes the linker resolve it against libcordon.so's exports (a
+    // function renamed or removed in the header fails here, at link time)
+    let all: &[*const ()] = &[
+        cordon_version as *const (),
+        cordon_stage_name as *const (),
+        cordon_free as *const (),
+        cordon_policy_new as *const (),
+        cordon_policy_free as *const (),
+        cordon_policy_set_protections as *const (),
+        cordon_policy_add_tmpfs as *const (),
+        cordon_base_from_string as *const (),
+        cordon_network_from_string as *const (),
+        cordon_isolation_from_string as *const (),
+        cordon_policy_set_isolation as *const (),
+        cordon_policy_set_base as *const (),
+        cordon_policy_add_path as *const (),
+        cordon_policy_set_workspace as *const (),
+        cordon_policy_set_read_only as *const (),
+        cordon_policy_set_network as *const (),
+        cordon_policy_add_env as *const (),
+        cordon_policy_add_keep_env as *const (),
+        cordon_policy_set_clear_env as *const (),
+        cordon_policy_set_cwd as *const (),
+        cordon_policy_set_timeout as *const (),
+        cordon_policy_set_proc as *const (),
+        cordon_policy_set_nested as *const (),
+        cordon_policy_set_warning_handler as *const (),
+        cordon_policy_add_protected as *const (),
+        cordon_policy_add_hidden as *const (),
+        cordon_policy_set_limit_string as *const (),
+        cordon_policy_add_deny_glob as *const (),
+        cordon_policy_add_allowed_domain as *const (),
+        cordon_policy_add_denied_domain as *const (),
+        cordon_policy_add_allowed_socket as *const (),
+        cordon_policy_add_forwarded_port_string as *const (),
+        cordon_policy_add_published_port_string as *const (),
+        cordon_policy_set_network_log as *const (),
+        cordon_policy_load_settings as *const (),
+        cordon_run as *const (),
+        cordon_spawn as *const (),
+        cordon_spawn_cmd as *const (),
+        cordon_result_free as *const (),
+        cordon_proc_stdin as *const (),
+        cordon_proc_stdout as *const (),
+        cordon_proc_stderr as *const (),
+        cordon_proc_close_stdin as *const (),
+        cordon_proc_exit_fd as *const (),
+        cordon_proc_kill as *const (),
+        cordon_proc_wait as *const (),
+        cordon_proc_free as *const (),
+        cordon_session_new as *const (),
+        cordon_session_spawn_cmd as *const (),
+        cordon_session_free as *const (),
+        cordon_session_open as *const (),
+        cordon_session_stop as *const (),
+        cordon_session_list as *const (),
+        cordon_check as *const (),
+        cordon_backend_from_string as *const (),
+        cordon_backend_name as *const (),
+        cordon_workspace_create as *const (),
+        cordon_workspace_open as *const (),
+        cordon_workspace_free as *const (),
+        cordon_workspace_name as *const (),
+        cordon_workspace_source as *const (),
+        cordon_workspace_backend as *const (),
+        cordon_workspace_dir as *const (),
+        cordon_workspace_view as *const (),
+        cordon_workspace_run as *const (),
+        cordon_workspace_changes as *const (),
+        cordon_workspace_change_list_free as *const (),
+        cordon_workspace_integrate as *const (),
+        cordon_workspace_integration_free as *const (),
+        cordon_workspace_remove as *const (),
+        cordon_workspace_list as *const (),
+        cordon_workspace_names_free as *const (),
+    ];
+    assert!(all.iter().all(|f| !f.is_null()));
 }

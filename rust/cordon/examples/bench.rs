@@ -17,7 +17,7 @@ use std::os::raw::c_char;
 use std::os::unix::io::FromRawFd;
 use std::time::Instant;
 
-fn median(v: &mut Vec<f64>) -> f64 {
+fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
 }
@@ -35,7 +35,7 @@ fn drain(fd: i32) {
 // One session command through the C library's calls, as a C harness makes them.
 fn raw_command(s: *mut sys::cordon_session, argv: &[*mut c_char]) -> f64 {
     let t = Instant::now();
-    let cmd = sys::cordon_session_cmd::new();
+    let cmd = sys::cordon_cmd::new();
     let mut err = sys::cordon_error::new();
     let mut p = std::ptr::null_mut();
     let flags = sys::CORDON_SPAWN_STDOUT_PIPE | sys::CORDON_SPAWN_STDERR_PIPE;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 use crate::error::{check, Error, Result};
 use crate::process::{self, Child, ExitStatus, Output, Stdio};
+use crate::session::Command;
 use cordon_sys as sys;
 use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
@@ -111,7 +112,7 @@ impl PolicyBuilder {
     }
     /// No workspace: the current directory is not shown.
     pub fn no_workspace(self) -> Self {
-        self.apply(|p, e| unsafe { sys::cordon_policy_set_no_workspace(p, true, e) })
+        self.apply(|p, e| unsafe { sys::cordon_policy_set_workspace(p, std::ptr::null(), e) })
     }
     fn path(self, what: &str, path: &Path, access: sys::cordon_access) -> Self {
         let source = CString::new("rust").unwrap();
@@ -133,7 +134,9 @@ impl PolicyBuilder {
     }
     /// PATH hidden wherever the view shows it.
     pub fn hide<P: AsRef<Path>>(self, path: P) -> Self {
-        self.with_c("hide", path.as_ref().as_os_str().as_bytes(), |p, s, e| unsafe { sys::cordon_policy_hide(p, s, e) })
+        self.with_c("hide", path.as_ref().as_os_str().as_bytes(), |p, s, e| unsafe {
+            sys::cordon_policy_add_hidden(p, s, e)
+        })
     }
     /// Every match of an absolute glob hidden.
     pub fn deny_glob(self, glob: &str) -> Self {
@@ -144,7 +147,7 @@ impl PolicyBuilder {
     }
     /// Also keep NAME read-only at the top of every writable place.
     pub fn protect(self, name: &str) -> Self {
-        self.with_c("protect", name.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_protect(p, s, e) })
+        self.with_c("protect", name.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_add_protected(p, s, e) })
     }
     /// Every allowed path and the workspace read-only.
     pub fn read_only(self, ro: bool) -> Self {
@@ -192,27 +195,29 @@ impl PolicyBuilder {
     }
     /// Through cordon's filtering proxy (implies [`Network::Proxy`]).
     pub fn allow_domain(self, domain: &str) -> Self {
-        self.with_c("allowDomain", domain.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_allow_domain(p, s, e) })
+        self.with_c("allowDomain", domain.as_bytes(), |p, s, e| unsafe {
+            sys::cordon_policy_add_allowed_domain(p, s, e)
+        })
     }
     pub fn deny_domain(self, domain: &str) -> Self {
-        self.with_c("denyDomain", domain.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_deny_domain(p, s, e) })
+        self.with_c("denyDomain", domain.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_add_denied_domain(p, s, e) })
     }
     /// A host Unix socket the command may connect to.
     pub fn allow_socket<P: AsRef<Path>>(self, path: P) -> Self {
         self.with_c("allowSocket", path.as_ref().as_os_str().as_bytes(), |p, s, e| unsafe {
-            sys::cordon_policy_allow_socket(p, s, e)
+            sys::cordon_policy_add_allowed_socket(p, s, e)
         })
     }
     /// "5432": the host's 127.0.0.1:5432 reachable inside.
     pub fn forward_port(self, spec: &str) -> Self {
         self.with_c("forwardPort", spec.as_bytes(), |p, s, e| unsafe {
-            sys::cordon_policy_forward_port_string(p, s, e)
+            sys::cordon_policy_add_forwarded_port_string(p, s, e)
         })
     }
     /// "3000" or "127.0.0.1:8000:3000": a port of the command's reachable from the host.
     pub fn publish_port(self, spec: &str) -> Self {
         self.with_c("publishPort", spec.as_bytes(), |p, s, e| unsafe {
-            sys::cordon_policy_publish_port_string(p, s, e)
+            sys::cordon_policy_add_published_port_string(p, s, e)
         })
     }
     pub fn network_log<P: AsRef<Path>>(self, file: P) -> Self {
@@ -225,11 +230,11 @@ impl PolicyBuilder {
         let mut kv = name.as_ref().as_bytes().to_vec();
         kv.push(b'=');
         kv.extend_from_slice(value.as_ref().as_bytes());
-        self.with_c("env", &kv, |p, s, e| unsafe { sys::cordon_policy_set_env(p, s, e) })
+        self.with_c("env", &kv, |p, s, e| unsafe { sys::cordon_policy_add_env(p, s, e) })
     }
     /// Pass NAME through from this process's environment.
     pub fn keep_env(self, name: &str) -> Self {
-        self.with_c("keepEnv", name.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_keep_env(p, s, e) })
+        self.with_c("keepEnv", name.as_bytes(), |p, s, e| unsafe { sys::cordon_policy_add_keep_env(p, s, e) })
     }
     pub fn clear_env(self, clear: bool) -> Self {
         self.apply(|p, e| unsafe { sys::cordon_policy_set_clear_env(p, clear, e) })
@@ -240,7 +245,7 @@ impl PolicyBuilder {
             sys::cordon_policy_set_cwd(p, s, e)
         })
     }
-    /// Kill the whole sandbox after this long (exit status 124).
+    /// Kill the whole sandbox after this long (exit status 124); zero: no timeout.
     pub fn timeout(self, t: Duration) -> Self {
         self.apply(|p, e| unsafe { sys::cordon_policy_set_timeout(p, t.as_secs_f64(), e) })
     }
@@ -248,8 +253,9 @@ impl PolicyBuilder {
     pub fn proc(self, mount_proc: bool) -> Self {
         self.apply(|p, e| unsafe { sys::cordon_policy_set_proc(p, mount_proc, e) })
     }
-    pub fn no_nested(self, no_nested: bool) -> Self {
-        self.apply(|p, e| unsafe { sys::cordon_policy_set_no_nested(p, no_nested, e) })
+    /// false (`--no-nested`): no sandbox inside the sandbox. Default: true.
+    pub fn nested(self, nested: bool) -> Self {
+        self.apply(|p, e| unsafe { sys::cordon_policy_set_nested(p, nested, e) })
     }
     /// A limit, in cordon's syntax ("100", "512M", "30").
     pub fn limit(self, which: Limit, value: &str) -> Self {
@@ -289,20 +295,34 @@ impl Policy {
         let mut err = sys::cordon_error::new();
         // SAFETY: argv is NULL-terminated and outlives the call; res and err are ours
         let rc = unsafe { sys::cordon_run(self.raw, args.as_ptr(), &mut res, &mut err) };
-        process::status_or_error(rc, &res, &err)
+        process::status_or_error(rc, &mut res, &err)
     }
 
     /// Start argv and return at once, with pipes as asked (as std::process::Command::spawn).
     pub fn spawn<S: AsRef<OsStr>>(&self, argv: &[S], stdio: Stdio) -> Result<Child<'static>> {
+        self.spawn_with(argv, &Command::new().stdio(stdio))
+    }
+
+    /// The same with a command's own working directory, environment, timeout and stdio,
+    /// without a policy of its own (`keep` is a session's, refused here).
+    pub fn spawn_with<S: AsRef<OsStr>>(&self, argv: &[S], cmd: &Command) -> Result<Child<'static>> {
         let args = process::Argv::new(argv)?;
+        let raw_cmd = cmd.to_raw()?;
         let mut raw = std::ptr::null_mut();
-        // SAFETY: as above; raw is set on success
-        check(|err| unsafe { sys::cordon_spawn(self.raw, args.as_ptr(), stdio.flags(), &mut raw, err) })?;
+        // SAFETY: argv and every pointer of raw_cmd live until the call returns
+        check(|err| unsafe {
+            sys::cordon_spawn_cmd(self.raw, args.as_ptr(), cmd.stdio.flags(), raw_cmd.as_ptr(), &mut raw, err)
+        })?;
         Child::from_raw(raw)
     }
 
     /// Run argv with its stdout and stderr collected (stdin: /dev/null).
     pub fn output<S: AsRef<OsStr>>(&self, argv: &[S]) -> Result<Output> {
         self.spawn(argv, Stdio::piped())?.wait_with_output()
+    }
+
+    /// The same with a command's own settings (its stdio: pipes, unless it merges stderr).
+    pub fn output_with<S: AsRef<OsStr>>(&self, argv: &[S], cmd: &Command) -> Result<Output> {
+        self.spawn_with(argv, &cmd.for_output())?.wait_with_output()
     }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-use crate::error::{cstr_lossy, opt_str, Error, Result};
+use crate::error::{check, opt_str, Error, Result};
 use crate::policy::cstring;
 use cordon_sys as sys;
-use std::ffi::{CString, OsStr};
+use std::ffi::{CStr, CString, OsStr};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::marker::PhantomData;
@@ -68,7 +68,9 @@ impl Stdio {
     }
     /// stderr into the stdout pipe, in the order the command wrote them.
     pub fn merge_stderr(mut self) -> Stdio {
-        self.flags = (self.flags & !sys::CORDON_SPAWN_STDERR_PIPE) | sys::CORDON_SPAWN_STDOUT_PIPE | sys::CORDON_SPAWN_MERGE_STDERR;
+        self.flags = (self.flags & !sys::CORDON_SPAWN_STDERR_PIPE)
+            | sys::CORDON_SPAWN_STDOUT_PIPE
+            | sys::CORDON_SPAWN_MERGE_STDERR;
         self
     }
     pub(crate) fn flags(&self) -> u32 {
@@ -111,15 +113,15 @@ impl ExitStatus {
 
     fn from_raw(r: &sys::cordon_result) -> ExitStatus {
         let mut refusals = Vec::new();
-        let mut rest: &[c_char] = &r.refusals;
+        let mut next: *const c_char = r.refusals;
         for _ in 0..r.n_refusals {
-            let s = cstr_lossy(rest);
-            let used = s.len() + 1;
-            refusals.push(s);
-            if used >= rest.len() {
+            if next.is_null() {
                 break;
             }
-            rest = &rest[used..];
+            // SAFETY: n_refusals NUL-terminated strings, one after the other
+            let s = unsafe { CStr::from_ptr(next) };
+            refusals.push(s.to_string_lossy().into_owned());
+            next = unsafe { next.add(s.to_bytes().len() + 1) };
         }
         ExitStatus {
             code: r.exit_code,
@@ -128,6 +130,7 @@ impl ExitStatus {
             timed_out: r.timed_out,
             started: r.started,
             wall: Duration::from_secs_f64(if r.wall_seconds > 0.0 { r.wall_seconds } else { 0.0 }),
+            #[allow(clippy::unnecessary_cast)] // c_ulong is u32 on 32-bit targets
             refused: r.refused as u64,
             refusals,
             pid: if r.pid > 0 { Some(r.pid) } else { None },
@@ -138,15 +141,14 @@ impl ExitStatus {
 
 /// A run's result, or its setup failure as an error -- except a command that was not
 /// found or not executable: that is a status (127, 126), as a shell gives it.
-pub(crate) fn status_or_error(rc: i32, res: &sys::cordon_result, err: &sys::cordon_error) -> Result<ExitStatus> {
+/// The result's lists are the library's: freed here, once read.
+pub(crate) fn status_or_error(rc: i32, res: &mut sys::cordon_result, err: &sys::cordon_error) -> Result<ExitStatus> {
     let notfound = res.exit_code == sys::CORDON_EXIT_NOTFOUND || res.exit_code == sys::CORDON_EXIT_NOEXEC;
-    if rc < 0 || !res.started {
-        if notfound && !res.started {
-            return Ok(ExitStatus::from_raw(res));
-        }
-        return Err(Error::from_raw(err));
-    }
-    Ok(ExitStatus::from_raw(res))
+    let ran = rc >= 0 && res.started;
+    let out = if ran || (notfound && !res.started) { Ok(ExitStatus::from_raw(res)) } else { Err(Error::from_raw(err)) };
+    // SAFETY: res was filled by libcordon; its lists are freed once
+    unsafe { sys::cordon_result_free(res) };
+    out
 }
 
 /// What [`Child::wait_with_output`] collects.
@@ -254,7 +256,7 @@ impl<'a> Child<'a> {
         if rc == 1 {
             return Ok(None);
         }
-        status_or_error(rc, &res, &err).map(Some)
+        status_or_error(rc, &mut res, &err).map(Some)
     }
 
     /// Wait for the command and all it left running (stdin is closed first).
@@ -306,19 +308,12 @@ impl Drop for Child<'_> {
     }
 }
 
-// The two calls whose failure convention is errno (changes with the API freeze).
 fn close_stdin(raw: *mut sys::cordon_proc) -> Result<()> {
     // SAFETY: raw is live
-    if unsafe { sys::cordon_proc_close_stdin(raw) } < 0 {
-        return Err(Error::os("closing the command's stdin", io::Error::last_os_error()));
-    }
-    Ok(())
+    check(|err| unsafe { sys::cordon_proc_close_stdin(raw, err) }).map(|_| ())
 }
 
 fn proc_kill(raw: *mut sys::cordon_proc, signal: i32) -> Result<()> {
     // SAFETY: raw is live; the call is thread-safe
-    if unsafe { sys::cordon_proc_kill(raw, signal) } < 0 {
-        return Err(Error::os("signalling the command", io::Error::last_os_error()));
-    }
-    Ok(())
+    check(|err| unsafe { sys::cordon_proc_kill(raw, signal, err) }).map(|_| ())
 }

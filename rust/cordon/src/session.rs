@@ -26,18 +26,33 @@ impl Drop for Session {
     }
 }
 
-/// What one command of a session chooses for itself.
+/// What one command chooses for itself, in a session ([`Session::spawn`]) or under a
+/// policy ([`Policy::spawn_with`](crate::Policy::spawn_with)), without a policy of its own.
 #[derive(Debug, Clone, Default)]
 pub struct Command {
-    /// the working directory inside (None: the session's)
+    /// the working directory inside (None: the policy's, the session's)
     pub cwd: Option<PathBuf>,
-    /// variables set over the session's environment
+    /// variables set over the policy's (session's) environment
     pub env: Vec<(String, String)>,
-    /// None: the session policy's timeout; Some(Duration::ZERO) is refused
+    /// None: the policy's (session's) timeout; Some(Duration::ZERO): none
     pub timeout: Option<Duration>,
-    /// what the command leaves running stays in the session
+    /// sessions only: what the command leaves running stays in the session
     pub keep: bool,
     pub stdio: Stdio,
+}
+
+/// A cordon_cmd and the strings it points to, alive together.
+pub(crate) struct RawCommand {
+    _cwd: Option<CString>,
+    _env: Vec<CString>,
+    _envp: Vec<*mut c_char>,
+    cmd: sys::cordon_cmd,
+}
+
+impl RawCommand {
+    pub(crate) fn as_ptr(&self) -> *const sys::cordon_cmd {
+        &self.cmd
+    }
 }
 
 impl Command {
@@ -64,6 +79,38 @@ impl Command {
         self.stdio = stdio;
         self
     }
+
+    /// The same command with its stdout and stderr piped (or merged, when asked).
+    pub(crate) fn for_output(&self) -> Command {
+        let mut c = self.clone();
+        if c.stdio.flags() & sys::CORDON_SPAWN_MERGE_STDERR == 0 {
+            c.stdio = Stdio::piped();
+        }
+        c
+    }
+
+    pub(crate) fn to_raw(&self) -> Result<RawCommand> {
+        let cwd = match &self.cwd {
+            Some(d) => Some(cpath("chdir", d)?),
+            None => None,
+        };
+        let env: Vec<CString> =
+            self.env.iter().map(|(k, v)| cstring("env", format!("{}={}", k, v).as_bytes())).collect::<Result<_>>()?;
+        let mut envp: Vec<*mut c_char> = env.iter().map(|c| c.as_ptr() as *mut c_char).collect();
+        envp.push(std::ptr::null_mut());
+        let mut cmd = sys::cordon_cmd::new();
+        cmd.cwd = cwd.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        if !self.env.is_empty() {
+            cmd.env = envp.as_ptr();
+        }
+        if let Some(t) = self.timeout {
+            cmd.has_timeout = true;
+            cmd.timeout = t.as_secs_f64();
+        }
+        cmd.keep = self.keep;
+        // the Vec's buffer does not move when the Vec itself is moved into the struct
+        Ok(RawCommand { _cwd: cwd, _env: env, _envp: envp, cmd })
+    }
 }
 
 impl Session {
@@ -87,43 +134,19 @@ impl Session {
     /// Start argv in the session.
     pub fn spawn<S: AsRef<OsStr>>(&self, argv: &[S], cmd: &Command) -> Result<Child<'_>> {
         let args = Argv::new(argv)?;
-        let cwd = match &cmd.cwd {
-            Some(d) => Some(cpath("chdir", d)?),
-            None => None,
-        };
-        let env: Vec<CString> = cmd
-            .env
-            .iter()
-            .map(|(k, v)| cstring("env", format!("{}={}", k, v).as_bytes()))
-            .collect::<Result<_>>()?;
-        let mut envp: Vec<*mut c_char> = env.iter().map(|c| c.as_ptr() as *mut c_char).collect();
-        envp.push(std::ptr::null_mut());
-        let mut c = sys::cordon_session_cmd::new();
-        c.cwd = cwd.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
-        if !cmd.env.is_empty() {
-            c.env = envp.as_ptr();
-        }
-        if let Some(t) = cmd.timeout {
-            if t.is_zero() {
-                return Err(crate::Error::usage("timeout", "timeout: a duration > 0 (None: the session's)".into()));
-            }
-            c.timeout = t.as_secs_f64();
-        }
-        c.keep = cmd.keep;
+        let raw_cmd = cmd.to_raw()?;
         let mut raw = std::ptr::null_mut();
-        // SAFETY: every pointer in c and args lives until the call returns
-        check(|err| unsafe { sys::cordon_session_spawn_cmd(self.raw, args.as_ptr(), cmd.stdio.flags(), &c, &mut raw, err) })?;
+        // SAFETY: argv and every pointer of raw_cmd live until the call returns
+        check(|err| unsafe {
+            sys::cordon_session_spawn_cmd(self.raw, args.as_ptr(), cmd.stdio.flags(), raw_cmd.as_ptr(), &mut raw, err)
+        })?;
         Child::from_raw(raw)
     }
 
-    /// Run argv in the session with its stdout and stderr collected (the command's
-    /// `stdio` is replaced by pipes unless it merges stderr).
+    /// Run argv in the session with its stdout and stderr collected (piped, or merged
+    /// when the command's stdio merges them).
     pub fn output<S: AsRef<OsStr>>(&self, argv: &[S], cmd: &Command) -> Result<Output> {
-        let mut c = cmd.clone();
-        if c.stdio.flags() & sys::CORDON_SPAWN_MERGE_STDERR == 0 {
-            c.stdio = Stdio::piped();
-        }
-        self.spawn(argv, &c)?.wait_with_output()
+        self.spawn(argv, &cmd.for_output())?.wait_with_output()
     }
 }
 
@@ -144,4 +167,3 @@ pub fn list() -> Result<String> {
     unsafe { sys::cordon_free(json as *mut _) };
     Ok(s)
 }
-

@@ -53,7 +53,7 @@ fn ptr_or_null(c: &Option<CString>) -> *const c_char {
     c.as_ref().map_or(std::ptr::null(), |s| s.as_ptr())
 }
 
-fn changes_of(c: &sys::cordon_ws_changes) -> Vec<Change> {
+fn changes_of(c: &sys::cordon_workspace_change_list) -> Vec<Change> {
     let mut v = Vec::new();
     for i in 0..c.n {
         // SAFETY: v holds n entries with NUL-terminated paths
@@ -75,9 +75,9 @@ impl Workspace {
         let name = cstring("name", name.as_bytes())?;
         let source = cpath("source", source.as_ref())?;
         let b = cstring("backend", backend.as_bytes())?;
-        let mut be: sys::cordon_ws_backend = sys::CORDON_WS_AUTO;
+        let mut be: sys::cordon_backend = sys::CORDON_BACKEND_AUTO;
         // SAFETY: b outlives the call
-        check(|err| unsafe { sys::cordon_ws_backend_from_string(b.as_ptr(), &mut be, err) })?;
+        check(|err| unsafe { sys::cordon_backend_from_string(b.as_ptr(), &mut be, err) })?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: the strings outlive the call; raw is set on success
         check(|err| unsafe {
@@ -107,7 +107,7 @@ impl Workspace {
         opt_str(unsafe { sys::cordon_workspace_view(self.raw) }).map(PathBuf::from)
     }
     pub fn backend(&self) -> String {
-        opt_str(unsafe { sys::cordon_ws_backend_name(sys::cordon_workspace_backend(self.raw)) }).unwrap_or_default()
+        opt_str(unsafe { sys::cordon_backend_name(sys::cordon_workspace_backend(self.raw)) }).unwrap_or_default()
     }
 
     /// Run argv in the workspace under `policy` (the workspace is shown at the source's
@@ -118,16 +118,16 @@ impl Workspace {
         let mut err = sys::cordon_error::new();
         // SAFETY: all pointers live for the call
         let rc = unsafe { sys::cordon_workspace_run(self.raw, policy.raw(), args.as_ptr(), &mut res, &mut err) };
-        status_or_error(rc, &res, &err)
+        status_or_error(rc, &mut res, &err)
     }
 
     /// The changes against the source as it is now, sorted by path.
     pub fn changes(&mut self) -> Result<Vec<Change>> {
-        let mut c = sys::cordon_ws_changes { v: std::ptr::null_mut(), n: 0 };
+        let mut c = sys::cordon_workspace_change_list { v: std::ptr::null_mut(), n: 0 };
         // SAFETY: c is filled on success and freed below
         check(|err| unsafe { sys::cordon_workspace_changes(self.raw, &mut c, err) })?;
         let v = changes_of(&c);
-        unsafe { sys::cordon_ws_changes_free(&mut c) };
+        unsafe { sys::cordon_workspace_change_list_free(&mut c) };
         Ok(v)
     }
 
@@ -135,9 +135,8 @@ impl Workspace {
     /// error whose `Integrated` is not returned; see `changes` first.
     pub fn integrate(&mut self, message: Option<&str>) -> Result<Integrated> {
         let msg = message.map(|m| cstring("message", m.as_bytes())).transpose()?;
-        // SAFETY: all-zero is a valid empty result
-        let mut res: sys::cordon_ws_integrated = unsafe { std::mem::zeroed() };
-        let r = check(|err| unsafe { sys::cordon_workspace_integrate(self.raw, ptr_or_null(&msg), &mut res, err) });
+        let mut res = sys::cordon_workspace_integration::new();
+        let r = check(|err| unsafe { sys::cordon_workspace_integrate(self.raw, ptr_or_null(&msg), 0, &mut res, err) });
         let out = Integrated {
             added: res.added,
             modified: res.modified,
@@ -147,7 +146,7 @@ impl Workspace {
             conflicts: changes_of(&res.conflicts),
             skipped: changes_of(&res.skipped),
         };
-        unsafe { sys::cordon_ws_integrated_free(&mut res) };
+        unsafe { sys::cordon_workspace_integration_free(&mut res) };
         match r {
             Ok(1) => Err(crate::Error::usage(
                 "integrate",
@@ -172,7 +171,7 @@ impl Workspace {
         let mut n = 0usize;
         check(|err| unsafe { sys::cordon_workspace_list(ptr_or_null(&root), &mut names, &mut n, err) })?;
         let v = (0..n).map(|i| opt_str(unsafe { *names.add(i) }).unwrap_or_default()).collect();
-        unsafe { sys::cordon_ws_names_free(names, n) };
+        unsafe { sys::cordon_workspace_names_free(names, n) };
         Ok(v)
     }
 }

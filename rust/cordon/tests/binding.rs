@@ -2,6 +2,7 @@
 // The crate against a built libcordon (tests/rust.sh sets CORDON_LIB_DIR), as root and
 // as uid 65534. Each test makes its own workspace under the system's temporary directory.
 use cordon::{Command, Network, Policy, Session, Stage, Stdio, Workspace};
+
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -150,7 +151,8 @@ fn session_many_commands_one_sandbox() {
     long.kill(9).unwrap();
     assert_eq!(long.wait().unwrap().signal, Some(9));
     // a stream read as it comes
-    let mut child = s.spawn(&["sh", "-c", "for i in 1 2 3; do echo $i; done"], &Command::new().stdio(Stdio::piped())).unwrap();
+    let mut child =
+        s.spawn(&["sh", "-c", "for i in 1 2 3; do echo $i; done"], &Command::new().stdio(Stdio::piped())).unwrap();
     let mut got = String::new();
     child.stdout.take().unwrap().read_to_string(&mut got).unwrap();
     assert_eq!(got, "1\n2\n3\n");
@@ -192,4 +194,32 @@ fn the_bash_tool_example_runs() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("$ echo $((6*7))\n42\n"), "{}", text);
     assert!(text.contains("[exit status 4]"), "{}", text);
+}
+
+#[test]
+fn a_command_of_its_own_under_one_policy() {
+    let ws = TempDir::new("ws");
+    fs::create_dir(ws.0.join("sub")).unwrap();
+    let p = policy(&ws).timeout(Duration::from_millis(300)).build().unwrap();
+    let cmd = Command::new().cwd(ws.0.join("sub")).env("FOO", "bar").timeout(Duration::from_secs(60));
+    let out = p.output_with(&["sh", "-c", "sleep 1; pwd; echo $FOO"], &cmd).unwrap();
+    assert!(!out.status.timed_out, "the command's own timeout did not replace the policy's");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{}\nbar\n", ws.0.join("sub").display()));
+    // positive control: the policy's timeout applies where the command has none
+    assert!(p.output(&["sleep", "30"]).unwrap().status.timed_out);
+    // Duration::ZERO: no timeout at all
+    assert!(!p.output_with(&["sleep", "1"], &Command::new().timeout(Duration::ZERO)).unwrap().status.timed_out);
+    // keep is a session's
+    assert!(p.spawn_with(&["true"], &Command::new().keep(true)).is_err());
+}
+
+#[test]
+fn refusals_of_the_creation_control() {
+    let ws = TempDir::new("ws");
+    let p = policy(&ws).build().unwrap();
+    let out = p.output(&["sh", "-c", "mkdir .vscode; mkdir ok"]).unwrap();
+    assert_eq!(out.status.refused, 1);
+    assert_eq!(out.status.refusals.len(), 1);
+    assert!(out.status.refusals[0].starts_with("mkdir .vscode: protected"), "{:?}", out.status.refusals);
+    assert!(ws.0.join("ok").is_dir() && !ws.0.join(".vscode").exists());
 }
