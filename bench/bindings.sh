@@ -2,7 +2,8 @@
 # What the Rust crate and the Node package add over libcordon, in the same run (issue 20):
 #   session   one command (`true`, its output collected) in a session: the C library's
 #             calls (cordon_session_spawn_cmd + cordon_proc_wait, made through cordon-sys),
-#             the crate's Session::output, the Node package's Session.run (a `cordon
+#             the crate's Session::output, the Node package's Session.run (its fast
+#             path, libcordon in the process; and a published session, a `cordon
 #             session exec` per command); the difference in ms (target: +0.2 ms at most)
 #   output    `head -c SIZE /dev/zero` through the binding's spawn against the same
 #             language's plain pipe (std::process, child_process); ratio (target: >= 0.9)
@@ -41,6 +42,7 @@ cp -R "$top/rust" "$tmp/rust"
 cp -R "$top/node" "$tmp/node"
 (cd "$tmp/rust" && PATH=/usr/bin:/bin CARGO_HOME=$tmp/cargo-home CARGO_TARGET_DIR=$tmp/target CORDON_LIB_DIR=$build \
   "$cargo" build --offline --release --quiet --example bench)
+CORDON_LIB_DIR=$build CORDON_INCLUDE_DIR=$top/include node "$tmp/node/build.js"
 chmod -R a+rX "$tmp"
 mkdir -m 777 "$tmp/run" "$tmp/home"
 
@@ -66,11 +68,13 @@ cat "$tmp"/rust.* "$tmp"/node.* | awk -v blocks="$blocks" '
     return a[int((n + 1) / 2)]
   }
   END {
-    c = med("session_c_ms"); r = med("session_rust_ms"); n = med("session_node_ms")
+    c = med("session_c_ms"); r = med("session_rust_ms"); n = med("session_node_library_ms"); nc = med("session_node_cli_ms")
     printf "\nper session command, median of %d blocks (each the median of its rounds):\n", blocks
     printf "  C library (cordon-sys)   %.3f ms\n", c
     printf "  Rust crate               %.3f ms   %+.3f ms over C (target: +0.2 ms at most)\n", r, r - c
-    printf "  Node package             %.3f ms   %+.3f ms over C (a cordon session exec per command)\n", n, n - c
+    if (n != "") printf "  Node package (addon)     %.3f ms   %+.3f ms over C (target: +0.2 ms at most)\n", n, n - c
+    else printf "  Node package (addon)     not built (node/build.js said why, above)\n"
+    printf "  Node package (CLI)       %.3f ms   %+.3f ms over C (a published session: cordon session exec per command)\n", nc, nc - c
     p = med("output_plain_mibs"); o = med("output_rust_mibs")
     np = med("output_node_plain_mibs"); no = med("output_node_mibs")
     printf "output throughput (head -c SIZE /dev/zero):\n"

@@ -127,13 +127,19 @@ export interface SessionOptions extends Policy {
 }
 
 export class Session {
-  readonly name: string;
+  /** the published session's name; null for one in this process */
+  readonly name: string | null;
+  /** 'library': libcordon's session in this process (the fast path); 'cli': `cordon session` */
+  readonly backend: 'library' | 'cli';
   static start(opts?: SessionOptions): Promise<Session>;
   spawn(argv: string[], opts?: SessionCommandOptions): CordonProcess;
   run(argv: string[], opts?: SessionCommandOptions & CollectOptions & { encoding?: BufferEncoding }): Promise<Output<string>>;
   run(argv: string[], opts: SessionCommandOptions & CollectOptions & { encoding: 'buffer' }): Promise<Output<Buffer>>;
   stop(): Promise<void>;
 }
+
+/** 'library' when the fast path (build/cordon.node) was built and loads, else 'cli' */
+export const backend: 'library' | 'cli';
 
 export function listSessions(opts?: { cordon?: string }): Promise<unknown[]>;
 export function policyArgs(policy?: Policy): string[];

@@ -11,6 +11,19 @@ const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
 
+const net = require('node:net');
+
+// The fast path: libcordon's sessions in this process (src/cordon_node.c, built by
+// build.js at install). Without it, or with CORDON_NODE_ADDON=0, the command line.
+let addon = null;
+if (process.env.CORDON_NODE_ADDON !== '0') {
+  try {
+    addon = require('./build/cordon.node');
+  } catch {
+    addon = null;
+  }
+}
+
 // cordon's own exit statuses (the CLI's "Exit status" table, doc/cordon.1)
 const EXIT_TIMEOUT = 124;
 const EXIT_SETUP = 125;
@@ -198,10 +211,16 @@ async function collect(proc, opts) {
   const enc = opts.encoding === undefined ? 'utf8' : opts.encoding;
   const out = [];
   const err = [];
-  const pump = async (stream, sink) => {
-    if (!stream) return;
-    for await (const chunk of stream) sink.push(chunk);
-  };
+  // 'data' and 'end' rather than an async iterator: a few event-loop turns less per
+  // command, which is most of what the package adds to a short one (bench/bindings.sh)
+  const pump = (stream, sink) =>
+    stream
+      ? new Promise((resolve, reject) => {
+          stream.on('data', (chunk) => sink.push(chunk));
+          stream.once('end', resolve);
+          stream.once('error', reject);
+        })
+      : undefined;
   const merged = !!opts.mergeStderr;
   await Promise.all([pump(proc.stdout, out), pump(proc.stderr, merged ? out : err), proc._exit]);
   let r;
@@ -273,20 +292,158 @@ function run(argv, opts = {}) {
   return collect(spawn(argv, { ...opts, stdout: 'pipe', stderr: 'pipe' }), opts);
 }
 
+// A policy of libcordon's from the same options as policyArgs (the fast path).
+function addonPolicy(p) {
+  const pol = addon.policyNew();
+  const set = (name, v) => {
+    try {
+      addon.policySet(pol, name, v);
+    } catch (e) {
+      if (e instanceof TypeError) throw e;
+      throw new CordonError(e.message, { stage: e.stage || null, status: EXIT_SETUP });
+    }
+  };
+  const each = (name, v, what) => {
+    for (const s of strList(v, what)) set(name, s);
+  };
+  each('settings', p.settings, 'settings');
+  if (p.workspace !== undefined) set('workspace', p.workspace === null ? null : String(p.workspace));
+  for (const k of ['base', 'isolation', 'dataRoot', 'network', 'networkLog'])
+    if (p[k] !== undefined && p[k] !== null) set(k, String(p[k]));
+  for (const k of ['allow', 'allowRo', 'deny', 'hide', 'denyGlob', 'protect', 'allowDomains', 'denyDomains', 'addHosts', 'dnsServers', 'allowSockets', 'keepEnv'])
+    each(k, p[k], k);
+  for (const k of ['forwardPorts', 'publishPorts']) for (const port of p[k] || []) set(k, String(port));
+  const env = envArgs(p.env, '--env');
+  for (let i = 1; i < env.length; i += 2) set('env', env[i]);
+  for (const k of ['readOnly', 'strictSettings', 'allowUnixSockets', 'clearEnv']) if (p[k]) set(k, true);
+  if (p.proc === false) set('proc', false);
+  if (p.noNested) set('nested', false);
+  const limits = p.limits || {};
+  if (limits.pids !== undefined) set('limitPids', String(limits.pids));
+  if (limits.memory !== undefined) set('limitMemory', String(limits.memory));
+  if (limits.cpu !== undefined) set('limitCpu', String(limits.cpu));
+  const t = seconds(p.timeout, 'timeout');
+  if (t) set('timeout', t);
+  const cwd = p.cwd !== undefined ? p.cwd : typeof p.workspace === 'string' ? p.workspace : undefined;
+  if (cwd !== undefined) set('cwd', cwd);
+  return pol;
+}
+
+const SPAWN_STDIN_PIPE = 0x1;
+const SPAWN_STDOUT_PIPE = 0x2;
+const SPAWN_STDERR_PIPE = 0x4;
+const SPAWN_STDIN_INHERIT = 0x10;
+
+/** A session command through the fast path; the same interface as CordonProcess. */
+class AddonProcess {
+  constructor(session, argv, opts) {
+    let flags = 0;
+    const input = opts.input !== undefined;
+    if (opts.stdin === 'pipe' || input) flags |= SPAWN_STDIN_PIPE;
+    else if (opts.stdin === 'inherit') flags |= SPAWN_STDIN_INHERIT;
+    if (opts.stdout !== 'inherit') flags |= SPAWN_STDOUT_PIPE;
+    if (opts.stderr !== 'inherit') flags |= SPAWN_STDERR_PIPE;
+    const env = opts.env ? envArgs(opts.env, '--env').filter((_, i) => i % 2 === 1) : null;
+    const t = seconds(opts.timeout, 'timeout');
+    this._timeout = t !== null;
+    this._aborted = false;
+    let done;
+    this._result = new Promise((resolve) => (done = resolve));
+    let r;
+    try {
+      r = addon.spawn(session, argv, opts.cwd === undefined ? null : opts.cwd, env, t === null ? undefined : Number(t), !!opts.keep, flags, (err, res) =>
+        done({ err, res }),
+      );
+    } catch (e) {
+      if (e instanceof TypeError) throw e;
+      throw new CordonError(e.message, { stage: e.stage || 'session', status: EXIT_SETUP });
+    }
+    this._proc = r[0];
+    const sock = (fd, readable) => (fd >= 0 ? new net.Socket({ fd, readable, writable: !readable }) : null);
+    this.stdin = sock(r[1], false);
+    this.stdout = sock(r[2], true);
+    this.stderr = sock(r[3], true);
+    this.pid = undefined;
+    const closed = (st) =>
+      st
+        ? new Promise((res) => {
+            st.once('end', res);
+            st.once('close', res);
+          })
+        : Promise.resolve();
+    // the end of the command and of its output, as child_process's 'close'
+    this._exit = Promise.all([this._result, closed(this.stdout), closed(this.stderr)]);
+    if (input && this.stdin) {
+      this.stdin.on('error', () => {});
+      this.stdin.end(opts.input);
+    }
+    if (opts.signal) {
+      const onAbort = () => this.abort();
+      if (opts.signal.aborted) onAbort();
+      else {
+        opts.signal.addEventListener('abort', onAbort, { once: true });
+        this._result.finally(() => opts.signal.removeEventListener('abort', onAbort));
+      }
+    }
+  }
+
+  kill(sig = 'SIGTERM') {
+    return addon.kill(this._proc, typeof sig === 'number' ? sig : os.constants.signals[sig]);
+  }
+
+  abort() {
+    this._aborted = true;
+    addon.kill(this._proc, os.constants.signals.SIGKILL);
+  }
+
+  async wait() {
+    if (this.stdin && !this.stdin.destroyed) this.stdin.end();
+    const { err, res } = await this._result;
+    if (err) throw new CordonError(err.message, { stage: err.stage || 'session', status: res ? res.exitCode : EXIT_SETUP });
+    return {
+      status: res.exitCode,
+      exitCode: res.statusCode >= 0 ? res.statusCode : null,
+      signal: res.signal ? signalName(res.signal) : null,
+      timedOut: res.timedOut,
+      aborted: this._aborted,
+      wallSeconds: res.wallSeconds,
+      refusals: res.refusals,
+    };
+  }
+}
+
 /**
  * One sandbox, built once, that many commands run in (`cordon session`): what a harness
  * uses for an agent's commands. Start with `await Session.start(policy)`; end with
  * `await session.stop()` (or `await using`).
  */
 class Session {
-  constructor(name, bin, workspace) {
+  constructor(name, bin, workspace, handle = null) {
     this.name = name;
     this._bin = bin;
     this._workspace = workspace;
     this._stopped = false;
+    this._handle = handle;
+  }
+
+  /** 'library': in this process (the fast path); 'cli': `cordon session`, by name. */
+  get backend() {
+    return this._handle ? 'library' : 'cli';
   }
 
   static async start(opts = {}) {
+    // the fast path, unless a published session is asked for (a name, an idle timeout:
+    // one that outlives this process) or the binary is chosen
+    if (addon && !opts.name && opts.idleTimeout === undefined && !opts.cordon) {
+      const pol = addonPolicy(opts);
+      let handle;
+      try {
+        handle = addon.sessionNew(pol);
+      } catch (e) {
+        throw new CordonError(e.message, { stage: e.stage || null, status: EXIT_SETUP });
+      }
+      return new Session(null, null, typeof opts.workspace === 'string' ? opts.workspace : undefined, handle);
+    }
     const name = opts.name || `node-${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
     const bin = cordonBinary(opts);
     const args = ['session', 'start', name, ...policyArgs(opts)];
@@ -305,7 +462,8 @@ class Session {
   /** Start a command in the session; its streams as with spawn(). */
   spawn(argv, opts = {}) {
     checkArgv(argv);
-    if (this._stopped) throw new CordonError(`cordon: session ${this.name} was stopped`);
+    if (this._stopped) throw new CordonError(`cordon: session ${this.name || '(in this process)'} was stopped`, { stage: 'session', status: EXIT_SETUP });
+    if (this._handle) return new AddonProcess(this._handle, argv, opts);
     const args = ['session', 'exec', this.name, '--no-tty'];
     const cwd = opts.cwd !== undefined ? opts.cwd : this._workspace;
     if (cwd !== undefined) args.push('--chdir', cwd);
@@ -331,6 +489,10 @@ class Session {
   async stop() {
     if (this._stopped) return;
     this._stopped = true;
+    if (this._handle) {
+      addon.sessionFree(this._handle);
+      return;
+    }
     const r = await collect(new CordonProcess(this._bin, ['session', 'stop', this.name], {}, async (status) => ({ status })), {});
     if (r.status !== 0) throw new CordonError(cordonMessage(r.stderr), { status: r.status, stderr: r.stderr });
   }
@@ -349,6 +511,8 @@ async function listSessions(opts = {}) {
 }
 
 module.exports = {
+  /** 'library' when the fast path was built and loads, else 'cli' */
+  backend: addon ? 'library' : 'cli',
   run,
   spawn,
   Session,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Node package's figures (bench/bindings.sh runs it beside the C library's):
-//   session   a command (`true`, output collected) in one session: Session.run
+//   session   a command (`true`, output collected) in one session: Session.run, in the
+//             default session (libcordon's in this process, the fast path) and in a
+//             published one (`cordon session exec` per command)
 //   output    `head -c SIZE /dev/zero` read as a stream through spawn() (cordon run)
 //             against child_process.spawn's plain pipe; MiB/s, medians, rounds alternate
 // Prints one line per figure: "NAME VALUE".
@@ -25,20 +27,34 @@ async function main() {
   const a = process.argv.slice(2);
   for (let i = 0; i + 1 < a.length; i += 2) opt[a[i].replace(/^--/, '')] = Number(a[i + 1]);
 
-  const session = await cordon.Session.start({ workspace: process.cwd() });
-  const ms = [];
+  // the default session (the fast path when built) and a published one (the command
+  // line), rounds alternating
+  const lib = await cordon.Session.start({ workspace: process.cwd() });
+  const cli = await cordon.Session.start({ workspace: process.cwd(), name: `bench-${process.pid}` });
+  const ms = { [lib.backend]: [], cli_published: [] };
+  const one = async (s, into) => {
+    const t0 = process.hrtime.bigint();
+    const r = await s.run(['true']);
+    if (r.status !== 0) throw new Error(`true exited ${r.status}: ${r.stderr}`);
+    into.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  };
   try {
-    for (let i = 0; i < 10; i++) await session.run(['true']);
+    for (let i = 0; i < 10; i++) await Promise.all([lib.run(['true']), cli.run(['true'])]);
     for (let i = 0; i < opt.rounds; i++) {
-      const t0 = process.hrtime.bigint();
-      const r = await session.run(['true']);
-      if (r.status !== 0) throw new Error(`true exited ${r.status}: ${r.stderr}`);
-      ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (i % 2 === 0) {
+        await one(lib, ms[lib.backend]);
+        await one(cli, ms.cli_published);
+      } else {
+        await one(cli, ms.cli_published);
+        await one(lib, ms[lib.backend]);
+      }
     }
   } finally {
-    await session.stop();
+    await lib.stop();
+    await cli.stop();
   }
-  console.log(`session_node_ms ${median(ms).toFixed(3)}`);
+  console.log(`session_node_${lib.backend}_ms ${median(ms[lib.backend]).toFixed(3)}`);
+  console.log(`session_node_cli_ms ${median(ms.cli_published).toFixed(3)}`);
 
   const mib = opt.size / (1 << 20);
   const plain = [];

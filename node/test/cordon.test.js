@@ -89,11 +89,27 @@ test('run: binary output, large, intact', async () => {
   assert.equal(r.stdout.length, 3000000);
 });
 
-test('session: many commands in one sandbox; state kept; per-command cwd, env, timeout', async () => {
-  const s = await cordon.Session.start({ workspace: ws, deny: [secret] });
+test('the backend is the one this run expects', () => {
+  // tests/node.sh builds the fast path and says so; a package that fell back to the
+  // command line without saying would test the wrong thing
+  if (process.env.CORDON_NODE_EXPECT) assert.equal(cordon.backend, process.env.CORDON_NODE_EXPECT);
+  assert.ok(['library', 'cli'].includes(cordon.backend));
+});
+
+// the default session (in this process when the fast path is there) and a published one
+const kinds = [
+  ['default', {}],
+  ['published', { name: `node-test-${process.pid}` }],
+];
+for (const [kind, extra] of kinds)
+test(`session (${kind}): many commands in one sandbox; state kept; per-command cwd, env, timeout`, async () => {
+  const s = await cordon.Session.start({ workspace: ws, deny: [secret], ...extra });
+  assert.equal(s.backend, kind === 'published' ? 'cli' : cordon.backend);
   try {
-    const sessions = await cordon.listSessions();
-    assert.ok(JSON.stringify(sessions).includes(s.name));
+    if (s.name) {
+      const sessions = await cordon.listSessions();
+      assert.ok(JSON.stringify(sessions).includes(s.name));
+    }
     await s.run(['sh', '-c', 'echo kept >/tmp/state']);
     const a = await s.run(['cat', '/tmp/state']); // the session's /tmp, shared by its commands
     assert.equal(a.stdout, 'kept\n');
@@ -119,12 +135,39 @@ test('session: many commands in one sandbox; state kept; per-command cwd, env, t
     await s.stop();
   }
   await assert.rejects(s.run(['true']), cordon.CordonError);
-  const after = await cordon.listSessions();
-  assert.ok(!JSON.stringify(after).includes(s.name));
+  if (s.name) {
+    const after = await cordon.listSessions();
+    assert.ok(!JSON.stringify(after).includes(s.name));
+  }
+});
+
+test('session: a policy refused at start is a CordonError; kill, abort, input, refusals', async () => {
+  await assert.rejects(cordon.Session.start({ workspace: path.join(ws, 'missing') }), cordon.CordonError);
+  await assert.rejects(cordon.Session.start({ workspace: ws, base: 'nonsense' }), cordon.CordonError);
+  const s = await cordon.Session.start({ workspace: ws });
+  try {
+    const p = s.spawn(['sleep', '30']);
+    p.kill('SIGTERM');
+    const r = await p.wait();
+    assert.equal(r.signal, 'SIGTERM');
+    const ac = new AbortController();
+    const q = s.run(['sleep', '30'], { signal: ac.signal });
+    setTimeout(() => ac.abort(), 200);
+    assert.equal((await q).aborted, true);
+    const i = await s.run(['tr', 'a-z', 'A-Z'], { input: 'shout\n' });
+    assert.equal(i.stdout, 'SHOUT\n');
+    const big = await s.run(['head', '-c', '3000000', '/dev/zero'], { encoding: 'buffer' });
+    assert.equal(big.stdout.length, 3000000);
+    const c = await s.run(['sh', '-c', 'mkdir .vscode; mkdir ok2']);
+    if (s.backend === 'library') assert.ok(c.refusals.some((x) => x.startsWith('mkdir .vscode: protected')), String(c.refusals));
+    assert.ok(fs.existsSync(path.join(ws, 'ok2')) && !fs.existsSync(path.join(ws, '.vscode')));
+  } finally {
+    await s.stop();
+  }
 });
 
 test('session: a stopped session is a CordonError from exec, not a result', async () => {
-  const s = await cordon.Session.start({ workspace: ws });
+  const s = await cordon.Session.start({ workspace: ws, name: `node-stop-${process.pid}` });
   execFileSync(process.env.CORDON || 'cordon', ['session', 'stop', s.name]);
   await assert.rejects(s.run(['true']), (e) => e instanceof cordon.CordonError && e.status === 125);
   await s.stop().catch(() => {});
