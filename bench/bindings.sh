@@ -5,8 +5,9 @@
 #             the crate's Session::output, the Node package's Session.run (its fast
 #             path, libcordon in the process; and a published session, a `cordon
 #             session exec` per command); the difference in ms (target: +0.2 ms at most)
-#   output    `head -c SIZE /dev/zero` through the binding's spawn against the same
-#             language's plain pipe (std::process, child_process); ratio (target: >= 0.9)
+#   output    `head -c SIZE /dev/zero` through the binding's spawn (Node: `cordon run`,
+#             and a command of its fast path's session) against the same language's
+#             plain pipe (std::process, child_process); ratio (target: >= 0.9)
 #
 #   bench/bindings.sh [--build DIR] [--blocks N] [-- BENCH OPTIONS...]   (--rounds N --size BYTES --output-rounds N)
 #
@@ -79,5 +80,7 @@ cat "$tmp"/rust.* "$tmp"/node.* | awk -v blocks="$blocks" '
     np = med("output_node_plain_mibs"); no = med("output_node_mibs")
     printf "output throughput (head -c SIZE /dev/zero):\n"
     printf "  Rust  std::process pipe %6d MiB/s, through cordon %6d MiB/s: %.2fx (target: 0.9x)\n", p, o, o / p
-    printf "  Node  child_process     %6d MiB/s, through cordon %6d MiB/s: %.2fx (target: 0.9x)\n", np, no, no / np
+    ns = med("output_node_session_library_mibs")
+    printf "  Node  child_process     %6d MiB/s, through cordon run %6d MiB/s: %.2fx (target: 0.9x)\n", np, no, no / np
+    if (ns != "") printf "  Node  child_process     %6d MiB/s, through a session (addon) %6d MiB/s: %.2fx (target: 0.9x)\n", np, ns, ns / np
   }'

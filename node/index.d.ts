@@ -68,7 +68,8 @@ export interface SessionCommandOptions extends CommandOptions {
 export interface CollectOptions {
   /** 'utf8' (default), another Buffer encoding, or 'buffer' for Buffers */
   encoding?: BufferEncoding | 'buffer';
-  /** stderr into stdout, in the order the chunks arrived */
+  /** stderr into stdout: in a session of the fast path through one pipe, in the order the
+   *  command wrote them; otherwise in the order the chunks arrived */
   mergeStderr?: boolean;
 }
 

@@ -332,6 +332,7 @@ function addonPolicy(p) {
 const SPAWN_STDIN_PIPE = 0x1;
 const SPAWN_STDOUT_PIPE = 0x2;
 const SPAWN_STDERR_PIPE = 0x4;
+const SPAWN_MERGE_STDERR = 0x8;
 const SPAWN_STDIN_INHERIT = 0x10;
 
 /** A session command through the fast path; the same interface as CordonProcess. */
@@ -342,7 +343,9 @@ class AddonProcess {
     if (opts.stdin === 'pipe' || input) flags |= SPAWN_STDIN_PIPE;
     else if (opts.stdin === 'inherit') flags |= SPAWN_STDIN_INHERIT;
     if (opts.stdout !== 'inherit') flags |= SPAWN_STDOUT_PIPE;
-    if (opts.stderr !== 'inherit') flags |= SPAWN_STDERR_PIPE;
+    // merged in the pipe itself: in the order the command wrote them
+    if (opts.mergeStderr && opts.stdout !== 'inherit') flags |= SPAWN_MERGE_STDERR;
+    else if (opts.stderr !== 'inherit') flags |= SPAWN_STDERR_PIPE;
     const env = opts.env ? envArgs(opts.env, '--env').filter((_, i) => i % 2 === 1) : null;
     const t = seconds(opts.timeout, 'timeout');
     this._timeout = t !== null;

@@ -3,8 +3,9 @@
 //   session   a command (`true`, output collected) in one session: Session.run, in the
 //             default session (libcordon's in this process, the fast path) and in a
 //             published one (`cordon session exec` per command)
-//   output    `head -c SIZE /dev/zero` read as a stream through spawn() (cordon run)
-//             against child_process.spawn's plain pipe; MiB/s, medians, rounds alternate
+//   output    `head -c SIZE /dev/zero` read as a stream through spawn() (cordon run) and
+//             through a command of the default session, against child_process.spawn's
+//             plain pipe; MiB/s, medians, rounds rotate
 // Prints one line per figure: "NAME VALUE".
 //   CORDON=build/cordon node node/bench/bench.js [--rounds N] [--size BYTES] [--output-rounds N]
 'use strict';
@@ -56,30 +57,38 @@ async function main() {
   console.log(`session_node_${lib.backend}_ms ${median(ms[lib.backend]).toFixed(3)}`);
   console.log(`session_node_cli_ms ${median(ms.cli_published).toFixed(3)}`);
 
+  // output: child_process's plain pipe, spawn() (cordon run), and a command of the
+  // default session (the fast path's pipes); the three in turn, the order rotating
   const mib = opt.size / (1 << 20);
-  const plain = [];
-  const through = [];
+  const out = { plain: [], run: [], session: [] };
   const args = ['-c', String(opt.size), '/dev/zero'];
-  for (let r = 0; r < opt['output-rounds'] * 2; r++) {
-    const t0 = process.hrtime.bigint();
-    let n;
-    if ((r % 2 === 0) === (Math.floor(r / 2) % 2 === 0)) {
-      const c = childProcess.spawn('head', args, { stdio: ['ignore', 'pipe', 'inherit'] });
-      const closed = new Promise((res) => c.once('close', res));
-      n = await drain(c.stdout);
-      await closed;
-      plain.push(mib / (Number(process.hrtime.bigint() - t0) / 1e9));
-    } else {
-      const c = cordon.spawn(['head', ...args], { workspace: process.cwd() });
-      c.stderr.resume();
-      n = await drain(c.stdout);
-      await c.wait();
-      through.push(mib / (Number(process.hrtime.bigint() - t0) / 1e9));
+  const session = await cordon.Session.start({ workspace: process.cwd() });
+  const kinds = ['plain', 'run', 'session'];
+  try {
+    for (let r = 0; r < opt['output-rounds'] * 3; r++) {
+      const kind = kinds[(r + Math.floor(r / 3)) % 3];
+      const t0 = process.hrtime.bigint();
+      let n;
+      if (kind === 'plain') {
+        const c = childProcess.spawn('head', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+        const closed = new Promise((res) => c.once('close', res));
+        n = await drain(c.stdout);
+        await closed;
+      } else {
+        const c = kind === 'run' ? cordon.spawn(['head', ...args], { workspace: process.cwd() }) : session.spawn(['head', ...args]);
+        c.stderr.resume();
+        n = await drain(c.stdout);
+        await c.wait();
+      }
+      if (n !== opt.size) throw new Error(`read ${n} of ${opt.size} bytes`);
+      out[kind].push(mib / (Number(process.hrtime.bigint() - t0) / 1e9));
     }
-    if (n !== opt.size) throw new Error(`read ${n} of ${opt.size} bytes`);
+  } finally {
+    await session.stop();
   }
-  console.log(`output_node_plain_mibs ${median(plain).toFixed(0)}`);
-  console.log(`output_node_mibs ${median(through).toFixed(0)}`);
+  console.log(`output_node_plain_mibs ${median(out.plain).toFixed(0)}`);
+  console.log(`output_node_mibs ${median(out.run).toFixed(0)}`);
+  console.log(`output_node_session_${session.backend}_mibs ${median(out.session).toFixed(0)}`);
 }
 
 main().catch((e) => {

@@ -126,6 +126,12 @@ test(`session (${kind}): many commands in one sandbox; state kept; per-command c
     assert.equal(t.timedOut, true);
     const m = await s.run(['sh', '-c', 'echo 1; sleep 0.1; echo 2 >&2'], { mergeStderr: true });
     assert.equal(m.stdout, '1\n2\n');
+    if (s.backend === 'library') {
+      // one pipe: the exact order, however fast the command writes
+      const order = 'for i in 1 2 3 4 5 6 7 8; do echo o$i; echo e$i >&2; done';
+      const o = await s.run(['sh', '-c', order], { mergeStderr: true });
+      assert.equal(o.stdout, [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `o${i}\ne${i}\n`).join(''));
+    }
     const proc = s.spawn(['sh', '-c', 'for i in 1 2 3; do echo $i; done']);
     let got = '';
     for await (const chunk of proc.stdout) got += chunk;
