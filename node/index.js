@@ -354,8 +354,10 @@ class AddonProcess {
     this._result = new Promise((resolve) => (done = resolve));
     let r;
     try {
-      r = addon.spawn(session, argv, opts.cwd === undefined ? null : opts.cwd, env, t === null ? undefined : Number(t), !!opts.keep, flags, (err, res) =>
-        done({ err, res }),
+      // collect: the addon reads stdout and stderr itself, into one Buffer each (what
+      // Session.run wants: no stream machinery per command)
+      r = addon.spawn(session, argv, opts.cwd === undefined ? null : opts.cwd, env, t === null ? undefined : Number(t), !!opts.keep, flags, !!opts.collect, (err, res, out, errOut) =>
+        done({ err, res, out, errOut }),
       );
     } catch (e) {
       if (e instanceof TypeError) throw e;
@@ -401,7 +403,8 @@ class AddonProcess {
 
   async wait() {
     if (this.stdin && !this.stdin.destroyed) this.stdin.end();
-    const { err, res } = await this._result;
+    const { err, res, out, errOut } = await this._result;
+    this.collected = { stdout: out, stderr: errOut };
     if (err) throw new CordonError(err.message, { stage: err.stage || 'session', status: res ? res.exitCode : EXIT_SETUP });
     return {
       status: res.exitCode,
@@ -480,6 +483,16 @@ class Session {
 
   /** Run a command in the session and collect its output. */
   async run(argv, opts = {}) {
+    if (this._handle && !this._stopped) {
+      checkArgv(argv);
+      const p = new AddonProcess(this._handle, argv, { ...opts, stdout: 'pipe', stderr: 'pipe', collect: true });
+      const r = await p.wait();
+      const enc = opts.encoding === undefined ? 'utf8' : opts.encoding;
+      const dec = (b) => (enc === 'buffer' || enc === null ? b || Buffer.alloc(0) : (b || Buffer.alloc(0)).toString(enc));
+      r.stdout = dec(p.collected.stdout);
+      r.stderr = dec(p.collected.stderr);
+      return r;
+    }
     const r = await collect(this.spawn(argv, { ...opts, stdout: 'pipe', stderr: 'pipe' }), opts);
     // 125 with cordon's own message: the session is gone or its policy cannot be met now
     const text = typeof r.stderr === 'string' ? r.stderr : r.stderr.toString('utf8');

@@ -348,9 +348,19 @@ static napi_value session_free(napi_env env, napi_callback_info info)
 
 /* ---- commands ------------------------------------------------------------------------ */
 
-/* One running command: the libcordon process, the poll on its exit descriptor, and the
- * JavaScript callback.  Freed when both the poll handle is closed and the JS handle is
- * finalized (refs). */
+/* A pipe the addon reads itself (spawn's `collect`): its poll, its descriptor, what came. */
+typedef struct sink {
+    uv_poll_t poll;
+    int fd;
+    bool on; /* collected */
+    char *buf;
+    size_t len, cap;
+    struct proc_box *box;
+} sink;
+
+/* One running command: the libcordon process, the poll on its exit descriptor (and, when
+ * collecting, on its pipes), and the JavaScript callback.  Freed when every libuv handle
+ * is closed and the JS handle is finalized (refs). */
 typedef struct proc_box {
     cordon_proc *c;
     uv_poll_t poll;
@@ -358,6 +368,11 @@ typedef struct proc_box {
     napi_ref on_exit;
     napi_async_context async;
     int refs;
+    int pending; /* the exit and the collected pipes not yet at their end */
+    sink out[2]; /* stdout, stderr (fd -1: not collected) */
+    int rc;
+    cordon_result res;
+    cordon_error err;
 } proc_box;
 
 static void proc_unref(proc_box *b)
@@ -377,6 +392,14 @@ static void proc_finalize(napi_env env, void *data, void *hint)
 static void poll_closed(uv_handle_t *h)
 {
     proc_unref(h->data);
+}
+
+static void sink_closed(uv_handle_t *h)
+{
+    sink *k = (sink *)h;
+    close(k->fd);
+    k->fd = -1;
+    proc_unref(k->box);
 }
 
 static napi_value int_prop(napi_env env, napi_value obj, const char *name, int v)
@@ -416,40 +439,104 @@ static napi_value result_object(napi_env env, const cordon_result *r)
     return o;
 }
 
-static void on_exit_readable(uv_poll_t *h, int status, int events)
+static napi_value buffer_of(napi_env env, const sink *k)
 {
-    (void)status, (void)events;
-    proc_box *b = h->data;
-    cordon_result res = CORDON_RESULT_INIT;
-    cordon_error err = CORDON_ERROR_INIT;
-    int rc = cordon_proc_wait(b->c, 0, &res, &err);
-    if (rc == 1)
-        return; /* not yet: the next readiness */
-    uv_poll_stop(h);
+    napi_value v;
+    void *data;
+    if (!k->on) {
+        napi_get_undefined(env, &v);
+        return v;
+    }
+    if (napi_create_buffer_copy(env, k->len, k->buf ? k->buf : "", &data, &v) != napi_ok)
+        napi_get_undefined(env, &v);
+    return v;
+}
+
+/* The command and the collected pipes have all ended: onExit(error, result, out, err). */
+static void deliver(proc_box *b)
+{
     napi_env env = b->env;
     napi_handle_scope scope;
+    const cordon_result *res = &b->res;
     if (napi_open_handle_scope(env, &scope) == napi_ok) {
-        napi_value cb, recv, args[2], ignored, msg;
+        napi_value cb, recv, args[4], ignored, msg;
         napi_get_global(env, &recv); /* napi_make_callback wants an object */
         napi_get_null(env, &args[0]);
-        args[1] = result_object(env, &res);
-        if (rc < 0 || (!res.started && res.exit_code != CORDON_EXIT_NOTFOUND && res.exit_code != CORDON_EXIT_NOEXEC)) {
+        args[1] = result_object(env, res);
+        args[2] = buffer_of(env, &b->out[0]);
+        args[3] = buffer_of(env, &b->out[1]);
+        if (b->rc < 0 ||
+            (!res->started && res->exit_code != CORDON_EXIT_NOTFOUND && res->exit_code != CORDON_EXIT_NOEXEC)) {
             char text[1100];
-            snprintf(text, sizeof text, "cordon: %s", err.message);
+            snprintf(text, sizeof text, "cordon: %s", b->err.message);
             napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &msg);
             napi_create_error(env, NULL, msg, &args[0]);
             napi_value stage;
-            napi_create_string_utf8(env, cordon_stage_name(err.stage), NAPI_AUTO_LENGTH, &stage);
+            napi_create_string_utf8(env, cordon_stage_name(b->err.stage), NAPI_AUTO_LENGTH, &stage);
             napi_set_named_property(env, args[0], "stage", stage);
         }
         if (napi_get_reference_value(env, b->on_exit, &cb) == napi_ok)
-            napi_make_callback(env, b->async, recv, cb, 2, args, &ignored);
+            napi_make_callback(env, b->async, recv, cb, 4, args, &ignored);
         napi_delete_reference(env, b->on_exit);
         napi_async_destroy(env, b->async);
         napi_close_handle_scope(env, scope);
     }
-    cordon_result_free(&res);
+    cordon_result_free(&b->res);
+    for (int i = 0; i < 2; i++) {
+        free(b->out[i].buf);
+        b->out[i].buf = NULL;
+    }
+}
+
+static void done_one(proc_box *b)
+{
+    if (--b->pending == 0)
+        deliver(b);
+}
+
+static void on_exit_readable(uv_poll_t *h, int status, int events)
+{
+    (void)status, (void)events;
+    proc_box *b = h->data;
+    b->res = (cordon_result)CORDON_RESULT_INIT;
+    b->err = (cordon_error)CORDON_ERROR_INIT;
+    b->rc = cordon_proc_wait(b->c, 0, &b->res, &b->err);
+    if (b->rc == 1)
+        return; /* not yet: the next readiness */
+    uv_poll_stop(h);
     uv_close((uv_handle_t *)h, poll_closed);
+    done_one(b);
+}
+
+/* Read what the pipe has; at its end (or on an error, which ends it too), stop. */
+static void on_sink_readable(uv_poll_t *h, int status, int events)
+{
+    (void)events;
+    sink *k = (sink *)h;
+    for (;;) {
+        if (status < 0)
+            break;
+        if (k->cap - k->len < 65536) {
+            size_t cap = k->cap ? k->cap * 2 : 65536;
+            char *nb = realloc(k->buf, cap);
+            if (!nb)
+                break; /* out of memory: what came so far */
+            k->buf = nb, k->cap = cap;
+        }
+        ssize_t n = read(k->fd, k->buf + k->len, k->cap - k->len);
+        if (n > 0) {
+            k->len += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return; /* more later */
+        break;      /* the end (0), or an error */
+    }
+    uv_poll_stop(h);
+    uv_close((uv_handle_t *)h, sink_closed);
+    done_one(k->box);
 }
 
 static int dup_fd(int fd)
@@ -457,20 +544,22 @@ static int dup_fd(int fd)
     return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
-/* spawn(session, argv, cwd, env, timeout, keep, flags, onExit) -> [proc, stdin, stdout, stderr] */
+/* spawn(session, argv, cwd, env, timeout, keep, flags, collect, onExit)
+ *   -> [proc, stdin, stdout, stderr]; with collect, the addon reads stdout and stderr
+ *   itself and hands them to onExit as Buffers (their descriptors are then -1 here) */
 static napi_value spawn(napi_env env, napi_callback_info info)
 {
-    size_t argc = 8;
-    napi_value a[8], out, v;
-    bool ok = false, keep = false;
+    size_t argc = 9;
+    napi_value a[9], out, v;
+    bool ok = false, keep = false, collect = false;
     double timeout = -1;
     uint32_t flags = 0;
     napi_valuetype t;
     cordon_error err = CORDON_ERROR_INIT;
     cordon_cmd cmd = CORDON_CMD_INIT;
     CHECK_NAPI(env, napi_get_cb_info(env, info, &argc, a, NULL, NULL));
-    if (argc != 8) {
-        napi_throw_type_error(env, NULL, "cordon: spawn takes 8 arguments");
+    if (argc != 9) {
+        napi_throw_type_error(env, NULL, "cordon: spawn takes 9 arguments");
         return NULL;
     }
     session_box *sb = get_external(env, a[0]);
@@ -488,7 +577,8 @@ static napi_value spawn(napi_env env, napi_callback_info info)
     if (ok && napi_typeof(env, a[4], &t) == napi_ok && t == napi_number)
         napi_get_value_double(env, a[4], &timeout);
     if (ok)
-        ok = napi_get_value_bool(env, a[5], &keep) == napi_ok && napi_get_value_uint32(env, a[6], &flags) == napi_ok;
+        ok = napi_get_value_bool(env, a[5], &keep) == napi_ok && napi_get_value_uint32(env, a[6], &flags) == napi_ok &&
+             napi_get_value_bool(env, a[7], &collect) == napi_ok;
     proc_box *b = ok ? calloc(1, sizeof *b) : NULL;
     if (!b || !argvv || !argvv[0]) {
         free_strv(argvv), free(cwd), free_strv(envv), free(b);
@@ -518,7 +608,7 @@ static napi_value spawn(napi_env env, napi_callback_info info)
     uv_loop_t *loop = NULL;
     napi_value name;
     if (napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &b->poll, cordon_proc_exit_fd(b->c)) != 0 ||
-        napi_create_reference(env, a[7], 1, &b->on_exit) != napi_ok ||
+        napi_create_reference(env, a[8], 1, &b->on_exit) != napi_ok ||
         napi_create_string_utf8(env, "cordon.exec", NAPI_AUTO_LENGTH, &name) != napi_ok ||
         napi_async_init(env, NULL, name, &b->async) != napi_ok) {
         for (int i = 0; i < 3; i++)
@@ -530,6 +620,20 @@ static napi_value spawn(napi_env env, napi_callback_info info)
         return NULL;
     }
     b->poll.data = b;
+    b->pending = 1;
+    for (int i = 0; i < 2; i++) {
+        sink *k = &b->out[i];
+        k->fd = -1;
+        k->box = b;
+        /* uv_poll_init makes the descriptor non-blocking, as on_sink_readable needs */
+        if (!collect || fds[i + 1] < 0 || uv_poll_init(loop, &k->poll, fds[i + 1]) != 0)
+            continue;
+        k->fd = fds[i + 1];
+        fds[i + 1] = -1;
+        k->on = true;
+        b->refs++, b->pending++;
+        uv_poll_start(&k->poll, UV_READABLE, on_sink_readable);
+    }
     uv_poll_start(&b->poll, UV_READABLE, on_exit_readable);
     CHECK_NAPI(env, napi_create_array_with_length(env, 4, &out));
     CHECK_NAPI(env, napi_create_external(env, b, proc_finalize, NULL, &v));
