@@ -45,6 +45,16 @@ fi
 if [ "${CI:-}" = true ] || [ "${CORDON_CONTAINERS:-}" = 1 ]; then
   PACKAGES+=(podman runc debootstrap uidmap slirp4netns systemd-container)
 fi
+# The bindings' tests (tests/rust.sh: Debian's cargo, offline, no crate from the network;
+# tests/node.sh: node, and Node's headers for the package's fast path, which it compiles
+# with cc): for CI, and on request (CORDON_BINDINGS=1); without them those tests skip,
+# saying why. cargo is 60 MB to fetch, about 15 s to install.
+if [ "${CI:-}" = true ] || [ "${CORDON_BINDINGS:-}" = 1 ]; then
+  PACKAGES+=(cargo)
+  command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+  # a Node from elsewhere (NodeSource's) ships its headers; Debian's are libnode-dev
+  [ -e /usr/include/node/node_api.h ] || PACKAGES+=(libnode-dev)
+fi
 # The real Codex helper (tests/e2e/test_codex_diff.sh compares cordon with it): npm, for
 # CI and on request (CORDON_CODEX=1); installed below, after the packages.
 CODEX_REF_VERSION=0.169.0
