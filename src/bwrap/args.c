@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "bwrap/bwrap.h"
@@ -35,9 +36,9 @@ typedef enum bw_opt {
     O_NEW_SESSION, /* cordon always starts a new session */
     O_DIE_WITH_PARENT,
     O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
-    O_CAP_DROP, /* --cap-drop: accepted, the command has no capability anyway */
-    O_CAP_ADD,  /* --cap-add: refused, cordon grants none (doc/bwrap.md) */
-    O_ARGS,     /* --args FD: NUL-separated arguments read in place of the option */
+    O_CAP_DROP, /* --cap-drop, --cap-add: the set, in order; only CAP_SETFCAP can stay */
+    O_CAP_ADD,
+    O_ARGS, /* --args FD: NUL-separated arguments read in place of the option */
     O_SYMLINK,
     O_INFO_FD, /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
     O_JSON_FD,
@@ -120,13 +121,71 @@ static const opt_def opts[] = {
     {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
      "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
     {"--as-pid-1", 0, O_AS_PID_1, "", "Accepted: cordon's own PID 1 supervises the command"},
-    {"--cap-add", 1, O_CAP_ADD, NULL, NULL},
+    {"--cap-add", 1, O_CAP_ADD, "CAP", "Add cap CAP (CAP_SETFCAP only, without setxattr: doc/bwrap.md)"},
     {"--cap-drop", 1, O_CAP_DROP, "CAP", "Drop cap CAP when running as privileged user"},
     {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
     {"--size", 1, O_SIZE, "BYTES", "Set size of next argument (only for --tmpfs)"},
     {"--chmod", 2, O_REFUSED, NULL, NULL},
     {"--cordon-explain", 0, O_EXPLAIN, NULL, NULL},
 };
+
+/* libcap's names, by number (cap_from_name takes them in any case, and ALL) */
+static const char *const cap_names[] = {
+    "chown",
+    "dac_override",
+    "dac_read_search",
+    "fowner",
+    "fsetid",
+    "kill",
+    "setgid",
+    "setuid",
+    "setpcap",
+    "linux_immutable",
+    "net_bind_service",
+    "net_broadcast",
+    "net_admin",
+    "net_raw",
+    "ipc_lock",
+    "ipc_owner",
+    "sys_module",
+    "sys_rawio",
+    "sys_chroot",
+    "sys_ptrace",
+    "sys_pacct",
+    "sys_admin",
+    "sys_boot",
+    "sys_nice",
+    "sys_resource",
+    "sys_time",
+    "sys_tty_config",
+    "mknod",
+    "lease",
+    "audit_write",
+    "audit_control",
+    "setfcap",
+    "mac_override",
+    "mac_admin",
+    "syslog",
+    "wake_alarm",
+    "block_suspend",
+    "audit_read",
+    "perfmon",
+    "bpf",
+    "checkpoint_restore",
+};
+#define CAP_SETFCAP_BIT (1ULL << 31)
+
+/* --cap-add/--cap-drop's CAP: its bit, all of them for ALL, or -1 (not a capability) */
+static int parse_cap(const char *s, uint64_t *out)
+{
+    if (strcasecmp(s, "ALL") == 0)
+        return *out = ~0ULL, 0;
+    if (strncasecmp(s, "cap_", 4) == 0)
+        for (size_t i = 0; i < sizeof cap_names / sizeof *cap_names; i++)
+            if (strcasecmp(s + 4, cap_names[i]) == 0)
+                return *out = 1ULL << i, 0;
+    return -1;
+}
 
 static const opt_def *find_opt(const char *name)
 {
@@ -256,6 +315,7 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
     memcpy(out->vec, argv, (size_t)argc * sizeof *out->vec);
     int next_perms = -1;
     unsigned long long next_size = 0;
+    const char *cap_refused = NULL; /* the last --cap-add of a capability other than CAP_SETFCAP */
     int i = 1;
     for (; i < argc; i++) {
         argv = out->vec;
@@ -289,13 +349,20 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_VERSION: out->version = true; return 0;
         case O_UNSHARE_NS:
         case O_NEW_SESSION:
-        case O_AS_PID_1:
-        case O_CAP_DROP: break;
+        case O_AS_PID_1: break;
         case O_CAP_ADD:
-            return bw_args_free(out), bw_fail(msg, n,
-                                              "--cap-add %s: cordon's bwrap never gives the command a capability "
-                                              "(see doc/bwrap.md)",
-                                              a1);
+        case O_CAP_DROP: {
+            uint64_t bit;
+            if (parse_cap(a1, &bit) < 0)
+                return bw_args_free(out), bw_fail(msg, n, "%s: unknown capability: %s", d->name, a1);
+            if (d->what == O_CAP_DROP)
+                out->caps &= ~bit;
+            else
+                out->caps |= bit;
+            if (d->what == O_CAP_ADD && (bit & ~CAP_SETFCAP_BIT))
+                cap_refused = a1;
+            break;
+        }
         case O_UNSHARE_NET: out->unshare_net = true; break;
         case O_UNSHARE_ALL: out->unshare_all = true; break;
         case O_SHARE_NET: out->share_net = true; break;
@@ -365,6 +432,14 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
     if (next_size) {
         bw_args_free(out);
         return bw_fail(msg, n, "--size must be followed by --tmpfs");
+    }
+    /* bwrap's set after all of them: what stays beyond CAP_SETFCAP is refused (doc/bwrap.md) */
+    if (out->caps & ~CAP_SETFCAP_BIT) {
+        bw_args_free(out);
+        return bw_fail(msg, n,
+                       "--cap-add %s: cordon's bwrap gives the command no capability but CAP_SETFCAP "
+                       "(see doc/bwrap.md)",
+                       cap_refused ? cap_refused : "ALL");
     }
     if (i >= argc) {
         bw_args_free(out);

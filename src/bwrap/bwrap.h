@@ -15,6 +15,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cordon.h"
@@ -60,6 +61,7 @@ typedef struct bw_args {
     size_t n_env, cap_env;
     bool unshare_net, unshare_all, share_net;
     bool die_with_parent;
+    uint64_t caps;      /* --cap-add, less --cap-drop, in order (1 << CAP_*): 0 or CAP_SETFCAP */
     const char *chdir;  /* --chdir, or NULL */
     int info_fd;        /* --info-fd, or -1 */
     int json_status_fd; /* --json-status-fd, or -1 */

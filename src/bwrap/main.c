@@ -15,6 +15,7 @@
 
 #include "bwrap/bwrap.h"
 #include "lib/forward.h"
+#include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -209,7 +210,7 @@ static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_polic
 {
     if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
         cordon_policy_set_private_dirs(p, false, err) < 0 || cordon_policy_set_network(p, plan->network, err) < 0 ||
-        cordon_policy_set_proc(p, plan->proc, err) < 0)
+        cordon_policy_set_proc(p, plan->proc, err) < 0 || policy_set_keep_caps(p, a->caps, err) < 0)
         return -1;
     for (size_t i = 0; i < plan->n_rules; i++) {
         const bw_rule *r = &plan->rules[i];

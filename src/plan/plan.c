@@ -461,6 +461,7 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .limits = pol->limits,
                         .view = pol->view,
                         .bare = pol->bare,
+                        .keep_caps = pol->keep_caps,
                         .tmpfs = pol->tmpfs,
                         .n_tmpfs = pol->n_tmpfs};
 }
@@ -492,6 +493,7 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
                   .proc = in->proc,
                   .no_nested = in->no_nested,
                   .bare = in->bare,
+                  .keep_caps = in->keep_caps,
                   .inherit_pid_ns = in->inherit_pid_ns,
                   .isolation = in->isolation};
     if (out->bare && (out->isolation == CORDON_ISOLATION_LANDLOCK || out->no_nested)) {

@@ -1,6 +1,7 @@
 #include "policy/policy.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +488,16 @@ int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err)
 {
     NEED_POLICY(p, err);
     p->bare = !on;
+    return 0;
+}
+
+int policy_set_keep_caps(cordon_policy *p, uint64_t caps, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (caps & ~(1ULL << CAP_SETFCAP))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "the command can keep CAP_SETFCAP only; every other capability is dropped");
+    p->keep_caps = caps;
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cordon.h"
 #include "util/strv.h"
@@ -118,6 +119,8 @@ struct cordon_policy {
     bool no_private_dirs; /* no private HOME and TMPDIR (cordon_policy_set_private_dirs) */
     bool no_nested;       /* --no-nested */
     bool bare;            /* cordon_policy_set_protections(false): bubblewrap's exact mode */
+    uint64_t keep_caps;   /* policy_set_keep_caps: 1 << CAP_* the command keeps in its user
+                           * namespace (bwrap's --cap-add CAP_SETFCAP), else 0 */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */
 
@@ -208,3 +211,10 @@ int limit_check(cordon_limit which, unsigned long long value, cordon_error *err)
 int limit_parse(cordon_limit which, const char *s, unsigned long long *out, cordon_error *err);
 /* "50", "64 MiB", "10 s": for explain and messages. */
 void limit_format(cordon_limit which, unsigned long long value, char *buf, size_t n);
+
+/* The capabilities (1 << CAP_*) the command keeps in the sandbox's user namespace, as
+ * ambient capabilities: only CAP_SETFCAP is taken (bwrap's --cap-add CAP_SETFCAP,
+ * doc/bwrap.md), and with cordon's protections on, the command's filter then refuses
+ * the setxattr calls, so that what the capability still allows is mapping uid 0 into a
+ * user namespace nested in the sandbox's. */
+int policy_set_keep_caps(cordon_policy *p, uint64_t caps, cordon_error *err);
