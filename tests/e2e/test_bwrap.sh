@@ -331,9 +331,11 @@ codex_bin() {
 t_codex() {
   local cx bin home ws
   cx=$(codex_bin)
-  bin=$CT/bin
-  mkdir -p "$bin"
-  ln -s "$CORDON" "$bin/bwrap"
+  # a copy outside /tmp: Codex skips a bwrap under /tmp, and resolves a symlink, runs
+  # what it points to (cordon) with --help and, not seeing bwrap's, takes its own bundled
+  # bubblewrap (doc/bwrap.md)
+  bin=$(scratch_outside_tmp)
+  cp "$CORDON" "$bin/bwrap"
   # Codex refuses its helper links under /tmp, and the workspace must not be /tmp's
   home=$(scratch_outside_tmp)
   ws=$(scratch_outside_tmp)
