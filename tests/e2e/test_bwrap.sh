@@ -315,6 +315,45 @@ except OSError as e: print("refused", e.errno)'
 }
 run_case cap_setfcap t_cap_setfcap
 
+# cordon install-bwrap DIR and cordon check: a file of its own (not a symlink, which Codex
+# resolves), found first on PATH as Codex looks; the system's bubblewrap never touched.
+t_install_bwrap() {
+  local d bin
+  d=$(scratch_outside_tmp)
+  bin=$d/bin
+  expect_ok install-bwrap "$bin"
+  assert_contains "$OUT" "installed $bin/bwrap"
+  [ -f "$bin/bwrap" ] && [ ! -L "$bin/bwrap" ] || die "$bin/bwrap is not a file of its own"
+  "$bin/bwrap" --version | grep -q '^bubblewrap .*(cordon ' || die "the installed bwrap is not cordon's"
+  check_bwrap() { PATH=$1 "$CORDON" check --json 2>/dev/null | "$PY" -c 'import json, sys
+c = json.load(sys.stdin)["checks"]["bwrap_link"]
+print("ok" if c["ok"] else "no", c["detail"])'; }
+  assert_contains "$(check_bwrap "$bin:/usr/bin:/bin")" "ok the first bwrap on PATH, $bin/bwrap, is this cordon"
+  # again: replaced in place
+  expect_ok install-bwrap "$bin"
+  # the positive control: a symbolic link to cordon is not enough for Codex, and says so
+  mkdir "$d/sl"
+  ln -s "$CORDON" "$d/sl/bwrap"
+  assert_contains "$(check_bwrap "$d/sl:/usr/bin:/bin")" "no the first bwrap on PATH, $d/sl/bwrap, is a symbolic link to cordon"
+  # a bwrap in /tmp or in a relative PATH entry is skipped, as Codex skips it
+  assert_contains "$(check_bwrap "/tmp:.:$bin:/usr/bin")" "ok the first bwrap on PATH, $bin/bwrap"
+  # the install replaced the symlink form of earlier instructions, but never bubblewrap
+  expect_ok install-bwrap "$d/sl"
+  [ ! -L "$d/sl/bwrap" ] || die "the symlink was not replaced"
+  if [ -x "$REAL_BWRAP" ]; then
+    mkdir "$d/sys"
+    cp "$REAL_BWRAP" "$d/sys/bwrap"
+    expect_exit 125 install-bwrap "$d/sys"
+    assert_contains "$ERR" "$d/sys/bwrap is not cordon (bubblewrap itself?): cordon leaves it alone"
+    cmp -s "$REAL_BWRAP" "$d/sys/bwrap" || die "install-bwrap changed a bubblewrap"
+    assert_contains "$(check_bwrap "$d/sys:$bin")" "no the first bwrap on PATH is $d/sys/bwrap, not this cordon"
+  fi
+  expect_exit 125 install-bwrap "$CT/under-tmp"
+  assert_contains "$ERR" "is under /tmp, where Codex never looks for bwrap"
+  assert_absent "$CT/under-tmp"
+}
+run_case install_bwrap t_install_bwrap
+
 t_explain() {
   expect_ok bwrap --ro-bind / / --bind "$WS" "$WS" --perms 700 --tmpfs "$WS/t" --cordon-explain true
   assert_contains "$OUT" "tmpfs    $WS/t"
