@@ -35,6 +35,10 @@ typedef enum bw_op_kind {
     BW_PROC,       /* --proc */
     BW_REMOUNT_RO, /* --remount-ro */
     BW_SYMLINK,    /* --symlink SRC DEST: `src` is the link's target */
+    BW_DIR,        /* --dir (mode from --perms, else 0755) */
+    BW_FILE,       /* --file, --bind-data (writable), --ro-bind-data (read_only): `src` is the
+                    * data read from the FD */
+    BW_CHMOD,      /* --chmod OCTAL PATH: `perms` */
 } bw_op_kind;
 
 typedef struct bw_op {
@@ -43,6 +47,7 @@ typedef struct bw_op {
     const char *src;    /* BIND; points into argv */
     const char *dest;
     bool read_only;
+    bool writable; /* FILE: --bind-data */
     bool try_;
     int perms;               /* --perms before it, or -1 */
     unsigned long long size; /* TMPFS: --size before it, or 0 */
@@ -61,6 +66,11 @@ typedef struct bw_args {
     size_t n_env, cap_env;
     bool unshare_net, unshare_all, share_net;
     bool die_with_parent;
+    bool unshare_uts, disable_userns, level_prefix;
+    const char *hostname;    /* --hostname, or NULL */
+    int sync_fd, block_fd;   /* or -1 */
+    const char **lock_files; /* --lock-file, in order */
+    size_t n_lock_files;
     uint64_t caps;      /* --cap-add, less --cap-drop, in order (1 << CAP_*): 0 or CAP_SETFCAP */
     const char *chdir;  /* --chdir, or NULL */
     int info_fd;        /* --info-fd, or -1 */
@@ -94,6 +104,7 @@ typedef struct bw_rule {
     unsigned long long size;
     bool file;          /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
     const char *target; /* a symlink (cordon_policy_add_symlink) to this, not a rule */
+    const char *data;   /* a file (policy_add_file) holding this, of `mode`, not a rule */
     unsigned mode;
     cordon_access access;
     const char *why; /* the option, static or into argv */

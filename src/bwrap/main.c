@@ -103,7 +103,7 @@ static bool plan_shows(const bw_plan *p, const char *dir)
     bool shown = p->base == CORDON_BASE_HOST;
     for (size_t i = 0; i < p->n_rules; i++) {
         size_t l = strlen(p->rules[i].path);
-        if (!p->rules[i].target && path_has_prefix(dir, p->rules[i].path) && l >= best) {
+        if (!p->rules[i].target && !p->rules[i].data && path_has_prefix(dir, p->rules[i].path) && l >= best) {
             best = l;
             shown = p->rules[i].tmpfs ? strcmp(dir, p->rules[i].path) == 0 : p->rules[i].access != CORDON_ACCESS_NONE;
         }
@@ -154,7 +154,7 @@ static const bw_rule *rule_above(const bw_plan *plan, size_t i)
 {
     const bw_rule *r = &plan->rules[i], *above = NULL;
     for (size_t k = 0; k < plan->n_rules; k++)
-        if (k != i && !plan->rules[k].target && strcmp(plan->rules[k].path, r->path) != 0 &&
+        if (k != i && !plan->rules[k].target && !plan->rules[k].data && strcmp(plan->rules[k].path, r->path) != 0 &&
             path_has_prefix(r->path, plan->rules[k].path) &&
             (!above || strlen(plan->rules[k].path) > strlen(above->path)))
             above = &plan->rules[k];
@@ -198,7 +198,7 @@ static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
                 return -1;
             continue;
         }
-        if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || lstat(r->path, &st) == 0)
+        if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || r->data || lstat(r->path, &st) == 0)
             continue;
         if (in_writable_host_dir(plan, i) && make_mount_point(rule_above(plan, i)->path, r->path, r->file, msg, n) < 0)
             return -1;
@@ -210,13 +210,16 @@ static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_polic
 {
     if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
         cordon_policy_set_private_dirs(p, false, err) < 0 || cordon_policy_set_network(p, plan->network, err) < 0 ||
-        cordon_policy_set_proc(p, plan->proc, err) < 0 || policy_set_keep_caps(p, a->caps, err) < 0)
+        cordon_policy_set_proc(p, plan->proc, err) < 0 || policy_set_keep_caps(p, a->caps, err) < 0 ||
+        (a->hostname && policy_set_hostname(p, a->hostname, err) < 0) ||
+        (a->disable_userns && cordon_policy_set_no_nested(p, true, err) < 0))
         return -1;
     for (size_t i = 0; i < plan->n_rules; i++) {
         const bw_rule *r = &plan->rules[i];
         if (r->target && exact && in_writable_host_dir(plan, i))
             continue; /* made on the host (make_mount_points): the view shows it */
         if (r->target  ? cordon_policy_add_symlink(p, r->path, r->target, err) < 0
+            : r->data  ? policy_add_file(p, r->path, r->data, r->mode, err) < 0
             : r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, r->size, err) < 0
                        : cordon_policy_add_path(p, r->path, r->access, r->why, err) < 0)
             return -1;
@@ -300,11 +303,46 @@ static int run_forwarding(const cordon_policy *pol, const bw_args *a, cordon_res
     return proc_wait_forwarding(c, res, err);
 }
 
-static void print_error(const cordon_error *err)
+/* "bwrap: MSG" on stderr, after "<3>" with --level-prefix (bwrap's syslog level of an
+ * error) */
+static void say(bool level_prefix, const char *msg)
+{
+    fprintf(stderr, "%sbwrap: %s\n", level_prefix ? "<3>" : "", msg);
+}
+
+static void print_error(bool level_prefix, const cordon_error *err)
 {
     char text[2048];
     cordon_error_text(err, text, sizeof text);
-    fprintf(stderr, "bwrap: %s\n", text[0] ? text : "unknown error");
+    say(level_prefix, text[0] ? text : "unknown error");
+}
+
+/* --block-fd: wait until FD has data (or its end), as bwrap does before the command. */
+static void block_on(int fd)
+{
+    char b;
+    while (read(fd, &b, 1) < 0 && errno == EINTR)
+        ;
+}
+
+/* --lock-file DEST: a read lock on the file the sandbox shows at DEST (a host path, which
+ * cordon's view shows at the same path), held by this process until the command ends. */
+static int lock_file(const bw_plan *plan, const char *dest, char *msg, size_t n)
+{
+    _cleanup_free_ char *norm = path_normalize(dest);
+    _cleanup_free_ char *dir = xstrdup(norm);
+    path_to_parent(dir);
+    if (!plan_shows(plan, dir))
+        return snprintf(msg, n, "Can't lock file %s: No such file or directory", dest), -1;
+    int fd = open(norm, O_RDONLY | O_CLOEXEC);
+    struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    if (fd < 0 || fcntl(fd, F_SETLKW, &l) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            (void)close(fd); /* (read only) */
+        return snprintf(msg, n, "Can't lock file %s: %s", dest, strerror(e)), -1;
+    }
+    return 0; /* (the descriptor stays open, close-on-exec, until this process ends) */
 }
 
 static void print_refusals(const cordon_result *res)
@@ -330,9 +368,13 @@ int cordon_bwrap_main(int argc, char *const argv[])
     char msg[1024];
     bw_args a;
     if (bw_parse_args(argc, argv, &a, msg, sizeof msg) < 0) {
-        fprintf(stderr, "bwrap: %s\n", msg);
+        bool lp = false; /* (--level-prefix given before the fault) */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+            lp |= strcmp(argv[i], "--level-prefix") == 0;
+        say(lp, msg);
         return BW_EXIT_FAIL;
     }
+    const bool lp = a.level_prefix;
     if (a.help || a.version) {
         if (a.help)
             bw_help(stdout);
@@ -344,7 +386,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
     bw_host host = {.src_type = host_src_type};
     bw_plan plan;
     if (bw_map(&a, &host, &plan, msg, sizeof msg) < 0) {
-        fprintf(stderr, "bwrap: %s\n", msg);
+        say(lp, msg);
         bw_args_free(&a);
         return BW_EXIT_FAIL;
     }
@@ -354,7 +396,8 @@ int cordon_bwrap_main(int argc, char *const argv[])
         pid_t parent = getppid();
         errno = 0; /* (a stat above may have left one: "the parent is gone" is no errno) */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) {
-            fprintf(stderr, "bwrap: --die-with-parent: %s\n", errno ? strerror(errno) : "the parent is gone");
+            snprintf(msg, sizeof msg, "--die-with-parent: %s", errno ? strerror(errno) : "the parent is gone");
+            say(lp, msg);
             bw_plan_free(&plan);
             bw_args_free(&a);
             return BW_EXIT_FAIL;
@@ -364,24 +407,33 @@ int cordon_bwrap_main(int argc, char *const argv[])
     cordon_result res = CORDON_RESULT_INIT;
     cordon_policy *p = cordon_policy_new();
     int code = BW_EXIT_FAIL;
-    if (exact && !a.explain && make_mount_points(&plan, msg, sizeof msg) < 0) {
-        fprintf(stderr, "bwrap: %s\n", msg);
+    int locked = 0;
+    for (size_t i = 0; !a.explain && i < a.n_lock_files && locked == 0; i++)
+        locked = lock_file(&plan, a.lock_files[i], msg, sizeof msg);
+    if (locked < 0) {
+        say(lp, msg);
+    } else if (exact && !a.explain && make_mount_points(&plan, msg, sizeof msg) < 0) {
+        say(lp, msg);
     } else if ((exact && cordon_policy_set_protections(p, false, &err) < 0) || apply(&a, &plan, exact, p, &err) < 0) {
-        print_error(&err);
+        print_error(lp, &err);
     } else if (a.explain) {
         code = cordon_explain(p, a.command, stdout, &err) < 0 ? BW_EXIT_FAIL : 0;
         if (code)
-            print_error(&err);
-    } else if (run_forwarding(p, &a, &res, &err) < 0) {
-        print_error(&err);
-        print_refusals(&res);
+            print_error(lp, &err);
     } else {
-        print_refusals(&res);
-        code = res.exit_code;
-        if (a.json_status_fd >= 0) {
-            char line[64];
-            int l = snprintf(line, sizeof line, "{ \"exit-code\": %d }\n", code);
-            (void)write_all(a.json_status_fd, line, (size_t)l); /* (as above) */
+        if (a.block_fd >= 0)
+            block_on(a.block_fd);
+        if (run_forwarding(p, &a, &res, &err) < 0) {
+            print_error(lp, &err);
+            print_refusals(&res);
+        } else {
+            print_refusals(&res);
+            code = res.exit_code;
+            if (a.json_status_fd >= 0) {
+                char line[64];
+                int l = snprintf(line, sizeof line, "{ \"exit-code\": %d }\n", code);
+                (void)write_all(a.json_status_fd, line, (size_t)l); /* (as above) */
+            }
         }
     }
     cordon_policy_free(p);
