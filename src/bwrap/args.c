@@ -209,9 +209,9 @@ static const opt_def *find_opt(const char *name)
     return NULL;
 }
 
-void bw_help(FILE *out)
+void bw_help(FILE *out, const char *argv0)
 {
-    fputs("usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n", out);
+    fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n", argv0 && *argv0 ? argv0 : "bwrap");
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
         if (!opts[i].help_args)
             continue;
@@ -361,7 +361,7 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
     int next_perms = -1;
     unsigned long long next_size = 0;
     const char *cap_refused = NULL; /* the last --cap-add of a capability other than CAP_SETFCAP */
-    bool uid_given = false, gid_given = false, unshare_user = false;
+    bool uid_given = false, gid_given = false, unshare_user = false, unshare_pid = false, as_pid_1 = false;
     int i = 1;
     for (; i < argc; i++) {
         argv = out->vec;
@@ -394,9 +394,12 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         switch (d->what) {
         case O_HELP: out->help = true; return 0;
         case O_VERSION: out->version = true; return 0;
-        case O_UNSHARE_NS: unshare_user |= strncmp(d->name, "--unshare-user", 14) == 0; break;
-        case O_NEW_SESSION:
-        case O_AS_PID_1: break;
+        case O_UNSHARE_NS:
+            unshare_user |= strncmp(d->name, "--unshare-user", 14) == 0;
+            unshare_pid |= strcmp(d->name, "--unshare-pid") == 0;
+            break;
+        case O_AS_PID_1: as_pid_1 = true; break;
+        case O_NEW_SESSION: break;
         case O_CAP_ADD:
         case O_CAP_DROP: {
             uint64_t bit;
@@ -552,6 +555,10 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
     if ((uid_given || gid_given) && !unshare_user && !out->unshare_all) {
         bw_args_free(out);
         return bw_fail(msg, n, "Specifying --%s requires --unshare-user or --userns", uid_given ? "uid" : "gid");
+    }
+    if (as_pid_1 && !unshare_pid && !out->unshare_all) {
+        bw_args_free(out);
+        return bw_fail(msg, n, "Specifying --as-pid-1 requires --unshare-pid");
     }
     if (out->hostname && !out->unshare_uts && !out->unshare_all) {
         bw_args_free(out);

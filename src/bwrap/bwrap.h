@@ -87,8 +87,9 @@ typedef struct bw_args {
  * that cordon refuses. */
 int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n);
 void bw_args_free(bw_args *a);
-/* `bwrap --help`: the options this personality implements, in bwrap's format. */
-void bw_help(FILE *out);
+/* `bwrap --help`: the options this personality implements, in bwrap's format (its
+ * usage line names argv0, as bwrap's does). */
+void bw_help(FILE *out, const char *argv0);
 
 /* ---- 2. the mapping ------------------------------------------------------------------ */
 

@@ -362,7 +362,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
     const char *exact_env = getenv(EXACT_ENV);
     bool exact = exact_env && strcmp(exact_env, "1") == 0;
     if (argc < 2) {
-        bw_help(stderr);
+        bw_help(stderr, argv[0]);
         return BW_EXIT_FAIL;
     }
     char msg[1024];
@@ -377,7 +377,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
     const bool lp = a.level_prefix;
     if (a.help || a.version) {
         if (a.help)
-            bw_help(stdout);
+            bw_help(stdout, argv[0]);
         else
             printf("bubblewrap %s (cordon %s)\n", BWRAP_COMPAT_VERSION, cordon_version());
         bw_args_free(&a);
