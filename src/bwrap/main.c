@@ -21,6 +21,7 @@
 #include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
+#include "util/trace.h"
 
 extern char **environ;
 
@@ -208,7 +209,11 @@ static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
 
 static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_policy *p, cordon_error *err)
 {
-    if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
+    /* bubblewrap's sandbox is namespaces, never Landlock alone: no probe of the kernel
+     * per run (--isolation auto asks in a child process), a failure as bwrap's where
+     * user namespaces do not work */
+    if (cordon_policy_set_isolation(p, CORDON_ISOLATION_NAMESPACES, err) < 0 ||
+        cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
         cordon_policy_set_private_dirs(p, false, err) < 0 || cordon_policy_set_network(p, plan->network, err) < 0 ||
         cordon_policy_set_proc(p, plan->proc, err) < 0 || policy_set_keep_caps(p, a->caps, err) < 0 ||
         (a->hostname && policy_set_hostname(p, a->hostname, err) < 0) ||
@@ -358,6 +363,7 @@ static void print_refusals(const cordon_result *res)
 
 int cordon_bwrap_main(int argc, char *const argv[])
 {
+    TRACE("bwrap-main");
     /* read once: the one switch of this personality (doc/bwrap.md) */
     const char *exact_env = getenv(EXACT_ENV);
     bool exact = exact_env && strcmp(exact_env, "1") == 0;
@@ -439,5 +445,6 @@ int cordon_bwrap_main(int argc, char *const argv[])
     cordon_policy_free(p);
     bw_plan_free(&plan);
     bw_args_free(&a);
+    TRACE("bwrap-done");
     return code;
 }
