@@ -106,6 +106,8 @@ typedef struct bw_rule {
     bool file;          /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
     const char *target; /* a symlink (cordon_policy_add_symlink) to this, not a rule */
     const char *data;   /* a file (policy_add_file) holding this, of `mode`, not a rule */
+    bool host_mkdir;    /* --dir missing in a writable bind: a directory bwrap makes on the
+                         * host (main.c: only with CORDON_BWRAP_EXACT=1), not a rule */
     unsigned mode;
     cordon_access access;
     const char *why; /* the option, static or into argv */

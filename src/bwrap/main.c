@@ -104,7 +104,8 @@ static bool plan_shows(const bw_plan *p, const char *dir)
     bool shown = p->base == CORDON_BASE_HOST;
     for (size_t i = 0; i < p->n_rules; i++) {
         size_t l = strlen(p->rules[i].path);
-        if (!p->rules[i].target && !p->rules[i].data && path_has_prefix(dir, p->rules[i].path) && l >= best) {
+        if (!p->rules[i].target && !p->rules[i].data && !p->rules[i].host_mkdir &&
+            path_has_prefix(dir, p->rules[i].path) && l >= best) {
             best = l;
             shown = p->rules[i].tmpfs ? strcmp(dir, p->rules[i].path) == 0 : p->rules[i].access != CORDON_ACCESS_NONE;
         }
@@ -155,8 +156,8 @@ static const bw_rule *rule_above(const bw_plan *plan, size_t i)
 {
     const bw_rule *r = &plan->rules[i], *above = NULL;
     for (size_t k = 0; k < plan->n_rules; k++)
-        if (k != i && !plan->rules[k].target && !plan->rules[k].data && strcmp(plan->rules[k].path, r->path) != 0 &&
-            path_has_prefix(r->path, plan->rules[k].path) &&
+        if (k != i && !plan->rules[k].target && !plan->rules[k].data && !plan->rules[k].host_mkdir &&
+            strcmp(plan->rules[k].path, r->path) != 0 && path_has_prefix(r->path, plan->rules[k].path) &&
             (!above || strlen(plan->rules[k].path) > strlen(above->path)))
             above = &plan->rules[k];
     return above;
@@ -199,6 +200,11 @@ static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
                 return -1;
             continue;
         }
+        if (r->host_mkdir) {
+            if (make_mount_point(rule_above(plan, i)->path, r->path, false, msg, n) < 0)
+                return -1;
+            continue;
+        }
         if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || r->data || lstat(r->path, &st) == 0)
             continue;
         if (in_writable_host_dir(plan, i) && make_mount_point(rule_above(plan, i)->path, r->path, r->file, msg, n) < 0)
@@ -223,6 +229,13 @@ static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_polic
         const bw_rule *r = &plan->rules[i];
         if (r->target && exact && in_writable_host_dir(plan, i))
             continue; /* made on the host (make_mount_points): the view shows it */
+        if (r->host_mkdir && exact)
+            continue; /* made on the host too */
+        if (r->host_mkdir)
+            return err_set(err, CORDON_STAGE_USAGE, 0,
+                           "--dir %s: cordon's bwrap makes no directory in a host directory (bwrap would make it "
+                           "on the host); make it first, or use --tmpfs, or set CORDON_BWRAP_EXACT=1",
+                           r->path);
         if (r->target  ? cordon_policy_add_symlink(p, r->path, r->target, err) < 0
             : r->data  ? policy_add_file(p, r->path, r->data, r->mode, err) < 0
             : r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, r->size, err) < 0

@@ -18,8 +18,9 @@ typedef struct live {
     const bw_op *op;
     char *dest; /* normalized */
     bool read_only;
-    bool hide; /* a --tmpfs remounted read-only: an empty, read-only directory */
-    int perms; /* the op's, or --chmod's after it */
+    bool hide;       /* a --tmpfs remounted read-only: an empty, read-only directory */
+    int perms;       /* the op's, or --chmod's after it */
+    bool host_mkdir; /* DIR: to be made in a writable host directory */
 } live;
 
 static void free_live(live *l, size_t n)
@@ -83,7 +84,7 @@ static int settle_made(const bw_op *op, const char *dest, live *l, size_t nl, co
             return 0;
         if (host_dir && at->read_only)
             return bw_fail(msg, n, "Can't mkdir %s: Read-only file system", op->dest);
-        return 1; /* a directory of cordon's own (a tmpfs: nothing made on the host) */
+        return host_dir ? 2 : 1; /* on the host (main.c decides), or a tmpfs of cordon's own */
     }
     /* BW_FILE: written by cordon in a place of its own; its root is read-only once built */
     if (host_dir)
@@ -155,8 +156,8 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
                 free(dest);
                 continue;
             }
-            if (op->kind == BW_FILE) { /* a file covers nothing below it */
-                l[nl++] = (live){.op = op, .dest = dest, .perms = op->perms};
+            if (op->kind == BW_FILE || r == 2) { /* a file, a host directory: cover nothing */
+                l[nl++] = (live){.op = op, .dest = dest, .perms = op->perms, .host_mkdir = r == 2};
                 continue;
             }
         }
@@ -214,6 +215,12 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
         case BW_DIR: /* (settle: one that is not there yet) a directory of cordon's own */
             if (root)
                 break; /* (the root is there) */
+            if (l[i].host_mkdir) {
+                add_rule(out, dest, CORDON_ACCESS_NONE, "--dir");
+                out->rules[out->n_rules - 1].host_mkdir = true;
+                out->rules[out->n_rules - 1].mode = l[i].perms >= 0 ? (unsigned)l[i].perms : 0755;
+                break;
+            }
             add_rule(out, dest, CORDON_ACCESS_NONE, "--dir");
             out->rules[out->n_rules - 1].tmpfs = true;
             out->rules[out->n_rules - 1].mode = l[i].perms >= 0 ? (unsigned)l[i].perms : 0755;

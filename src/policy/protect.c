@@ -456,7 +456,6 @@ out:
     return ret;
 }
 
-/* The credential stores of the caller's home (sensitive.c), wherever a rule shows them. */
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -483,6 +482,7 @@ static int list_names(const char *dir, strv *out)
     return 0;
 }
 
+/* The credential stores of the caller's home (sensitive.c), wherever a rule shows them. */
 static int hide_credentials(resolved *r, cordon_error *err)
 {
     if (!r->home || strcmp(r->home, "/") == 0)

@@ -233,6 +233,19 @@ t_refused() {
   expect_exit 1 bwrap --ro-bind / / --bind "$WS" "$WS" --file 3 "$WS/f" true 3</dev/null
   assert_contains "$ERR" "not in a host directory"
   assert_absent "$WS/f"
+  # --dir of a missing path in a writable bind: bwrap makes it on the host, cordon refuses
+  # (and, in bwrap's exact mode, makes it as bwrap does)
+  expect_exit 1 bwrap --ro-bind / / --bind "$WS" "$WS" --dir "$WS/d/e" true
+  assert_contains "$ERR" "--dir $WS/d/e: cordon's bwrap makes no directory in a host directory"
+  assert_absent "$WS/d"
+  if [ -x "$REAL" ] && "$REAL" --ro-bind / / true 2>/dev/null; then
+    CORDON_BWRAP_EXACT=1 crun bwrap --ro-bind / / --bind "$WS" "$WS" --dir "$WS/d/e" sh -c "touch $WS/d/e/f && echo made"
+    assert_eq "$RC $OUT" "0 made" "--dir in exact mode"
+    assert_exists "$WS/d/e/f"
+    rm -r "$WS/d"
+    "$REAL" --ro-bind / / --bind "$WS" "$WS" --dir "$WS/d/e" true
+    assert_exists "$WS/d/e" "bubblewrap's --dir (the positive control)"
+  fi
   expect_exit 1 bwrap --ro-bind / / --chmod 4755 /usr/bin true
   assert_contains "$ERR" "bwrap: --chmod 4755 /usr/bin: cordon's bwrap changes the mode only of"
 }
