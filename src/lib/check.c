@@ -364,7 +364,7 @@ static void probe_landlock_isolation(probe_result *r)
 /* Are the files at fds `a` and `b` the same bytes? */
 static bool same_content(int a, int b)
 {
-    char x[65536], y[65536];
+    char x[65536], y[65536] = {0};
     for (;;) {
         ssize_t n = read(a, x, sizeof x);
         if (n < 0)
@@ -376,10 +376,10 @@ static bool same_content(int a, int b)
                 return false;
             got += (size_t)m;
         }
-        if (memcmp(x, y, (size_t)n) != 0)
-            return false;
         if (n == 0)
             return read(b, y, 1) == 0;
+        if (memcmp(x, y, (size_t)n) != 0)
+            return false;
     }
 }
 
