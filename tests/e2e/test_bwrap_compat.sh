@@ -160,13 +160,14 @@ t_made() {
   printf 'one\n' >"$CT/d1"
   printf 'two\n' >"$CT/d2"
   printf 'three\n' >"$CT/d3"
-  local script='stat -c "%a %n" /etc/f /t/b /etc/r; cat /etc/f /t/b /etc/r; echo x >>/t/b && echo b-writable; echo x >>/etc/r 2>/dev/null || echo r-read-only'
+  local script='exec 2>&1; stat -c "%a %n" /etc/f /t/b /etc/r; cat /etc/f /t/b /etc/r; echo x >>/t/b && echo b-writable; echo x >>/etc/r 2>/dev/null || echo r-read-only'
   REAL_RC=0
   REAL_OUT=$("$REAL" "${base[@]}" --tmpfs /t --perms 640 --file 3 /etc/f --bind-data 4 /t/b --ro-bind-data 5 /etc/r \
-    --chmod 604 /t/b sh -c "$script" 3<"$CT/d1" 4<"$CT/d2" 5<"$CT/d3" 2>&1) || REAL_RC=$?
+    --chmod 604 /t/b sh -c "$script" 3<"$CT/d1" 4<"$CT/d2" 5<"$CT/d3" 2>"$CT/real.err") || REAL_RC=$?
   local out rc=0
   out=$("$CORDON" bwrap "${base[@]}" --tmpfs /t --perms 640 --file 3 /etc/f --bind-data 4 /t/b --ro-bind-data 5 /etc/r \
-    --chmod 604 /t/b sh -c "$script" 3<"$CT/d1" 4<"$CT/d2" 5<"$CT/d3" 2>&1) || rc=$?
+    --chmod 604 /t/b sh -c "$script" 3<"$CT/d1" 4<"$CT/d2" 5<"$CT/d3" 2>"$CT/cordon.err") || rc=$?
+  check_sanitizer "$CT/cordon.err" "cordon bwrap --file ..."
   assert_eq "$rc $out" "$REAL_RC $REAL_OUT" "--file, --bind-data, --ro-bind-data, --chmod"
   # --chmod of a --tmpfs; --symlink in the empty root and in a tmpfs
   same "${base[@]}" --tmpfs /t --chmod 1777 /t sh -c 'stat -c %a /t'
