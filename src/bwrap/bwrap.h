@@ -96,6 +96,9 @@ void bw_help(FILE *out, const char *argv0);
 typedef enum bw_src_type { BW_SRC_MISSING, BW_SRC_DEVNULL, BW_SRC_EMPTY_DIR, BW_SRC_OTHER } bw_src_type;
 typedef struct bw_host {
     bw_src_type (*src_type)(const char *path, void *ctx); /* following symlinks, as bwrap */
+    /* Is there anything at path (following symlinks)?  NULL: src_type is asked (which
+     * lists a directory to tell an empty one: more than a source at its own path needs) */
+    bool (*exists)(const char *path, void *ctx);
     void *ctx;
 } bw_host;
 

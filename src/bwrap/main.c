@@ -71,6 +71,14 @@ static bw_src_type host_src_type(const char *path, void *ctx)
     return BW_SRC_EMPTY_DIR;
 }
 
+/* bw_host.exists: as src_type's open (following symlinks), nothing listed */
+static bool host_exists(const char *path, void *ctx)
+{
+    (void)ctx;
+    _cleanup_fd_ int fd = open(path, O_PATH | O_CLOEXEC);
+    return fd >= 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
 /* The command's environment: this process's, changed by --setenv, --unsetenv and
  * --clearenv in their order, as bwrap passes it.  Without CORDON_BWRAP_EXACT (unless a
  * --setenv puts it back): a bwrap the command runs in turn (cordon again, through the
@@ -402,7 +410,7 @@ int cordon_bwrap_main(int argc, char *const argv[])
         bw_args_free(&a);
         return fflush(stdout) == 0 ? 0 : BW_EXIT_FAIL;
     }
-    bw_host host = {.src_type = host_src_type};
+    bw_host host = {.src_type = host_src_type, .exists = host_exists};
     bw_plan plan;
     if (bw_map(&a, &host, &plan, msg, sizeof msg) < 0) {
         say(lp, msg);

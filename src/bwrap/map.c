@@ -36,6 +36,11 @@ static void add_rule(bw_plan *p, const char *path, cordon_access access, const c
     p->rules[p->n_rules++] = (bw_rule){.path = xstrdup(path), .access = access, .why = why};
 }
 
+static bool host_exists(const bw_host *host, const char *path)
+{
+    return host->exists ? host->exists(path, host->ctx) : host->src_type(path, host->ctx) != BW_SRC_MISSING;
+}
+
 /* The live operation whose mount holds `dest` (the deepest one strictly above it; not a
  * symlink, not a data file), or NULL: the root as the line began it (bwrap's tmpfs). */
 static const live *place_of(const live *l, size_t nl, const char *dest)
@@ -80,7 +85,7 @@ static int settle_made(const bw_op *op, const char *dest, live *l, size_t nl, co
         for (size_t k = 0; k < nl; k++)
             if (path_has_prefix(l[k].dest, dest))
                 return 0;
-        if (host_dir && host->src_type(dest, host->ctx) != BW_SRC_MISSING)
+        if (host_dir && host_exists(host, dest))
             return 0;
         if (host_dir && at->read_only)
             return bw_fail(msg, n, "Can't mkdir %s: Read-only file system", op->dest);
@@ -138,7 +143,7 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
                 l[k - 1].read_only = true;
             continue;
         }
-        if (op->kind == BW_BIND && host->src_type(op->src, host->ctx) == BW_SRC_MISSING) {
+        if (op->kind == BW_BIND && !host_exists(host, op->src)) {
             free(dest);
             if (op->try_)
                 continue; /* as bwrap: a missing source of a -try option is skipped */
