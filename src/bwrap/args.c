@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "bwrap/bwrap.h"
@@ -16,6 +17,7 @@ typedef enum bw_opt {
     O_VERSION,
     O_UNSHARE_NS, /* a namespace cordon always makes: accepted */
     O_UNSHARE_NET,
+    O_UNSHARE_UTS,
     O_UNSHARE_ALL,
     O_SHARE_NET,
     O_CHDIR,
@@ -35,12 +37,25 @@ typedef enum bw_opt {
     O_NEW_SESSION, /* cordon always starts a new session */
     O_DIE_WITH_PARENT,
     O_AS_PID_1, /* accepted: cordon's own PID 1 supervises (doc/bwrap.md) */
-    O_CAP_DROP, /* --cap-drop: accepted, the command has no capability anyway */
-    O_CAP_ADD,  /* --cap-add: refused, cordon grants none (doc/bwrap.md) */
-    O_ARGS,     /* --args FD: NUL-separated arguments read in place of the option */
+    O_CAP_DROP, /* --cap-drop, --cap-add: the set, in order; only CAP_SETFCAP can stay */
+    O_CAP_ADD,
+    O_ARGS, /* --args FD: NUL-separated arguments read in place of the option */
     O_SYMLINK,
     O_INFO_FD, /* --info-fd, --json-status-fd: bwrap's JSON documents (main.c) */
     O_JSON_FD,
+    O_DIR,
+    O_FILE, /* --file, --bind-data, --ro-bind-data FD DEST */
+    O_BIND_DATA,
+    O_RO_BIND_DATA,
+    O_CHMOD,
+    O_HOSTNAME,
+    O_UID, /* --uid, --gid: only the caller's own (doc/bwrap.md) */
+    O_GID,
+    O_LEVEL_PREFIX,
+    O_LOCK_FILE,
+    O_SYNC_FD,
+    O_BLOCK_FD,
+    O_DISABLE_USERNS,
     O_EXPLAIN, /* cordon's own: print the plan, run nothing */
     O_REFUSED,
 } bw_opt;
@@ -59,7 +74,7 @@ static const opt_def opts[] = {
     {"--version", 0, O_VERSION, "", "Print version"},
     {"--args", 1, O_ARGS, "FD", "Parse NUL-separated args from FD"},
     {"--argv0", 1, O_REFUSED, NULL, NULL},
-    {"--level-prefix", 0, O_REFUSED, NULL, NULL},
+    {"--level-prefix", 0, O_LEVEL_PREFIX, "", "Prepend e.g. <3> to diagnostic messages"},
     {"--unshare-all", 0, O_UNSHARE_ALL, "", "Unshare every namespace we support by default"},
     {"--share-net", 0, O_SHARE_NET, "", "Retain the network namespace (can only combine with --unshare-all)"},
     {"--unshare-user", 0, O_UNSHARE_NS, "", "Create new user namespace (may be automatically implied if not setuid)"},
@@ -67,24 +82,24 @@ static const opt_def opts[] = {
     {"--unshare-ipc", 0, O_UNSHARE_NS, "", "Create new ipc namespace"},
     {"--unshare-pid", 0, O_UNSHARE_NS, "", "Create new pid namespace"},
     {"--unshare-net", 0, O_UNSHARE_NET, "", "Create new network namespace"},
-    {"--unshare-uts", 0, O_UNSHARE_NS, "", "Create new uts namespace"},
+    {"--unshare-uts", 0, O_UNSHARE_UTS, "", "Create new uts namespace"},
     {"--unshare-cgroup", 0, O_UNSHARE_NS, "", "Create new cgroup namespace"},
     {"--unshare-cgroup-try", 0, O_UNSHARE_NS, "",
      "Create new cgroup namespace if possible else continue by skipping it"},
     {"--userns", 1, O_REFUSED, NULL, NULL},
     {"--userns2", 1, O_REFUSED, NULL, NULL},
-    {"--disable-userns", 0, O_REFUSED, NULL, NULL},
+    {"--disable-userns", 0, O_DISABLE_USERNS, "", "Disable further use of user namespaces inside sandbox"},
     {"--assert-userns-disabled", 0, O_REFUSED, NULL, NULL},
     {"--pidns", 1, O_REFUSED, NULL, NULL},
-    {"--uid", 1, O_REFUSED, NULL, NULL},
-    {"--gid", 1, O_REFUSED, NULL, NULL},
-    {"--hostname", 1, O_REFUSED, NULL, NULL},
+    {"--uid", 1, O_UID, "UID", "Custom uid in the sandbox (your own only)"},
+    {"--gid", 1, O_GID, "GID", "Custom gid in the sandbox (your own only)"},
+    {"--hostname", 1, O_HOSTNAME, "NAME", "Custom hostname in the sandbox (requires --unshare-uts)"},
     {"--chdir", 1, O_CHDIR, "DIR", "Change directory to DIR"},
     {"--clearenv", 0, O_CLEARENV, "", "Unset all environment variables"},
     {"--setenv", 2, O_SETENV, "VAR VALUE", "Set an environment variable"},
     {"--unsetenv", 1, O_UNSETENV, "VAR", "Unset an environment variable"},
-    {"--lock-file", 1, O_REFUSED, NULL, NULL},
-    {"--sync-fd", 1, O_REFUSED, NULL, NULL},
+    {"--lock-file", 1, O_LOCK_FILE, "DEST", "Take a lock on DEST while sandbox is running"},
+    {"--sync-fd", 1, O_SYNC_FD, "FD", "Keep this fd open while sandbox is running"},
     {"--bind", 2, O_BIND, "SRC DEST", "Bind mount the host path SRC on DEST (SRC = DEST)"},
     {"--bind-try", 2, O_BIND_TRY, "SRC DEST", "Equal to --bind but ignores non-existent SRC"},
     {"--dev-bind", 2, O_REFUSED, NULL, NULL},
@@ -105,14 +120,14 @@ static const opt_def opts[] = {
     {"--dev", 1, O_DEV, "DEST", "Mount new dev on DEST (/dev only)"},
     {"--tmpfs", 1, O_TMPFS, "DEST", "Mount new tmpfs on DEST"},
     {"--mqueue", 1, O_REFUSED, NULL, NULL},
-    {"--dir", 1, O_REFUSED, NULL, NULL},
-    {"--file", 2, O_REFUSED, NULL, NULL},
-    {"--bind-data", 2, O_REFUSED, NULL, NULL},
-    {"--ro-bind-data", 2, O_REFUSED, NULL, NULL},
+    {"--dir", 1, O_DIR, "DEST", "Create dir at DEST"},
+    {"--file", 2, O_FILE, "FD DEST", "Copy from FD to file which is bind-mounted on DEST"},
+    {"--bind-data", 2, O_BIND_DATA, "FD DEST", "Copy from FD to file which is bind-mounted on DEST"},
+    {"--ro-bind-data", 2, O_RO_BIND_DATA, "FD DEST", "Copy from FD to file which is readonly bind-mounted on DEST"},
     {"--symlink", 2, O_SYMLINK, "SRC DEST", "Create symlink at DEST with target SRC (not in a host directory)"},
     {"--seccomp", 1, O_REFUSED, NULL, NULL},
     {"--add-seccomp-fd", 1, O_REFUSED, NULL, NULL},
-    {"--block-fd", 1, O_REFUSED, NULL, NULL},
+    {"--block-fd", 1, O_BLOCK_FD, "FD", "Block on FD until some data to read is available"},
     {"--userns-block-fd", 1, O_REFUSED, NULL, NULL},
     {"--info-fd", 1, O_INFO_FD, "FD", "Write information about the running container to FD"},
     {"--json-status-fd", 1, O_JSON_FD, "FD", "Write container status to FD as multiple JSON documents"},
@@ -120,13 +135,71 @@ static const opt_def opts[] = {
     {"--die-with-parent", 0, O_DIE_WITH_PARENT, "",
      "Kills with SIGKILL child process (COMMAND) when bwrap or bwrap's parent dies."},
     {"--as-pid-1", 0, O_AS_PID_1, "", "Accepted: cordon's own PID 1 supervises the command"},
-    {"--cap-add", 1, O_CAP_ADD, NULL, NULL},
+    {"--cap-add", 1, O_CAP_ADD, "CAP", "Add cap CAP (CAP_SETFCAP only, without setxattr: doc/bwrap.md)"},
     {"--cap-drop", 1, O_CAP_DROP, "CAP", "Drop cap CAP when running as privileged user"},
-    {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--tmpfs)"},
+    {"--perms", 1, O_PERMS, "OCTAL", "Set permissions of next argument (--bind-data, --file, etc.)"},
     {"--size", 1, O_SIZE, "BYTES", "Set size of next argument (only for --tmpfs)"},
-    {"--chmod", 2, O_REFUSED, NULL, NULL},
+    {"--chmod", 2, O_CHMOD, "OCTAL PATH", "Change permissions of PATH (made by an earlier option) to OCTAL"},
     {"--cordon-explain", 0, O_EXPLAIN, NULL, NULL},
 };
+
+/* libcap's names, by number (cap_from_name takes them in any case, and ALL) */
+static const char *const cap_names[] = {
+    "chown",
+    "dac_override",
+    "dac_read_search",
+    "fowner",
+    "fsetid",
+    "kill",
+    "setgid",
+    "setuid",
+    "setpcap",
+    "linux_immutable",
+    "net_bind_service",
+    "net_broadcast",
+    "net_admin",
+    "net_raw",
+    "ipc_lock",
+    "ipc_owner",
+    "sys_module",
+    "sys_rawio",
+    "sys_chroot",
+    "sys_ptrace",
+    "sys_pacct",
+    "sys_admin",
+    "sys_boot",
+    "sys_nice",
+    "sys_resource",
+    "sys_time",
+    "sys_tty_config",
+    "mknod",
+    "lease",
+    "audit_write",
+    "audit_control",
+    "setfcap",
+    "mac_override",
+    "mac_admin",
+    "syslog",
+    "wake_alarm",
+    "block_suspend",
+    "audit_read",
+    "perfmon",
+    "bpf",
+    "checkpoint_restore",
+};
+#define CAP_SETFCAP_BIT (1ULL << 31)
+
+/* --cap-add/--cap-drop's CAP: its bit, all of them for ALL, or -1 (not a capability) */
+static int parse_cap(const char *s, uint64_t *out)
+{
+    if (strcasecmp(s, "ALL") == 0)
+        return *out = ~0ULL, 0;
+    if (strncasecmp(s, "cap_", 4) == 0)
+        for (size_t i = 0; i < sizeof cap_names / sizeof *cap_names; i++)
+            if (strcasecmp(s + 4, cap_names[i]) == 0)
+                return *out = 1ULL << i, 0;
+    return -1;
+}
 
 static const opt_def *find_opt(const char *name)
 {
@@ -136,9 +209,9 @@ static const opt_def *find_opt(const char *name)
     return NULL;
 }
 
-void bw_help(FILE *out)
+void bw_help(FILE *out, const char *argv0)
 {
-    fputs("usage: bwrap [OPTIONS...] [--] COMMAND [ARGS...]\n\n", out);
+    fprintf(out, "usage: %s [OPTIONS...] [--] COMMAND [ARGS...]\n\n", argv0 && *argv0 ? argv0 : "bwrap");
     for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
         if (!opts[i].help_args)
             continue;
@@ -248,14 +321,47 @@ static int splice_args(bw_args *a, int *argc, int at, char *msg, size_t n)
     return 0;
 }
 
+/* --file, --bind-data, --ro-bind-data: all of FD, as bwrap reads it, kept in a->bufs.
+ * Text only: a NUL byte is refused (cordon writes the file from a string). */
+static int read_data(bw_args *a, int fd, const char *option, const char *dest, const char **out, char *msg, size_t n)
+{
+    size_t len = 0, cap = 4096;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (len + 1 >= cap)
+            buf = xrealloc(buf, cap *= 2);
+        ssize_t r = read(fd, buf + len, cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            return bw_fail(msg, n, "Can't read %s data for %s: %s", option, dest, strerror(e));
+        }
+        if (r == 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    if (strlen(buf) != len) {
+        free(buf);
+        return bw_fail(msg, n, "%s %s: the data holds a NUL byte; cordon's bwrap writes text files only", option, dest);
+    }
+    strv_push(&a->bufs, buf);
+    *out = buf;
+    return 0;
+}
+
 int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n)
 {
-    *out = (bw_args){.info_fd = -1, .json_status_fd = -1};
+    *out = (bw_args){.info_fd = -1, .json_status_fd = -1, .sync_fd = -1, .block_fd = -1};
     /* a vector of its own, which --args can splice */
     out->vec = xcalloc((size_t)argc + 1, sizeof *out->vec);
     memcpy(out->vec, argv, (size_t)argc * sizeof *out->vec);
     int next_perms = -1;
     unsigned long long next_size = 0;
+    const char *cap_refused = NULL; /* the last --cap-add of a capability other than CAP_SETFCAP */
+    bool uid_given = false, gid_given = false, unshare_user = false, unshare_pid = false, as_pid_1 = false;
     int i = 1;
     for (; i < argc; i++) {
         argv = out->vec;
@@ -280,7 +386,8 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         i += d->nargs;
         /* --perms and --size apply to the next option, which they may precede in either
          * order (bwrap checks --perms first) */
-        if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE)
+        if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE && d->what != O_DIR && d->what != O_FILE &&
+            d->what != O_BIND_DATA && d->what != O_RO_BIND_DATA)
             return bw_args_free(out), bw_fail(msg, n, "--perms must be followed by an option that creates a file");
         if (next_size && d->what != O_TMPFS && d->what != O_PERMS)
             return bw_args_free(out), bw_fail(msg, n, "--size must be followed by --tmpfs");
@@ -288,15 +395,86 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         case O_HELP: out->help = true; return 0;
         case O_VERSION: out->version = true; return 0;
         case O_UNSHARE_NS:
-        case O_NEW_SESSION:
-        case O_AS_PID_1:
-        case O_CAP_DROP: break;
+            unshare_user |= strncmp(d->name, "--unshare-user", 14) == 0;
+            unshare_pid |= strcmp(d->name, "--unshare-pid") == 0;
+            break;
+        case O_AS_PID_1: as_pid_1 = true; break;
+        case O_NEW_SESSION: break;
         case O_CAP_ADD:
-            return bw_args_free(out), bw_fail(msg, n,
-                                              "--cap-add %s: cordon's bwrap never gives the command a capability "
-                                              "(see doc/bwrap.md)",
-                                              a1);
+        case O_CAP_DROP: {
+            uint64_t bit;
+            if (parse_cap(a1, &bit) < 0)
+                return bw_args_free(out), bw_fail(msg, n, "%s: unknown capability: %s", d->name, a1);
+            if (d->what == O_CAP_DROP)
+                out->caps &= ~bit;
+            else
+                out->caps |= bit;
+            if (d->what == O_CAP_ADD && (bit & ~CAP_SETFCAP_BIT))
+                cap_refused = a1;
+            break;
+        }
         case O_UNSHARE_NET: out->unshare_net = true; break;
+        case O_UNSHARE_UTS: out->unshare_uts = true; break;
+        case O_DIR: {
+            bw_op *op = add_op(out, BW_DIR, d->name);
+            op->dest = a1;
+            op->perms = next_perms;
+            next_perms = -1;
+            break;
+        }
+        case O_FILE:
+        case O_BIND_DATA:
+        case O_RO_BIND_DATA: {
+            int fd;
+            const char *data = NULL;
+            if (parse_fd(a1, &fd) < 0)
+                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
+            if (read_data(out, fd, d->name, a2, &data, msg, n) < 0)
+                return bw_args_free(out), -1;
+            bw_op *op = add_op(out, BW_FILE, d->name);
+            op->src = data;
+            op->dest = a2;
+            op->read_only = d->what == O_RO_BIND_DATA;
+            op->writable = d->what == O_BIND_DATA;
+            /* bwrap's defaults: 0666 for --file, 0600 for the data binds */
+            op->perms = next_perms >= 0 ? next_perms : d->what == O_FILE ? 0666 : 0600;
+            next_perms = -1;
+            break;
+        }
+        case O_CHMOD: {
+            bw_op *op = add_op(out, BW_CHMOD, d->name);
+            if (parse_perms(a1, &op->perms) < 0)
+                return bw_args_free(out), bw_fail(msg, n, "--chmod takes an octal argument");
+            op->dest = a2;
+            break;
+        }
+        case O_HOSTNAME: out->hostname = a1; break;
+        case O_UID:
+        case O_GID: {
+            int id;
+            unsigned own = d->what == O_UID ? (unsigned)getuid() : (unsigned)getgid();
+            if (parse_fd(a1, &id) < 0)
+                return bw_args_free(out), bw_fail(msg, n, "Invalid %s: %s", d->what == O_UID ? "uid" : "gid", a1);
+            *(d->what == O_UID ? &uid_given : &gid_given) = true;
+            if ((unsigned)id != own)
+                return bw_args_free(out),
+                       bw_fail(msg, n,
+                               "%s %s: cordon's bwrap runs the command as your own %s (%u), not as another (see "
+                               "doc/bwrap.md)",
+                               d->name, a1, d->what == O_UID ? "uid" : "gid", own);
+            break;
+        }
+        case O_LEVEL_PREFIX: out->level_prefix = true; break;
+        case O_DISABLE_USERNS: out->disable_userns = true; break;
+        case O_LOCK_FILE:
+            out->lock_files = xrealloc(out->lock_files, (out->n_lock_files + 1) * sizeof *out->lock_files);
+            out->lock_files[out->n_lock_files++] = a1;
+            break;
+        case O_SYNC_FD:
+        case O_BLOCK_FD:
+            if (parse_fd(a1, d->what == O_SYNC_FD ? &out->sync_fd : &out->block_fd) < 0)
+                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
+            break;
         case O_UNSHARE_ALL: out->unshare_all = true; break;
         case O_SHARE_NET: out->share_net = true; break;
         case O_DIE_WITH_PARENT: out->die_with_parent = true; break;
@@ -366,6 +544,26 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         bw_args_free(out);
         return bw_fail(msg, n, "--size must be followed by --tmpfs");
     }
+    /* bwrap's set after all of them: what stays beyond CAP_SETFCAP is refused (doc/bwrap.md) */
+    if (out->caps & ~CAP_SETFCAP_BIT) {
+        bw_args_free(out);
+        return bw_fail(msg, n,
+                       "--cap-add %s: cordon's bwrap gives the command no capability but CAP_SETFCAP "
+                       "(see doc/bwrap.md)",
+                       cap_refused ? cap_refused : "ALL");
+    }
+    if ((uid_given || gid_given) && !unshare_user && !out->unshare_all) {
+        bw_args_free(out);
+        return bw_fail(msg, n, "Specifying --%s requires --unshare-user or --userns", uid_given ? "uid" : "gid");
+    }
+    if (as_pid_1 && !unshare_pid && !out->unshare_all) {
+        bw_args_free(out);
+        return bw_fail(msg, n, "Specifying --as-pid-1 requires --unshare-pid");
+    }
+    if (out->hostname && !out->unshare_uts && !out->unshare_all) {
+        bw_args_free(out);
+        return bw_fail(msg, n, "Specifying --hostname requires --unshare-uts");
+    }
     if (i >= argc) {
         bw_args_free(out);
         return bw_fail(msg, n, "No command specified");
@@ -378,6 +576,7 @@ void bw_args_free(bw_args *a)
 {
     free(a->ops);
     free(a->env);
+    free(a->lock_files);
     free(a->vec);
     strv_free(&a->bufs);
     *a = (bw_args){0};

@@ -15,6 +15,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cordon.h"
@@ -34,6 +35,10 @@ typedef enum bw_op_kind {
     BW_PROC,       /* --proc */
     BW_REMOUNT_RO, /* --remount-ro */
     BW_SYMLINK,    /* --symlink SRC DEST: `src` is the link's target */
+    BW_DIR,        /* --dir (mode from --perms, else 0755) */
+    BW_FILE,       /* --file, --bind-data (writable), --ro-bind-data (read_only): `src` is the
+                    * data read from the FD */
+    BW_CHMOD,      /* --chmod OCTAL PATH: `perms` */
 } bw_op_kind;
 
 typedef struct bw_op {
@@ -42,6 +47,7 @@ typedef struct bw_op {
     const char *src;    /* BIND; points into argv */
     const char *dest;
     bool read_only;
+    bool writable; /* FILE: --bind-data */
     bool try_;
     int perms;               /* --perms before it, or -1 */
     unsigned long long size; /* TMPFS: --size before it, or 0 */
@@ -60,6 +66,12 @@ typedef struct bw_args {
     size_t n_env, cap_env;
     bool unshare_net, unshare_all, share_net;
     bool die_with_parent;
+    bool unshare_uts, disable_userns, level_prefix;
+    const char *hostname;    /* --hostname, or NULL */
+    int sync_fd, block_fd;   /* or -1 */
+    const char **lock_files; /* --lock-file, in order */
+    size_t n_lock_files;
+    uint64_t caps;      /* --cap-add, less --cap-drop, in order (1 << CAP_*): 0 or CAP_SETFCAP */
     const char *chdir;  /* --chdir, or NULL */
     int info_fd;        /* --info-fd, or -1 */
     int json_status_fd; /* --json-status-fd, or -1 */
@@ -75,14 +87,18 @@ typedef struct bw_args {
  * that cordon refuses. */
 int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n);
 void bw_args_free(bw_args *a);
-/* `bwrap --help`: the options this personality implements, in bwrap's format. */
-void bw_help(FILE *out);
+/* `bwrap --help`: the options this personality implements, in bwrap's format (its
+ * usage line names argv0, as bwrap's does). */
+void bw_help(FILE *out, const char *argv0);
 
 /* ---- 2. the mapping ------------------------------------------------------------------ */
 
 typedef enum bw_src_type { BW_SRC_MISSING, BW_SRC_DEVNULL, BW_SRC_EMPTY_DIR, BW_SRC_OTHER } bw_src_type;
 typedef struct bw_host {
     bw_src_type (*src_type)(const char *path, void *ctx); /* following symlinks, as bwrap */
+    /* Is there anything at path (following symlinks)?  NULL: src_type is asked (which
+     * lists a directory to tell an empty one: more than a source at its own path needs) */
+    bool (*exists)(const char *path, void *ctx);
     void *ctx;
 } bw_host;
 
@@ -92,6 +108,9 @@ typedef struct bw_rule {
     unsigned long long size;
     bool file;          /* a hide from /dev/null: a file at `path` (bubblewrap's mount point) */
     const char *target; /* a symlink (cordon_policy_add_symlink) to this, not a rule */
+    const char *data;   /* a file (policy_add_file) holding this, of `mode`, not a rule */
+    bool host_mkdir;    /* --dir missing in a writable bind: a directory bwrap makes on the
+                         * host (main.c: only with CORDON_BWRAP_EXACT=1), not a rule */
     unsigned mode;
     cordon_access access;
     const char *why; /* the option, static or into argv */

@@ -15,11 +15,13 @@
 
 #include "bwrap/bwrap.h"
 #include "lib/forward.h"
+#include "policy/policy.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
+#include "util/trace.h"
 
 extern char **environ;
 
@@ -69,6 +71,14 @@ static bw_src_type host_src_type(const char *path, void *ctx)
     return BW_SRC_EMPTY_DIR;
 }
 
+/* bw_host.exists: as src_type's open (following symlinks), nothing listed */
+static bool host_exists(const char *path, void *ctx)
+{
+    (void)ctx;
+    _cleanup_fd_ int fd = open(path, O_PATH | O_CLOEXEC);
+    return fd >= 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
 /* The command's environment: this process's, changed by --setenv, --unsetenv and
  * --clearenv in their order, as bwrap passes it.  Without CORDON_BWRAP_EXACT (unless a
  * --setenv puts it back): a bwrap the command runs in turn (cordon again, through the
@@ -102,7 +112,8 @@ static bool plan_shows(const bw_plan *p, const char *dir)
     bool shown = p->base == CORDON_BASE_HOST;
     for (size_t i = 0; i < p->n_rules; i++) {
         size_t l = strlen(p->rules[i].path);
-        if (!p->rules[i].target && path_has_prefix(dir, p->rules[i].path) && l >= best) {
+        if (!p->rules[i].target && !p->rules[i].data && !p->rules[i].host_mkdir &&
+            path_has_prefix(dir, p->rules[i].path) && l >= best) {
             best = l;
             shown = p->rules[i].tmpfs ? strcmp(dir, p->rules[i].path) == 0 : p->rules[i].access != CORDON_ACCESS_NONE;
         }
@@ -153,8 +164,8 @@ static const bw_rule *rule_above(const bw_plan *plan, size_t i)
 {
     const bw_rule *r = &plan->rules[i], *above = NULL;
     for (size_t k = 0; k < plan->n_rules; k++)
-        if (k != i && !plan->rules[k].target && strcmp(plan->rules[k].path, r->path) != 0 &&
-            path_has_prefix(r->path, plan->rules[k].path) &&
+        if (k != i && !plan->rules[k].target && !plan->rules[k].data && !plan->rules[k].host_mkdir &&
+            strcmp(plan->rules[k].path, r->path) != 0 && path_has_prefix(r->path, plan->rules[k].path) &&
             (!above || strlen(plan->rules[k].path) > strlen(above->path)))
             above = &plan->rules[k];
     return above;
@@ -197,7 +208,12 @@ static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
                 return -1;
             continue;
         }
-        if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || lstat(r->path, &st) == 0)
+        if (r->host_mkdir) {
+            if (make_mount_point(rule_above(plan, i)->path, r->path, false, msg, n) < 0)
+                return -1;
+            continue;
+        }
+        if ((r->access != CORDON_ACCESS_NONE && !r->tmpfs) || r->data || lstat(r->path, &st) == 0)
             continue;
         if (in_writable_host_dir(plan, i) && make_mount_point(rule_above(plan, i)->path, r->path, r->file, msg, n) < 0)
             return -1;
@@ -207,15 +223,29 @@ static int make_mount_points(const bw_plan *plan, char *msg, size_t n)
 
 static int apply(const bw_args *a, const bw_plan *plan, bool exact, cordon_policy *p, cordon_error *err)
 {
-    if (cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
+    /* bubblewrap's sandbox is namespaces, never Landlock alone: no probe of the kernel
+     * per run (--isolation auto asks in a child process), a failure as bwrap's where
+     * user namespaces do not work */
+    if (cordon_policy_set_isolation(p, CORDON_ISOLATION_NAMESPACES, err) < 0 ||
+        cordon_policy_set_no_workspace(p, true, err) < 0 || cordon_policy_set_base(p, plan->base, err) < 0 ||
         cordon_policy_set_private_dirs(p, false, err) < 0 || cordon_policy_set_network(p, plan->network, err) < 0 ||
-        cordon_policy_set_proc(p, plan->proc, err) < 0)
+        cordon_policy_set_proc(p, plan->proc, err) < 0 || policy_set_keep_caps(p, a->caps, err) < 0 ||
+        (a->hostname && policy_set_hostname(p, a->hostname, err) < 0) ||
+        (a->disable_userns && cordon_policy_set_no_nested(p, true, err) < 0))
         return -1;
     for (size_t i = 0; i < plan->n_rules; i++) {
         const bw_rule *r = &plan->rules[i];
         if (r->target && exact && in_writable_host_dir(plan, i))
             continue; /* made on the host (make_mount_points): the view shows it */
+        if (r->host_mkdir && exact)
+            continue; /* made on the host too */
+        if (r->host_mkdir)
+            return err_set(err, CORDON_STAGE_USAGE, 0,
+                           "--dir %s: cordon's bwrap makes no directory in a host directory (bwrap would make it "
+                           "on the host); make it first, or use --tmpfs, or set CORDON_BWRAP_EXACT=1",
+                           r->path);
         if (r->target  ? cordon_policy_add_symlink(p, r->path, r->target, err) < 0
+            : r->data  ? policy_add_file(p, r->path, r->data, r->mode, err) < 0
             : r->tmpfs ? cordon_policy_add_tmpfs(p, r->path, r->mode, r->size, err) < 0
                        : cordon_policy_add_path(p, r->path, r->access, r->why, err) < 0)
             return -1;
@@ -299,11 +329,46 @@ static int run_forwarding(const cordon_policy *pol, const bw_args *a, cordon_res
     return proc_wait_forwarding(c, res, err);
 }
 
-static void print_error(const cordon_error *err)
+/* "bwrap: MSG" on stderr, after "<3>" with --level-prefix (bwrap's syslog level of an
+ * error) */
+static void say(bool level_prefix, const char *msg)
+{
+    fprintf(stderr, "%sbwrap: %s\n", level_prefix ? "<3>" : "", msg);
+}
+
+static void print_error(bool level_prefix, const cordon_error *err)
 {
     char text[2048];
     cordon_error_text(err, text, sizeof text);
-    fprintf(stderr, "bwrap: %s\n", text[0] ? text : "unknown error");
+    say(level_prefix, text[0] ? text : "unknown error");
+}
+
+/* --block-fd: wait until FD has data (or its end), as bwrap does before the command. */
+static void block_on(int fd)
+{
+    char b;
+    while (read(fd, &b, 1) < 0 && errno == EINTR)
+        ;
+}
+
+/* --lock-file DEST: a read lock on the file the sandbox shows at DEST (a host path, which
+ * cordon's view shows at the same path), held by this process until the command ends. */
+static int lock_file(const bw_plan *plan, const char *dest, char *msg, size_t n)
+{
+    _cleanup_free_ char *norm = path_normalize(dest);
+    _cleanup_free_ char *dir = xstrdup(norm);
+    path_to_parent(dir);
+    if (!plan_shows(plan, dir))
+        return snprintf(msg, n, "Can't lock file %s: No such file or directory", dest), -1;
+    int fd = open(norm, O_RDONLY | O_CLOEXEC);
+    struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    if (fd < 0 || fcntl(fd, F_SETLKW, &l) < 0) {
+        int e = errno;
+        if (fd >= 0)
+            (void)close(fd); /* (read only) */
+        return snprintf(msg, n, "Can't lock file %s: %s", dest, strerror(e)), -1;
+    }
+    return 0; /* (the descriptor stays open, close-on-exec, until this process ends) */
 }
 
 static void print_refusals(const cordon_result *res)
@@ -319,31 +384,36 @@ static void print_refusals(const cordon_result *res)
 
 int cordon_bwrap_main(int argc, char *const argv[])
 {
+    TRACE("bwrap-main");
     /* read once: the one switch of this personality (doc/bwrap.md) */
     const char *exact_env = getenv(EXACT_ENV);
     bool exact = exact_env && strcmp(exact_env, "1") == 0;
     if (argc < 2) {
-        bw_help(stderr);
+        bw_help(stderr, argv[0]);
         return BW_EXIT_FAIL;
     }
     char msg[1024];
     bw_args a;
     if (bw_parse_args(argc, argv, &a, msg, sizeof msg) < 0) {
-        fprintf(stderr, "bwrap: %s\n", msg);
+        bool lp = false; /* (--level-prefix given before the fault) */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+            lp |= strcmp(argv[i], "--level-prefix") == 0;
+        say(lp, msg);
         return BW_EXIT_FAIL;
     }
+    const bool lp = a.level_prefix;
     if (a.help || a.version) {
         if (a.help)
-            bw_help(stdout);
+            bw_help(stdout, argv[0]);
         else
             printf("bubblewrap %s (cordon %s)\n", BWRAP_COMPAT_VERSION, cordon_version());
         bw_args_free(&a);
         return fflush(stdout) == 0 ? 0 : BW_EXIT_FAIL;
     }
-    bw_host host = {.src_type = host_src_type};
+    bw_host host = {.src_type = host_src_type, .exists = host_exists};
     bw_plan plan;
     if (bw_map(&a, &host, &plan, msg, sizeof msg) < 0) {
-        fprintf(stderr, "bwrap: %s\n", msg);
+        say(lp, msg);
         bw_args_free(&a);
         return BW_EXIT_FAIL;
     }
@@ -353,7 +423,8 @@ int cordon_bwrap_main(int argc, char *const argv[])
         pid_t parent = getppid();
         errno = 0; /* (a stat above may have left one: "the parent is gone" is no errno) */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent) {
-            fprintf(stderr, "bwrap: --die-with-parent: %s\n", errno ? strerror(errno) : "the parent is gone");
+            snprintf(msg, sizeof msg, "--die-with-parent: %s", errno ? strerror(errno) : "the parent is gone");
+            say(lp, msg);
             bw_plan_free(&plan);
             bw_args_free(&a);
             return BW_EXIT_FAIL;
@@ -363,10 +434,15 @@ int cordon_bwrap_main(int argc, char *const argv[])
     cordon_result res = CORDON_RESULT_INIT;
     cordon_policy *p = cordon_policy_new();
     int code = BW_EXIT_FAIL;
-    if (exact && !a.explain && make_mount_points(&plan, msg, sizeof msg) < 0) {
-        fprintf(stderr, "bwrap: %s\n", msg);
+    int locked = 0;
+    for (size_t i = 0; !a.explain && i < a.n_lock_files && locked == 0; i++)
+        locked = lock_file(&plan, a.lock_files[i], msg, sizeof msg);
+    if (locked < 0) {
+        say(lp, msg);
+    } else if (exact && !a.explain && make_mount_points(&plan, msg, sizeof msg) < 0) {
+        say(lp, msg);
     } else if ((exact && cordon_policy_set_protections(p, false, &err) < 0) || apply(&a, &plan, exact, p, &err) < 0) {
-        print_error(&err);
+        print_error(lp, &err);
     } else if (a.explain) {
         char *text = NULL;
         code = cordon_explain(p, a.command, 0, &text, &err) < 0 ? BW_EXIT_FAIL : 0;
@@ -375,22 +451,27 @@ int cordon_bwrap_main(int argc, char *const argv[])
             cordon_free(text);
         }
         if (code)
-            print_error(&err);
-    } else if (run_forwarding(p, &a, &res, &err) < 0) {
-        print_error(&err);
-        print_refusals(&res);
+            print_error(lp, &err);
     } else {
-        print_refusals(&res);
-        code = res.exit_code;
-        if (a.json_status_fd >= 0) {
-            char line[64];
-            int l = snprintf(line, sizeof line, "{ \"exit-code\": %d }\n", code);
-            (void)write_all(a.json_status_fd, line, (size_t)l); /* (as above) */
+        if (a.block_fd >= 0)
+            block_on(a.block_fd);
+        if (run_forwarding(p, &a, &res, &err) < 0) {
+            print_error(lp, &err);
+            print_refusals(&res);
+        } else {
+            print_refusals(&res);
+            code = res.exit_code;
+            if (a.json_status_fd >= 0) {
+                char line[64];
+                int l = snprintf(line, sizeof line, "{ \"exit-code\": %d }\n", code);
+                (void)write_all(a.json_status_fd, line, (size_t)l); /* (as above) */
+            }
         }
     }
     cordon_result_free(&res);
     cordon_policy_free(p);
     bw_plan_free(&plan);
     bw_args_free(&a);
+    TRACE("bwrap-done");
     return code;
 }

@@ -18,7 +18,9 @@ typedef struct live {
     const bw_op *op;
     char *dest; /* normalized */
     bool read_only;
-    bool hide; /* a --tmpfs remounted read-only: an empty, read-only directory */
+    bool hide;       /* a --tmpfs remounted read-only: an empty, read-only directory */
+    int perms;       /* the op's, or --chmod's after it */
+    bool host_mkdir; /* DIR: to be made in a writable host directory */
 } live;
 
 static void free_live(live *l, size_t n)
@@ -32,6 +34,78 @@ static void add_rule(bw_plan *p, const char *path, cordon_access access, const c
 {
     p->rules = xrealloc(p->rules, (p->n_rules + 1) * sizeof *p->rules);
     p->rules[p->n_rules++] = (bw_rule){.path = xstrdup(path), .access = access, .why = why};
+}
+
+static bool host_exists(const bw_host *host, const char *path)
+{
+    return host->exists ? host->exists(path, host->ctx) : host->src_type(path, host->ctx) != BW_SRC_MISSING;
+}
+
+/* The live operation whose mount holds `dest` (the deepest one strictly above it; not a
+ * symlink, not a data file), or NULL: the root as the line began it (bwrap's tmpfs). */
+static const live *place_of(const live *l, size_t nl, const char *dest)
+{
+    const live *best = NULL;
+    for (size_t k = 0; k < nl; k++)
+        if (l[k].op->kind != BW_SYMLINK && l[k].op->kind != BW_FILE && strcmp(l[k].dest, dest) != 0 &&
+            path_has_prefix(dest, l[k].dest) && (!best || strlen(l[k].dest) > strlen(best->dest)))
+            best = &l[k];
+    return best;
+}
+
+/* Is that place one of cordon's own (its empty root, a --tmpfs, a --dir), as opposed to a
+ * host directory shown by a bind? */
+static bool own_place(const live *p)
+{
+    return !p || p->op->kind == BW_TMPFS || p->op->kind == BW_DIR;
+}
+
+/* --dir DEST, --file, --bind-data, --ro-bind-data, --chmod at their place in the order:
+ * 1 to add `op` as a live operation, 0 when it changes nothing (a --dir that exists,
+ * a --chmod folded into what it changes), -1 with msg. */
+static int settle_made(const bw_op *op, const char *dest, live *l, size_t nl, const bw_host *host, char *msg, size_t n)
+{
+    const live *at = place_of(l, nl, dest);
+    bool host_dir = !own_place(at);
+    if (op->kind == BW_CHMOD) {
+        for (size_t k = nl; k-- > 0;)
+            if (strcmp(l[k].dest, dest) == 0 && strcmp(dest, "/") != 0 &&
+                (l[k].op->kind == BW_TMPFS || l[k].op->kind == BW_DIR || l[k].op->kind == BW_FILE)) {
+                l[k].perms = op->perms;
+                return 0;
+            }
+        return bw_fail(msg, n,
+                       "--chmod %o %s: cordon's bwrap changes the mode only of a --tmpfs, --dir, --file or "
+                       "--bind-data made at that path earlier on the line",
+                       (unsigned)op->perms, op->dest);
+    }
+    if (op->kind == BW_DIR) {
+        /* already there: a mount at or below it, or the host's own directory (bwrap then
+         * leaves its mode alone) */
+        for (size_t k = 0; k < nl; k++)
+            if (path_has_prefix(l[k].dest, dest))
+                return 0;
+        if (host_dir && host_exists(host, dest))
+            return 0;
+        if (host_dir && at->read_only)
+            return bw_fail(msg, n, "Can't mkdir %s: Read-only file system", op->dest);
+        return host_dir ? 2 : 1; /* on the host (main.c decides), or a tmpfs of cordon's own */
+    }
+    /* BW_FILE: written by cordon in a place of its own; its root is read-only once built */
+    if (host_dir)
+        return bw_fail(msg, n,
+                       "%s %s: cordon's bwrap writes a data file only in a place of its own (its root, a --tmpfs, "
+                       "a --dir), not in a host directory",
+                       op->option, op->dest);
+    if (op->writable && !at)
+        return bw_fail(msg, n, "--bind-data %s: cordon's root is read-only; put a writable data file inside a --tmpfs",
+                       op->dest);
+    if (op->read_only && at)
+        return bw_fail(msg, n,
+                       "--ro-bind-data %s: inside a --tmpfs or --dir the file would be writable; cordon's bwrap "
+                       "makes a read-only data file only in its read-only root",
+                       op->dest);
+    return 1;
 }
 
 /* The operations in effect at the end, in order (see the top of this file). */
@@ -69,12 +143,28 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
                 l[k - 1].read_only = true;
             continue;
         }
-        if (op->kind == BW_BIND && host->src_type(op->src, host->ctx) == BW_SRC_MISSING) {
+        if (op->kind == BW_BIND && !host_exists(host, op->src)) {
             free(dest);
             if (op->try_)
                 continue; /* as bwrap: a missing source of a -try option is skipped */
             free_live(l, nl);
             return bw_fail(msg, n, "Can't find source path %s: No such file or directory", op->src);
+        }
+        if (op->kind == BW_DIR || op->kind == BW_FILE || op->kind == BW_CHMOD) {
+            int r = settle_made(op, dest, l, nl, host, msg, n);
+            if (r < 0) {
+                free(dest);
+                free_live(l, nl);
+                return -1;
+            }
+            if (r == 0) {
+                free(dest);
+                continue;
+            }
+            if (op->kind == BW_FILE || r == 2) { /* a file, a host directory: cover nothing */
+                l[nl++] = (live){.op = op, .dest = dest, .perms = op->perms, .host_mkdir = r == 2};
+                continue;
+            }
         }
         /* what this one covers goes (a symlink is made, not mounted: it covers nothing) */
         size_t w = 0;
@@ -89,7 +179,7 @@ static int settle(const bw_args *a, const bw_host *host, live **out, size_t *n_o
                 l[w++] = l[k];
         }
         nl = w;
-        l[nl++] = (live){.op = op, .dest = dest, .read_only = op->kind == BW_BIND && op->read_only};
+        l[nl++] = (live){.op = op, .dest = dest, .read_only = op->kind == BW_BIND && op->read_only, .perms = op->perms};
     }
     *out = l;
     *n_out = nl;
@@ -123,10 +213,29 @@ int bw_map(const bw_args *a, const bw_host *host, bw_plan *out, char *msg, size_
             else {
                 add_rule(out, dest, CORDON_ACCESS_NONE, "--tmpfs");
                 out->rules[out->n_rules - 1].tmpfs = true;
-                out->rules[out->n_rules - 1].mode = op->perms >= 0 ? (unsigned)op->perms : 0755;
+                out->rules[out->n_rules - 1].mode = l[i].perms >= 0 ? (unsigned)l[i].perms : 0755;
                 out->rules[out->n_rules - 1].size = op->size;
             }
             break;
+        case BW_DIR: /* (settle: one that is not there yet) a directory of cordon's own */
+            if (root)
+                break; /* (the root is there) */
+            if (l[i].host_mkdir) {
+                add_rule(out, dest, CORDON_ACCESS_NONE, "--dir");
+                out->rules[out->n_rules - 1].host_mkdir = true;
+                out->rules[out->n_rules - 1].mode = l[i].perms >= 0 ? (unsigned)l[i].perms : 0755;
+                break;
+            }
+            add_rule(out, dest, CORDON_ACCESS_NONE, "--dir");
+            out->rules[out->n_rules - 1].tmpfs = true;
+            out->rules[out->n_rules - 1].mode = l[i].perms >= 0 ? (unsigned)l[i].perms : 0755;
+            break;
+        case BW_FILE:
+            add_rule(out, dest, CORDON_ACCESS_NONE, op->option);
+            out->rules[out->n_rules - 1].data = op->src;
+            out->rules[out->n_rules - 1].mode = (unsigned)l[i].perms;
+            break;
+        case BW_CHMOD: break; /* (folded into the operation it changes) */
         case BW_BIND: {
             char *src = path_normalize(op->src);
             bool same = strcmp(src, dest) == 0;

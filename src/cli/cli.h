@@ -48,8 +48,11 @@ int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, co
 void help_main(FILE *out);
 void help_run(FILE *out, const char *cmd);
 void help_check(FILE *out);
+void help_install_bwrap(FILE *out);
 /* `cordon check [--json]` (check.c); returns the exit status. */
 int cmd_check(int argc, char **argv);
+/* `cordon install-bwrap DIR` (install_bwrap.c) */
+int cmd_install_bwrap(int argc, char **argv);
 /* `cordon workspace SUBCOMMAND ...` (workspace.c); returns the exit status. */
 int cmd_workspace(int argc, char **argv);
 void help_workspace(FILE *out);

@@ -15,6 +15,7 @@ void help_main(FILE *out)
           "  workspace SUBCOMMAND ...              copy-on-write workspaces (`cordon help workspace`)\n"
           "  session start|exec|list|stop ...      one sandbox for many commands (`cordon help session`)\n"
           "  bwrap [OPTIONS] [--] COMMAND [ARG...] bubblewrap's command line (`cordon bwrap --help`)\n"
+          "  install-bwrap DIR                     cordon's bwrap as DIR/bwrap, for Codex and sandbox-runtime\n"
           "  help [COMMAND]                        show help for a command\n"
           "  --version                             print the version\n"
           "\n"
@@ -102,6 +103,19 @@ void help_check(FILE *out)
           out);
 }
 
+void help_install_bwrap(FILE *out)
+{
+    fputs("usage: cordon install-bwrap DIR\n\n"
+          "Put cordon's bwrap (bubblewrap's command line, doc/bwrap.md) at DIR/bwrap for the\n"
+          "current user: a hard link to this cordon, else a copy; never a symbolic link, which\n"
+          "Codex resolves and then takes for something else than bwrap. DIR and its parents are\n"
+          "made if missing; a DIR/bwrap that is not cordon (the system's bubblewrap) is left\n"
+          "alone and refused.\n"
+          "DIR must come before /usr/bin on PATH (e.g. ~/.local/bin); `cordon check` says\n"
+          "whether it does. Set CORDON_BWRAP_EXACT=1 to turn cordon's additions off.\n",
+          out);
+}
+
 int help_command(const char *topic, FILE *out)
 {
     if (!topic) {
@@ -114,6 +128,10 @@ int help_command(const char *topic, FILE *out)
     }
     if (strcmp(topic, "check") == 0) {
         help_check(out);
+        return 0;
+    }
+    if (strcmp(topic, "install-bwrap") == 0) {
+        help_install_bwrap(out);
         return 0;
     }
     if (strcmp(topic, "workspace") == 0) {

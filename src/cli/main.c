@@ -204,6 +204,8 @@ int main(int argc, char **argv)
         return cordon_bwrap_main(argc - 1, argv + 1);
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "install-bwrap") == 0)
+        return cmd_install_bwrap(argc - 2, argv + 2);
     if (strcmp(cmd, "workspace") == 0)
         return cmd_workspace(argc - 2, argv + 2);
     if (strcmp(cmd, "session") == 0)
@@ -218,6 +220,9 @@ int main(int argc, char **argv)
         printf("cordon %s\n", cordon_version());
         return 0;
     }
-    fprintf(stderr, "cordon: unknown command '%s'; commands are run, explain, check, workspace, session, help\n", cmd);
+    fprintf(stderr,
+            "cordon: unknown command '%s'; commands are run, explain, check, workspace, session, bwrap, install-bwrap, "
+            "help\n",
+            cmd);
     return CORDON_EXIT_SETUP;
 }

@@ -64,8 +64,14 @@ void confine_explain(FILE *out, const plan *p, bool verbose)
     confine_prep c;
     confine_prepare(&c, p);
     fprintf(out, "\nconfinement\n");
-    fprintf(out, "  capabilities  none (bounding, ambient, inheritable sets cleared); no_new_privs; "
-                 "securebits locked\n");
+    if (p->keep_caps)
+        fprintf(out,
+                "  capabilities  CAP_SETFCAP only (ambient, in the sandbox's user namespace; setxattr %s); "
+                "no_new_privs; securebits locked\n",
+                p->bare ? "allowed: protections off" : "refused");
+    else
+        fprintf(out, "  capabilities  none (bounding, ambient, inheritable sets cleared); no_new_privs; "
+                     "securebits locked\n");
     if (c.enabled && !c.seccomp) {
         fprintf(out, "  seccomp       none: cordon's protections are off (bubblewrap's exact mode)\n");
         fprintf(out, "  landlock      none: cordon's protections are off (bubblewrap's exact mode)\n");
@@ -116,7 +122,7 @@ struct json_t *confine_json(const plan *p)
     confine_prep c;
     confine_prepare(&c, p);
     json_t *o = json_object();
-    json_object_set_new(o, "capabilities", json_string("none"));
+    json_object_set_new(o, "capabilities", json_string(p->keep_caps ? "CAP_SETFCAP" : "none"));
     json_object_set_new(o, "no_new_privs", json_true());
     json_object_set_new(o, "nesting",
                         json_string(p->isolation == CORDON_ISOLATION_LANDLOCK ? "refused (landlock isolation)"

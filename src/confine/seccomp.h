@@ -49,3 +49,10 @@ int seccomp_install_cmd(const sc_program *prog, bool listener, cordon_error *err
  * CAP_SYS_ADMIN in its user namespace.  Allocates nothing: safe in the sandbox's
  * processes. */
 int seccomp_install(const sc_program *prog, cordon_error *err);
+
+/* A second, small filter for a command that keeps CAP_SETFCAP (policy_set_keep_caps):
+ * setxattr and its kin refused with EPERM, so that the capability cannot put file
+ * capabilities on a host file; what it still allows is mapping uid 0 into a nested user
+ * namespace (Linux 5.12).  (io_uring, whose SETXATTR operation would be the other road,
+ * is refused by the main filter.)  Needs no_new_privs. */
+int seccomp_refuse_setxattr(cordon_error *err);

@@ -398,13 +398,36 @@ static void probe_landlock_isolation(probe_result *r)
     }
 }
 
+/* Are the files at fds `a` and `b` the same bytes? */
+static bool same_content(int a, int b)
+{
+    char x[65536], y[65536] = {0};
+    for (;;) {
+        ssize_t n = read(a, x, sizeof x);
+        if (n < 0)
+            return false;
+        size_t got = 0;
+        while (got < (size_t)n) {
+            ssize_t m = read(b, y + got, (size_t)n - got);
+            if (m <= 0)
+                return false;
+            got += (size_t)m;
+        }
+        if (n == 0)
+            return read(b, y, 1) == 0;
+        if (memcmp(x, y, (size_t)n) != 0)
+            return false;
+    }
+}
+
 /* bubblewrap's command line (doc/bwrap.md): Codex and sandbox-runtime run the first bwrap
- * on PATH; is that a link to this program?  Compared by what the files are (stat), so
- * that any chain of links counts. */
+ * on PATH; Codex skips one in the current directory (a relative PATH entry) or under
+ * /tmp, resolves symbolic links and runs the file with --help (doc/codex.md).  Is that
+ * file this program: the same file (a hard link) or the same bytes (a copy)? */
 static void probe_bwrap_link(probe_result *r)
 {
     const char *path = getenv("PATH");
-    struct stat self, st;
+    struct stat self, st, lst;
     if (stat("/proc/self/exe", &self) < 0) {
         DETAIL(r, "cannot tell which program this is (/proc/self/exe: %s)", errtext(errno));
         return;
@@ -414,7 +437,8 @@ static void probe_bwrap_link(probe_result *r)
         const char *colon = strchrnul(p, ':');
         size_t l = (size_t)(colon - p);
         char cand[4096];
-        if (l > 0 && l + sizeof "/bwrap" < sizeof cand) {
+        bool skipped = l == 0 || p[0] != '/' || (l >= 4 && strncmp(p, "/tmp", 4) == 0 && (l == 4 || p[4] == '/'));
+        if (!skipped && l + sizeof "/bwrap" < sizeof cand) {
             memcpy(cand, p, l);
             memcpy(cand + l, "/bwrap", sizeof "/bwrap");
             if (access(cand, X_OK) == 0)
@@ -422,16 +446,37 @@ static void probe_bwrap_link(probe_result *r)
         }
         p = *colon ? colon + 1 : colon;
     }
-    static const char fix[] = "mkdir -p ~/.local/bin && ln -s \"$(command -v cordon)\" ~/.local/bin/bwrap, with "
-                              "~/.local/bin before /usr/bin on PATH (never replace /usr/bin/bwrap)";
+    static const char fix[] = "cordon install-bwrap ~/.local/bin, with ~/.local/bin before /usr/bin on PATH "
+                              "(never replace /usr/bin/bwrap)";
     if (!found[0]) {
-        DETAIL(r, "no bwrap on PATH");
+        DETAIL(r, "no bwrap on PATH (outside /tmp and the current directory)");
         FIX(r, "%s", fix);
-    } else if (stat(found, &st) == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+        return;
+    }
+    bool same_file = stat(found, &st) == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+    if (same_file && lstat(found, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        DETAIL(r,
+               "the first bwrap on PATH, %s, is a symbolic link to cordon: sandbox-runtime runs cordon, but Codex "
+               "resolves the link, reads cordon's own --help and quietly runs its bundled bubblewrap",
+               found);
+        FIX(r, "%s (a file of its own, not a link)", fix);
+        return;
+    }
+    bool copy = false;
+    if (!same_file) {
+        int a = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), b = open(found, O_RDONLY | O_CLOEXEC);
+        copy = a >= 0 && b >= 0 && st.st_size == self.st_size && same_content(a, b);
+        if (a >= 0)
+            (void)close(a); /* (read only) */
+        if (b >= 0)
+            (void)close(b);
+    }
+    if (same_file || copy) {
         r->ok = 1;
-        DETAIL(r, "the first bwrap on PATH, %s, is cordon: Codex and sandbox-runtime run in cordon", found);
+        DETAIL(r, "the first bwrap on PATH, %s, is this cordon (%s): Codex and sandbox-runtime run in cordon", found,
+               same_file ? "the same file" : "a copy");
     } else {
-        DETAIL(r, "the first bwrap on PATH is %s, not cordon", found);
+        DETAIL(r, "the first bwrap on PATH is %s, not this cordon (bubblewrap, or a copy of another cordon)", found);
         FIX(r, "%s", fix);
     }
 }

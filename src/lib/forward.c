@@ -6,6 +6,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "lib/proc.h"
+
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT};
 
 int proc_wait_forwarding(cordon_proc *c, cordon_result *res, cordon_error *err)
@@ -17,18 +19,27 @@ int proc_wait_forwarding(cordon_proc *c, cordon_result *res, cordon_error *err)
     int sfd = -1;
     if (sigprocmask(SIG_BLOCK, &fwd, &old) == 0)
         sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-    struct pollfd pfd[2] = {{.fd = cordon_proc_exit_fd(c), .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+    /* PID 1's reports too: its final one (once it has killed and reaped the rest) ends
+     * the wait without waiting for the kernel to tear its namespaces down (outer_wait) */
+    struct pollfd pfd[3] = {{.fd = cordon_proc_exit_fd(c), .events = POLLIN},
+                            {.fd = sfd, .events = POLLIN},
+                            {.fd = proc_report_fd(c), .events = POLLIN}};
+    int w = 1;
     for (;;) {
-        int n = poll(pfd, sfd >= 0 ? 2 : 1, -1);
+        pfd[2].fd = proc_report_fd(c);
+        int n = poll(pfd, 3, -1);
         if (n < 0 && errno != EINTR)
             break;
         if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
             break;
+        if (n > 0 && pfd[2].revents && (w = cordon_proc_wait(c, 0, res, err)) != 1)
+            break; /* ended (0), or a failure (-1) */
         struct signalfd_siginfo si;
         while (sfd >= 0 && read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
             (void)cordon_proc_kill(c, (int)si.ssi_signo, NULL); /* (a command already gone: nothing to forward to) */
     }
-    int w = cordon_proc_wait(c, -1, res, err);
+    if (w == 1)
+        w = cordon_proc_wait(c, -1, res, err);
     if (sfd >= 0)
         (void)close(sfd);                       /* (a signalfd: nothing to flush) */
     (void)sigprocmask(SIG_SETMASK, &old, NULL); /* (a mask that was valid: cannot fail) */

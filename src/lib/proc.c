@@ -478,6 +478,11 @@ int cordon_proc_close_stdin(cordon_proc *c, cordon_error *err)
     return 0;
 }
 
+int proc_report_fd(const cordon_proc *c)
+{
+    return valid(c) && !c->sc && c->run ? outer_report_fd(c->run) : -1;
+}
+
 int cordon_proc_exit_fd(const cordon_proc *c)
 {
     if (!valid(c))

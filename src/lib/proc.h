@@ -5,6 +5,9 @@
 #include "net/host.h"
 #include "supervise/outer.h"
 
+/* outer_report_fd of c's run, or -1 (a session's command, a run that has ended). */
+int proc_report_fd(const cordon_proc *c);
+
 /* The host-side helper a plan needs (src/net: --network proxy, --forward-port,
  * --publish-port), ready for outer_start (h->start NULL and *net NULL: none); *net is
  * released with net_host_free once the sandbox is gone. */

@@ -54,6 +54,7 @@ void plan_free(plan *p)
     net_plan_free(&p->net);
     free(p->home);
     free(p->home_fallback);
+    free(p->hostname);
     free(p->tmpdir);
     free(p->cwd);
     *p = (plan){0};
@@ -476,6 +477,8 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .limits = pol->limits,
                         .view = pol->view,
                         .bare = pol->bare,
+                        .keep_caps = pol->keep_caps,
+                        .hostname = pol->hostname,
                         .tmpfs = pol->tmpfs,
                         .n_tmpfs = pol->n_tmpfs};
 }
@@ -507,6 +510,8 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
                   .proc = in->proc,
                   .no_nested = in->no_nested,
                   .bare = in->bare,
+                  .keep_caps = in->keep_caps,
+                  .hostname = in->hostname ? xstrdup(in->hostname) : NULL,
                   .inherit_pid_ns = in->inherit_pid_ns,
                   .isolation = in->isolation};
     if (out->bare && (out->isolation == CORDON_ISOLATION_LANDLOCK || out->no_nested)) {
@@ -601,6 +606,8 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         }
         if (in->tmpfs[i].target)
             add_op(out, PLAN_SYMLINK, in->tmpfs[i].path, in->tmpfs[i].target, xstrdup("symlink"));
+        else if (in->tmpfs[i].data)
+            add_op(out, PLAN_FILE, in->tmpfs[i].path, in->tmpfs[i].data, xstrdup("file"))->mode = in->tmpfs[i].mode;
         else {
             plan_op *op = add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"));
             op->mode = in->tmpfs[i].mode;

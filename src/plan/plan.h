@@ -95,6 +95,8 @@ typedef struct plan {
     bool no_nested;             /* --no-nested: confine/ refuses user namespaces and the mount API */
     bool bare;                  /* cordon_policy_set_protections(false): no creation control
                                    (supervise/), no seccomp filter, no Landlock (confine/) */
+    uint64_t keep_caps;         /* 1 << CAP_* the command keeps, ambient (supervise/child.c) */
+    char *hostname;             /* the UTS namespace's host name (supervise/child.c), or NULL */
     cordon_isolation isolation; /* namespaces, or landlock: no mounts, the ops are then
                                    only explained, and `rules` below is what is enforced */
     plan_rule *rules;           /* landlock: every winning rule (none shadowed), in path order */
@@ -145,6 +147,8 @@ typedef struct plan_input {
     limit_values limits;
     const policy_view *view;   /* a workspace run's view, or NULL */
     bool bare;                 /* cordon_policy_set_protections(false) */
+    uint64_t keep_caps;        /* policy_set_keep_caps */
+    const char *hostname;      /* policy_set_hostname, or NULL */
     const policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs */
     size_t n_tmpfs;
 } plan_input;

@@ -1,6 +1,7 @@
 #include "policy/policy.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,9 @@ void cordon_policy_free(cordon_policy *p)
     for (size_t i = 0; i < p->n_tmpfs; i++) {
         free(p->tmpfs[i].path);
         free(p->tmpfs[i].target);
+        free(p->tmpfs[i].data);
     }
+    free(p->hostname);
     free(p->tmpfs);
     for (size_t i = 0; i < p->n_hides; i++) {
         free(p->hides[i].path);
@@ -495,6 +498,16 @@ int cordon_policy_set_protections(cordon_policy *p, bool on, cordon_error *err)
     return 0;
 }
 
+int policy_set_keep_caps(cordon_policy *p, uint64_t caps, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (caps & ~(1ULL << CAP_SETFCAP))
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL,
+                       "the command can keep CAP_SETFCAP only; every other capability is dropped");
+    p->keep_caps = caps;
+    return 0;
+}
+
 int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, unsigned long long size,
                             cordon_error *err)
 {
@@ -511,6 +524,33 @@ int cordon_policy_add_tmpfs(cordon_policy *p, const char *path, unsigned mode, u
     }
     grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
     p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode, .size = size};
+    return 0;
+}
+
+int policy_add_file(cordon_policy *p, const char *path, const char *data, unsigned mode, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    if (!path || path[0] != '/' || !data)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a file needs an absolute path (got %s) and its content",
+                       path ? path : "NULL");
+    char *norm = path_normalize(path);
+    if (!norm || strcmp(norm, "/") == 0) {
+        free(norm);
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a file cannot be made at /");
+    }
+    grow(&p->tmpfs, &p->cap_tmpfs, p->n_tmpfs + 1, sizeof *p->tmpfs);
+    p->tmpfs[p->n_tmpfs++] = (policy_tmpfs){.path = norm, .mode = mode & 07777, .data = xstrdup(data)};
+    return 0;
+}
+
+int policy_set_hostname(cordon_policy *p, const char *name, cordon_error *err)
+{
+    NEED_POLICY(p, err);
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 64)
+        return err_set(err, CORDON_STAGE_USAGE, EINVAL, "a host name of 1 to 64 bytes (got %zu)", n);
+    free(p->hostname);
+    p->hostname = xstrdup(name);
     return 0;
 }
 

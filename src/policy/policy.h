@@ -6,6 +6,7 @@
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cordon.h"
 #include "util/strv.h"
@@ -39,12 +40,14 @@ typedef struct policy_glob {
 } policy_glob;
 
 /* A private, empty, writable tmpfs at `path` (inside the sandbox), of `mode`; or, with
- * `target`, a symlink at `path` pointing to `target` (cordon_policy_add_symlink). */
+ * `target`, a symlink at `path` pointing to `target` (cordon_policy_add_symlink); or, with
+ * `data`, a file of `mode` holding it (policy_add_file). */
 typedef struct policy_tmpfs {
     char *path;
     unsigned mode;
     unsigned long long size; /* bytes, or 0: no size of its own */
     char *target;
+    char *data;
 } policy_tmpfs;
 
 typedef enum env_op_kind { ENV_SET, ENV_KEEP } env_op_kind;
@@ -119,6 +122,9 @@ struct cordon_policy {
     bool no_nested;       /* --no-nested */
     bool toolchains;      /* --toolchains: the home's tool directories read-only (policy/toolchains.h) */
     bool bare;            /* cordon_policy_set_protections(false): bubblewrap's exact mode */
+    char *hostname;       /* policy_set_hostname, or NULL */
+    uint64_t keep_caps;   /* policy_set_keep_caps: 1 << CAP_* the command keeps in its user
+                           * namespace (bwrap's --cap-add CAP_SETFCAP), else 0 */
     cordon_isolation isolation;
     bool isolation_set; /* chosen by a setter: settings do not override */
 
@@ -210,3 +216,17 @@ int limit_check(cordon_limit which, unsigned long long value, cordon_error *err)
 int limit_parse(cordon_limit which, const char *s, unsigned long long *out, cordon_error *err);
 /* "50", "64 MiB", "10 s": for explain and messages. */
 void limit_format(cordon_limit which, unsigned long long value, char *buf, size_t n);
+
+/* The capabilities (1 << CAP_*) the command keeps in the sandbox's user namespace, as
+ * ambient capabilities: only CAP_SETFCAP is taken (bwrap's --cap-add CAP_SETFCAP,
+ * doc/bwrap.md), and with cordon's protections on, the command's filter then refuses
+ * the setxattr calls, so that what the capability still allows is mapping uid 0 into a
+ * user namespace nested in the sandbox's. */
+int policy_set_keep_caps(cordon_policy *p, uint64_t caps, cordon_error *err);
+
+/* A file at `path` (absolute, inside the sandbox) holding `data` (text: no NUL byte), of
+ * `mode`, made in a place of cordon's own (its empty root, a tmpfs), never in a host
+ * directory (bwrap's --file, --ro-bind-data; doc/bwrap.md). */
+int policy_add_file(cordon_policy *p, const char *path, const char *data, unsigned mode, cordon_error *err);
+/* The sandbox's host name, in its UTS namespace (bwrap's --hostname). */
+int policy_set_hostname(cordon_policy *p, const char *name, cordon_error *err);

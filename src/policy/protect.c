@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "policy/sensitive.h"
 #include "util/cleanup.h"
 #include "util/err.h"
+#include "util/fdutil.h"
 #include "util/path.h"
 #include "util/strv.h"
 
@@ -454,12 +456,54 @@ out:
     return ret;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in directory `dir` (sorted), or -1 when it cannot be listed. */
+static int list_names(const char *dir, strv *out)
+{
+    _cleanup_fd_ int fd = open_no_symlinks(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d)
+        return -1;
+    fd = -1; /* (the DIR owns it) */
+    struct dirent *de;
+    while ((errno = 0, de = readdir(d)) != NULL)
+        strv_push(out, xstrdup(de->d_name));
+    int e = errno;
+    closedir(d);
+    if (e != 0) {
+        strv_free(out);
+        return -1;
+    }
+    qsort(out->v, out->n, sizeof *out->v, cmp_str);
+    return 0;
+}
+
 /* The credential stores of the caller's home (sensitive.c), wherever a rule shows them. */
 static int hide_credentials(resolved *r, cordon_error *err)
 {
     if (!r->home || strcmp(r->home, "/") == 0)
         return 0;
+    /* Most stores are not there: the home listed once, a store whose first component
+     * is not in it skipped without a look of its own (the look would find it missing,
+     * which hides nothing).  A home that cannot be listed: each store looked at. */
+    strv names = {0};
+    bool listed = list_names(r->home, &names) == 0;
     for (size_t i = 0; i < n_credential_stores; i++) {
+        if (listed) {
+            char first[NAME_MAX + 1];
+            size_t l = strcspn(credential_stores[i].path, "/");
+            const char *key = first;
+            if (l > NAME_MAX)
+                l = NAME_MAX;
+            memcpy(first, credential_stores[i].path, l);
+            first[l] = '\0';
+            if (!bsearch(&key, names.v, names.n, sizeof *names.v, cmp_str))
+                continue;
+        }
         char *p = path_join(r->home, credential_stores[i].path);
         /* Cheap first (every run passes here): where the view does not show the store as
          * spelled (the private HOME in place of the real one, a base without the home),
@@ -472,9 +516,12 @@ static int hide_credentials(resolved *r, cordon_error *err)
         int ret = hide(r, p, source, true, err);
         free(source);
         free(p);
-        if (ret < 0)
+        if (ret < 0) {
+            strv_free(&names);
             return -1;
+        }
     }
+    strv_free(&names);
     return 0;
 }
 

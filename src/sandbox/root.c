@@ -340,13 +340,14 @@ static int do_file(build *b, const plan_op *op)
     size_t pl = (size_t)(slash - op->dest);
     memcpy(parent, op->dest, pl);
     parent[pl] = '\0';
-    _cleanup_fd_ int pfd = mnt_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_EXISTING, b->err);
+    _cleanup_fd_ int pfd = mnt_open_dest(b->root_fd, b->s, pl ? parent : "/", DEST_DIR, b->err);
     if (pfd < 0)
         return err_wrap(b->err, "%s", op->why);
     if (!mnt_is_ours(b->s, pfd))
         return err_set(b->err, CORDON_STAGE_ROOT, 0, "refusing to write %s in a host directory", op->dest);
-    _cleanup_fd_ int fd = openat(pfd, slash + 1, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0 || write_all(fd, op->src, strlen(op->src)) < 0)
+    /* (the mode as asked, not the umask's: a plan_op's mode 0 means 0644) */
+    _cleanup_fd_ int fd = openat(pfd, slash + 1, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 || write_all(fd, op->src, strlen(op->src)) < 0 || fchmod(fd, op->mode ? op->mode : 0644) < 0)
         return err_set(b->err, CORDON_STAGE_ROOT, errno, "%s: cannot write %s", op->why, op->dest);
     return 0;
 }

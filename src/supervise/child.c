@@ -111,7 +111,17 @@ static void enter_cwd(launch *l)
 static void confine_steps(launch *l)
 {
     cordon_error err = {0};
-    if (caps_drop_all(&err) < 0 || set_no_new_privs(&err) < 0)
+    /* the UTS namespace is the sandbox's own; set while the capabilities are there */
+    if (l->plan->hostname && sethostname(l->plan->hostname, strlen(l->plan->hostname)) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot set the host name %s", l->plan->hostname);
+        launch_fail(l, &err);
+    }
+    uint64_t keep = l->plan->keep_caps;
+    if ((keep ? caps_keep_ambient(keep, &err) : caps_drop_all(&err)) < 0 || set_no_new_privs(&err) < 0)
+        launch_fail(l, &err);
+    /* a kept CAP_SETFCAP writes no file capability (seccomp.h); without cordon's
+     * protections it does, as under bubblewrap */
+    if (keep && !l->plan->bare && seccomp_refuse_setxattr(&err) < 0)
         launch_fail(l, &err);
     /* Only 0, 1 and 2 reach the command (the report pipe is close-on-exec). */
     if (cloexec_all_fds() < 0) {

@@ -595,6 +595,11 @@ int outer_pidfd(const outer_run *r)
     return r->pidfd;
 }
 
+int outer_report_fd(const outer_run *r)
+{
+    return r->report_eof || r->ended ? -1 : r->report_fd;
+}
+
 int outer_kill(const outer_run *r, int sig)
 {
     /* ended: PID 1 may still be exiting, but there is nothing left to signal */

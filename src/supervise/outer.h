@@ -85,6 +85,9 @@ int outer_wait_ready(outer_run *r, int timeout_ms, cordon_error *err);
 int outer_take_pty(outer_run *r);
 /* The pidfd of PID 1: readable once the whole sandbox is gone. */
 int outer_pidfd(const outer_run *r);
+/* The pipe PID 1 reports on, while it is open (else -1): readable when a report came,
+ * the final one included, which ends the run before PID 1 itself has gone (outer_wait). */
+int outer_report_fd(const outer_run *r);
 /* Signal the run: SIGKILL ends the whole sandbox at once; the signals PID 1 forwards
  * (supervise/signals.h) go to the command; 0 tests that PID 1 is alive.  -1 with errno
  * (EINVAL for any other signal, ESRCH when the sandbox is gone).  Async-signal-safe. */

@@ -47,10 +47,13 @@ t_meson_install() {
   fi
   # the installed binary runs, and its man page is a man page
   "$d/usr/local/bin/cordon" run -- true || die "the installed cordon does not run"
-  # bubblewrap's command line: a link in a directory of its own for an agent's PATH, never
-  # a bwrap in bin (doc/bwrap.md)
-  assert_eq "$(readlink "$d/usr/local/libexec/cordon/bwrap/bwrap")" /usr/local/bin/cordon "the bwrap link"
-  assert_eq "$(ls "$d/usr/local/libexec/cordon/bwrap")" bwrap "the bwrap link's directory"
+  # bubblewrap's command line: cordon as a file named bwrap (not a symbolic link, which
+  # Codex resolves: doc/codex.md) in a directory of its own for an agent's PATH, never a
+  # bwrap in bin (doc/bwrap.md)
+  local b=$d/usr/local/libexec/cordon/bwrap/bwrap
+  [ -f "$b" ] && [ ! -L "$b" ] || die "$b is not a file of its own"
+  "$b" --version | grep -q "^bubblewrap .*(cordon " || die "the installed bwrap does not speak as cordon's bwrap"
+  assert_eq "$(ls "$d/usr/local/libexec/cordon/bwrap")" bwrap "the bwrap's directory"
   assert_absent "$d/usr/local/bin/bwrap" "meson install put a bwrap in bin"
   man -l "$d/usr/local/share/man/man1/cordon.1" 2>/dev/null | grep -q -- "--tty" || die "the installed man page"
   # the bash completion completes run options from the binary itself

@@ -58,9 +58,9 @@ static void parse_refuses(void **state)
     char *unknown[] = {"bwrap", "--frobnicate", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(unknown), unknown, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "Unknown option --frobnicate");
-    char *refused[] = {"bwrap", "--dir", "/b", "true", NULL};
+    char *refused[] = {"bwrap", "--dev-bind", "/a", "/b", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(refused), refused, &a, msg, sizeof msg), -1);
-    assert_non_null(strstr(msg, "--dir is not supported"));
+    assert_non_null(strstr(msg, "--dev-bind is not supported"));
     char *perms[] = {"bwrap", "--perms", "700", "--bind", "/a", "/a", "true", NULL};
     assert_int_equal(bw_parse_args(ARGC(perms), perms, &a, msg, sizeof msg), -1);
     assert_string_equal(msg, "--perms must be followed by an option that creates a file");
