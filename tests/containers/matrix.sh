@@ -14,9 +14,7 @@
 #
 # The image: built when missing if CI=true or CORDON_CONTAINERS=1 (about a minute or two:
 # debootstrap from deb.debian.org), else the matrix SKIPs, saying so; cached in
-# /var/cache/cordon-ci ($CORDON_CI_CACHE).  The rows of --isolation landlock (no-userns)
-# that the `landlock` branch fixes (creating at the top of the workspace, git commit) are
-# reported as "# TODO" until it lands: TAP counts them, never fails on them.
+# /var/cache/cordon-ci ($CORDON_CI_CACHE).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CORDON=
@@ -56,8 +54,6 @@ COMMON=("${RUNTIME[@]}" --rm --network none "${LIMITS[@]}"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
-todo() { n=$((n + 1)); echo "not ok $n - $* # TODO the landlock branch makes --isolation landlock do this"; }
-todo_passed() { n=$((n + 1)); echo "ok $n - $* # TODO passes now: the landlock branch landed, drop this TODO from tests/containers/matrix.sh"; }
 
 # row NAME MODE PROC_OK PODMAN_ARGS...: run inside.sh in a container, judge its facts
 row() {
@@ -85,17 +81,13 @@ row() {
   [ "$want_mode" = None ] && want_iso=landlock # the default sandbox cannot start: auto chooses Landlock
   [ "$(fact run_isolation)" = "$want_iso" ] && ok "$name: cordon run --isolation auto: $want_iso" ||
     notok "$name: cordon run --isolation auto ran '$(fact run_isolation)', expected $want_iso"
-  local landlock=0
-  [ "$(fact run_isolation)" = landlock ] && landlock=1
   local k want got
   for k in read_outside:refused write_outside:refused workspace_top:ok git_commit:ok git_hooks:refused codex:refused \
     loopback_outside:refused other_environ:refused own_environ:ok host_outside_new:absent host_codex:absent \
     host_hook:absent; do
     want=${k#*:} k=${k%%:*}
     got=$(fact "$k")
-    if [ $landlock = 1 ] && { [ "$k" = workspace_top ] || [ "$k" = git_commit ]; }; then
-      [ "$got" = "$want" ] && todo_passed "$name: $k $got" || todo "$name: $k $got (expected $want)"
-    elif [ "$got" = "$want" ]; then
+    if [ "$got" = "$want" ]; then
       ok "$name: $k $got"
     else
       notok "$name: $k '$got', expected $want (stderr: $(fact stderr))"

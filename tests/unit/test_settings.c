@@ -26,7 +26,7 @@
     "hiddenPaths, allowedDomains, deniedDomains, addHosts, dnsServers, allowUnixSockets, forwardPorts, "              \
     "publishPorts, networkLog, allowedSockets, base, workspace, noWorkspace, readOnlyPaths, deniedGlobs, globDepth, " \
     "protect, "                                                                                                       \
-    "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, tty, strictSettings"
+    "dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, toolchains, tty, strictSettings"
 
 typedef struct fixture {
     char dir[PATH_MAX];
