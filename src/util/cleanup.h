@@ -1,12 +1,13 @@
 /* Scope-bound ownership, as in bubblewrap and systemd: a variable declared with
- * _cleanup_free_, _cleanup_fd_, _cleanup_dir_ or _cleanup_pid_ is released when it goes
- * out of scope (memory freed, descriptor or directory stream closed, child process
- * killed and reaped); steal_pointer()/steal_fd()/steal_pid() hand ownership on.  None
+ * _cleanup_free_, _cleanup_fd_, _cleanup_dir_, _cleanup_file_ or _cleanup_pid_ is released
+ * when it goes out of scope (memory freed, descriptor, directory or stdio stream closed,
+ * child process killed and reaped); steal_pointer()/steal_fd()/steal_pid() hand ownership on.  None
  * changes errno. */
 #pragma once
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +33,14 @@ static inline void cleanup_dirp(DIR **d)
         errno = saved;
     }
 }
+static inline void cleanup_filep(FILE **f)
+{
+    if (*f) {
+        int saved = errno;
+        fclose(*f);
+        errno = saved;
+    }
+}
 /* A child of ours (a pid > 0): SIGKILL, then reaped (__WALL: also one cloned without an
  * exit signal, util/proc.h). */
 static inline void cleanup_pidp(pid_t *pid)
@@ -49,6 +58,7 @@ static inline void cleanup_pidp(pid_t *pid)
 #define _cleanup_fd_   __attribute__((cleanup(cleanup_fdp)))
 #define _cleanup_dir_  __attribute__((cleanup(cleanup_dirp)))
 #define _cleanup_pid_  __attribute__((cleanup(cleanup_pidp)))
+#define _cleanup_file_ __attribute__((cleanup(cleanup_filep)))
 
 /* The pointer *pp, of its own type (assigning it to a variable of another type is a
  * compile-time error, as a void * would not be), and *pp set to NULL. */

@@ -44,6 +44,13 @@ typedef struct journal {
     size_t n, cap;
 } journal;
 
+/* A ws_out (zeroed where it is declared) freed when it goes out of scope. */
+static inline void integ_out_freep(ws_out *o)
+{
+    ws_out_free(o);
+}
+#define _cleanup_out_ __attribute__((cleanup(integ_out_freep)))
+
 /* ---- integ_journal.c ---- */
 void integ_journal_free(journal *j);
 char *integ_dupn(const char *s);              /* xstrdup, NULL for NULL */

@@ -84,65 +84,34 @@ static void detach_tail(int *notify, const journal *j)
     }
 }
 
-/* Everything after the decision to integrate.  stage: write the staged files first (the
- * journal says "stage" until they are all written: a failure or a kill then undoes).
- * notify >= 0: a helper's pipe to the caller, told as soon as the source has everything. */
-static int complete(cordon_workspace *ws, journal *j, bool stage, bool early, int *notify, cordon_error *err)
+/* Before anything is applied: the staged files and the journal go, the source is as it
+ * was.  -1 (the caller's error stands). */
+static int roll_back(const cordon_workspace *ws, const journal *j)
 {
-    ws_git g = ws_source_git(ws);
-    char boot[64];
-    boot_id(boot);
-    bool restage = j->boot && strcmp(j->boot, boot) != 0;
-    if (stage) {
-        integ_setstr(&j->boot, boot);
-        if (integ_journal_write(ws, j, err) < 0)
-            return -1;
-        TRACE("ws-stage");
-        if (integ_stage_files(ws, j, err) < 0) {
+    cordon_error e2;
+    integ_unstage(j, &e2);
+    integ_journal_remove(ws, &e2);
+    return -1;
+}
+
+/* The journal says "stage" until every new file is written: a failure or a kill then
+ * undoes. */
+static int stage_all(const cordon_workspace *ws, journal *j, const char *boot, cordon_error *err)
+{
+    integ_setstr(&j->boot, boot);
+    if (integ_journal_write(ws, j, err) < 0)
+        return -1;
+    TRACE("ws-stage");
+    return integ_stage_files(ws, j, err) < 0 ? roll_back(ws, j) : 0;
+}
+
+/* A merge (the worktree backend): the branch moved, then the user's index and working
+ * tree by read-tree. */
+static int finish_merge(cordon_workspace *ws, const ws_git *g, journal *j, cordon_error *err)
+{
+    if (!j->ref_done) {
+        if (integ_move_branch(ws, g, j, err) < 0) {
             cordon_error e2;
-            integ_unstage(j, &e2);
-            integ_journal_remove(ws, &e2);
-            return -1;
-        }
-    }
-    if (strcmp(j->phase, "stage") == 0) {
-        /* the commit point */
-        integ_setstr(&j->phase, "apply");
-        if (integ_journal_write(ws, j, err) < 0) {
-            cordon_error e2;
-            integ_unstage(j, &e2);
-            integ_journal_remove(ws, &e2);
-            return -1;
-        }
-    }
-    if (j->worktree) {
-        if (!j->ref_done) {
-            if (integ_move_branch(ws, &g, j, err) < 0) {
-                cordon_error e2;
-                integ_journal_remove(ws, &e2);
-                return -1;
-            }
-            j->ref_done = true;
-            if (integ_journal_write(ws, j, err) < 0)
-                return -1;
-        }
-        const char *rt[] = {"read-tree", "-m", "-u", j->old, j->commit, NULL};
-        if (ws_git_ok(&g, rt, NULL, 0, NULL, err) < 0) {
-            /* an interrupted read-tree (a recovery) left the index behind the working tree:
-             * take the merge's tree whole into both (what was staged beside is lost) */
-            const char *co[] = {"read-tree", "--reset", "-u", j->commit, NULL};
-            if (ws_git_ok(&g, co, NULL, 0, NULL, err) < 0)
-                return -1;
-            err_clear(err);
-        }
-        return integ_journal_remove(ws, err);
-    }
-    TRACE("ws-cas");
-    if (j->git && !j->ref_done) {
-        if (integ_move_branch(ws, &g, j, err) < 0) {
-            /* the branch kept moving: nothing is applied yet, so roll back */
-            cordon_error e2;
-            integ_unstage(j, &e2);
             integ_journal_remove(ws, &e2);
             return -1;
         }
@@ -150,26 +119,69 @@ static int complete(cordon_workspace *ws, journal *j, bool stage, bool early, in
         if (integ_journal_write(ws, j, err) < 0)
             return -1;
     }
-    if (!j->files_done) {
-        TRACE("ws-apply");
-        if (integ_apply_files(ws, j, restage, err) < 0)
+    const char *rt[] = {"read-tree", "-m", "-u", j->old, j->commit, NULL};
+    if (ws_git_ok(g, rt, NULL, 0, NULL, err) < 0) {
+        /* an interrupted read-tree (a recovery) left the index behind the working tree:
+         * take the merge's tree whole into both (what was staged beside is lost) */
+        const char *co[] = {"read-tree", "--reset", "-u", j->commit, NULL};
+        if (ws_git_ok(g, co, NULL, 0, NULL, err) < 0)
             return -1;
-        TRACE("ws-index");
-        if (j->git && integ_update_user_index(&g, j, err) < 0)
-            return -1;
-        TRACE("ws-applied");
-        /* the source has everything: the caller may go (an integration's; a recovery's
-         * caller waits for all of it) */
-        if (early)
-            detach_tail(notify, j);
-        /* the files on disk before the workspace's own copy of them goes */
-        _cleanup_fd_ int root = open(ws->st.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (root < 0 || syncfs(root) < 0)
-            return err_set(err, CORDON_STAGE_WORKSPACE, errno, "syncfs %s", ws->st.source);
-        j->files_done = true;
+        err_clear(err);
+    }
+    return integ_journal_remove(ws, err);
+}
+
+/* The files into the source and the user's index; then the caller may go (early), and
+ * the files are synced to disk before the workspace's own copy of them goes. */
+static int apply(cordon_workspace *ws, const ws_git *g, journal *j, bool restage, bool early, int *notify,
+                 cordon_error *err)
+{
+    TRACE("ws-apply");
+    if (integ_apply_files(ws, j, restage, err) < 0)
+        return -1;
+    TRACE("ws-index");
+    if (j->git && integ_update_user_index(g, j, err) < 0)
+        return -1;
+    TRACE("ws-applied");
+    /* the source has everything: the caller may go (an integration's; a recovery's
+     * caller waits for all of it) */
+    if (early)
+        detach_tail(notify, j);
+    _cleanup_fd_ int root = open(ws->st.source, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0 || syncfs(root) < 0)
+        return err_set(err, CORDON_STAGE_WORKSPACE, errno, "syncfs %s", ws->st.source);
+    j->files_done = true;
+    return integ_journal_write(ws, j, err);
+}
+
+/* Everything after the decision to integrate.  stage: write the staged files first.
+ * notify >= 0: a helper's pipe to the caller, told as soon as the source has everything. */
+static int complete(cordon_workspace *ws, journal *j, bool staging, bool early, int *notify, cordon_error *err)
+{
+    ws_git g = ws_source_git(ws);
+    char boot[64];
+    boot_id(boot);
+    bool restage = j->boot && strcmp(j->boot, boot) != 0;
+    if (staging && stage_all(ws, j, boot, err) < 0)
+        return -1;
+    if (strcmp(j->phase, "stage") == 0) {
+        /* the commit point */
+        integ_setstr(&j->phase, "apply");
+        if (integ_journal_write(ws, j, err) < 0)
+            return roll_back(ws, j);
+    }
+    if (j->worktree)
+        return finish_merge(ws, &g, j, err);
+    TRACE("ws-cas");
+    if (j->git && !j->ref_done) {
+        if (integ_move_branch(ws, &g, j, err) < 0)
+            return roll_back(ws, j); /* the branch kept moving: nothing is applied yet */
+        j->ref_done = true;
         if (integ_journal_write(ws, j, err) < 0)
             return -1;
     }
+    if (!j->files_done && apply(ws, &g, j, restage, early, notify, err) < 0)
+        return -1;
     if (integ_reset_workspace(ws, j, err) < 0 || integ_unstage(j, err) < 0)
         return -1;
     /* only now: the reset drops the layer's links to what was staged by hard link, which
