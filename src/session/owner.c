@@ -194,19 +194,21 @@ static int session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         llonly_free(&ll);
         return -1;
     }
-    __attribute__((cleanup(free_partial))) cordon_session *s = calloc(1, sizeof *s);
+    cordon_session *s = calloc(1, sizeof *s);
     if (s)
         s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
     int r = s ? start_sandbox(pol, &x, s, e)
               : err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
     prepared_free(&x);
     llonly_free(&ll);
-    if (r < 0 || outer_wait_ready(s->run, 60000, e) < 0)
+    if (r < 0 || outer_wait_ready(s->run, 60000, e) < 0) {
+        free_partial(&s);
         return -1;
+    }
     s->owned = true;
     s->started = time(NULL);
     s->magic = SESSION_MAGIC;
-    *out = steal_pointer(&s);
+    *out = s;
     return 0;
 }
 

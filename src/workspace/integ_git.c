@@ -277,7 +277,7 @@ int integ_build_commit(const cordon_workspace *ws, const ws_git *g, journal *j, 
     _cleanup_file_ FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
     if (!f)
         return err_set(err, CORDON_STAGE_WORKSPACE, errno, "cannot write %s", fi);
-    fd = -1; /* (the stream's now) */
+    (void)steal_fd(&fd); /* (the stream's now) */
     for (size_t i = 0; i < j->n; i++) {
         const jrec *r = &j->v[i];
         if ((r->status == 'A' || r->status == 'M') && !r->oid && put_blob(f, fi, r, i + 1, err) < 0)
