@@ -3,7 +3,8 @@
 #
 # usage: [CORDON_FUZZ_JOBS=N] fuzz/run.sh [SECONDS] [HARNESS...]
 #   SECONDS   how long each harness runs (default 60)
-#   HARNESS   fuzz_cli_args, fuzz_settings, fuzz_glob, fuzz_http, fuzz_socks, fuzz_dns, fuzz_codex (default: all)
+#   HARNESS   fuzz_cli_args, fuzz_settings, fuzz_glob, fuzz_http, fuzz_socks, fuzz_dns, fuzz_codex,
+#             fuzz_sess_request (default: all)
 #
 # Builds in build-fuzz/ (CORDON_FUZZ_BUILD overrides) with
 #   CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Dstatic_cli=false
@@ -22,7 +23,7 @@ case $SECONDS_EACH in
   '' | *[!0-9]*) echo "fuzz/run.sh: SECONDS must be a whole number, not '$SECONDS_EACH'" >&2; exit 2 ;;
 esac
 HARNESSES=("$@")
-[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(fuzz_cli_args fuzz_settings fuzz_glob fuzz_http fuzz_socks fuzz_dns fuzz_codex)
+[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(fuzz_cli_args fuzz_settings fuzz_glob fuzz_http fuzz_socks fuzz_dns fuzz_codex fuzz_sess_request)
 BUILD=${CORDON_FUZZ_BUILD:-build-fuzz}
 
 if ! command -v clang >/dev/null 2>&1; then

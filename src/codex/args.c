@@ -3,6 +3,7 @@
  * an option (or everything after `--`) is the command. */
 #include <string.h>
 
+#include "cordon_build.h"
 #include "codex/codex.h"
 #include "util/err.h"
 

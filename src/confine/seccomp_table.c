@@ -358,7 +358,7 @@ const sc_rule sc_rules[] = {
     {"mq_notify", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_notify", WHY_MQUEUE},
     {"mq_getsetattr", SC_MODE_HOST_IPC, EPERM, SC_ANY, 0, 0, "mq_getsetattr", WHY_MQUEUE},
 
-    /* --- proxy network: the proxy is the only way out (src/net; issue 12) ---------- */
+    /* --- proxy network: the proxy is the only way out (src/net) --------------------- */
     {"socket", SC_MODE_IP_ONLY, EPERM, SC_ONLY_SMALL, 0, BIT(AF_INET) | BIT(AF_INET6),
      "socket(family not AF_INET, AF_INET6)",
      "--network proxy: only IP sockets, inside the sandbox's own network namespace where the "

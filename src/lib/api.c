@@ -24,6 +24,7 @@
 #include "sandbox/root.h"
 #include "supervise/creation.h"
 #include "confine/seccomp_table.h"
+#include "cordon_build.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -35,7 +36,9 @@ extern char **environ;
 
 const char *cordon_version(void)
 {
-    return CORDON_VERSION;
+    /* a benchmark build is not a sandbox: its version says so wherever it is printed */
+    return CORDON_BENCHMARK_BUILD ? CORDON_VERSION " (a benchmark build: " CORDON_BENCHMARK_WHAT "; NOT a sandbox)"
+                                  : CORDON_VERSION;
 }
 
 char *cordon_quote_path(const char *name)

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cordon_build.h"
 #include "confine/landlock.h"
 #include "confine/seccomp.h"
 #include "sandbox/ns.h"
@@ -575,6 +576,12 @@ int cordon_check(char **json, cordon_error *err)
     }
     sandbox = (probe_result){0};
     probe_default_sandbox(&sandbox);
+    if (CORDON_BENCHMARK_BUILD) { /* whatever the probes found, this build cannot sandbox */
+        sandbox.ok = 0;
+        say(sandbox.detail, sizeof sandbox.detail,
+            "this cordon is a benchmark build (%s): it is NOT a sandbox; build it again without those options",
+            CORDON_BENCHMARK_WHAT);
+    }
 
     json_t *o = json_object();
     json_object_set_new(o, "default_sandbox", json_boolean(sandbox.ok));

@@ -199,7 +199,7 @@ net_verdict net_decide_host(const net_rules *r, const char *host)
 /* An IPv4 address (host byte order) carried by sa: itself, or an IPv6 address that stands
  * for it: IPv4-mapped (::ffff:a.b.c.d, RFC 4291) or IPv4-translated (::ffff:0:a.b.c.d, RFC
  * 2765's SIIT, which a translator on the path delivers to a.b.c.d: counting it as a public
- * IPv6 address let ::ffff:0:127.0.0.1 through, issue 19). */
+ * IPv6 address would let ::ffff:0:127.0.0.1 through). */
 static bool ipv4_of(const struct sockaddr *sa, uint32_t *out)
 {
     if (sa->sa_family == AF_INET) {

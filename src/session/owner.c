@@ -64,6 +64,17 @@ static size_t page_up(size_t n)
     return (n + 4095) & ~(size_t)4095;
 }
 
+/* A guard page below each stack. */
+static int guard_stacks(sess_mem *m)
+{
+    if (mprotect(m->c_stack - SESS_GUARD, SESS_GUARD, PROT_NONE) < 0)
+        return -1;
+    for (size_t i = 0; i < SESS_STACKS; i++)
+        if (mprotect(m->s_stacks + i * (SESS_GUARD + SESS_S_STACK), SESS_GUARD, PROT_NONE) < 0)
+            return -1;
+    return 0;
+}
+
 sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout)
 {
     size_t head = page_up(sizeof(sess_mem));
@@ -88,23 +99,18 @@ sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout)
     off += ptrs;
     m->req = base + off;
     off += req;
-    /* guard pages below each stack */
-    if (mprotect(base + off, SESS_GUARD, PROT_NONE) < 0)
-        goto fail;
     m->c_stack = base + off + SESS_GUARD;
     off += cstack;
     m->s_stacks = base + off;
-    for (size_t i = 0; i < SESS_STACKS; i++)
-        if (mprotect(base + off + i * (SESS_GUARD + SESS_S_STACK), SESS_GUARD, PROT_NONE) < 0)
-            goto fail;
+    if (guard_stacks(m) < 0) {
+        int e = errno;
+        munmap(base, total);
+        errno = e;
+        return NULL;
+    }
     m->epfd = m->proc_fd = m->shep_r = m->shep_w = m->ll_r = m->ll_w = m->ctl_fd = m->sfd = -1;
     m->idle_ms = -1;
     return m;
-fail:;
-    int e = errno;
-    munmap(base, total);
-    errno = e;
-    return NULL;
 }
 
 void sess_mem_free(sess_mem *m)
@@ -116,110 +122,105 @@ void sess_mem_free(sess_mem *m)
 /* ------------------------------------------------------------------------------------ */
 /* making one */
 
-static void close_fd(int *fd)
+/* A session being made, until it is the caller's: its PID 1 ended, its network helper
+ * stopped, its control socket closed. */
+static void free_partial(cordon_session **sp)
 {
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
+    cordon_session *s = *sp;
+    if (!s)
+        return;
+    if (s->run)
+        outer_free(s->run);
+    net_host_free(s->net); /* (outer_start or outer_free stopped it) */
+    close_and_invalidate(&s->ctl);
+    free(s);
 }
 
-int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_error *err)
+static void free_memp(sess_mem **m)
 {
-    cordon_error e = {.size = sizeof e};
-    int ctl[2] = {-1, -1}, devnull = -1;
-    sess_mem *m = NULL;
-    cordon_session *s = NULL;
-    prepared x;
-    llonly ll = {.ruleset_fd = -1};
-    bool have_x = false;
-    if (!out) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: nowhere to put the session (out is NULL)");
-        goto fail;
-    }
-    *out = NULL;
-    if (!pol) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: no policy given (NULL)");
-        goto fail;
-    }
-    if (pol->isolation == CORDON_ISOLATION_LANDLOCK) {
-        err_opt(&e, CORDON_STAGE_USAGE, 0, "isolation",
-                "a session needs namespaces (its PID namespace keeps its commands apart and its starter out of "
-                "their reach): Landlock isolation cannot hold one");
-        goto fail;
-    }
-    if (prepare_run(pol, &x, &ll, &e) < 0)
-        goto fail;
-    have_x = true;
-    if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
-        err_opt(&e, CORDON_STAGE_NAMESPACES, 0, "isolation",
-                "a session needs namespaces, and this host cannot make them (%s)",
-                x.isolation_why ? x.isolation_why : "user namespaces are refused");
-        goto fail;
-    }
-    if (x.p.inherit_pid_ns) {
-        err_set(&e, CORDON_STAGE_USAGE, 0,
-                "a session needs a PID namespace of its own (its PID 1 is what keeps its commands apart): "
-                "the caller's cannot be shared");
-        goto fail;
-    }
-    s = calloc(1, sizeof *s);
-    m = sess_mem_new(x.p.n_ops, x.env.n, pol->timeout);
-    if (!s || !m) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
-        goto fail;
-    }
-    s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's control socket");
-        goto fail;
-    }
-    if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
-        goto fail;
-    }
+    sess_mem_free(*m);
+}
+
+/* Start the session's sandbox for the prepared run x: its PID 1 with the session's memory
+ * (a copy of its own: this one goes on return), the control socket, the network helper. */
+static int start_sandbox(const cordon_policy *pol, const prepared *x, cordon_session *s, cordon_error *e)
+{
+    if (x->p.isolation == CORDON_ISOLATION_LANDLOCK)
+        return err_opt(e, CORDON_STAGE_NAMESPACES, 0, "isolation",
+                       "a session needs namespaces, and this host cannot make them (%s)",
+                       x->isolation_why ? x->isolation_why : "user namespaces are refused");
+    if (x->p.inherit_pid_ns)
+        return err_set(e, CORDON_STAGE_USAGE, 0,
+                       "a session needs a PID namespace of its own (its PID 1 is what keeps its commands apart): "
+                       "the caller's cannot be shared");
+    __attribute__((cleanup(free_memp))) sess_mem *m = sess_mem_new(x->p.n_ops, x->env.n, pol->timeout);
+    if (!m)
+        return err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
+    _cleanup_close_pair_ int ctl[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
+        return err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's control socket");
+    _cleanup_fd_ int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0)
+        return err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
     static char *const no_argv[] = {NULL};
     outer_opts o = {
         .timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m, .session_fd = ctl[1]};
     /* the session's network, as a run's: the helper lives as long as the session */
     outer_helper helper;
-    if (proc_run_helper(&x.p, &helper, &s->net, &e) < 0)
-        goto fail;
+    if (proc_run_helper(&x->p, &helper, &s->net, e) < 0)
+        return -1;
     o.helper = helper.start ? &helper : NULL;
-    if (outer_start(&x.p, no_argv, x.env.v, &o, &s->run, &e) < 0)
-        goto fail;
-    close_fd(&ctl[1]);
-    close_fd(&devnull);
-    sess_mem_free(m); /* PID 1 has its own copy */
-    m = NULL;
+    if (outer_start(&x->p, no_argv, x->env.v, &o, &s->run, e) < 0)
+        return -1;
+    s->ctl = steal_fd(&ctl[0]);
+    return 0;
+}
+
+static int session_new(const cordon_policy *pol, cordon_session **out, cordon_error *e)
+{
+    if (!out)
+        return err_set(e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: nowhere to put the session (out is NULL)");
+    *out = NULL;
+    if (!pol)
+        return err_set(e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: no policy given (NULL)");
+    if (pol->isolation == CORDON_ISOLATION_LANDLOCK)
+        return err_opt(e, CORDON_STAGE_USAGE, 0, "isolation",
+                       "a session needs namespaces (its PID namespace keeps its commands apart and its starter out "
+                       "of their reach): Landlock isolation cannot hold one");
+    prepared x;
+    llonly ll = {.ruleset_fd = -1};
+    if (prepare_run(pol, &x, &ll, e) < 0) {
+        llonly_free(&ll);
+        return -1;
+    }
+    cordon_session *s = calloc(1, sizeof *s);
+    if (s)
+        s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
+    int r = s ? start_sandbox(pol, &x, s, e)
+              : err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
     prepared_free(&x);
-    have_x = false;
     llonly_free(&ll);
-    if (outer_wait_ready(s->run, 60000, &e) < 0)
-        goto fail;
-    s->ctl = ctl[0];
-    ctl[0] = -1;
+    if (r < 0 || outer_wait_ready(s->run, 60000, e) < 0) {
+        free_partial(&s);
+        return -1;
+    }
     s->owned = true;
     s->started = time(NULL);
     s->magic = SESSION_MAGIC;
     *out = s;
+    return 0;
+}
+
+int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    if (session_new(pol, out, &e) < 0) {
+        err_export(err, &e);
+        return -1;
+    }
     if (err)
         err_clear(err);
     return 0;
-fail:
-    if (s && s->run)
-        outer_free(s->run);
-    if (s)
-        net_host_free(s->net); /* (outer_start or outer_free stopped it) */
-    free(s);
-    sess_mem_free(m);
-    if (have_x)
-        prepared_free(&x);
-    llonly_free(&ll);
-    close_fd(&ctl[0]);
-    close_fd(&ctl[1]);
-    close_fd(&devnull);
-    err_export(err, &e);
-    return -1;
 }
 
 int cordon_session_spawn_cmd(cordon_session *s, char *const argv[], unsigned flags, const cordon_session_cmd *cmd,
@@ -321,37 +322,36 @@ static int start_janitor(cordon_session *s, int dir_fd, const char *name, cordon
     return 0;
 }
 
-int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err)
+static int session_listen(cordon_session *s, const char *name, cordon_error *e)
 {
-    cordon_error e = {.size = sizeof e};
     char path[sizeof s->path], dir[sizeof s->path];
     _cleanup_fd_ int dir_fd = -1;
     _cleanup_fd_ int fd = -1;
     struct stat st;
     if (!valid(s) || !s->owned || s->listen_fd >= 0) {
         if (valid(s))
-            err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_listen: %s",
+            err_set(e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_listen: %s",
                     s->owned ? "the session is published already" : "only the session's owner can publish it");
         else
-            bad_session(s, "cordon_session_listen", &e);
-        goto fail;
+            bad_session(s, "cordon_session_listen", e);
+        return -1;
     }
     if (!name) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_listen: no name given (NULL)");
-        goto fail;
+        err_set(e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_listen: no name given (NULL)");
+        return -1;
     }
-    if (sess_check_name(name, &e) < 0 || sess_state_dir(dir, sizeof dir, true, &e) < 0 ||
-        sess_socket_path(name, path, sizeof path, true, &e) < 0)
-        goto fail;
+    if (sess_check_name(name, e) < 0 || sess_state_dir(dir, sizeof dir, true, e) < 0 ||
+        sess_socket_path(name, path, sizeof path, true, e) < 0)
+        return -1;
     if ((dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) < 0 || fstat(dir_fd, &st) < 0) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot open the sessions directory %s", dir);
-        goto fail;
+        err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot open the sessions directory %s", dir);
+        return -1;
     }
     s->dir_dev = st.st_dev;
     s->dir_ino = st.st_ino;
     if (stat("/proc/self/ns/user", &st) < 0) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot look at /proc/self/ns/user");
-        goto fail;
+        err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot look at /proc/self/ns/user");
+        return -1;
     }
     s->ns_dev = st.st_dev;
     s->ns_ino = st.st_ino;
@@ -362,44 +362,48 @@ int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err
         if (c >= 0 || probe.errnum != ECONNREFUSED) {
             if (c >= 0)
                 close(c);
-            err_set(&e, CORDON_STAGE_USAGE, EEXIST,
+            err_set(e, CORDON_STAGE_USAGE, EEXIST,
                     "a session named '%s' is running already (stop it first: "
                     "cordon_session_stop)",
                     name);
-            goto fail;
+            return -1;
         }
     }
     if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's socket");
-        goto fail;
+        err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's socket");
+        return -1;
     }
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-        err_set(&e, CORDON_STAGE_USAGE, errno,
+        err_set(e, CORDON_STAGE_USAGE, errno,
                 errno == EADDRINUSE ? "a session named '%s' is running already" : "cannot publish session '%s'", name);
-        goto fail;
+        return -1;
     }
     if (fchmodat(dir_fd, name, 0600, 0) < 0 || fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
         listen(fd, 128) < 0) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot publish session '%s'", name);
+        err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot publish session '%s'", name);
         unlinkat(dir_fd, name, 0);
-        goto fail;
+        return -1;
     }
     s->sock_dev = st.st_dev;
     s->sock_ino = st.st_ino;
-    if (start_janitor(s, dir_fd, name, &e) < 0) {
+    if (start_janitor(s, dir_fd, name, e) < 0) {
         unlinkat(dir_fd, name, 0);
-        goto fail;
+        return -1;
     }
     snprintf(s->path, sizeof s->path, "%s", path);
     snprintf(s->name, sizeof s->name, "%s", name);
     s->listen_fd = steal_fd(&fd);
-    err_export(err, &e);
     return 0;
-fail:
+}
+
+int cordon_session_listen(cordon_session *s, const char *name, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    int r = session_listen(s, name, &e);
     err_export(err, &e);
-    return -1;
+    return r;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -677,19 +681,19 @@ void cordon_session_free(cordon_session *s)
             struct stat st;
             if (lstat(s->path, &st) == 0 && st.st_dev == s->sock_dev && st.st_ino == s->sock_ino)
                 unlink(s->path);
-            close_fd(&s->listen_fd);
+            close_and_invalidate(&s->listen_fd);
         }
-        close_fd(&s->ctl);
+        close_and_invalidate(&s->ctl);
         outer_free(s->run); /* PID 1 killed and reaped: every process of the session with it */
         net_host_free(s->net);
         if (s->jan_w >= 0) {
-            close_fd(&s->jan_w);
+            close_and_invalidate(&s->jan_w);
             proc_reap(s->jan_pidfd, NULL);
-            close_fd(&s->jan_pidfd);
+            close_and_invalidate(&s->jan_pidfd);
         }
         if (s->stop_conn >= 0) {
             reply(s->stop_conn, s, SESS_REPLY_OK, NULL);
-            close_fd(&s->stop_conn);
+            close_and_invalidate(&s->stop_conn);
         }
     }
     free(s);
@@ -739,35 +743,34 @@ static int existing_path(const char *name, char *path, size_t n, cordon_error *e
     return -1;
 }
 
-int cordon_session_open(const char *name, cordon_session **out, cordon_error *err)
+static int session_open(const char *name, cordon_session **out, cordon_error *e)
 {
-    cordon_error e = {.size = sizeof e};
     char path[sizeof((struct sockaddr_un *)0)->sun_path];
     if (!out) {
-        err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_open: nowhere to put the session (out is NULL)");
-        goto fail;
+        err_set(e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_open: nowhere to put the session (out is NULL)");
+        return -1;
     }
     *out = NULL;
     struct stat st;
-    if (existing_path(name, path, sizeof path, &e) < 0)
-        goto fail;
+    if (existing_path(name, path, sizeof path, e) < 0)
+        return -1;
     /* no round trip: a stale socket is found out (and removed) by the first spawn */
     errno = 0;
     if (lstat(path, &st) < 0 || !S_ISSOCK(st.st_mode)) {
         const char *base = strrchr(path, '/');
         int e2 = errno ? errno : ENOENT;
         if (e2 == EACCES || e2 == EPERM)
-            err_set(&e, CORDON_STAGE_USAGE, e2, "session '%s' is not yours: only its own user can use it",
+            err_set(e, CORDON_STAGE_USAGE, e2, "session '%s' is not yours: only its own user can use it",
                     base ? base + 1 : path);
         else
-            err_set(&e, CORDON_STAGE_USAGE, e2, "there is no session '%s' (see `cordon session list`)",
+            err_set(e, CORDON_STAGE_USAGE, e2, "there is no session '%s' (see `cordon session list`)",
                     base ? base + 1 : path);
-        goto fail;
+        return -1;
     }
     cordon_session *s = calloc(1, sizeof *s);
     if (!s) {
-        err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
-        goto fail;
+        err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+        return -1;
     }
     s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
     snprintf(s->path, sizeof s->path, "%s", path);
@@ -775,11 +778,15 @@ int cordon_session_open(const char *name, cordon_session **out, cordon_error *er
     snprintf(s->name, sizeof s->name, "%.71s", base ? base + 1 : path);
     s->magic = SESSION_MAGIC;
     *out = s;
-    err_export(err, &e);
     return 0;
-fail:
+}
+
+int cordon_session_open(const char *name, cordon_session **out, cordon_error *err)
+{
+    cordon_error e = {.size = sizeof e};
+    int r = session_open(name, out, &e);
     err_export(err, &e);
-    return -1;
+    return r;
 }
 
 int cordon_session_stop(const char *name, cordon_error *err)

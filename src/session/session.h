@@ -1,4 +1,4 @@
-/* Sessions (issue 14): one sandbox, built once, that commands are started in.
+/* Sessions: one sandbox, built once, that commands are started in.
  *
  * The sandbox is a cordon run without a command: outer_start() clones PID 1 with the
  * session's memory (sess_mem, below), PID 1 builds the root, loads the deny filter and
@@ -26,7 +26,7 @@
  *     kills its own shepherd (it can: same uid) gets exactly that;
  *   - the creation control: one listener per command (a filter allows one), all served
  *     by PID 1 with one cc_state;
- *   - the session's policy is checked before every command (pid1.c, policy_holds): every
+ *   - the session's policy is checked before every command (sess_check.c, sess_policy_holds): every
  *     mount still where the root put it, no bind source deleted, no protected or denied
  *     name created on the host meanwhile; else the command fails with 125 -- every later
  *     one too where the policy can never be met again, only while the host's name is
@@ -165,7 +165,7 @@ typedef struct sess_mem {
     bool reap_pending;
     bool broken; /* the policy can no longer be met: every command fails */
     char broken_why[768];
-    char check_why[768]; /* why the policy check refused the command now (policy_holds) */
+    char check_why[768]; /* why the policy check refused the command now (sess_policy_holds) */
     /* --idle-timeout (SESS_CTL_IDLE): the session ends once no command has run (running,
      * or its request pending; a detached or kept one does not count) for idle_ms */
     long long idle_ms; /* -1: never */
