@@ -7,7 +7,8 @@
 #             session exec` per command); the difference in ms (target: +0.2 ms at most)
 #   output    `head -c SIZE /dev/zero` through the binding's spawn (Node: `cordon run`,
 #             and a command of its fast path's session) against the same language's
-#             plain pipe (std::process, child_process); ratio (target: >= 0.9)
+#             plain pipe (std::process, child_process), and against that pipe with the
+#             writer setsid (as the sandbox starts its command); ratio (target: >= 0.9)
 #
 #   bench/bindings.sh [--build DIR] [--blocks N] [--fifo] [-- BENCH OPTIONS...]   (--rounds N --size BYTES --output-rounds N)
 #
@@ -90,6 +91,8 @@ cat "$tmp"/rust.* "$tmp"/node.* | awk -v blocks="$blocks" '
     p = med("output_plain_mibs"); o = med("output_rust_mibs")
     np = med("output_node_plain_mibs"); no = med("output_node_mibs")
     printf "output throughput (head -c SIZE /dev/zero):\n"
+    ps = med("output_plain_setsid_mibs")
+    if (ps != "") printf "  Rust  std::process pipe, head in a session of its own (setsid) %6d MiB/s: %.2fx (the reference for what the scheduler alone costs)\n", ps, ps / p
     printf "  Rust  std::process pipe %6d MiB/s, through cordon %6d MiB/s: %.2fx (target: 0.9x)\n", p, o, o / p
     ns = med("output_node_session_library_mibs")
     nss = med("output_node_plain_setsid_mibs")
