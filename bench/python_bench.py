@@ -70,8 +70,10 @@ class Counter:
         return size / (time.perf_counter() - self.t0) / 1e6
 
 
-def plain() -> float:
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+def plain(setsid: bool = False) -> float:
+    # setsid: the command in a session of its own, as the sandbox's is (a scheduling
+    # group of its own where autogroups are on: what costs on a loaded machine)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, start_new_session=setsid)
     assert p.stdout is not None
     fd, count = p.stdout.fileno(), Counter()
     while True:
@@ -109,12 +111,13 @@ def via_aio() -> float:
     return count.rate()
 
 
-rounds = 5
-res: dict[str, list[float]] = {"plain pipe (subprocess)": [], "cordon.run(on_output)": [],
+rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+res: dict[str, list[float]] = {"plain pipe (subprocess)": [], "plain pipe, setsid": [], "cordon.run(on_output)": [],
                                 "Session.run(on_output)": [], "cordon.aio.spawn + async for": []}
 with cordon.Session(policy) as s:
     for _ in range(rounds):
         res["plain pipe (subprocess)"].append(plain())
+        res["plain pipe, setsid"].append(plain(True))
         res["cordon.run(on_output)"].append(via_run())
         res["Session.run(on_output)"].append(via_session(s))
         res["cordon.aio.spawn + async for"].append(via_aio())

@@ -141,6 +141,74 @@ export class Session {
   stop(): Promise<void>;
 }
 
+export interface WorkspaceOptions {
+  /** where workspaces live (default: $XDG_STATE_HOME/cordon/workspaces) */
+  root?: string;
+  /** the cordon binary (default: $CORDON, else `cordon` on PATH) */
+  cordon?: string;
+}
+
+export interface WorkspaceCreateOptions extends WorkspaceOptions {
+  /** the directory the workspace is a view of */
+  source: string;
+  /** auto (default: kernel, then fuse, then copy), kernel, fuse, copy, worktree, none */
+  backend?: 'auto' | 'kernel' | 'fuse' | 'copy' | 'worktree' | 'none';
+  /** settings files (their orchestration.isolation chooses the default backend) */
+  settings?: string | string[];
+}
+
+export interface WorkspaceChange {
+  /** added, modified, deleted */
+  status: 'A' | 'M' | 'D';
+  /** relative to the source */
+  path: string;
+}
+
+export interface WorkspaceStatus {
+  name: string;
+  backend: string;
+  source: string;
+  /** the workspace's own directory */
+  state: string;
+  view: string;
+  changes?: number;
+  inUse?: string;
+  status: string;
+  [key: string]: string | number | undefined;
+}
+
+export interface Integration {
+  /** false: a worktree's merge conflicted and nothing was changed */
+  integrated: boolean;
+  /** what cordon said */
+  message: string;
+}
+
+/** A copy-on-write workspace (`cordon workspace`): changes land in a private layer until integrate(). */
+export class Workspace {
+  readonly name: string;
+  readonly backend: string;
+  /** the source directory, where runs see the view (and their default cwd) */
+  readonly source: string;
+  static create(name: string, opts: WorkspaceCreateOptions): Promise<Workspace>;
+  static open(name: string, opts?: WorkspaceOptions): Promise<Workspace>;
+  status(): Promise<WorkspaceStatus>;
+  /** a policy without `workspace`: the workspace is the run's view */
+  spawn(argv: string[], opts?: Omit<Policy, 'workspace'> & CommandOptions): CordonProcess;
+  run(argv: string[], opts?: Omit<Policy, 'workspace'> & CommandOptions & CollectOptions & { encoding?: BufferEncoding }): Promise<Output<string>>;
+  run(argv: string[], opts: Omit<Policy, 'workspace'> & CommandOptions & CollectOptions & { encoding: 'buffer' }): Promise<Output<Buffer>>;
+  /** a unified diff against the source as it is now */
+  diff(): Promise<string>;
+  changes(): Promise<WorkspaceChange[]>;
+  integrate(opts?: { message?: string; force?: boolean }): Promise<Integration>;
+  /** unmount, delete the layers and the state; the source is untouched */
+  remove(): Promise<void>;
+  /** the same as remove() */
+  discard(): Promise<void>;
+}
+
+export function listWorkspaces(opts?: WorkspaceOptions): Promise<{ name: string; backend: string; source: string }[]>;
+
 /** 'library' when the fast path (build/cordon.node) was built and loads, else 'cli' */
 export const backend: 'library' | 'cli';
 

@@ -251,12 +251,17 @@ function checkArgv(argv) {
  * index.d.ts) plus cwd, timeout, stdin/stdout/stderr ('pipe' | 'inherit'), input, signal.
  */
 function spawn(argv, opts = {}) {
+  return spawnRun(['run'], argv, opts, typeof opts.workspace === 'string' ? opts.workspace : undefined);
+}
+
+// `cordon run` or `cordon workspace run NAME`: PREFIX, the policy, the run's settings
+function spawnRun(prefix, argv, opts, defaultCwd) {
   checkArgv(argv);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-node-'));
   const statusFile = path.join(dir, 'status.json');
-  const args = ['run', ...policyArgs(opts), '--status-json', statusFile, '--no-tty'];
+  const args = [...prefix, ...policyArgs(opts), '--status-json', statusFile, '--no-tty'];
   // the working directory: asked for, else the workspace, else cordon's (the caller's)
-  const cwd = opts.cwd !== undefined ? opts.cwd : typeof opts.workspace === 'string' ? opts.workspace : undefined;
+  const cwd = opts.cwd !== undefined ? opts.cwd : defaultCwd;
   if (cwd !== undefined) args.push('--chdir', cwd);
   const t = seconds(opts.timeout, 'timeout');
   if (t) args.push('--timeout', t);
@@ -528,6 +533,163 @@ async function listSessions(opts = {}) {
   return JSON.parse(r.stdout);
 }
 
+// ---- workspaces (`cordon workspace`) ---------------------------------------------------
+// Through the command line, with or without the fast path: creating one copies or
+// mounts, integrating one writes the source and commits, each of which can take long,
+// and in a child process they never block the event loop.
+
+// A path as `cordon workspace diff --name-status` prints it: git's quoting (a name with a
+// '"', a '\\' or a byte that is not printable UTF-8 inside double quotes with C escapes)
+function unquotePath(q) {
+  if (!q.startsWith('"') || !q.endsWith('"') || q.length < 2) return q;
+  const bytes = [];
+  const body = Buffer.from(q.slice(1, -1), 'utf8');
+  const esc = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, '\\': 92 };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== 92 || i + 1 >= body.length) {
+      bytes.push(c);
+      continue;
+    }
+    const n = String.fromCharCode(body[i + 1]);
+    if (/[0-7]/.test(n) && i + 3 < body.length) {
+      bytes.push(parseInt(body.subarray(i + 1, i + 4).toString('latin1'), 8) & 0xff);
+      i += 3;
+    } else {
+      bytes.push(n in esc ? esc[n] : body[i + 1]);
+      i += 1;
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+function wsName(name) {
+  if (typeof name !== 'string' || name === '' || name.includes('\0'))
+    throw new TypeError(`cordon: a workspace name is a non-empty string, got ${JSON.stringify(name)}`);
+  return name;
+}
+
+// Run `cordon workspace ARGS...` to its end: { status, stdout, stderr }; a CordonError on
+// exit 125 (or any status not in OK)
+async function workspaceCli(bin, args, ok = [0]) {
+  const r = await collect(new CordonProcess(bin, ['workspace', ...args], {}, async (status) => ({ status })), {});
+  if (!ok.includes(r.status)) throw new CordonError(cordonMessage(r.stderr), { stage: 'workspace', status: r.status, stderr: r.stderr });
+  return r;
+}
+
+function rootArgs(root) {
+  if (root === undefined || root === null) return [];
+  if (typeof root !== 'string' || root === '') throw new TypeError('cordon: root is a directory (a non-empty string)');
+  return ['--root', root];
+}
+
+/**
+ * A copy-on-write workspace (`cordon workspace`, doc/guide-workspaces.md): a writable
+ * view of a directory whose changes land in a private layer; the directory is written
+ * only by integrate(). Make one with `await Workspace.create(name, { source })`, or
+ * take an existing one with `await Workspace.open(name)`.
+ */
+class Workspace {
+  constructor(name, info, opts) {
+    this.name = name;
+    this.backend = info.backend;
+    this.source = info.source;
+    this._root = opts.root;
+    this._bin = cordonBinary(opts);
+  }
+
+  static async create(name, opts = {}) {
+    wsName(name);
+    if (typeof opts.source !== 'string' || opts.source === '') throw new TypeError('cordon: Workspace.create needs source: the directory to work on');
+    const args = ['create', name, '--source', opts.source, ...rootArgs(opts.root)];
+    if (opts.backend !== undefined) args.push('--backend', String(opts.backend));
+    for (const f of strList(opts.settings, 'settings')) args.push('--settings', f);
+    await workspaceCli(cordonBinary(opts), args);
+    return Workspace.open(name, opts);
+  }
+
+  static async open(name, opts = {}) {
+    wsName(name);
+    const w = new Workspace(name, {}, opts);
+    const st = await w.status();
+    w.backend = st.backend;
+    w.source = st.source;
+    return w;
+  }
+
+  /** What `cordon workspace status` says: backend, source, state, view, changes, status... */
+  async status() {
+    const r = await workspaceCli(this._bin, ['status', this.name, ...rootArgs(this._root)]);
+    const st = {};
+    for (const line of r.stdout.split('\n')) {
+      const m = /^(\S+(?: \S+)?)\s{2,}(.*)$/.exec(line);
+      if (m) st[m[1].replace(/ (\w)/g, (_, c) => c.toUpperCase())] = m[2];
+    }
+    if (st.changes !== undefined && /^\d+$/.test(st.changes)) st.changes = Number(st.changes);
+    return st;
+  }
+
+  /** Start a command in the workspace's view (`cordon workspace run`); as spawn(). */
+  spawn(argv, opts = {}) {
+    if (opts.workspace !== undefined) throw new TypeError('cordon: a workspace run takes no workspace option (the workspace is its view)');
+    return spawnRun(['workspace', 'run', this.name, ...rootArgs(this._root)], argv, { ...opts, cordon: this._bin }, this.source);
+  }
+
+  /** Run a command in the workspace's view and collect its output; as run(). */
+  run(argv, opts = {}) {
+    return collect(this.spawn(argv, { ...opts, stdout: 'pipe', stderr: 'pipe' }), opts);
+  }
+
+  /** The changes against the source as a unified diff (`git apply` takes it). */
+  async diff() {
+    return (await workspaceCli(this._bin, ['diff', this.name, ...rootArgs(this._root)])).stdout;
+  }
+
+  /** The changes: [{ status: 'A' | 'M' | 'D', path }], paths relative to the source. */
+  async changes() {
+    const r = await workspaceCli(this._bin, ['diff', this.name, '--name-status', ...rootArgs(this._root)]);
+    return r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const tab = l.indexOf('\t');
+        return { status: l.slice(0, tab), path: unquotePath(l.slice(tab + 1)) };
+      });
+  }
+
+  /**
+   * Write the changes into the source (and, in a git repository, make one commit).
+   * Resolves to { integrated: true, message } or, for a worktree whose merge conflicts,
+   * { integrated: false, message } with the source unchanged; a file of the source's
+   * changed since is refused (a CordonError) unless force.
+   */
+  async integrate(opts = {}) {
+    const args = ['integrate', this.name, ...rootArgs(this._root)];
+    if (opts.message !== undefined) args.push('-m', String(opts.message));
+    if (opts.force) args.push('--force');
+    const r = await workspaceCli(this._bin, args, [0, 1]);
+    return { integrated: r.status === 0, message: (r.stdout + r.stderr).trim() };
+  }
+
+  /** Discard the workspace: unmount, delete its layers and its state (the source stays). */
+  async remove() {
+    await workspaceCli(this._bin, ['remove', this.name, ...rootArgs(this._root)]);
+  }
+}
+Workspace.prototype.discard = Workspace.prototype.remove;
+
+/** The workspaces: [{ name, backend, source }] (`cordon workspace list`). */
+async function listWorkspaces(opts = {}) {
+  const r = await workspaceCli(cordonBinary(opts), ['list', ...rootArgs(opts.root)]);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      const [name, backend, ...rest] = l.split('\t');
+      return { name, backend, source: rest.join('\t') };
+    });
+}
+
 module.exports = {
   /** 'library' when the fast path was built and loads, else 'cli' */
   backend: addon ? 'library' : 'cli',
@@ -535,6 +697,8 @@ module.exports = {
   spawn,
   Session,
   listSessions,
+  Workspace,
+  listWorkspaces,
   CordonError,
   CordonProcess,
   policyArgs,

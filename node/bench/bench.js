@@ -5,7 +5,10 @@
 //             published one (`cordon session exec` per command)
 //   output    `head -c SIZE /dev/zero` read as a stream through spawn() (cordon run) and
 //             through a command of the default session, against child_process.spawn's
-//             plain pipe; MiB/s, medians, rounds rotate
+//             plain pipe, and against the same plain pipe with `head` in a session of its
+//             own (detached: setsid, as the sandbox's command is: a scheduling group of its
+//             own where autogroups are on, which is what costs on a loaded machine);
+//             MiB/s, medians, rounds rotate
 // Prints one line per figure: "NAME VALUE".
 //   CORDON=build/cordon node node/bench/bench.js [--rounds N] [--size BYTES] [--output-rounds N]
 'use strict';
@@ -60,17 +63,17 @@ async function main() {
   // output: child_process's plain pipe, spawn() (cordon run), and a command of the
   // default session (the fast path's pipes); the three in turn, the order rotating
   const mib = opt.size / (1 << 20);
-  const out = { plain: [], run: [], session: [] };
+  const out = { plain: [], setsid: [], run: [], session: [] };
   const args = ['-c', String(opt.size), '/dev/zero'];
   const session = await cordon.Session.start({ workspace: process.cwd() });
-  const kinds = ['plain', 'run', 'session'];
+  const kinds = ['plain', 'setsid', 'run', 'session'];
   try {
-    for (let r = 0; r < opt['output-rounds'] * 3; r++) {
-      const kind = kinds[(r + Math.floor(r / 3)) % 3];
+    for (let r = 0; r < opt['output-rounds'] * kinds.length; r++) {
+      const kind = kinds[(r + Math.floor(r / kinds.length)) % kinds.length];
       const t0 = process.hrtime.bigint();
       let n;
-      if (kind === 'plain') {
-        const c = childProcess.spawn('head', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      if (kind === 'plain' || kind === 'setsid') {
+        const c = childProcess.spawn('head', args, { stdio: ['ignore', 'pipe', 'inherit'], detached: kind === 'setsid' });
         const closed = new Promise((res) => c.once('close', res));
         n = await drain(c.stdout);
         await closed;
@@ -87,6 +90,7 @@ async function main() {
     await session.stop();
   }
   console.log(`output_node_plain_mibs ${median(out.plain).toFixed(0)}`);
+  console.log(`output_node_plain_setsid_mibs ${median(out.setsid).toFixed(0)}`);
   console.log(`output_node_mibs ${median(out.run).toFixed(0)}`);
   console.log(`output_node_session_${session.backend}_mibs ${median(out.session).toFixed(0)}`);
 }

@@ -190,3 +190,56 @@ test('the bash-tool example runs', () => {
   assert.match(out, /^\$ echo \$\(\(6\*7\)\)\n42\n/);
   assert.match(out, /\[exit status 4\]/);
 });
+
+test('workspace: create, run, changes and diff, integrate, list, remove', async () => {
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-node-wsp-'));
+  try {
+    const src = path.join(top, 'src');
+    const root = path.join(top, 'state');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'f'), 'a\n');
+    const w = await cordon.Workspace.create('w1', { source: src, root });
+    assert.equal(w.name, 'w1');
+    assert.equal(w.source, fs.realpathSync(src));
+    assert.match(w.backend, /^(kernel|fuse|copy)$/);
+    // the run sees the view at the source's own path, its default cwd
+    const r = await w.run(['sh', '-c', 'pwd; cat f; echo b >f; printf x >"new\tfile"']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${fs.realpathSync(src)}\na\n`);
+    // the source is untouched until integrate (the positive control: the view changed)
+    assert.equal(fs.readFileSync(path.join(src, 'f'), 'utf8'), 'a\n');
+    assert.equal((await w.run(['cat', 'f'])).stdout, 'b\n');
+    assert.deepEqual(
+      (await w.changes()).sort((x, y) => x.path.localeCompare(y.path)),
+      [
+        { status: 'M', path: 'f' },
+        { status: 'A', path: 'new\tfile' },
+      ],
+    );
+    assert.match(await w.diff(), /^-a\n\+b\n/m);
+    assert.equal((await w.status()).changes, 2);
+    assert.deepEqual(await cordon.listWorkspaces({ root }), [{ name: 'w1', backend: w.backend, source: w.source }]);
+    const again = await cordon.Workspace.open('w1', { root });
+    assert.equal(again.backend, w.backend);
+    // a run takes its policy but not a workspace of its own
+    assert.throws(() => w.spawn(['true'], { workspace: src }), TypeError);
+    const i = await w.integrate({ message: 'from node' });
+    assert.equal(i.integrated, true);
+    assert.equal(fs.readFileSync(path.join(src, 'f'), 'utf8'), 'b\n');
+    assert.equal(fs.readFileSync(path.join(src, 'new\tfile'), 'utf8'), 'x');
+    assert.deepEqual(await w.changes(), []);
+    await w.discard();
+    assert.deepEqual(await cordon.listWorkspaces({ root }), []);
+    assert.equal(fs.readFileSync(path.join(src, 'f'), 'utf8'), 'b\n');
+    await assert.rejects(cordon.Workspace.open('w1', { root }), (e) => {
+      assert.ok(e instanceof cordon.CordonError);
+      assert.equal(e.status, 125);
+      assert.match(e.message, /no workspace w1/);
+      return true;
+    });
+    await assert.rejects(cordon.Workspace.create('w2', { source: path.join(top, 'missing'), root }), cordon.CordonError);
+    await assert.rejects(cordon.Workspace.create('', { source: src, root }), TypeError);
+  } finally {
+    fs.rmSync(top, { recursive: true, force: true });
+  }
+});

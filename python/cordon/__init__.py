@@ -29,6 +29,7 @@ import select
 import signal as _signal
 import threading
 import time
+import warnings
 import weakref
 import dataclasses
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from . import _native as N
 __all__ = [
     "CordonError", "Result", "Policy", "Process", "Cancel", "run", "spawn", "check", "version",
     "explain", "Session", "sessions", "stop_session", "Workspace", "Change", "Integration",
-    "WorkspaceStatus", "workspaces", "PIPE", "INHERIT", "DEVNULL",
+    "WorkspaceStatus", "workspaces", "PIPE", "INHERIT", "DEVNULL", "CordonWarning", "session_dir",
 ]
 
 _lib_lock = threading.Lock()
@@ -220,6 +221,15 @@ def _list(ptr: Optional[int], n: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+class CordonWarning(UserWarning):
+    """A policy's warning: most likely a mistake, though the run goes on (a rule whose path
+    does not exist does nothing; a settings key nobody knows is ignored)."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"cordon: {message}", CordonWarning, stacklevel=4)
+
+
 class Policy:
     """What a sandbox shows and allows; every argument is optional.
 
@@ -269,6 +279,10 @@ class Policy:
     :param private_dirs: a private HOME and TMPDIR (default True)
     :param hide: paths hidden wherever the view would show them (a settings file's tokens)
     :param inherit_pid_namespace: share the caller's PID namespace and /proc (trusted use)
+    :param on_warning: called with each of the policy's warnings (a rule whose path does
+        not exist and so does nothing, a settings key nobody knows...), from the thread
+        that loads the settings or starts the run; default: :func:`warnings.warn` with
+        :class:`CordonWarning` (``None``: dropped)
 
     The working directory defaults to the workspace (not this process's own directory) when
     a workspace is given; a workspace or ``cwd`` that is not an existing directory is
@@ -297,13 +311,26 @@ class Policy:
                  forward_ports: Iterable[Union[int, str]] = (), publish_ports: Iterable[Union[int, str]] = (),
                  network_log: Optional[PathLike] = None, allow_unix_sockets: bool = False,
                  private_dirs: bool = True, hide: Iterable[PathLike] = (),
-                 inherit_pid_namespace: bool = False) -> None:
+                 inherit_pid_namespace: bool = False,
+                 on_warning: Optional[Callable[[str], None]] = _warn) -> None:
         lib = _L()
         self.workspace = None
         self._p: Optional[int] = lib.cordon_policy_new()
         if not self._p:
             raise MemoryError("cordon_policy_new")
         try:
+            # first: reading the settings files below may warn already
+            self._on_warning = None
+            if on_warning is not None:
+                fn = on_warning
+
+                def relay(msg: Optional[bytes], ctx: object) -> None:
+                    try:
+                        fn((msg or b"").decode(errors="replace"))
+                    except Exception:  # nothing may unwind through libcordon's frames
+                        pass
+                self._on_warning = N.WARNING_FN(relay)  # kept alive as long as the policy
+                self._call(lib.cordon_policy_set_warning_handler, self._on_warning, None)
             if strict_settings:
                 self._call(lib.cordon_policy_set_strict_settings, True)
             if settings is not None:
@@ -350,6 +377,13 @@ class Policy:
                 c = os.fsdecode(cwd)
                 if not os.path.isabs(c) and self.workspace is not None:
                     c = os.path.join(self.workspace, c)
+                # refused here, as the workspace is, not at the first run (a directory only
+                # the sandbox has, a .tmpfs() path, is a call's own cwd= instead)
+                if os.path.isabs(c) and not os.path.isdir(c):
+                    raise CordonError("usage", _errno.ENOTDIR if os.path.exists(c) else _errno.ENOENT,
+                                      f"the working directory {c} is not an existing directory; give one "
+                                      "the sandbox shows (a path only the sandbox has: a call's cwd=)",
+                                      option="cwd")
                 self._call(lib.cordon_policy_set_cwd, _fs(c))
             if timeout is not None:
                 self._call(lib.cordon_policy_set_timeout, float(timeout))
@@ -453,6 +487,19 @@ class Policy:
         does not call cordon at all."""
         v = _L().cordon_policy_settings_enabled(self._handle())
         return None if v < 0 else bool(v)
+
+    @property
+    def settings_tty(self) -> Optional[bool]:
+        """The settings files' ``tty`` (run on a terminal of its own: ``tty=True``), or
+        ``None`` when none said; what the caller does, not the sandbox."""
+        v = _L().cordon_policy_settings_tty(self._handle())
+        return None if v < 0 else bool(v)
+
+    @property
+    def settings_status_json(self) -> Optional[str]:
+        """The settings files' ``statusJson`` (where a harness writes the result), or None."""
+        v = _L().cordon_policy_settings_status_json(self._handle())
+        return None if v is None else os.fsdecode(v)
 
     @property
     def settings_sandboxed(self) -> Optional[bool]:
@@ -694,7 +741,8 @@ def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
           stdin: Optional[_Stream] = PIPE, stdout: Optional[_Stream] = PIPE,
           stderr: Optional[_Stream] = PIPE, merge_stderr: bool = False, pty: bool = False,
           cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
-          timeout: Optional[float] = None, cancel: Optional["Cancel"] = None) -> Process:
+          timeout: Optional[float] = None, cancel: Optional["Cancel"] = None,
+          tty: bool = False) -> Process:
     """Start ``argv`` sandboxed under ``policy`` (default: ``Policy()``) and return at once.
 
     ``stdin``: :data:`PIPE` (default), ``None``/:data:`DEVNULL` (``/dev/null``) or
@@ -702,7 +750,8 @@ def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
     ``merge_stderr=True`` sends stderr into the stdout pipe.  ``pty=True``: the command's
     stdin, stdout and stderr are a terminal of the sandbox's own, its controlling terminal,
     whose master is ``.pty`` (``stdin``, ``stdout``, ``stderr`` and ``merge_stderr`` are then
-    not used).
+    not used).  ``tty=True`` is the same (the name :meth:`Session.spawn` and :func:`run`
+    use).
 
     ``cwd``, ``env`` and ``timeout`` are this command's own, over the policy's, which is not
     changed (one policy serves every call): ``cwd`` relative to the policy's workspace,
@@ -712,7 +761,7 @@ def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
     :raises CordonError: when the arguments, the policy or the plan are not right; nothing
         is started then
     """
-    flags = _flags(stdin, stdout, stderr, merge_stderr, pty)
+    flags = _flags(stdin, stdout, stderr, merge_stderr, pty or tty)
     pol, owns = _policy_or_default(policy)
     try:
         cmd, keep_alive = _cmd(cwd, env, timeout, pol.workspace)
@@ -729,6 +778,33 @@ def spawn(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
     if cancel is not None:
         cancel._attach(proc)
     return proc
+
+
+def _collect_tty(c: Process, on_output: Optional[OutputCallback], capture: bool) -> Optional[bytes]:
+    """Read the terminal's output to its end (EIO once every process inside has closed
+    it), handing chunks to ``on_output``; kill the sandbox when it returns True."""
+    assert c.pty is not None
+    fd, parts, stopped = c.pty.fileno(), [], False
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError as e:
+            if e.errno != _errno.EIO:
+                raise
+            break
+        if not chunk:
+            break
+        if capture:
+            parts.append(chunk)
+        if on_output is not None and not stopped and on_output(chunk):
+            stopped = True
+            c.kill()
+    return b"".join(parts) if capture else None
+
+
+def _check_tty(tty: bool, input: Optional[bytes]) -> None:
+    if tty and input is not None:
+        raise ValueError("input= with tty=True: write it to Process.pty (spawn(..., tty=True)) instead")
 
 
 def _collect(c: Process, on_output: Optional[OutputCallback], capture: bool,
@@ -802,7 +878,7 @@ def run(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
         on_output: Optional[OutputCallback] = None, stdin: Optional[_Stream] = None,
         capture: bool = False, merge_stderr: bool = True, input: Optional[bytes] = None,
         cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
-        timeout: Optional[float] = None, cancel: Optional["Cancel"] = None) -> Result:
+        timeout: Optional[float] = None, cancel: Optional["Cancel"] = None, tty: bool = False) -> Result:
     """Run ``argv`` sandboxed to completion and return how it ended.
 
     With ``on_output`` or ``capture=True`` the output is read here: stdout and stderr
@@ -814,6 +890,8 @@ def run(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
     stdin when ``stdin=INHERIT``.
 
     ``cwd``, ``env``, ``timeout``, ``cancel``: as :func:`spawn` (this call's own).
+    ``tty=True``: on a terminal of the sandbox's own; its output (stdout and stderr, with
+    the terminal's ``\r\n``) is what ``on_output`` and ``capture`` get, as ``stdout``.
 
     A command that is not found or not executable is a result, as in a shell: exit code
     127 or 126, ``Result.error`` saying why.
@@ -822,6 +900,12 @@ def run(argv: Sequence[PathLike], *, policy: Optional[Policy] = None,
         the exit code 125)
     """
     kw = dict(policy=policy, cwd=cwd, env=env, timeout=timeout, cancel=cancel)
+    _check_tty(tty, input)
+    if tty:
+        with spawn(argv, tty=True, **kw) as c:  # type: ignore[arg-type]
+            out = _collect_tty(c, on_output, capture)
+            res = c.wait()
+            return res._with(stdout=out, stderr=None) if capture else res
     if on_output is None and not capture:
         with spawn(argv, stdin=stdin if stdin is not None else (PIPE if input is not None else DEVNULL),
                    stdout=INHERIT, stderr=INHERIT, **kw) as c:  # type: ignore[arg-type]
@@ -940,6 +1024,18 @@ class Session:
         self._call(_L().cordon_session_listen, name.encode())
         self.name = name
 
+    def serve(self, watch_fd: int = -1) -> int:
+        """Serve the session published by :meth:`listen`: start each command that arrives
+        (``cordon session exec NAME``, :meth:`Session.open`), answer :func:`sessions` and
+        :func:`stop_session`; blocks (run it in a thread of its own: this session's
+        :meth:`spawn` and :meth:`run` may be called meanwhile).  Returns 0 on a stop
+        request, 1 once ``watch_fd`` (a pidfd, say; -1: none) is readable, 2 when the
+        session ended by itself (its idle timeout); then :meth:`close` it."""
+        e = N.Error()
+        rc = _L().cordon_session_serve(self._handle(), int(watch_fd), ctypes.byref(e))
+        _check(rc, e)
+        return int(rc)
+
     def spawn(self, argv: Sequence[PathLike], *, stdin: Optional[_Stream] = PIPE,
               stdout: Optional[_Stream] = PIPE, stderr: Optional[_Stream] = PIPE,
               merge_stderr: bool = False, tty: bool = False, cwd: Optional[PathLike] = None,
@@ -965,9 +1061,17 @@ class Session:
             on_output: Optional[OutputCallback] = None, input: Optional[bytes] = None,
             cwd: Optional[PathLike] = None, env: Optional[Mapping[str, str]] = None,
             timeout: Optional[float] = None, keep: bool = False,
-            cancel: Optional[Cancel] = None) -> Result:
+            cancel: Optional[Cancel] = None, tty: bool = False) -> Result:
         """Run ``argv`` in the session to completion, its output captured (by default) in
-        ``Result.stdout`` (and ``.stderr`` with ``merge_stderr=False``); as :func:`run`."""
+        ``Result.stdout`` (and ``.stderr`` with ``merge_stderr=False``); as :func:`run`
+        (``tty=True``: on a terminal of its own, its output in ``stdout``)."""
+        _check_tty(tty, input)
+        if tty:
+            with self.spawn(argv, tty=True, stdin=None, stdout=None, stderr=None, cwd=cwd, env=env,
+                            timeout=timeout, keep=keep, cancel=cancel) as c:
+                out = _collect_tty(c, on_output, capture)
+                res = c.wait()
+                return res._with(stdout=out, stderr=None) if capture else res
         with self.spawn(argv, stdin=PIPE if input is not None else DEVNULL, stdout=PIPE,
                         stderr=None if merge_stderr else PIPE, merge_stderr=merge_stderr, cwd=cwd,
                         env=env, timeout=timeout, keep=keep, cancel=cancel) as c:
@@ -1005,6 +1109,14 @@ def sessions() -> list[dict]:
         return list(json.loads(ctypes.string_at(out.value).decode()).get("sessions", []))
     finally:
         _L().cordon_free(out)
+
+
+def session_dir() -> str:
+    """The directory this user's published sessions live in (made 0700 when missing)."""
+    buf = ctypes.create_string_buffer(4096)
+    e = N.Error()
+    _check(_L().cordon_session_dir(buf, len(buf), ctypes.byref(e)), e)
+    return os.fsdecode(buf.value)
 
 
 def stop_session(name: str) -> None:

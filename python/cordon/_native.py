@@ -155,6 +155,7 @@ class WorkspaceState(ctypes.Structure):
 
 
 OUTPUT_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t, ctypes.c_void_p)
+WARNING_FN = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
 
 _P = ctypes.c_void_p  # cordon_policy *, cordon_proc *
 _E = ctypes.POINTER(Error)
@@ -240,6 +241,10 @@ _PROTOTYPES = {
     "cordon_session_set_idle_timeout": (_I, [_V, ctypes.c_double, _E]),
     "cordon_session_free": (None, [_V]),
     "cordon_session_listen": (_I, [_V, _S, _E]),
+    "cordon_policy_set_warning_handler": (_I, [_P, WARNING_FN, _V, _E]),
+    "cordon_policy_settings_tty": (_I, [_P]),
+    "cordon_policy_settings_status_json": (_S, [_P]),
+    "cordon_session_dir": (_I, [ctypes.c_char_p, ctypes.c_size_t, _E]),
     "cordon_session_serve": (_I, [_V, _I, _E]),
     "cordon_session_open": (_I, [_S, _PV, _E]),
     "cordon_session_stop": (_I, [_S, _E]),

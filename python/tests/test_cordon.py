@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 import unittest
+import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -131,6 +132,31 @@ class Basics(unittest.TestCase):
         with self.assertRaises(cordon.CordonError) as cm:
             cordon.spawn(["true"], policy=policy(), stdout=None, merge_stderr=True)
         self.assertIn("MERGE", str(cm.exception))
+
+
+class PolicyChecks(unittest.TestCase):
+    def test_a_bad_cwd_is_refused_when_built(self) -> None:
+        with tempfile.TemporaryDirectory() as ws:
+            cordon.Policy(workspace=ws, cwd=ws)  # the control: an existing one
+            for bad in ("/nonexistent-cordon-dir", "missing-below-the-workspace"):
+                with self.assertRaises(cordon.CordonError) as cm:
+                    cordon.Policy(workspace=ws, cwd=bad)
+                self.assertEqual((cm.exception.stage, cm.exception.option), ("usage", "cwd"))
+
+    def test_warnings_reach_the_harness(self) -> None:
+        got: list = []
+        p = policy(allow=["/nonexistent-cordon-path"], on_warning=got.append)
+        self.assertEqual(cordon.run(["true"], policy=p).exit_code, 0)
+        self.assertTrue(any("/nonexistent-cordon-path" in m for m in got), got)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            cordon.run(["true"], policy=policy(allow=["/nonexistent-cordon-path"]))
+            cordon.run(["true"], policy=policy())  # the control: no warning
+        self.assertEqual([x.category for x in w], [cordon.CordonWarning])
+        quiet: list = []
+        cordon.run(["true"], policy=policy(allow=["/usr"], on_warning=quiet.append))
+        self.assertEqual(quiet, [])
+
 
 
 class Run(unittest.TestCase):
@@ -527,6 +553,48 @@ class Sessions(unittest.TestCase):
         finally:
             cordon.stop_session(name)
         self.assertNotIn(name, [x["name"] for x in cordon.sessions()])
+
+    def test_tty_in_run_and_session_run(self) -> None:
+        """tty=True: a terminal of its own, its output as stdout; without it, none (the control)."""
+        cmd = ["sh", "-c", "test -t 1 && echo tty || echo notty"]
+        self.assertEqual(cordon.run(cmd, policy=policy(), capture=True).stdout, b"notty\n")
+        self.assertEqual(cordon.run(cmd, policy=policy(), capture=True, tty=True).stdout, b"tty\r\n")
+        with cordon.Session(policy()) as s:
+            self.assertEqual(s.run(cmd).stdout, b"notty\n")
+            r = s.run(cmd, tty=True)
+            self.assertEqual((r.exit_code, r.stdout), (0, b"tty\r\n"))
+            with self.assertRaises(ValueError):
+                s.run(cmd, tty=True, input=b"x")
+
+    def test_serve_a_published_session(self) -> None:
+        """listen + serve: commands from the command line start in this process's session;
+        sessions() lists it while served, stop_session() ends serve() with 0."""
+        cli = Path(os.environ.get("CORDON_LIBRARY", "")).parent / "cordon"
+        if not cli.is_file():
+            self.skipTest(f"no cordon binary beside $CORDON_LIBRARY ({cli})")
+        name = f"pyserve{os.getpid()}"
+        s = cordon.Session(policy())
+        s.listen(name)
+        rc: list = []
+
+        def serve() -> None:
+            rc.append(s.serve())
+            s.close()  # from the serving thread: stop_session() waits for the end
+        t = threading.Thread(target=serve)
+        t.start()
+        try:
+            self.assertIn(name, [x["name"] for x in cordon.sessions()])
+            s.run(["sh", "-c", "echo mine > /tmp/mark"])
+            out = subprocess.run([str(cli), "session", "exec", name, "--", "cat", "/tmp/mark"], capture_output=True,
+                                 timeout=60, cwd="/")
+            self.assertEqual((out.returncode, out.stdout), (0, b"mine\n"))  # the same sandbox
+        finally:
+            cordon.stop_session(name)
+            t.join(60)
+        self.assertEqual(rc, [0])
+        self.assertNotIn(name, [x["name"] for x in cordon.sessions()])
+        self.assertTrue(cordon.session_dir().startswith("/"))
+
 
 
 class Workspaces(unittest.TestCase):

@@ -144,6 +144,8 @@ pub const CORDON_SPAWN_STDERR_PIPE: c_uint = 0x4;
 pub const CORDON_SPAWN_MERGE_STDERR: c_uint = 0x8;
 pub const CORDON_SPAWN_STDIN_INHERIT: c_uint = 0x10;
 pub const CORDON_SPAWN_PTY: c_uint = 0x20;
+pub const CORDON_EXPLAIN_VERBOSE: c_uint = 0x1;
+pub const CORDON_EXPLAIN_JSON: c_uint = 0x2;
 
 /// `cordon_cmd`: what one command chooses for itself (cordon_spawn_cmd,
 /// cordon_session_spawn_cmd). Every field zero: as the policy or the session says.
@@ -345,6 +347,7 @@ extern "C" {
     pub fn cordon_proc_stderr(c: *const cordon_proc) -> c_int;
     pub fn cordon_proc_close_stdin(c: *mut cordon_proc, err: *mut cordon_error) -> c_int;
     pub fn cordon_proc_exit_fd(c: *const cordon_proc) -> c_int;
+    pub fn cordon_proc_pty(c: *const cordon_proc) -> c_int;
     pub fn cordon_proc_kill(c: *mut cordon_proc, sig: c_int, err: *mut cordon_error) -> c_int;
     pub fn cordon_proc_wait(
         c: *mut cordon_proc,
@@ -368,6 +371,13 @@ extern "C" {
     pub fn cordon_session_stop(name: *const c_char, err: *mut cordon_error) -> c_int;
     pub fn cordon_session_list(json: *mut *mut c_char, err: *mut cordon_error) -> c_int;
     pub fn cordon_check(json: *mut *mut c_char, err: *mut cordon_error) -> c_int;
+    pub fn cordon_explain(
+        p: *const cordon_policy,
+        argv: *const *mut c_char,
+        flags: c_uint,
+        text: *mut *mut c_char,
+        err: *mut cordon_error,
+    ) -> c_int;
 
     pub fn cordon_backend_from_string(s: *const c_char, out: *mut cordon_backend, err: *mut cordon_error) -> c_int;
     pub fn cordon_backend_name(b: cordon_backend) -> *const c_char;

@@ -15,6 +15,7 @@ use std::io::Read;
 use std::mem::ManuallyDrop;
 use std::os::raw::c_char;
 use std::os::unix::io::FromRawFd;
+use std::os::unix::process::CommandExt;
 use std::time::Instant;
 
 fn median(v: &mut [f64]) -> f64 {
@@ -124,29 +125,46 @@ fn main() {
             }
         }
     };
-    let (mut plain, mut through) = (Vec::new(), Vec::new());
-    let mib = size as f64 / (1u64 << 20) as f64;
-    for r in 0..output_rounds * 2 {
-        if (r % 2 == 0) == (r / 2 % 2 == 0) {
-            let t0 = Instant::now();
-            let mut c = std::process::Command::new("head")
-                .args(["-c", &sz, "/dev/zero"])
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let n = read_all(Box::new(c.stdout.take().unwrap()));
-            c.wait().unwrap();
-            assert_eq!(n, size);
-            plain.push(mib / t0.elapsed().as_secs_f64());
-        } else {
-            let t0 = Instant::now();
-            let mut c = policy.spawn(&["head", "-c", &sz, "/dev/zero"], Stdio::piped()).unwrap();
-            let n = read_all(Box::new(c.stdout.take().unwrap()));
-            c.wait().unwrap();
-            assert_eq!(n, size);
-            through.push(mib / t0.elapsed().as_secs_f64());
+    // the plain pipe, the same with `head` in a session of its own (setsid, as the
+    // sandbox's command is: a scheduling group of its own where autogroups are on), and
+    // through the crate; the three in turn, the order rotating
+    let plain_pipe = |setsid: bool| -> u64 {
+        let mut cmd = std::process::Command::new("head");
+        cmd.args(["-c", &sz, "/dev/zero"]).stdout(std::process::Stdio::piped());
+        if setsid {
+            // SAFETY: setsid is async-signal-safe; nothing else runs between fork and exec
+            unsafe {
+                cmd.pre_exec(|| if setsid_() < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) });
+            }
         }
+        let mut c = cmd.spawn().unwrap();
+        let n = read_all(Box::new(c.stdout.take().unwrap()));
+        c.wait().unwrap();
+        n
+    };
+    let (mut plain, mut plain_setsid, mut through) = (Vec::new(), Vec::new(), Vec::new());
+    let mib = size as f64 / (1u64 << 20) as f64;
+    for r in 0..output_rounds * 3 {
+        let t0 = Instant::now();
+        let kind = (r + r / 3) % 3;
+        let n = match kind {
+            0 | 1 => plain_pipe(kind == 1),
+            _ => {
+                let mut c = policy.spawn(&["head", "-c", &sz, "/dev/zero"], Stdio::piped()).unwrap();
+                let n = read_all(Box::new(c.stdout.take().unwrap()));
+                c.wait().unwrap();
+                n
+            }
+        };
+        assert_eq!(n, size);
+        [&mut plain, &mut plain_setsid, &mut through][kind].push(mib / t0.elapsed().as_secs_f64());
     }
     println!("output_plain_mibs {:.0}", median(&mut plain));
+    println!("output_plain_setsid_mibs {:.0}", median(&mut plain_setsid));
     println!("output_rust_mibs {:.0}", median(&mut through));
+}
+
+extern "C" {
+    #[link_name = "setsid"]
+    fn setsid_() -> i32;
 }

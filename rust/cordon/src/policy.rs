@@ -281,6 +281,14 @@ impl PolicyBuilder {
     }
 }
 
+/// How [`Policy::explain`] says it: text (the default) or JSON (`cordon explain --json`),
+/// and with every call the seccomp filter refuses listed (`--verbose`) or counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Explain {
+    pub json: bool,
+    pub verbose: bool,
+}
+
 impl Policy {
     pub fn builder() -> PolicyBuilder {
         // SAFETY: plain constructor; NULL only when out of memory
@@ -319,6 +327,24 @@ impl Policy {
             sys::cordon_spawn_cmd(self.raw, args.as_ptr(), cmd.stdio.flags(), raw_cmd.as_ptr(), &mut raw, err)
         })?;
         Child::from_raw(raw)
+    }
+
+    /// What `cordon explain` prints for argv under this policy (argv may be empty): the
+    /// resolved rules and the ordered mount plan, as text or as one JSON object
+    /// ([`Explain`]). Runs nothing and changes nothing.
+    pub fn explain<S: AsRef<OsStr>>(&self, argv: &[S], how: Explain) -> Result<String> {
+        let args = if argv.is_empty() { None } else { Some(process::Argv::new(argv)?) };
+        let flags = if how.json { sys::CORDON_EXPLAIN_JSON } else { 0 }
+            | if how.verbose { sys::CORDON_EXPLAIN_VERBOSE } else { 0 };
+        let mut text: *mut std::os::raw::c_char = std::ptr::null_mut();
+        // SAFETY: argv (or NULL) outlives the call; text is set on success, freed below
+        check(|err| unsafe {
+            sys::cordon_explain(self.raw, args.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()), flags, &mut text, err)
+        })?;
+        let s = crate::error::opt_str(text).unwrap_or_default();
+        // SAFETY: allocated by libcordon for us
+        unsafe { sys::cordon_free(text as *mut _) };
+        Ok(s)
     }
 
     /// Run argv with its stdout and stderr collected (stdin: /dev/null).

@@ -66,6 +66,13 @@ impl Stdio {
         self.flags |= sys::CORDON_SPAWN_STDERR_PIPE;
         self
     }
+    /// A terminal of the sandbox's own (`cordon run --tty`): the command's stdin, stdout
+    /// and stderr are a pseudo-terminal whose master is [`Child::pty`] (job control, ^C
+    /// and ^Z work inside; the caller's own terminal never reaches the sandbox). Add
+    /// [`Stdio::stderr_piped`] to keep stderr apart; the other pipes cannot go with it.
+    pub fn pty() -> Stdio {
+        Stdio { flags: sys::CORDON_SPAWN_PTY }
+    }
     /// stderr into the stdout pipe, in the order the command wrote them.
     pub fn merge_stderr(mut self) -> Stdio {
         self.flags = (self.flags & !sys::CORDON_SPAWN_STDERR_PIPE)
@@ -177,6 +184,75 @@ pipe_type!(ChildStdin, "The command's stdin (closing it is its EOF).");
 pipe_type!(ChildStdout, "The command's stdout (with stderr, under Stdio::merge_stderr).");
 pipe_type!(ChildStderr, "The command's stderr.");
 
+/// The master of a command's terminal ([`Stdio::pty`]): read the command's output from
+/// it, write its input (keystrokes: "\x03" is ^C) to it. Reading ends (`Ok(0)`) once
+/// every process of the sandbox has closed the terminal (the kernel's EIO on a master).
+#[derive(Debug)]
+pub struct Pty {
+    file: File,
+}
+impl AsRawFd for Pty {
+    fn as_raw_fd(&self) -> RawFd {
+        self.file.as_raw_fd()
+    }
+}
+impl Read for Pty {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.file.read(buf) {
+            Err(e) if e.raw_os_error() == Some(EIO) => Ok(0),
+            r => r,
+        }
+    }
+}
+impl Write for Pty {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+const EIO: i32 = 5;
+#[cfg(any(
+    target_arch = "powerpc",
+    target_arch = "powerpc64",
+    target_arch = "mips",
+    target_arch = "mips64",
+    target_arch = "sparc64"
+))]
+const TIOCSWINSZ: std::os::raw::c_ulong = 0x8008_7467;
+#[cfg(not(any(
+    target_arch = "powerpc",
+    target_arch = "powerpc64",
+    target_arch = "mips",
+    target_arch = "mips64",
+    target_arch = "sparc64"
+)))]
+const TIOCSWINSZ: std::os::raw::c_ulong = 0x5414;
+#[repr(C)]
+struct Winsize {
+    rows: u16,
+    cols: u16,
+    xpixel: u16,
+    ypixel: u16,
+}
+extern "C" {
+    fn ioctl(fd: std::os::raw::c_int, request: std::os::raw::c_ulong, ...) -> std::os::raw::c_int;
+}
+
+impl Pty {
+    /// Set the terminal's window size (the command gets SIGWINCH).
+    pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
+        let ws = Winsize { rows, cols, xpixel: 0, ypixel: 0 };
+        // SAFETY: the descriptor is ours and open; ws outlives the call
+        if unsafe { ioctl(self.file.as_raw_fd(), TIOCSWINSZ, &ws as *const Winsize) } < 0 {
+            return Err(Error::os("setting the terminal's window size", io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+}
+
 impl Write for ChildStdin {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.file.write(buf)
@@ -213,6 +289,8 @@ pub struct Child<'a> {
     pub stdin: Option<ChildStdin>,
     pub stdout: Option<ChildStdout>,
     pub stderr: Option<ChildStderr>,
+    /// the terminal's master, with [`Stdio::pty`]
+    pub pty: Option<Pty>,
     _owner: PhantomData<&'a ()>,
 }
 
@@ -222,12 +300,17 @@ unsafe impl Send for Child<'_> {}
 
 impl<'a> Child<'a> {
     pub(crate) fn from_raw(raw: *mut sys::cordon_proc) -> Result<Child<'a>> {
-        let mut c = Child { raw, stdin: None, stdout: None, stderr: None, _owner: PhantomData };
+        let mut c = Child { raw, stdin: None, stdout: None, stderr: None, pty: None, _owner: PhantomData };
         // SAFETY: raw is a live cordon_proc; the descriptors stay its own
         unsafe {
-            c.stdout = dup_fd(sys::cordon_proc_stdout(raw))?.map(|file| ChildStdout { file });
+            // with a terminal, stdin and stdout are the terminal (a session's also gives its
+            // master as both, as in 0.1): the master only, once
+            let pty = sys::cordon_proc_pty(raw);
+            c.pty = dup_fd(pty)?.map(|file| Pty { file });
+            let own = |fd: RawFd| if pty >= 0 { -1 } else { fd };
+            c.stdout = dup_fd(own(sys::cordon_proc_stdout(raw)))?.map(|file| ChildStdout { file });
             c.stderr = dup_fd(sys::cordon_proc_stderr(raw))?.map(|file| ChildStderr { file });
-            if let Some(file) = dup_fd(sys::cordon_proc_stdin(raw))? {
+            if let Some(file) = dup_fd(own(sys::cordon_proc_stdin(raw)))? {
                 // ours is now the only writer: its close is the command's EOF
                 close_stdin(raw)?;
                 c.stdin = Some(ChildStdin { file });
@@ -276,12 +359,18 @@ impl<'a> Child<'a> {
         self.wait_ms(ms)
     }
 
-    /// Read stdout and stderr to their ends (at once, so neither fills), then wait.
+    /// Read stdout (or the terminal, with [`Stdio::pty`]) and stderr to their ends (at
+    /// once, so neither fills), then wait.
     pub fn wait_with_output(mut self) -> Result<Output> {
         drop(self.stdin.take());
         let mut out = Vec::new();
         let mut err = Vec::new();
-        let (so, se) = (self.stdout.take(), self.stderr.take());
+        let so: Option<Box<dyn Read + Send>> = match (self.stdout.take(), self.pty.take()) {
+            (Some(o), _) => Some(Box::new(o)),
+            (None, Some(p)) => Some(Box::new(p)),
+            (None, None) => None,
+        };
+        let se = self.stderr.take();
         let read = std::thread::scope(|s| -> io::Result<()> {
             let t = se.map(|mut e| {
                 let buf = &mut err;

@@ -83,7 +83,7 @@ impl Command {
     /// The same command with its stdout and stderr piped (or merged, when asked).
     pub(crate) fn for_output(&self) -> Command {
         let mut c = self.clone();
-        if c.stdio.flags() & sys::CORDON_SPAWN_MERGE_STDERR == 0 {
+        if c.stdio.flags() & (sys::CORDON_SPAWN_MERGE_STDERR | sys::CORDON_SPAWN_PTY) == 0 {
             c.stdio = Stdio::piped();
         }
         c

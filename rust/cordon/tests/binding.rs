@@ -223,3 +223,63 @@ fn refusals_of_the_creation_control() {
     assert!(out.status.refusals[0].starts_with("mkdir .vscode: protected"), "{:?}", out.status.refusals);
     assert!(ws.0.join("ok").is_dir() && !ws.0.join(".vscode").exists());
 }
+
+#[test]
+fn explain_text_and_json_run_nothing() {
+    let ws = TempDir::new("explain");
+    let secret = TempDir::new("explain-secret");
+    let p = policy(&ws).deny(&secret.0).build().unwrap();
+    let text = p.explain(&["touch", "made"], cordon::Explain::default()).unwrap();
+    assert!(text.contains(&secret.0.display().to_string()), "{}", text);
+    let json = p.explain(&["touch", "made"], cordon::Explain { json: true, verbose: false }).unwrap();
+    assert!(json.trim_start().starts_with('{') && json.contains("\"plan\""), "{}", json);
+    assert!(json.contains(&secret.0.display().to_string()));
+    // no command is fine too; and nothing ran
+    p.explain::<&str>(&[], cordon::Explain::default()).unwrap();
+    assert!(!ws.0.join("made").exists());
+    // verbose lists the refused calls: longer than the count alone
+    let verbose = p.explain(&["true"], cordon::Explain { json: false, verbose: true }).unwrap();
+    assert!(verbose.len() > text.len(), "verbose {} <= {}", verbose.len(), text.len());
+    // a NUL in argv is refused before the library sees it
+    assert!(p.explain(&["a\0b"], cordon::Explain::default()).is_err());
+}
+
+#[test]
+fn check_reports_the_host() {
+    let c = cordon::check().unwrap();
+    assert!(c.json.contains("\"default_sandbox\""), "{}", c.json);
+    assert!(c.json.contains("\"checks\""));
+    // the tests here run sandboxes, so the default one works on this host
+    assert!(c.default_sandbox, "{}", c.json);
+}
+
+#[test]
+fn a_terminal_of_its_own() {
+    let ws = TempDir::new("pty");
+    let p = policy(&ws).build().unwrap();
+    // without the flag, no terminal (the positive control for the one below)
+    let plain = p.output(&["sh", "-c", "test -t 0 && echo tty || echo notty"]).unwrap();
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "notty\n");
+    let mut c = p
+        .spawn(&["sh", "-c", "read line; stty size; echo \"got $line\"; test -t 1 && echo tty"], Stdio::pty())
+        .unwrap();
+    assert!(c.stdout.is_none() && c.stdin.is_none());
+    let mut pty = c.pty.take().expect("a terminal's master");
+    pty.resize(33, 101).unwrap();
+    pty.write_all(b"hello\n").unwrap();
+    let mut out = Vec::new();
+    pty.read_to_end(&mut out).unwrap(); // ends (EIO) once the command has closed it
+    let st = c.wait().unwrap();
+    assert_eq!(st.code, 0);
+    let text = String::from_utf8_lossy(&out).replace("\r\n", "\n");
+    assert!(text.contains("33 101\n"), "{:?}", text);
+    assert!(text.contains("got hello\n"), "{:?}", text);
+    assert!(text.contains("tty\n"), "{:?}", text);
+    // in a session: the same, through output (the terminal read as stdout)
+    let s = Session::new(&p).unwrap();
+    let o = s.output(&["sh", "-c", "test -t 1 && echo tty"], &Command::new().stdio(Stdio::pty())).unwrap();
+    assert_eq!(o.status.code, 0);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).replace("\r\n", "\n"), "tty\n");
+    // a terminal with a stdout pipe is refused
+    assert!(p.spawn(&["true"], Stdio::pty().stdout_piped()).is_err());
+}
