@@ -451,7 +451,7 @@ static int hide(resolved *r, const char *path, const char *source, bool exact, c
     if (exact ? user_rule_at(r, c.path) != NULL : resolved_rule_covers(r, c.path))
         goto out; /* a rule shows it */
     if (!resolved_shows(r, c.path))
-        goto out; /* not visible anyway */
+        goto out;                                                                             /* not visible anyway */
     ret = resolve_add_canon(r, path, &c, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err); /* resolved once */
 out:
     canon_free(&c);
