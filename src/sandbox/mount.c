@@ -159,10 +159,23 @@ int mnt_open_dest(int root_fd, const root_scratch *s, const char *path, dest_cre
     int fast = open_dest_fast(root_fd, path, create);
     if (fast >= 0)
         return fast;
-    int cur = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const char *p = path;
+    int cur = -1;
+    /* A mount point to make (in /dev, in a tmpfs): its parent the fast way, and only the
+     * last component through the walk, which checks, creates and opens it. */
+    const char *slash = strrchr(path, '/');
+    if (create != DEST_EXISTING && slash && slash != path && slash[1] && (size_t)(slash - path) < PATH_MAX) {
+        char parent[PATH_MAX];
+        memcpy(parent, path, (size_t)(slash - path));
+        parent[slash - path] = '\0';
+        cur = open_dest_fast(root_fd, parent, DEST_DIR);
+        if (cur >= 0)
+            p = slash + 1;
+    }
+    if (cur < 0)
+        cur = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cur < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the new root");
-    const char *p = path;
     struct stat st = {.st_mode = S_IFDIR};
     char comp[NAME_MAX + 1];
     int got;
