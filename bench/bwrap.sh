@@ -2,7 +2,7 @@
 # Start-up of cordon as bwrap against Debian's /usr/bin/bwrap, for the line Codex sends.
 #
 #   bench/bwrap.sh [-n RUNS] [-w WARMUP] [--out FILE] [--cordon PATH] [--bwrap PATH]
-#                  [--tmpfs] [--peers RUNS]
+#                  [--tmpfs] [--peers RUNS] [--before PATH]
 #
 # Runs, alternating, as an unprivileged user (uid 65534 when started as root), Codex
 # 0.169's workspace-write line (tests/e2e/bwrap/codex-0.169-workspace-write.args, with the
@@ -11,6 +11,8 @@
 #   cordon  cordon through a link named bwrap
 #   bwrap   the system's bubblewrap
 #   bare    /bin/true alone (the floor both start from)
+#   before  with --before PATH: another cordon (an earlier build), for a change's
+#           before and after in the same run
 # and prints medians and the ratio to bwrap's, with the kernel, CPUs, user and load
 # average it ran with.  The workspace is on the disk (/var/tmp), or with --tmpfs on a
 # tmpfs (/dev/shm).  --peers RUNS: then, per command, stock Codex (`codex sandbox -c
@@ -29,6 +31,7 @@ warmup=5
 out=
 base=/var/tmp
 peers=0
+before=
 cordon=${CORDON:-$top/build/cordon}
 bwrap=/usr/bin/bwrap
 
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     --bwrap) bwrap=${2:?}; shift 2 ;;
     --tmpfs) base=/dev/shm; shift ;;
     --peers) peers=${2:?}; shift 2 ;;
+    --before) before=${2:?}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option: $1 (see --help)" ;;
   esac
@@ -60,6 +64,11 @@ ws=$tmp/home/proj
 mkdir -p "$ws/.git" "$ws/.agents" "$ws/.codex" "$ws/.aws" "$tmp/bin"
 # a copy named bwrap, not a symlink: Codex resolves a link (doc/codex.md)
 cp "$cordon" "$tmp/bin/bwrap"
+if [ -n "$before" ]; then
+  [ -x "$before" ] || die "$before is not a cordon binary"
+  mkdir -p "$tmp/before"
+  cp "$before" "$tmp/before/bwrap"
+fi
 mkdir -p "$tmp/rbin"
 ln -s "$bwrap" "$tmp/rbin/bwrap"
 
@@ -86,6 +95,7 @@ args=(-n "$runs" -w "$warmup" --ref bwrap)
 [ -z "$out" ] || args+=(--out "$out")
 args+=(--cmd cordon "$tmp/bin/bwrap" "${line[@]}")
 args+=(--cmd bwrap "$bwrap" "${line[@]}")
+[ -z "$before" ] || args+=(--cmd before "$tmp/before/bwrap" "${line[@]}")
 args+=(--cmd bare /bin/true)
 
 echo "cordon as bwrap against $bwrap ($("$bwrap" --version)) and bare: $(uname -sr), $(nproc) CPU, as $who, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -154,14 +154,16 @@ static int protect_path(resolved *r, const char *path, const char *what, const c
         goto out; /* already read-only or hidden */
     if (strcmp(eff->path, c.path) == 0 && user_origin(eff->origin))
         goto out; /* a rule grants write on exactly this path */
-    char *top = xstrdup(eff->path);
     char *source = xasprintf("protected %s in writable %s", what, root);
-    /* The path as spelled: a symlink crossed inside a writable path fails closed. */
-    ret = resolve_add_rule(r, path, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT, source, 0, err);
+    char *below = xstrdup(missing ? c.first_missing : c.path);
+    /* The path as spelled (a symlink crossed inside a writable path fails closed),
+     * resolved once: c is what resolve_add_rule would resolve again; the rule takes it. */
+    ret = resolve_add_canon(r, path, &c, missing ? CORDON_ACCESS_NONE : CORDON_ACCESS_READ, ORIGIN_PROTECT, source, 0,
+                            err);
     free(source);
     if (ret == 0)
-        ret = pin_between(r, missing ? c.first_missing : c.path, err);
-    free(top);
+        ret = pin_between(r, below, err);
+    free(below);
 out:
     canon_free(&c);
     return ret;
@@ -449,8 +451,8 @@ static int hide(resolved *r, const char *path, const char *source, bool exact, c
     if (exact ? user_rule_at(r, c.path) != NULL : resolved_rule_covers(r, c.path))
         goto out; /* a rule shows it */
     if (!resolved_shows(r, c.path))
-        goto out; /* not visible anyway */
-    ret = resolve_add_rule(r, path, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err);
+        goto out;                                                                             /* not visible anyway */
+    ret = resolve_add_canon(r, path, &c, CORDON_ACCESS_NONE, ORIGIN_PROTECT, source, 0, err); /* resolved once */
 out:
     canon_free(&c);
     return ret;

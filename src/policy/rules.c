@@ -88,6 +88,14 @@ int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_
             return err_wrap(err, "%s:%d: \"%s\"", source, line, given);
         return err_wrap(err, "%s %s", source, given);
     }
+    return resolve_add_canon(r, given, &c, access, origin, source, line, err);
+}
+
+int resolve_add_canon(resolved *r, const char *given, canon *cp, cordon_access access, rule_origin origin,
+                      const char *source, int line, cordon_error *err)
+{
+    canon c = *cp;
+    *cp = (canon){0};
     if (c.dotdot_after_missing) {
         char *what = line > 0 ? xasprintf("%s:%d: \"%s\"", source, line, given) : xasprintf("%s %s", source, given);
         int ret = resolve_refuse_dotdot(&c, what, err);

@@ -93,6 +93,10 @@ const rrule *resolved_at_or_above(const resolved *r, const char *path, bool with
 /* Resolve `given` on the host and append it as a rule (ownership of nothing is taken). */
 int resolve_add_rule(resolved *r, const char *given, cordon_access access, rule_origin origin, const char *source,
                      int line, cordon_error *err);
+/* The same for a `given` the caller has just resolved into *c (canon.h): its strings go
+ * into the rule (*c is left empty), and the host is not asked again. */
+int resolve_add_canon(resolved *r, const char *given, canon *c, cordon_access access, rule_origin origin,
+                      const char *source, int line, cordon_error *err);
 /* Does a rule other than the base name `path` or a directory above it? */
 bool resolved_rule_covers(const resolved *r, const char *path);
 /* Would the sandbox show `path` (canonical): is its winning rule a read or write one, and

@@ -52,8 +52,10 @@ static int cmd_main(void *arg)
 pid_t launch_start_command(launch *l)
 {
     /* As posix_spawn does: share the address space until the exec instead of copying
-     * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls. */
-    return clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+     * it (CLONE_VM|CLONE_VFORK); the command's process only makes system calls.  With
+     * share_files, the descriptor table too (launch.h). */
+    return clone(cmd_main, (char *)l->cmd_stack + l->cmd_stack_size,
+                 CLONE_VM | CLONE_VFORK | (l->share_files ? CLONE_FILES : 0) | SIGCHLD, l);
 }
 
 /* Signals back to their defaults: PID 1 (or the stand-in) put every disposition back to
@@ -141,6 +143,15 @@ static void confine_steps(launch *l)
         if (!listener) {
             if (seccomp_install_cmd(seccomp_cmd_program(SC_CMD_NESTED), false, &err) < 0)
                 launch_fail(l, &err);
+            return;
+        }
+        if (l->share_files) {
+            /* PID 1's table, PID 1's memory: the listener (close-on-exec) is PID 1's
+             * already, and PID 1 reads its number once the exec lets it go on */
+            int fd = seccomp_install_cmd(seccomp_cmd_program(0), true, &err);
+            if (fd < 0)
+                launch_fail(l, &err);
+            l->cc->listener = fd;
             return;
         }
         /* The filter sends every sendmsg(2) to PID 1 (supervise/sockets.h), which cannot

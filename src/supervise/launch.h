@@ -34,6 +34,11 @@ typedef struct launch {
                             * (confine/llonly.h), which the stand-in applies to itself
                             * before it starts the command; -1: none */
     int cc_sock[2];        /* PID 1 <- command's process: the listener, before the exec */
+    bool share_files;      /* the command's process shares PID 1's descriptor table until the
+                            * exec (CLONE_FILES; a run's PID 1 without a terminal to set up):
+                            * the listener it makes is PID 1's at once, no hand-over through
+                            * cc_sock.  The exec gives the command a copy of the table with
+                            * every descriptor but 0, 1 and 2 closed, as without it */
     bool pdeathsig;        /* cordon was started from its process's main thread: PID 1 also gets
                      * a parent-death signal (which follows that one thread, so a run
                      * spawned from any other thread relies on life_fd alone) */

@@ -95,7 +95,10 @@ void pid1_main(launch *l)
     /* The creation control's rules, resolved inside the new root (creation.h). */
     if (l->cc && cc_setup(l->cc, l->plan, &l->scratch, &err) < 0)
         launch_fail(l, &err);
-    if (l->cc && !l->cc->nested && !l->session &&
+    /* Without a terminal to set up, the command's process changes no descriptor of
+     * PID 1's before its exec: it shares the table and makes the listener in it. */
+    l->share_files = l->cc && !l->cc->nested && !l->session && !l->pty.on;
+    if (l->cc && !l->cc->nested && !l->session && !l->share_files &&
         socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->cc_sock) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "socketpair");
         launch_fail(l, &err);
@@ -137,9 +140,15 @@ void pid1_main(launch *l)
     }
     pty_close_slave(&l->pty);
 
-    /* The command's process installed its filter before the exec and passed the
-     * listener (creation.h); nothing came when it failed first (its report says why). */
-    if (l->cc && !l->cc->nested) {
+    /* The command's process installed its filter before the exec and made the listener
+     * in the table it shares with PID 1, or passed it (creation.h); there is none when
+     * it failed first (its report says why). */
+    if (l->share_files) {
+        if (l->cc->listener >= 0 && pid1_check_listener(l->cc->listener, &err) < 0) {
+            kill(cmd, SIGKILL);
+            launch_fail(l, &err);
+        }
+    } else if (l->cc && !l->cc->nested) {
         close(l->cc_sock[1]);
         char byte;
         char ctl[CMSG_SPACE(sizeof(int))];

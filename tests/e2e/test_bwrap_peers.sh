@@ -25,7 +25,9 @@ need_tools() {
 
 # The agent's commands, one outcome line each ("NAME ok" or "NAME fail"), run in the
 # workspace by the peer's sandbox.  $1: the host directory outside the workspace, $2 the
-# port of a host server on 127.0.0.1, $3 a file the settings may hide.
+# port of a host server on 127.0.0.1, $3 a file the settings may hide, $4 (Codex
+# workspace-write only) Debian's python3 for the venv step: a wheel built from the
+# workspace's ./pkg with Debian's setuptools, installed into a new venv, offline.
 AGENT='
 step() { n=$1; shift; if ( "$@" ) >/dev/null 2>&1; then echo "$n ok"; else echo "$n fail"; fi; }
 echo "filters $(sed -n "s/^Seccomp_filters:[[:space:]]*//p" /proc/self/status)" >&2
@@ -53,6 +55,10 @@ socket.create_connection((\"127.0.0.1\", $2), timeout=5).recv(5)"
 step name python3 -c "
 import os, urllib.request
 urllib.request.urlopen(\"http://refused.invalid/\", timeout=10)"
+[ -z "$4" ] || step venv sh -c "exec >venv.log 2>&1; $4 -m venv v &&
+  $4 -m pip wheel -q --no-index --no-build-isolation --no-deps --no-cache-dir -w wheels ./pkg &&
+  v/bin/pip install -q --no-index --no-cache-dir wheels/cordon_peer-1.0-py3-none-any.whl &&
+  v/bin/python -c \"import cordon_peer; assert cordon_peer.VALUE == 42\""
 '
 
 # What a run left on the host: the files the steps may have made, git's view, the commits.
@@ -71,18 +77,22 @@ host_state() {
 
 # run_peer WHICH BIN: the agent's steps through the peer with the bwrap of BIN first on
 # PATH, in a fresh copy of the workspace; the outcomes and the host's state into $CT/WHICH.
-# PEER_CMD: the peer's command line before the command.
+# PEER_CMD: the peer's command line before the command; PEER_VENV: the python3 of the
+# venv step, when it runs (one more step).
 run_peer() {
   local which=$1 bin=$2 ws out
   ws=$(scratch_outside_tmp)
   out=$(scratch_outside_tmp)
   cp -a "$CT/template/." "$ws/"
-  (cd "$ws" && HOME=$PEER_HOME PATH=$bin:$PATH timeout 180 "${PEER_CMD[@]}" sh "$PEER_HOME/agent.sh" "$out" "$SERVER_PORT" "$SECRET") \
+  (cd "$ws" && HOME=$PEER_HOME PATH=$bin:$PATH timeout 180 "${PEER_CMD[@]}" sh "$PEER_HOME/agent.sh" "$out" "$SERVER_PORT" "$SECRET" "${PEER_VENV:-}") \
     >"$CT/$which.run" 2>"$CT/$which.err" || true
   grep -E '^[a-z-]+ (ok|fail)$' "$CT/$which.run" >"$CT/$which" || true
+  [ ! -e "$ws/venv.log" ] || cp "$ws/venv.log" "$CT/$which.venv"
   FILTERS=$(sed -n 's/^filters //p' "$CT/$which.err")
-  [ "$(wc -l <"$CT/$which")" = 17 ] ||
-    die "$which: the peer ran $(wc -l <"$CT/$which") of 17 steps: $(head -c 600 "$CT/$which.run" "$CT/$which.err" | _one_line)"
+  local steps=17
+  [ -z "${PEER_VENV:-}" ] || steps=18
+  [ "$(wc -l <"$CT/$which")" = "$steps" ] ||
+    die "$which: the peer ran $(wc -l <"$CT/$which") of $steps steps: $(head -c 600 "$CT/$which.run" "$CT/$which.err" | _one_line)"
   host_state "$ws" "$out" >>"$CT/$which"
 }
 
@@ -124,7 +134,13 @@ setup() {
   cp "$CORDON" "$CORDON_BIN/bwrap"
   git init -q "$CT/template"
   echo hi >"$CT/template/README"
-  git -C "$CT/template" add README
+  # the venv step's package, and what building and installing it leaves, out of git's view
+  mkdir -p "$CT/template/pkg/cordon_peer"
+  printf '%s\n' 'from setuptools import setup' \
+    'setup(name="cordon_peer", version="1.0", packages=["cordon_peer"])' >"$CT/template/pkg/setup.py"
+  echo 'VALUE = 42' >"$CT/template/pkg/cordon_peer/__init__.py"
+  printf '%s\n' /v/ /wheels/ /venv.log /pkg/build/ '/pkg/*.egg-info/' >>"$CT/template/.git/info/exclude"
+  git -C "$CT/template" add README pkg
   git -C "$CT/template" -c user.name=a -c user.email=a@b.c commit -qm init
   PEER_HOME=$(scratch_outside_tmp)
   SECRET=$PEER_HOME/secret
@@ -149,7 +165,13 @@ run_case codex_read_only t_codex_read_only
 
 t_codex_workspace_write() {
   codex_case -c sandbox_mode=workspace-write
+  [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import ensurepip, setuptools, wheel' 2>/dev/null ||
+    skip_case "Debian's python3-venv, python3-setuptools or python3-wheel is missing (./bootstrap.sh installs them)"
+  PEER_VENV=/usr/bin/python3
   compare codex-workspace-write "vscode:fail"
+  # the venv step's positive control: it works under bubblewrap (so both failing is no pass)
+  grep -qx 'venv ok' "$CT/codex-workspace-write.bwrap" ||
+    die "the venv step failed even under bubblewrap: $(tail -c 600 "$CT/codex-workspace-write.bwrap.venv" 2>&1 | _one_line)"
 }
 run_case codex_workspace_write t_codex_workspace_write
 
