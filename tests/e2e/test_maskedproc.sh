@@ -26,6 +26,12 @@ start_sleeper() {
   SLEEPER=$!
   trap 'kill $SLEEPER 2>/dev/null || true' EXIT
   [ -r "/proc/$SLEEPER/environ" ] || die "the test cannot read its own sleeper's environment (no positive control)"
+  # until the background shell has exec'd sleep (its environment is the shell's before)
+  local i
+  for i in $(seq 300); do
+    grep -qa sleeper-secret-42 "/proc/$SLEEPER/environ" && break
+    sleep 0.1
+  done
   grep -qa sleeper-secret-42 "/proc/$SLEEPER/environ" || die "the sleeper's environment lacks the secret (no control)"
 }
 
