@@ -19,6 +19,7 @@
 #include "lib/prepare.h"
 #include "lib/proc.h"
 #include "policy/policy.h"
+#include "session/llsession.h"
 #include "session/session.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
@@ -33,6 +34,7 @@ struct cordon_session {
     uint64_t magic;
     bool owned;                                           /* made here (else opened: a client of a published one) */
     outer_run *run;                                       /* owned: the sandbox */
+    llsess *ll;                                           /* owned, --isolation landlock: its supervisor, instead */
     int ctl;                                              /* owned: our end of PID 1's control socket */
     char path[sizeof((struct sockaddr_un *)0)->sun_path]; /* published or opened socket */
     char name[72];
@@ -141,20 +143,26 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         err_set(&e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: no policy given (NULL)");
         goto fail;
     }
-    if (pol->isolation == CORDON_ISOLATION_LANDLOCK) {
-        err_opt(&e, CORDON_STAGE_USAGE, 0, "isolation",
-                "a session needs namespaces (its PID namespace keeps its commands apart and its starter out of "
-                "their reach): Landlock isolation cannot hold one");
-        goto fail;
-    }
     if (prepare_run(pol, &x, &ll, &e) < 0)
         goto fail;
     have_x = true;
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
-        err_opt(&e, CORDON_STAGE_NAMESPACES, 0, "isolation",
-                "a session needs namespaces, and this host cannot make them (%s)",
-                x.isolation_why ? x.isolation_why : "user namespaces are refused");
-        goto fail;
+        /* no namespaces: the holder supervises, each command a Landlock run (llsession.h) */
+        if (!(s = calloc(1, sizeof *s))) {
+            err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+            goto fail;
+        }
+        s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0) {
+            err_set(&e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's control socket");
+            goto fail;
+        }
+        int theirs = ctl[1];
+        ctl[1] = -1; /* (llsess_start's, also when it fails) */
+        if (llsess_start(&x, &ll, pol->timeout, theirs, &s->ll, &e) < 0)
+            goto fail;
+        have_x = false;
+        goto ready;
     }
     if (x.p.inherit_pid_ns) {
         err_set(&e, CORDON_STAGE_USAGE, 0,
@@ -196,6 +204,7 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
     llonly_free(&ll);
     if (outer_wait_ready(s->run, 60000, &e) < 0)
         goto fail;
+ready:
     s->ctl = ctl[0];
     ctl[0] = -1;
     s->owned = true;
@@ -208,6 +217,10 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
 fail:
     if (s && s->run)
         outer_free(s->run);
+    if (s && s->ll) {
+        close_fd(&ctl[0]); /* its end: the supervisor ends */
+        llsess_free(s->ll);
+    }
     if (s)
         net_host_free(s->net); /* (outer_start or outer_free stopped it) */
     free(s);
@@ -597,7 +610,7 @@ int cordon_session_serve(cordon_session *s, int watch_fd, cordon_error *err)
     for (;;) {
         struct pollfd fds[3 + SESS_PENDING];
         fds[0] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
-        fds[1] = (struct pollfd){.fd = outer_pidfd(s->run), .events = POLLIN};
+        fds[1] = (struct pollfd){.fd = s->ll ? llsess_done_fd(s->ll) : outer_pidfd(s->run), .events = POLLIN};
         fds[2] = (struct pollfd){.fd = watch_fd, .events = POLLIN};
         for (size_t i = 0; i < np; i++)
             fds[3 + i] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
@@ -681,6 +694,7 @@ void cordon_session_free(cordon_session *s)
         }
         close_fd(&s->ctl);
         outer_free(s->run); /* PID 1 killed and reaped: every process of the session with it */
+        llsess_free(s->ll); /* (landlock: its end of ctl closed, it ended every command) */
         net_host_free(s->net);
         if (s->jan_w >= 0) {
             close_fd(&s->jan_w);

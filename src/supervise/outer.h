@@ -54,6 +54,9 @@ typedef struct outer_opts {
                          sandbox's own (supervise/pty.h); outer_start returns once its master
                          is here (outer_take_pty) */
     bool pty_stderr;
+    bool keep; /* --isolation landlock, a session's --keep: the stand-in reports the command's
+                  end (REPORT_EXIT) and its pid when it starts (REPORT_STARTED), and supervises
+                  what the command left until that is gone or cordon is (loop.c) */
 } outer_opts;
 
 typedef struct outer_run outer_run;
@@ -85,6 +88,9 @@ int outer_wait_ready(outer_run *r, int timeout_ms, cordon_error *err);
 int outer_take_pty(outer_run *r);
 /* The pidfd of PID 1: readable once the whole sandbox is gone. */
 int outer_pidfd(const outer_run *r);
+/* The report pipe's read end (non-blocking), for a caller that relays PID 1's reports
+ * itself instead of outer_wait (a session under --isolation landlock, session/llsession.c). */
+int outer_report_fd(const outer_run *r);
 /* Signal the run: SIGKILL ends the whole sandbox at once; the signals PID 1 forwards
  * (supervise/signals.h) go to the command; 0 tests that PID 1 is alive.  -1 with errno
  * (EINVAL for any other signal, ESRCH when the sandbox is gone).  Async-signal-safe. */
