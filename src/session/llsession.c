@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "session/session.h"
@@ -172,6 +173,57 @@ static char **parse_request(llsess *s, const sess_req *rq, size_t len, const cha
     return v;
 }
 
+/* Does rule d restrict what its nearest ancestor rule grants (a missing name that the
+ * creation control keeps from being created, where the tree around it is granted)? */
+static bool hole_if_made(const plan *p, const plan_rule *d)
+{
+    const plan_rule *a = NULL;
+    size_t best = 0;
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const plan_rule *r = &p->rules[i];
+        size_t n = strlen(r->path);
+        bool below = n > best && strncmp(d->path, r->path, n) == 0 &&
+                     (d->path[n] == '/' || (n == 1 && r->path[0] == '/' && d->path[1]));
+        if (r != d && r->exists && below) {
+            a = r;
+            best = n;
+        }
+    }
+    if (!a)
+        return false;
+    return a->access == CORDON_ACCESS_WRITE ? d->access != CORDON_ACCESS_WRITE
+                                            : a->access == CORDON_ACCESS_READ && d->access == CORDON_ACCESS_NONE;
+}
+
+/* Can this command run with the session's rules?  They were made into Landlock rules
+ * once, at the start, on the files there then.  A name that was missing then, and that
+ * the creation control keeps from being created (.git/hooks, .vscode, a --deny), is
+ * covered by the writable (or readable) tree around it once the host makes it: while it
+ * is there each command is refused, as a namespace session refuses it (session/pid1.c,
+ * policy_holds); once the host removed it the rules hold again.  A restricted file that
+ * the host replaced is covered by no rule (the tree was split around it): closed, not
+ * open. */
+static bool rules_hold(const llsess *s, char *why, size_t n)
+{
+    const plan *p = &s->x.p;
+    for (size_t i = 0; i < p->n_rules; i++) {
+        const plan_rule *d = &p->rules[i];
+        struct stat st;
+        if (d->exists || !hole_if_made(p, d))
+            continue;
+        if (fstatat(AT_FDCWD, d->path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+            continue;
+        snprintf(why, n,
+                 "%s was created on the host after the session started, and the session cannot hold its policy "
+                 "there (the name is hidden or protected from being created, and a command could now change or "
+                 "read it): remove it on the host and run the command again, or stop the session and start it "
+                 "again to protect it as it is now",
+                 d->path);
+        return false;
+    }
+    return true;
+}
+
 /* One command: a run of the session's plan, as `cordon run --isolation landlock` makes
  * it, with the command's working directory, environment, timeout and terminal. */
 static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
@@ -184,6 +236,13 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
         ((rq->flags & SESS_REQ_DETACH) && (rq->flags & (SESS_REQ_KEEP | SESS_REQ_TTY)) != SESS_REQ_KEEP) ||
         !(argv = parse_request(s, rq, len, &cwd, &envp))) {
         tell_error(r->conn, CORDON_STAGE_USAGE, EINVAL, "malformed request to the session");
+        release(r);
+        return;
+    }
+    char why[1024];
+    if (!rules_hold(s, why, sizeof why)) {
+        free(argv);
+        tell_error(r->conn, CORDON_STAGE_ROOT, 0, "%s", why);
         release(r);
         return;
     }
