@@ -148,6 +148,18 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
     have_x = true;
     if (x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
         /* no namespaces: the holder supervises, each command a Landlock run (llsession.h) */
+        if (pol->warn_fn) {
+            char w[1200];
+            snprintf(w, sizeof w,
+                     "this session runs under --isolation landlock%s%s%s: each command is started as `cordon run "
+                     "--isolation landlock` starts one, and what differs from a session with namespaces is that "
+                     "there is no /tmp of the session's own (HOME and TMPDIR are the session's directories on the "
+                     "host, removed when it ends), the host's processes are visible, the network is the host's "
+                     "(--network none refuses it), and a command's umask is the session's "
+                     "(doc/guide-sessions.md)",
+                     x.isolation_why ? " (" : "", x.isolation_why ? x.isolation_why : "", x.isolation_why ? ")" : "");
+            pol->warn_fn(w, pol->warn_ctx);
+        }
         if (!(s = calloc(1, sizeof *s))) {
             err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
             goto fail;
