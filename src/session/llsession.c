@@ -279,6 +279,7 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
     }
     r->flags = rq->flags;
     r->state = LL_RUNNING;
+    tell(r->conn, REPORT_STARTED, NULL, 0, "landlock"); /* the result's isolation (wire.h) */
     int master = o.pty ? outer_take_pty(r->run) : -1;
     if (master >= 0) {
         struct winsize ws = {
@@ -369,11 +370,13 @@ static void relay(llrun *r)
     }
 }
 
-/* The stand-in is gone: with it, everything the command started. */
-static void ended(llrun *r)
+/* The stand-in is gone: with it, everything the command started.  A command killed by
+ * its client's SIGKILL ends so; one the session's end took says nothing more (its client
+ * sees the connection close: the session ended first). */
+static void ended(llrun *r, bool session_ends)
 {
     relay(r);
-    if (!r->final && r->killed)
+    if (!r->final && r->killed && !session_ends)
         tell(r->conn, REPORT_EXIT, NULL, SIGKILL, NULL); /* (a wait status: killed by SIGKILL) */
     release(r);
 }
@@ -474,7 +477,7 @@ static void end_all(llsess *s)
                 ;
         }
         if (r->state != LL_FREE)
-            ended(r);
+            ended(r, true);
     }
 }
 
@@ -546,7 +549,7 @@ static void *ll_main(void *arg)
             case EV_REPORT: relay(r); break;
             case EV_END:
                 if (r->run && outer_pidfd(r->run) == fds[k].fd)
-                    ended(r);
+                    ended(r, false);
                 break;
             }
         }
