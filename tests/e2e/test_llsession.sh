@@ -201,6 +201,8 @@ case_keep_detach_and_stop() {
   expect_ok session exec "$s" --keep --detach -- sleep "1000.$d"
   [ "$OUT" -gt 0 ] 2>/dev/null || die "--detach did not print a pid: '$OUT'"
   wait_for_sleepers "$d" 10 >/dev/null || die "the detached command is not running"
+  # one that cannot start fails as any command does
+  expect_exit 127 session exec "$s" --keep --detach -- no-such-command-"$s"
   expect_output "still" session exec "$s" -- echo still
   [ -n "$(find_sleepers "$k")" ] || die "a later command killed what --keep kept"
   expect_ok session stop "$s"
