@@ -173,8 +173,7 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         ctl[1] = -1; /* (llsess_start's, also when it fails) */
         if (llsess_start(&x, &ll, pol->timeout, theirs, &s->ll, &e) < 0)
             goto fail;
-        have_x = false;
-        goto ready;
+        goto ready; /* (x and ll are the supervisor's now) */
     }
     if (x.p.inherit_pid_ns) {
         err_set(&e, CORDON_STAGE_USAGE, 0,
