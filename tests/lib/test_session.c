@@ -589,6 +589,7 @@ static void test_landlock(void **state)
     r = run_in(s, SH("echo x 2>/dev/null >/etc/cordon-lib-test || echo refused"), NULL, &out);
     assert_string_equal(out, "refused\n");
     free(out);
+    cordon_result_free(&r); /* (the refusal's report) */
 
     /* a command's kill takes its tree, and only it; --keep keeps what it left */
     char kept[64], killed[64], script[400];
