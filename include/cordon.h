@@ -540,8 +540,12 @@ typedef struct cordon_session cordon_session;
  * timeout is each command's (cordon_session_cmd.timeout overrides it); its limits are
  * the session's as a whole (cgroups) or each process's (rlimits); HOME, TMPDIR and /tmp
  * are private to the session and shared by its commands, and so is its network (its
- * proxy, forwarded and published ports).  Sessions need namespaces and a PID namespace
- * of their own (not CORDON_ISOLATION_LANDLOCK).  -1 with err filled: nothing is left. */
+ * proxy, forwarded and published ports).  Under CORDON_ISOLATION_LANDLOCK (or _AUTO
+ * where user namespaces are refused) there are no namespaces: a thread of the calling
+ * process supervises the session, and each command runs as a cordon_spawn under Landlock
+ * would run it, with the rules prepared here; HOME and TMPDIR are the session's
+ * directories on the host, and there is no /tmp, PID or network namespace of its own
+ * (doc/guide-sessions.md).  -1 with err filled: nothing is left. */
 CORDON_API int cordon_session_new(const cordon_policy *p, cordon_session **out, cordon_error *err);
 
 /* Start argv in the session, as cordon_spawn does (the same flags and cordon_proc;

@@ -57,6 +57,11 @@ void help_session(FILE *out)
           "live in $XDG_RUNTIME_DIR/cordon/sessions (else /run/user/UID/cordon/sessions, for root\n"
           "/run/cordon/sessions, else /tmp/cordon-UID/sessions).\n"
           "\n"
+          "With --isolation landlock (or auto where user namespaces are refused) the session has\n"
+          "no namespaces: each command runs as `cordon run --isolation landlock` runs it, started\n"
+          "by the session's holder; HOME and TMPDIR are the session's directories on the host, and\n"
+          "there is no /tmp, PID or network namespace of its own (`start` says so).\n"
+          "\n"
           "exit status of exec: as `cordon run`; 125 also when there is no such session, or when\n"
           "its policy cannot be met: for good once the host took away a mount it cannot hold\n"
           "otherwise (its workspace was deleted, say); for as long as a protected or hidden name that\n"
@@ -100,6 +105,14 @@ static __attribute__((noreturn)) void holder_fail(int ready, const char *what)
  * signal mask (a caller that ignored SIGTERM does not make it unkillable), and / as its
  * working directory once the session is built (the policy is resolved against the
  * caller's). */
+/* A warning of the session's start, for `start` to print (ctx: a buffer of 2048). */
+static void collect_warning(const char *message, void *ctx)
+{
+    char *buf = ctx;
+    size_t used = strlen(buf);
+    snprintf(buf + used, 2048 - used, "cordon: warning: %s\n", message);
+}
+
 static __attribute__((noreturn)) void run_holder(const char *name, cordon_policy *pol, double idle, int ready)
 {
     if (setsid() < 0)
@@ -137,6 +150,9 @@ static __attribute__((noreturn)) void run_holder(const char *name, cordon_policy
         holder_fail(ready, "sigprocmask");
     cordon_error err = {0};
     cordon_session *s = NULL;
+    /* what the session warns about goes to `start`, after the ready byte */
+    char warnings[2048] = "";
+    (void)cordon_policy_set_warning_handler(pol, collect_warning, warnings, NULL);
     if (cordon_session_new(pol, &s, &err) < 0 || (idle > 0 && cordon_session_set_idle_timeout(s, idle, &err) < 0) ||
         cordon_session_listen(s, name, &err) < 0) {
         char text[2200];
@@ -155,6 +171,8 @@ static __attribute__((noreturn)) void run_holder(const char *name, cordon_policy
     do
         w = write(ready, "", 1);
     while (w < 0 && errno == EINTR);
+    if (w == 1 && warnings[0])
+        (void)!write(ready, warnings, strlen(warnings)); /* (start prints what came; a start gone misses it) */
     if (w != 1) {
         cordon_session_free(s);
         _exit(CORDON_EXIT_SETUP);
@@ -290,8 +308,11 @@ static int session_start(int argc, char **argv)
             break;
     }
     close(ready[0]);
-    if (have == 1 && buf[0] == '\0')
+    if (have >= 1 && buf[0] == '\0') {
+        buf[have] = '\0';
+        fputs(buf + 1, stderr); /* the session's warnings */
         return 0;
+    }
     buf[have] = '\0';
     if (have)
         fprintf(stderr, "%s\n", buf);

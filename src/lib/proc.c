@@ -543,8 +543,10 @@ static void ended(cordon_proc *c, cordon_result *res, cordon_error *e)
         snprintf(msg, sizeof msg, "%s", e->message);
         err_set(e, CORDON_STAGE_EXEC, e->errnum, "%s; %s", msg, c->not_found);
     }
-    res->isolation = c->isolation;
-    res->isolation_why = c->isolation_why;
+    if (!c->sc) { /* (a session's command: its session said which, session/client.c) */
+        res->isolation = c->isolation;
+        res->isolation_why = c->isolation_why;
+    }
     if (c->net)
         net_host_result(c->net, res); /* what the network helper let through and refused */
     llonly_free(&c->ll);

@@ -26,7 +26,8 @@ struct sess_cmd {
     int tty;    /* the terminal's master, or -1 */
     bool ended; /* the result is final */
     bool eof;
-    int pid; /* REPORT_STARTED of a detached command: its pid in the session */
+    int pid;                    /* REPORT_STARTED of a detached command: its pid in the session */
+    cordon_isolation isolation; /* REPORT_STARTED "landlock": a Landlock session's (wire.h) */
     double started_s;
     outer_outcome o;
     bool refused; /* the holder refused the connection */
@@ -169,6 +170,8 @@ static void take_reports(sess_cmd *c)
         } else if (n == (ssize_t)sizeof u.r && u.r.kind == REPORT_STARTED) {
             if (fd < 0 && u.r.value > 0)
                 c->pid = u.r.value; /* a detached command's */
+            if (strncmp(u.r.text, "landlock", sizeof u.r.text) == 0)
+                c->isolation = CORDON_ISOLATION_LANDLOCK;
             if (fd >= 0 && c->tty < 0) {
                 c->tty = fd;
                 fd = -1;
@@ -196,7 +199,7 @@ static void conclude(sess_cmd *c)
                 "the session ended before the command did (it was stopped, or what held it died)");
         c->res.exit_code = CORDON_EXIT_SETUP;
     }
-    c->res.isolation = CORDON_ISOLATION_NAMESPACES;
+    c->res.isolation = c->isolation;
     c->res.wall_seconds = now_s() - c->started_s;
     __atomic_store_n(&c->ended, true, __ATOMIC_RELEASE);
 }
@@ -297,7 +300,7 @@ static void wait_detached(sess_cmd *c)
                                      .exit_code = 0,
                                      .status_code = -1,
                                      .started = true,
-                                     .isolation = CORDON_ISOLATION_NAMESPACES,
+                                     .isolation = c->isolation,
                                      .pid = c->pid,
                                      .wall_seconds = now_s() - c->started_s};
             err_clear(&c->err);
@@ -331,6 +334,7 @@ int sess_cmd_start(int via, const char *path, char *const argv[], const int stdi
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
     }
     c->conn = c->tty = -1;
+    c->isolation = CORDON_ISOLATION_NAMESPACES;
     c->started_s = now_s();
     int peer = -1;
     if (via >= 0) {

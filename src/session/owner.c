@@ -19,6 +19,7 @@
 #include "lib/prepare.h"
 #include "lib/proc.h"
 #include "policy/policy.h"
+#include "session/llsession.h"
 #include "session/session.h"
 #include "supervise/outer.h"
 #include "util/cleanup.h"
@@ -33,6 +34,7 @@ struct cordon_session {
     uint64_t magic;
     bool owned;                                           /* made here (else opened: a client of a published one) */
     outer_run *run;                                       /* owned: the sandbox */
+    llsess *ll;                                           /* owned, --isolation landlock: its supervisor, instead */
     int ctl;                                              /* owned: our end of PID 1's control socket */
     char path[sizeof((struct sockaddr_un *)0)->sun_path]; /* published or opened socket */
     char name[72];
@@ -131,8 +133,9 @@ static void free_partial(cordon_session **sp)
         return;
     if (s->run)
         outer_free(s->run);
+    close_and_invalidate(&s->ctl); /* under landlock, its end: the supervisor ends */
+    llsess_free(s->ll);
     net_host_free(s->net); /* (outer_start or outer_free stopped it) */
-    close_and_invalidate(&s->ctl);
     free(s);
 }
 
@@ -145,10 +148,6 @@ static void free_memp(sess_mem **m)
  * (a copy of its own: this one goes on return), the control socket, the network helper. */
 static int start_sandbox(const cordon_policy *pol, const prepared *x, cordon_session *s, cordon_error *e)
 {
-    if (x->p.isolation == CORDON_ISOLATION_LANDLOCK)
-        return err_opt(e, CORDON_STAGE_NAMESPACES, 0, "isolation",
-                       "a session needs namespaces, and this host cannot make them (%s)",
-                       x->isolation_why ? x->isolation_why : "user namespaces are refused");
     if (x->p.inherit_pid_ns)
         return err_set(e, CORDON_STAGE_USAGE, 0,
                        "a session needs a PID namespace of its own (its PID 1 is what keeps its commands apart): "
@@ -176,6 +175,32 @@ static int start_sandbox(const cordon_policy *pol, const prepared *x, cordon_ses
     return 0;
 }
 
+/* Under --isolation landlock there are no namespaces: the holder supervises, each command
+ * a Landlock run (llsession.h).  On success x and ll are the supervisor's. */
+static int start_landlock(const cordon_policy *pol, prepared *x, llonly *ll, cordon_session *s, cordon_error *e)
+{
+    if (pol->warn_fn) {
+        char w[1200];
+        snprintf(w, sizeof w,
+                 "this session runs under --isolation landlock%s%s%s: each command is started as `cordon run "
+                 "--isolation landlock` starts one, and what differs from a session with namespaces is that "
+                 "there is no /tmp of the session's own (HOME and TMPDIR are the session's directories on the "
+                 "host, removed when it ends), the host's processes are visible, the network is the host's "
+                 "(--network none refuses it), and a command's umask is the session's "
+                 "(doc/guide-sessions.md)",
+                 x->isolation_why ? " (" : "", x->isolation_why ? x->isolation_why : "", x->isolation_why ? ")" : "");
+        pol->warn_fn(w, pol->warn_ctx);
+    }
+    _cleanup_close_pair_ int ctl[2] = {-1, -1};
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
+        return err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot make the session's control socket");
+    int theirs = steal_fd(&ctl[1]); /* (llsess_start's, also when it fails) */
+    if (llsess_start(x, ll, pol->timeout, theirs, &s->ll, e) < 0)
+        return -1;
+    s->ctl = steal_fd(&ctl[0]);
+    return 0;
+}
+
 static int session_new(const cordon_policy *pol, cordon_session **out, cordon_error *e)
 {
     if (!out)
@@ -183,10 +208,6 @@ static int session_new(const cordon_policy *pol, cordon_session **out, cordon_er
     *out = NULL;
     if (!pol)
         return err_set(e, CORDON_STAGE_USAGE, EINVAL, "cordon_session_new: no policy given (NULL)");
-    if (pol->isolation == CORDON_ISOLATION_LANDLOCK)
-        return err_opt(e, CORDON_STAGE_USAGE, 0, "isolation",
-                       "a session needs namespaces (its PID namespace keeps its commands apart and its starter out "
-                       "of their reach): Landlock isolation cannot hold one");
     prepared x;
     llonly ll = {.ruleset_fd = -1};
     if (prepare_run(pol, &x, &ll, e) < 0) {
@@ -196,13 +217,22 @@ static int session_new(const cordon_policy *pol, cordon_session **out, cordon_er
     cordon_session *s = calloc(1, sizeof *s);
     if (s)
         s->ctl = s->listen_fd = s->jan_w = s->jan_pidfd = s->stop_conn = -1;
-    int r = s ? start_sandbox(pol, &x, s, e)
-              : err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
-    prepared_free(&x);
-    llonly_free(&ll);
-    if (r < 0 || outer_wait_ready(s->run, 60000, e) < 0) {
-        free_partial(&s);
-        return -1;
+    if (s && x.p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        if (start_landlock(pol, &x, &ll, s, e) < 0) {
+            prepared_free(&x);
+            llonly_free(&ll);
+            free_partial(&s);
+            return -1;
+        }
+    } else {
+        int r = s ? start_sandbox(pol, &x, s, e)
+                  : err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
+        prepared_free(&x);
+        llonly_free(&ll);
+        if (r < 0 || outer_wait_ready(s->run, 60000, e) < 0) {
+            free_partial(&s);
+            return -1;
+        }
     }
     s->owned = true;
     s->started = time(NULL);
@@ -601,7 +631,7 @@ int cordon_session_serve(cordon_session *s, int watch_fd, cordon_error *err)
     for (;;) {
         struct pollfd fds[3 + SESS_PENDING];
         fds[0] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
-        fds[1] = (struct pollfd){.fd = outer_pidfd(s->run), .events = POLLIN};
+        fds[1] = (struct pollfd){.fd = s->ll ? llsess_done_fd(s->ll) : outer_pidfd(s->run), .events = POLLIN};
         fds[2] = (struct pollfd){.fd = watch_fd, .events = POLLIN};
         for (size_t i = 0; i < np; i++)
             fds[3 + i] = (struct pollfd){.fd = pend[i].fd, .events = POLLIN};
@@ -685,6 +715,7 @@ void cordon_session_free(cordon_session *s)
         }
         close_and_invalidate(&s->ctl);
         outer_free(s->run); /* PID 1 killed and reaped: every process of the session with it */
+        llsess_free(s->ll); /* (landlock: its end of ctl closed, it ended every command) */
         net_host_free(s->net);
         if (s->jan_w >= 0) {
             close_and_invalidate(&s->jan_w);

@@ -12,7 +12,9 @@
  *                         stdout and stderr), then sess_sig messages
  *   PID 1      -> client  report_msg records (supervise/report.h): REPORT_STARTED (with
  *                         the terminal's master under a tty; with SESS_REQ_DETACH, the
- *                         command's pid in the session as its value), REPORT_SETUP_ERROR,
+ *                         command's pid in the session as its value; with the text
+ *                         "landlock" from a session under --isolation landlock,
+ *                         session/llsession.h, whose holder stands in for PID 1), REPORT_SETUP_ERROR,
  *                         REPORT_EXEC_ERROR, REPORT_REFUSAL, and one final REPORT_EXIT or
  *                         REPORT_TIMEOUT
  *   holder     -> client  a sess_reply to a hello that is not an exec (INFO, STOP) or

@@ -62,6 +62,7 @@ typedef struct launch {
     bool ctty;                /* make stdin the command's controlling terminal (a session's
                                * --tty: a pseudo-terminal of the sandbox's own) */
     launch_pty pty;           /* CORDON_SPAWN_PTY: the command's terminal (pty.h), .on false: none */
+    bool keep;                /* --isolation landlock, a session's --keep (outer.h) */
     bool pty_group;           /* PID 1 leads the session of pty, and the command gets a process group
                                * of its own in it (pty.h, pty_lead) */
 } launch;

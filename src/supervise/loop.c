@@ -30,6 +30,11 @@ void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
 {
     cc_state *cc = l->cc;
     int listener = cc ? cc->listener : -1;
+    /* A session's --keep under --isolation landlock (outer.h): the command's pid now; its
+     * end is reported when it comes, and what it left is supervised until it is gone.
+     * cmd is 0 from then on: nothing is forwarded (kill(0) would reach our own group). */
+    if (l->keep)
+        report_send(l->report_fd, REPORT_STARTED, NULL, (int)cmd, NULL);
     for (;;) {
         int wait_ms = -1;
         if (l->deadline_ms >= 0) {
@@ -79,21 +84,33 @@ void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
         if (si.ssi_signo == (uint32_t)SIGNAL_CORDON_GONE) {
             /* --isolation landlock: cordon is gone, and no PID namespace takes the rest
              * down with us: kill everything first (its parent-death signal). */
-            kill(cmd, SIGKILL);
+            if (cmd > 0)
+                kill(cmd, SIGKILL);
             finish();
             _exit(CORDON_EXIT_SETUP);
         }
         if (si.ssi_signo != SIGCHLD) {
-            kill(cmd, (int)si.ssi_signo);
+            if (cmd > 0)
+                kill(cmd, (int)si.ssi_signo);
             continue;
         }
         for (;;) {
             int status;
             pid_t w = waitpid(-1, &status, WNOHANG);
+            if (w < 0 && errno == ECHILD && cmd == 0)
+                _exit(0); /* --keep: what the command left is all gone */
             if (w <= 0)
                 break;
             if (cc && w != cmd)
                 cc_reaped(cc, w, status);
+            if (w == cmd && l->keep) {
+                if (cc)
+                    cc_report(cc, l->report_fd);
+                report_send(l->report_fd, REPORT_EXIT, NULL, status, NULL);
+                cmd = 0;
+                l->deadline_ms = -1; /* (the command's timeout, not its leftovers') */
+                continue;
+            }
             if (w == cmd) {
                 TRACE("command-exited");
                 /* Whatever the command left behind dies now, before cordon is told:

@@ -404,6 +404,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
                   .helper_fd = -1,
                   .ll_sup_fd = -1,
                   .deadline_ms = -1,
+                  .keep = o->keep,
                   .session = o->session,
                   .session_fd = o->session ? o->session_fd : -1};
     /* PID 1 also watches cordon's own process through a pidfd: the life pipe alone cannot

@@ -54,6 +54,9 @@ typedef struct outer_opts {
                          sandbox's own (supervise/pty.h); outer_start returns once its master
                          is here (outer_take_pty) */
     bool pty_stderr;
+    bool keep; /* --isolation landlock, a session's --keep: the stand-in reports the command's
+                  end (REPORT_EXIT) and its pid when it starts (REPORT_STARTED), and supervises
+                  what the command left until that is gone or cordon is (loop.c) */
 } outer_opts;
 
 typedef struct outer_run outer_run;
@@ -86,7 +89,9 @@ int outer_take_pty(outer_run *r);
 /* The pidfd of PID 1: readable once the whole sandbox is gone. */
 int outer_pidfd(const outer_run *r);
 /* The pipe PID 1 reports on, while it is open (else -1): readable when a report came,
- * the final one included, which ends the run before PID 1 itself has gone (outer_wait). */
+ * the final one included, which ends the run before PID 1 itself has gone (outer_wait).
+ * A caller that relays PID 1's reports itself instead of outer_wait reads it (a session
+ * under --isolation landlock, session/llsession.c). */
 int outer_report_fd(const outer_run *r);
 /* Signal the run: SIGKILL ends the whole sandbox at once; the signals PID 1 forwards
  * (supervise/signals.h) go to the command; 0 tests that PID 1 is alive.  -1 with errno

@@ -204,6 +204,14 @@ void reaper_main(launch *l)
             launch_fail(l, &err);
         }
     }
+    /* A session's --keep: the stand-in outlives the command, so it must not hold the
+     * command's stdin, stdout and stderr (a client reading them to the end would wait for
+     * what the command left); /dev/null instead, opened before Landlock. */
+    int null_fd = -1;
+    if (l->keep && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
+        launch_fail(l, &err);
+    }
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
     if (sfd < 0) {
         err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
@@ -234,6 +242,12 @@ void reaper_main(launch *l)
         launch_fail(l, &err);
     }
     pty_close_slave(&l->pty);
+    for (int fd = 0; null_fd >= 0 && fd < 3; fd++)
+        if (dup2(null_fd, fd) < 0) {
+            err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot let go of the command's standard descriptors");
+            kill(cmd, SIGKILL);
+            launch_fail(l, &err);
+        }
     if (l->cc && !l->cc->nested && take_listener(l, &err) < 0) {
         kill(cmd, SIGKILL);
         launch_fail(l, &err);

@@ -2,7 +2,8 @@
  * uid 65534, meson test --suite lib): cordon_session_new, _spawn, _spawn_cmd
  * and _free with the same flags and cordon_proc calls as cordon_spawn; bad input; one
  * command's kill and timeout taking its tree only; --keep; 64 threads spawning into one
- * session at once; nothing left (descriptors, children, processes) once freed. */
+ * session at once; nothing left (descriptors, children, processes) once freed; the same
+ * under --isolation landlock, where a thread of the caller supervises (issue 22). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,13 +91,6 @@ static void test_bad_input(void **state)
     cordon_policy *p = test_policy(30);
     assert_int_equal(cordon_session_new(p, NULL, &e), -1);
     assert_contains(e.message, "out is NULL");
-    /* Landlock isolation cannot hold a session */
-    cordon_policy *ll = test_policy(30);
-    assert_int_equal(cordon_policy_set_isolation(ll, CORDON_ISOLATION_LANDLOCK, &e), 0);
-    assert_int_equal(cordon_session_new(ll, &s, &e), -1);
-    assert_contains(e.message, "namespaces");
-    assert_string_equal(e.option, "isolation");
-    cordon_policy_free(ll);
 
     const baseline base = take_baseline();
     cordon_proc *c = (cordon_proc *)0x1;
@@ -553,6 +548,88 @@ static void test_idle_timeout(void **state)
     cordon_policy_free(p);
 }
 
+/* ---- --isolation landlock (issue 22) --------------------------------------------------- */
+
+static int landlock_abi(void)
+{
+    long r = syscall(444 /* landlock_create_ruleset */, NULL, (size_t)0, 1u /* VERSION */);
+    return r > 0 ? (int)r : 0;
+}
+
+/* Without namespaces a thread of this process supervises: the commands run as
+ * cordon_spawn under Landlock runs them, share HOME, report their isolation, and
+ * everything (the thread's runs, the private directory's janitor, descriptors) is gone
+ * once the session is freed. */
+static void test_landlock(void **state)
+{
+    (void)state;
+    if (landlock_abi() < 4) {
+        printf("# SKIP: Landlock ABI %d on this kernel; --isolation landlock with no network needs ABI 4\n",
+               landlock_abi());
+        skip();
+    }
+    cordon_policy *p = test_policy(30);
+    cordon_error e = CORDON_ERROR_INIT;
+    assert_int_equal(cordon_policy_set_isolation(p, CORDON_ISOLATION_LANDLOCK, &e), 0);
+    const baseline base = take_baseline();
+    cordon_session *s = new_session(p);
+    cordon_result r = CORDON_RESULT_INIT;
+    char *out;
+
+    r = run_in(s, SH("echo kept >\"$HOME/note\"; echo out; exit 3"), NULL, &out);
+    assert_string_equal(out, "out\n");
+    assert_int_equal(r.exit_code, 3);
+    assert_int_equal(r.isolation, CORDON_ISOLATION_LANDLOCK);
+    free(out);
+    /* the session's HOME is the next command's */
+    r = run_in(s, SH("cat \"$HOME/note\"; echo \"$HOME\" | grep -q cordon-ll && echo private"), NULL, &out);
+    assert_string_equal(out, "kept\nprivate\n");
+    free(out);
+    /* Landlock holds: / is read-only (the control: $HOME is writable, above) */
+    r = run_in(s, SH("echo x 2>/dev/null >/etc/cordon-lib-test || echo refused"), NULL, &out);
+    assert_string_equal(out, "refused\n");
+    free(out);
+    cordon_result_free(&r); /* (the refusal's report) */
+
+    /* a command's kill takes its tree, and only it; --keep keeps what it left */
+    char kept[64], killed[64], script[400];
+    snprintf(kept, sizeof kept, "sleep 100.%d51", (int)getpid());
+    snprintf(killed, sizeof killed, "sleep 100.%d52", (int)getpid());
+    cordon_session_cmd keep = CORDON_SESSION_CMD_INIT;
+    keep.keep = true;
+    snprintf(script, sizeof script, "exec >/dev/null; m=100.%d; m=${m}51; sleep $m & (setsid sleep $m &)",
+             (int)getpid());
+    r = run_in(s, SH(script), &keep, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(await_marked(kept, 2, 10000), 2);
+    cordon_proc *c;
+    snprintf(script, sizeof script, "m=100.%d; m=${m}52; sleep $m & (setsid sleep $m &); sleep $m", (int)getpid());
+    assert_int_equal(cordon_session_spawn(s, SH(script), 0, &c, &e), 0);
+    assert_int_equal(await_marked(killed, 3, 10000), 3);
+    assert_int_equal(cordon_proc_kill(c, SIGKILL, NULL), 0);
+    assert_int_equal(cordon_proc_wait(c, 30000, &r, &e), 0);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_int_equal(count_marked(killed), 0); /* all of it, when the wait returns */
+    assert_int_equal(count_marked(kept), 2);   /* and nothing else */
+    cordon_proc_free(c);
+
+    /* many in a row */
+    for (int i = 0; i < 20; i++) {
+        r = run_in(s, (char *[]){(char *)"true", NULL}, NULL, NULL);
+        assert_int_equal(r.exit_code, 0);
+    }
+
+    /* a command still running when its session ends: its wait says so */
+    assert_int_equal(cordon_session_spawn(s, (char *[]){(char *)"sleep", (char *)"30", NULL}, 0, &c, &e), 0);
+    cordon_session_free(s);
+    assert_int_equal(count_marked(kept), 0); /* the session's end takes everything */
+    assert_int_equal(cordon_proc_wait(c, 30000, &r, &e), 0);
+    assert_int_equal(r.exit_code, CORDON_EXIT_SETUP);
+    cordon_proc_free(c);
+    assert_baseline(base);
+    cordon_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,7 +637,7 @@ int main(void)
         cmocka_unit_test(test_timeout),           cmocka_unit_test(test_kill_and_keep),
         cmocka_unit_test(test_concurrent_64),     cmocka_unit_test(test_sequential_500),
         cmocka_unit_test(test_dies_with_process), cmocka_unit_test(test_detach),
-        cmocka_unit_test(test_idle_timeout),
+        cmocka_unit_test(test_idle_timeout),      cmocka_unit_test(test_landlock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
