@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "confine/seccomp.h"
+#include "supervise/cc_decode.h"
 #include "supervise/report.h"
 #include "util/cleanup.h"
 #include "util/err.h"
@@ -940,8 +941,6 @@ static int with_umask(cc_state *cc, pid_t tid)
     return 0;
 }
 
-#define ARG_FD(a) ((int)(int32_t)(uint32_t)(a))
-
 static bool was_handed(const cc_state *cc, const struct stat *st)
 {
     for (size_t i = 0; i < cc->n_handed; i++)
@@ -1165,81 +1164,180 @@ static int unblock(int fd)
     return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 }
 
-static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int flags, mode_t mode)
+/* open(O_TMPFILE): an unnamed file in the directory the path names. */
+static int open_tmpfile(cc_state *cc, const call *c, int dirfd, const char *path, int flags, mode_t mode)
+{
+    pw_result r;
+    int e = pw_resolve(&cc->pw, dirfd, path, PW_WHOLE, &r);
+    if (e < 0)
+        return -e;
+    int obj = r.obj_fd;
+    struct stat st;
+    if (fstat(obj, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        pw_result_close(&r);
+        return ENOTDIR;
+    }
+    if (!still_valid(cc, c->id) || (e = with_umask(cc, c->tid)) < 0) {
+        pw_result_close(&r);
+        return e < 0 ? -e : ENOENT;
+    }
+    int fd = openat(obj, ".", (flags | O_CLOEXEC), mode);
+    e = errno;
+    pw_result_close(&r);
+    if (fd < 0)
+        return e;
+    respond_fd(cc, c->id, c->tid, fd, flags & O_CLOEXEC);
+    close(fd);
+    return -1;
+}
+
+/* The walk ended on an object (a magic link of /proc): reopen the file it names, as the
+ * kernel does.  Closes r. */
+static int open_object(cc_state *cc, const call *c, pw_result *r, int flags)
+{
+    bool cloexec = flags & O_CLOEXEC;
+    int fd = -1, e;
+    const char *why = decide_object(cc, r->obj_fd, CC_WRITE);
+    if (why) {
+        pw_result_close(r);
+        return refuse(cc, c, why);
+    }
+    struct stat st;
+    if (fstat(r->obj_fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+        fd = open_ctty(cc, c->tid, flags);
+        pw_result_close(r);
+        if (fd < 0)
+            return -fd;
+    } else {
+        char p[48];
+        snprintf(p, sizeof p, "self/fd/%d", r->obj_fd);
+        if (!still_valid(cc, c->id)) {
+            pw_result_close(r);
+            return ENOENT;
+        }
+        fd = openat(cc->pw.proc_fd, p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NONBLOCK | O_CLOEXEC);
+        e = errno;
+        if (fd < 0 && e == EWOULDBLOCK && !(flags & O_NONBLOCK) && S_ISREG(st.st_mode) && !cc->in_worker) {
+            /* a lease to break: wait for it in a worker (the descriptor is the
+             * worker's too, under the same number) */
+            open_in_worker(cc, c->id, c->tid, cc->pw.proc_fd, p, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW), cloexec,
+                           false);
+            pw_result_close(r);
+            return -1;
+        }
+        pw_result_close(r);
+        if (fd < 0)
+            return e;
+        if (!(flags & O_NONBLOCK))
+            (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK & (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME));
+    }
+    respond_fd(cc, c->id, c->tid, fd, cloexec);
+    close(fd);
+    return -1;
+}
+
+/* open(O_CREAT | O_EXCL) of a name that is not there: decided as a creation without
+ * asking first whether the name exists (the open's O_EXCL asks the kernel, on the same
+ * directory descriptor).  When it does exist, or the creation is refused, 1: the caller
+ * decides again knowing that the name exists, as for any other open, so that what is
+ * refused and what is logged do not change; it only saves the fstatat of a name that
+ * is, for most such opens, new.  Else an errno, or -1 (answered). */
+static int open_excl_new(cc_state *cc, const call *c, const pw_result *r, int flags, mode_t mode)
+{
+    if (decide(cc, r->dir_fd, &r->dir_st, r->name, CC_CREATE))
+        return 1;
+    int e;
+    if (!still_valid(cc, c->id))
+        return ENOENT;
+    if ((e = with_umask(cc, c->tid)) < 0)
+        return -e;
+    int fd = openat(r->dir_fd, r->name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return errno == EEXIST ? 1 : errno;
+    respond_fd(cc, c->id, c->tid, fd, flags & O_CLOEXEC);
+    close(fd);
+    return -1;
+}
+
+/* Open an existing name or create one, by the walk's result; 0 when it changed under
+ * us (walk again).  Closes r. */
+static int open_named(cc_state *cc, const call *c, pw_result *r, int flags, mode_t mode, unsigned pwf)
 {
     bool cloexec = flags & O_CLOEXEC;
     bool creat = flags & O_CREAT;
-    if ((flags & O_TMPFILE) == O_TMPFILE) {
-        pw_result r;
-        int e = pw_resolve(&cc->pw, dirfd, path, PW_WHOLE, &r);
-        if (e < 0)
-            return -e;
-        int obj = r.obj_fd;
-        struct stat st;
-        if (fstat(obj, &st) < 0 || !S_ISDIR(st.st_mode)) {
-            pw_result_close(&r);
-            return ENOTDIR;
-        }
-        if (!still_valid(cc, c->id) || (e = with_umask(cc, c->tid)) < 0) {
-            pw_result_close(&r);
-            return e < 0 ? -e : ENOENT;
-        }
-        int fd = openat(obj, ".", (flags | O_CLOEXEC), mode);
-        e = errno;
-        pw_result_close(&r);
+    int fd, e;
+    struct stat st;
+    bool exists = exists_at(r->dir_fd, r->name, &st);
+    const char *why = decide(cc, r->dir_fd, &r->dir_st, r->name, exists ? CC_WRITE : CC_CREATE);
+    if (why) {
+        pw_result_close(r);
+        return refuse(cc, c, why);
+    }
+    if (!still_valid(cc, c->id)) {
+        pw_result_close(r);
+        return ENOENT;
+    }
+    if (exists && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+        fd = open_ctty(cc, c->tid, flags);
+        pw_result_close(r);
         if (fd < 0)
-            return e;
+            return -fd;
         respond_fd(cc, c->id, c->tid, fd, cloexec);
         close(fd);
         return -1;
     }
-    unsigned pwf = ((flags & O_NOFOLLOW) || (creat && (flags & O_EXCL))) ? 0 : PW_FOLLOW_LAST;
+    if ((exists && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) ||
+        (exists && pw_is_procfs(&cc->pw, r->dir_fd, r->dir_st.st_dev) && other_userns(cc, c->tid))) {
+        bool userns = !S_ISFIFO(st.st_mode) || (flags & O_NONBLOCK);
+        open_in_worker(cc, c->id, c->tid, r->dir_fd, r->name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec, userns);
+        pw_result_close(r);
+        return -1;
+    }
+    int f = flags | O_NOFOLLOW | O_CLOEXEC;
+    if (exists && !(flags & O_EXCL))
+        f &= ~O_CREAT; /* an existing file: if it goes meanwhile, decide again */
+    if (!exists && (e = with_umask(cc, c->tid)) < 0) {
+        pw_result_close(r);
+        return -e;
+    }
+    /* an existing file may hold a lease, which an open for writing breaks and then
+     * waits for (lease-break-time): never in PID 1, which serves every other call */
+    bool nb = exists && S_ISREG(st.st_mode) && !(flags & O_NONBLOCK) && !cc->in_worker;
+    fd = openat(r->dir_fd, r->name, nb ? f | O_NONBLOCK : f, mode);
+    e = errno;
+    if (fd < 0 && nb && e == EWOULDBLOCK) {
+        open_in_worker(cc, c->id, c->tid, r->dir_fd, r->name, f & ~O_CREAT, cloexec, false);
+        pw_result_close(r);
+        return -1;
+    }
+    if (fd >= 0 && nb && unblock(fd) < 0) {
+        e = errno;
+        close(fd);
+        pw_result_close(r);
+        return e;
+    }
+    pw_result_close(r);
+    if (fd < 0)
+        return (e == ENOENT && exists && creat) || (e == ELOOP && pwf) ? 0 : e; /* 0: it changed under us */
+    respond_fd(cc, c->id, c->tid, fd, cloexec);
+    close(fd);
+    return -1;
+}
+
+static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int flags, mode_t mode)
+{
+    bool creat = flags & O_CREAT;
+    if ((flags & O_TMPFILE) == O_TMPFILE)
+        return open_tmpfile(cc, c, dirfd, path, flags, mode);
+    bool excl = creat && (flags & O_EXCL);
+    unsigned pwf = ((flags & O_NOFOLLOW) || excl) ? 0 : PW_FOLLOW_LAST;
     for (int attempt = 0; attempt < 4; attempt++) {
         pw_result r;
         int e = pw_resolve(&cc->pw, dirfd, path, pwf, &r);
         if (e < 0)
             return -e;
-        int fd = -1;
-        if (r.obj_fd >= 0) {
-            /* a magic link of /proc: reopen the file it names, as the kernel does */
-            const char *why = decide_object(cc, r.obj_fd, CC_WRITE);
-            if (why) {
-                pw_result_close(&r);
-                return refuse(cc, c, why);
-            }
-            struct stat st;
-            if (fstat(r.obj_fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
-                fd = open_ctty(cc, c->tid, flags);
-                pw_result_close(&r);
-                if (fd < 0)
-                    return -fd;
-            } else {
-                char p[48];
-                snprintf(p, sizeof p, "self/fd/%d", r.obj_fd);
-                if (!still_valid(cc, c->id)) {
-                    pw_result_close(&r);
-                    return ENOENT;
-                }
-                fd = openat(cc->pw.proc_fd, p, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NONBLOCK | O_CLOEXEC);
-                e = errno;
-                if (fd < 0 && e == EWOULDBLOCK && !(flags & O_NONBLOCK) && S_ISREG(st.st_mode) && !cc->in_worker) {
-                    /* a lease to break: wait for it in a worker (the descriptor is the
-                     * worker's too, under the same number) */
-                    open_in_worker(cc, c->id, c->tid, cc->pw.proc_fd, p, flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW),
-                                   cloexec, false);
-                    pw_result_close(&r);
-                    return -1;
-                }
-                pw_result_close(&r);
-                if (fd < 0)
-                    return e;
-                if (!(flags & O_NONBLOCK))
-                    (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK & (O_APPEND | O_ASYNC | O_DIRECT | O_NOATIME));
-            }
-            respond_fd(cc, c->id, c->tid, fd, cloexec);
-            close(fd);
-            return -1;
-        }
+        if (r.obj_fd >= 0)
+            return open_object(cc, c, &r, flags);
         if (r.dot || r.slash) {
             /* a directory (or what must be one), opened for writing or created */
             struct stat st;
@@ -1247,68 +1345,12 @@ static int do_open(cc_state *cc, const call *c, int dirfd, const char *path, int
             pw_result_close(&r);
             return dir_exists || creat ? EISDIR : ENOENT;
         }
-        struct stat st;
-        bool exists = exists_at(r.dir_fd, r.name, &st);
-        const char *why = decide(cc, r.dir_fd, &r.dir_st, r.name, exists ? CC_WRITE : CC_CREATE);
-        if (why) {
-            pw_result_close(&r);
-            return refuse(cc, c, why);
-        }
-        if (!still_valid(cc, c->id)) {
-            pw_result_close(&r);
-            return ENOENT;
-        }
-        if (exists && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
-            fd = open_ctty(cc, c->tid, flags);
-            pw_result_close(&r);
-            if (fd < 0)
-                return -fd;
-            respond_fd(cc, c->id, c->tid, fd, cloexec);
-            close(fd);
-            return -1;
-        }
-        if (exists && S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
-            open_in_worker(cc, c->id, c->tid, r.dir_fd, r.name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec, false);
-            pw_result_close(&r);
-            return -1;
-        }
-        if (exists && pw_is_procfs(&cc->pw, r.dir_fd, r.dir_st.st_dev) && other_userns(cc, c->tid)) {
-            open_in_worker(cc, c->id, c->tid, r.dir_fd, r.name, (flags & ~O_CREAT) | O_NOFOLLOW, cloexec, true);
-            pw_result_close(&r);
-            return -1;
-        }
-        int f = flags | O_NOFOLLOW | O_CLOEXEC;
-        if (exists && !(flags & O_EXCL))
-            f &= ~O_CREAT; /* an existing file: if it goes meanwhile, decide again */
-        if (!exists && (e = with_umask(cc, c->tid)) < 0) {
-            pw_result_close(&r);
-            return -e;
-        }
-        /* an existing file may hold a lease, which an open for writing breaks and then
-         * waits for (lease-break-time): never in PID 1, which serves every other call */
-        bool nb = exists && S_ISREG(st.st_mode) && !(flags & O_NONBLOCK) && !cc->in_worker;
-        fd = openat(r.dir_fd, r.name, nb ? f | O_NONBLOCK : f, mode);
-        e = errno;
-        if (fd < 0 && nb && e == EWOULDBLOCK) {
-            open_in_worker(cc, c->id, c->tid, r.dir_fd, r.name, f & ~O_CREAT, cloexec, false);
-            pw_result_close(&r);
-            return -1;
-        }
-        if (fd >= 0 && nb && unblock(fd) < 0) {
-            e = errno;
-            close(fd);
+        if (excl && (e = open_excl_new(cc, c, &r, flags, mode)) != 1) {
             pw_result_close(&r);
             return e;
         }
-        pw_result_close(&r);
-        if (fd < 0) {
-            if ((e == ENOENT && exists && creat) || (e == ELOOP && pwf))
-                continue; /* it changed under us: again */
+        if ((e = open_named(cc, c, &r, flags, mode, pwf)) != 0)
             return e;
-        }
-        respond_fd(cc, c->id, c->tid, fd, cloexec);
-        close(fd);
-        return -1;
     }
     return EAGAIN;
 }
@@ -1530,16 +1572,6 @@ static int do_link(cc_state *cc, const call *c, int odirfd, const char *opath, i
 /* ------------------------------------------------------------------------------------ */
 /* mode, owner and length: chmod, chown and truncate of an existing file */
 
-typedef enum meta_kind { META_CHMOD, META_CHOWN, META_TRUNCATE } meta_kind;
-
-typedef struct meta_req {
-    meta_kind kind;
-    mode_t mode;
-    uid_t uid;
-    gid_t gid;
-    off_t len;
-} meta_req;
-
 /* The decision on a directory object: a guarded directory, or the hooks of one, keeps
  * its mode and owner (a group- or world-writable .git lets another user change hooks). */
 static const char *decide_dir_meta(cc_state *cc, int obj, const struct stat *st)
@@ -1642,19 +1674,6 @@ static int do_meta(cc_state *cc, const call *c, int dirfd, const char *path, boo
     cc->in_worker = true;
     respond(cc, c->id, 0, meta_perform(cc, obj, &st, m));
     _exit(0);
-}
-
-/* An owner as the call passed it: the 16-bit calls of the 32-bit ABIs mean -1 by 0xffff. */
-static uint32_t call_id(const call *c, uint64_t arg, bool narrow)
-{
-    bool compat = c->arch != AUDIT_ARCH_X86_64 && c->arch != AUDIT_ARCH_AARCH64;
-    uint32_t v = (uint32_t)arg;
-    if (narrow && compat) {
-        v &= 0xffff;
-        if (v == 0xffff)
-            v = (uint32_t)-1;
-    }
-    return v;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1949,6 +1968,42 @@ static bool on_files(sc_op op)
     }
 }
 
+/* Read the paths the call names, once: the decision and the act use these copies. */
+static int read_paths(const call *c, const cc_req *rq, char *p1, char *p2)
+{
+    int e;
+    if (rq->path_arg >= 0 && (e = read_string(c->tid, rq->path_addr, p1, PW_PATH_MAX)) < 0)
+        return -e;
+    if (rq->path2_arg >= 0 && (e = read_string(c->tid, rq->path2_addr, p2, PW_PATH_MAX)) < 0)
+        return -e;
+    return 0;
+}
+
+/* Perform a decoded file call (kinds CC_K_OPEN to CC_K_META): its paths read, then the
+ * operation of its kind.  An errno, 0 (answered with val 0) or -1 (answered already). */
+static int perform_file_call(cc_state *cc, call *c, const cc_req *rq)
+{
+    char *p1 = cc->path1, *p2 = cc->path2;
+    int err = read_paths(c, rq, p1, p2);
+    if (err)
+        return err;
+    c->what = rq->what;
+    c->path = rq->path2_arg >= 0 ? p2 : rq->path_arg >= 0 ? p1 : "";
+    switch (rq->kind) {
+    case CC_K_OPEN: return do_open(cc, c, rq->dirfd, p1, rq->flags, rq->mode);
+    case CC_K_MKNOD: return do_mknod(cc, c, rq->dirfd, p1, rq->mode, rq->dev, rq->dir);
+    case CC_K_RENAME: return do_rename(cc, c, rq->dirfd, p1, rq->dirfd2, p2, (unsigned)rq->flags);
+    case CC_K_LINK: return do_link(cc, c, rq->dirfd, p1, rq->dirfd2, p2, rq->flags);
+    case CC_K_UNLINK: return do_unlink(cc, c, rq->dirfd, p1, rq->flags);
+    case CC_K_SYMLINK: return do_symlink(cc, c, p1, rq->dirfd2, p2);
+    case CC_K_META: {
+        const char *path = rq->path_arg < 0 || (rq->empty_is_self && p1[0] == '\0') ? NULL : p1;
+        return do_meta(cc, c, rq->dirfd, path, rq->follow, &rq->meta);
+    }
+    default: return ENOSYS;
+    }
+}
+
 void cc_serve_one(cc_state *cc)
 {
 #ifdef CORDON_TRACE_TIMING
@@ -1961,6 +2016,8 @@ void cc_serve_one(cc_state *cc)
     call c = {.id = req->id, .tid = (pid_t)req->pid, .arch = req->data.arch, .path = ""};
     memcpy(c.args, req->data.args, sizeof c.args);
     sc_op op = seccomp_notify_op(req->data.arch, req->data.nr);
+    cc_req rq;
+    cc_decode(op, c.arch, c.args, &rq);
     pw_begin(&cc->pw, c.tid);
     cc->tid = c.tid;
     if (cc->fuse_made && !cc->in_worker && on_files(op)) {
@@ -1973,203 +2030,26 @@ void cc_serve_one(cc_state *cc)
         }
         cc->in_worker = true;
     }
-    int err = 0;
+    int err = rq.error;
     long long val = 0;
-    char *p1 = cc->path1, *p2 = cc->path2;
-    int e;
-#define STR(arg, buf)                                                      \
-    do {                                                                   \
-        if ((e = read_string(c.tid, c.args[arg], buf, PW_PATH_MAX)) < 0) { \
-            err = -e;                                                      \
-            goto out;                                                      \
-        }                                                                  \
-    } while (0)
-    switch (op) {
-    case SC_OP_OPEN:
-    case SC_OP_CREAT:
-        STR(0, p1);
-        c.path = p1;
-        c.what = op == SC_OP_CREAT ? "creat" : "open";
-        err = do_open(cc, &c, AT_FDCWD, p1, op == SC_OP_CREAT ? O_CREAT | O_WRONLY | O_TRUNC : (int)c.args[1],
-                      (mode_t)(op == SC_OP_CREAT ? c.args[1] : c.args[2]));
-        break;
-    case SC_OP_OPENAT:
-        STR(1, p1);
-        c.path = p1;
-        c.what = "openat";
-        err = do_open(cc, &c, ARG_FD(c.args[0]), p1, (int)c.args[2], (mode_t)c.args[3]);
-        break;
-    case SC_OP_MKDIR:
-    case SC_OP_MKDIRAT: {
-        bool at = op == SC_OP_MKDIRAT;
-        STR(at ? 1 : 0, p1);
-        c.path = p1;
-        c.what = "mkdir";
-        err = do_mknod(cc, &c, at ? ARG_FD(c.args[0]) : AT_FDCWD, p1, (mode_t)c.args[at ? 2 : 1], 0, true);
-        break;
-    }
-    case SC_OP_MKNOD:
-    case SC_OP_MKNODAT: {
-        bool at = op == SC_OP_MKNODAT;
-        STR(at ? 1 : 0, p1);
-        c.path = p1;
-        c.what = "mknod";
-        err = do_mknod(cc, &c, at ? ARG_FD(c.args[0]) : AT_FDCWD, p1, (mode_t)c.args[at ? 2 : 1],
-                       (dev_t)c.args[at ? 3 : 2], false);
-        break;
-    }
-    case SC_OP_RENAME:
-        STR(0, p1);
-        STR(1, p2);
-        c.path = p2;
-        c.what = "rename";
-        err = do_rename(cc, &c, AT_FDCWD, p1, AT_FDCWD, p2, 0);
-        break;
-    case SC_OP_RENAMEAT:
-    case SC_OP_RENAMEAT2:
-        STR(1, p1);
-        STR(3, p2);
-        c.path = p2;
-        c.what = "rename";
-        err = do_rename(cc, &c, ARG_FD(c.args[0]), p1, ARG_FD(c.args[2]), p2,
-                        op == SC_OP_RENAMEAT2 ? (unsigned)c.args[4] : 0);
-        break;
-    case SC_OP_LINK:
-        STR(0, p1);
-        STR(1, p2);
-        c.path = p2;
-        c.what = "link";
-        err = do_link(cc, &c, AT_FDCWD, p1, AT_FDCWD, p2, 0);
-        break;
-    case SC_OP_LINKAT:
-        STR(1, p1);
-        STR(3, p2);
-        c.path = p2;
-        c.what = "link";
-        err = do_link(cc, &c, ARG_FD(c.args[0]), p1, ARG_FD(c.args[2]), p2, (int)c.args[4]);
-        break;
-    case SC_OP_UNLINK:
-    case SC_OP_RMDIR:
-        STR(0, p1);
-        c.path = p1;
-        c.what = op == SC_OP_RMDIR ? "rmdir" : "unlink";
-        err = do_unlink(cc, &c, AT_FDCWD, p1, op == SC_OP_RMDIR ? AT_REMOVEDIR : 0);
-        break;
-    case SC_OP_UNLINKAT:
-        STR(1, p1);
-        c.path = p1;
-        c.what = (c.args[2] & AT_REMOVEDIR) ? "rmdir" : "unlink";
-        err = do_unlink(cc, &c, ARG_FD(c.args[0]), p1, (int)c.args[2]);
-        break;
-    case SC_OP_SYMLINK:
-        STR(0, p1);
-        STR(1, p2);
-        c.path = p2;
-        c.what = "symlink";
-        err = do_symlink(cc, &c, p1, AT_FDCWD, p2);
-        break;
-    case SC_OP_SYMLINKAT:
-        STR(0, p1);
-        STR(2, p2);
-        c.path = p2;
-        c.what = "symlink";
-        err = do_symlink(cc, &c, p1, ARG_FD(c.args[1]), p2);
-        break;
-    case SC_OP_CHMOD:
-    case SC_OP_FCHMODAT:
-    case SC_OP_FCHMODAT2: {
-        bool at = op != SC_OP_CHMOD;
-        unsigned flags = op == SC_OP_FCHMODAT2 ? (unsigned)c.args[3] : 0;
-        if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
-            err = EINVAL;
+    if (!err) {
+        switch (rq.kind) {
+        case CC_K_PRCTL: err = do_prctl(cc, &c, &val); break;
+        case CC_K_NEWFS:
+            c.what = rq.what;
+            err = do_new_fs(cc, &c, op == SC_OP_FSOPEN);
             break;
+        case CC_K_THREAD:
+            /* what the supervisor remembers of the thread changes; the call itself is the
+             * kernel's (its arguments decide nothing here) */
+            pw_thread_changed(&cc->pw, c.tid, op == SC_OP_UMASK ? (int)(c.args[0] & 0777) : -1);
+            pw_end(&cc->pw);
+            respond_continue(cc, c.id);
+            return;
+        case CC_K_SOCKET: err = serve_socket(cc, &c, op, req->data.arch, &val); break;
+        default: err = perform_file_call(cc, &c, &rq); break;
         }
-        STR(at ? 1 : 0, p1);
-        c.path = p1;
-        c.what = "chmod";
-        meta_req m = {.kind = META_CHMOD, .mode = (mode_t)(c.args[at ? 2 : 1] & 07777)};
-        bool empty = (flags & AT_EMPTY_PATH) && p1[0] == '\0';
-        err = do_meta(cc, &c, at ? ARG_FD(c.args[0]) : AT_FDCWD, empty ? NULL : p1, !(flags & AT_SYMLINK_NOFOLLOW), &m);
-        break;
     }
-    case SC_OP_FCHMOD: {
-        c.what = "fchmod";
-        meta_req m = {.kind = META_CHMOD, .mode = (mode_t)(c.args[1] & 07777)};
-        err = do_meta(cc, &c, ARG_FD(c.args[0]), NULL, true, &m);
-        break;
-    }
-    case SC_OP_CHOWN:
-    case SC_OP_LCHOWN:
-    case SC_OP_CHOWN32:
-    case SC_OP_LCHOWN32: {
-        bool narrow = op == SC_OP_CHOWN || op == SC_OP_LCHOWN;
-        STR(0, p1);
-        c.path = p1;
-        c.what = "chown";
-        meta_req m = {.kind = META_CHOWN, .uid = call_id(&c, c.args[1], narrow), .gid = call_id(&c, c.args[2], narrow)};
-        err = do_meta(cc, &c, AT_FDCWD, p1, op == SC_OP_CHOWN || op == SC_OP_CHOWN32, &m);
-        break;
-    }
-    case SC_OP_FCHOWN:
-    case SC_OP_FCHOWN32: {
-        c.what = "fchown";
-        bool narrow = op == SC_OP_FCHOWN;
-        meta_req m = {.kind = META_CHOWN, .uid = call_id(&c, c.args[1], narrow), .gid = call_id(&c, c.args[2], narrow)};
-        err = do_meta(cc, &c, ARG_FD(c.args[0]), NULL, true, &m);
-        break;
-    }
-    case SC_OP_FCHOWNAT: {
-        unsigned flags = (unsigned)c.args[4];
-        if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
-            err = EINVAL;
-            break;
-        }
-        STR(1, p1);
-        c.path = p1;
-        c.what = "chown";
-        meta_req m = {.kind = META_CHOWN, .uid = (uid_t)(uint32_t)c.args[2], .gid = (gid_t)(uint32_t)c.args[3]};
-        bool empty = (flags & AT_EMPTY_PATH) && p1[0] == '\0';
-        err = do_meta(cc, &c, ARG_FD(c.args[0]), empty ? NULL : p1, !(flags & AT_SYMLINK_NOFOLLOW), &m);
-        break;
-    }
-    case SC_OP_TRUNCATE:
-    case SC_OP_TRUNCATE64: {
-        STR(0, p1);
-        c.path = p1;
-        c.what = "truncate";
-        uint64_t len = c.args[1];
-        if (op == SC_OP_TRUNCATE64) /* (path, low, high) on x86; (path, pad, low, high) on arm */
-            len = c.arch == AUDIT_ARCH_I386 ? ((c.args[1] & 0xffffffffu) | (c.args[2] << 32))
-                                            : ((c.args[2] & 0xffffffffu) | (c.args[3] << 32));
-        else if (c.arch != AUDIT_ARCH_X86_64 && c.arch != AUDIT_ARCH_AARCH64)
-            len = (uint64_t)(int64_t)(int32_t)(uint32_t)len;
-        meta_req m = {.kind = META_TRUNCATE, .len = (off_t)len};
-        err = do_meta(cc, &c, AT_FDCWD, p1, true, &m);
-        break;
-    }
-    case SC_OP_PRCTL: err = do_prctl(cc, &c, &val); break;
-    case SC_OP_FSOPEN:
-    case SC_OP_MOUNT:
-        c.what = op == SC_OP_FSOPEN ? "fsopen" : "mount";
-        err = do_new_fs(cc, &c, op == SC_OP_FSOPEN);
-        break;
-    case SC_OP_UMASK:
-    case SC_OP_NEWROOT:
-        /* what the supervisor remembers of the thread changes; the call itself is the
-         * kernel's (its arguments decide nothing here) */
-        pw_thread_changed(&cc->pw, c.tid, op == SC_OP_UMASK ? (int)(c.args[0] & 0777) : -1);
-        pw_end(&cc->pw);
-        respond_continue(cc, c.id);
-        return;
-    case SC_OP_CONNECT:
-    case SC_OP_BIND:
-    case SC_OP_SENDTO:
-    case SC_OP_SENDMSG:
-    case SC_OP_SENDMMSG: err = serve_socket(cc, &c, op, req->data.arch, &val); break;
-    case SC_OP_NONE: err = ENOSYS; break;
-    }
-out:
-#undef STR
     pw_end(&cc->pw);
     umask(077);
     if (err >= 0)
