@@ -14,7 +14,7 @@
 
 #include "confine/seccomp_table.h"
 
-/* Which of the supervisor's operations performs the call (creation.c). */
+/* Which of the supervisor's operations performs the call (cc_perform.c). */
 typedef enum cc_kind {
     CC_K_NONE = 0, /* not a call the supervisor serves: ENOSYS */
     CC_K_OPEN,     /* open, openat, creat */

@@ -19,7 +19,7 @@
  *    writable path, a --deny path that does not exist yet, a missing git hooks directory):
  *    the plan's PLAN_NOCREATE operations, resolved inside the new root to (dev, ino, name);
  *  - on every file system of the host (all but cordon's own mounts and those the command
- *    made, decided by mount, not by device: creation.c, is_host): a new `.git` anywhere;
+ *    made, decided by mount, not by device: cc_decide.c, cc_is_host): a new `.git` anywhere;
  *    the git invariant (doc/security.md): in a directory that was not a git directory
  *    at start, no mark that would make it a git directory or a common directory
  *    (`objects` and `refs`, `HEAD` with those or `commondir`, any type of file); in a
@@ -104,7 +104,7 @@ typedef struct cc_state {
      * pseudo file systems at start: they vanish with the run.  A file whose device is in
      * neither list (a btrfs subvolume reports a device of its own, not its file
      * system's; a mount the command made) is judged by its mount's superblock in the
-     * mount table (creation.c, is_host), and is the host's when that cannot be told;
+     * mount table (cc_decide.c, cc_is_host), and is the host's when that cannot be told;
      * devices found to be the host's that way are remembered (only those: a device
      * number freed by the command's unmount may come back as a host subvolume's). */
     dev_t priv_devs[CC_MAX_DEVS];
@@ -159,8 +159,8 @@ typedef struct cc_state {
      * directories llonly.c splits: the top of the workspace, .git), so it must decide
      * itself what the command's rules allow there.  Every existing path with a rule of the
      * plan (and the private HOME and TMPDIR), by device and inode: the nearest one on the
-     * way up from a name decides, as the plan's longest matching path does (creation.c,
-     * ll_decide).  ll_home and ll_tmpdir are set by the caller before cc_setup. */
+     * way up from a name decides, as the plan's longest matching path does (cc_decide.c,
+     * cc_ll_decide).  ll_home and ll_tmpdir are set by the caller before cc_setup. */
     bool ll_mode;
     const char *ll_home, *ll_tmpdir;
     const char *ll_list_only[CC_MAX_RULES]; /* the directories split around a hidden path
@@ -181,7 +181,7 @@ typedef struct cc_state {
     /* Directories known not to be the hooks directory of a guarded one (is_hooks_dir), by
      * device, inode and file handle (which holds the inode's generation: a number reused
      * for a new directory does not match), direct-mapped: a verdict that holds for the run
-     * (creation.c, is_hooks_dir), forgotten at once (a new epoch) whenever a name `hooks`
+     * (cc_decide.c, cc_is_hooks_dir), forgotten at once (a new epoch) whenever a name `hooks`
      * is made.  An entry counts when its epoch is the current one, which is never 0. */
     struct {
         dev_t dev;
@@ -206,7 +206,7 @@ typedef enum cc_act {
 
 /* The decision on `name` in the directory `dir` (of stat *dir_st, as the walk ended on
  * it): NULL when allowed, else why not (doc/security.md, "The git invariant").  For
- * the calls served in other files, and the unit tests (tests/unit/test_creation.c). */
+ * the calls served in other files (cc_perform.c, cc_meta.c), and the unit tests (tests/unit/test_creation.c). */
 const char *cc_decide(cc_state *cc, int dir, const struct stat *dir_st, const char *name, cc_act act);
 
 /* In PID 1, after the root is built (and pivoted into): resolve the plan's rules inside

@@ -455,7 +455,7 @@ static const char *compare(int r, pw_result *res, const diff_case *c, char *why,
     }
     if (c->kind == REF_ERR) {
         /* a trailing slash on what is not a directory: the walk says "slash", the caller
-         * fails (creation.c) */
+         * fails (cc_perform.c) */
         if (r == 0 && res->slash && res->dir_fd >= 0 && (c->err == ENOTDIR || c->err == EISDIR))
             return NULL;
         if (r == -c->err)
