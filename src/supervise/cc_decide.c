@@ -352,13 +352,12 @@ bool cc_ll_pinned(const cc_state *cc, int dir, const char *name)
     return cc->ll_mode && cc_exists_at(dir, name, &st) && ll_rule_of(cc, &st, false, &w);
 }
 
-/* NULL when allowed, else why not. */
-const char *cc_decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
+/* The verdict from the rules held in memory and the answers of `look`, asked in this
+ * order and only as far as the verdict depends on them: no system call of its own. */
+const char *cc_judge(const cc_state *cc, const struct stat *dst, const char *name, cc_act act, const cc_look *look)
 {
-    if (act == CC_CREATE && strcmp(name, "hooks") == 0)
-        not_hooks_forget(cc); /* the call may make `dir`/hooks name another directory */
     if (cc->ll_mode) {
-        const char *why = cc_ll_decide(cc, dir, dst, name, act == CC_CREATE);
+        const char *why = look->ll_rule(look->ctx, act == CC_CREATE);
         if (why)
             return why;
     }
@@ -367,16 +366,75 @@ const char *cc_decide(cc_state *cc, int dir, const struct stat *dst, const char 
             if (cc->rules[i].ino == dst->st_ino && cc->rules[i].dev == dst->st_dev &&
                 strcmp(cc->rules[i].name, name) == 0)
                 return cc->rules[i].why;
-    if (!cc_is_host(cc, dir, dst))
+    if (!look->host(look->ctx))
         return NULL; /* a private tmpfs: it vanishes with the run */
     if (act != CC_SOURCE && strcmp(name, ".git") == 0)
         return act == CC_CREATE ? WHY_NEW_REPO : WHY_GIT_FILE; /* a new one, or the gitfile's or .git's mode */
-    if (act == CC_CREATE && !known_gitdir(cc, dst) && becomes_git_like(dir, name))
+    if (act == CC_CREATE && !known_gitdir(cc, dst) && look->becomes_git_like(look->ctx))
         return WHY_HEAD;
-    struct stat st;
-    if (is_git_sensitive(name) && cc_guarded(cc, dir, dst) && !(cc_exists_at(dir, name, &st) && cc_lifted(cc, &st)))
+    if (is_git_sensitive(name) && look->guarded(look->ctx) && !look->name_lifted(look->ctx))
         return WHY_GIT_FILE;
-    if (!cc_lifted(cc, dst) && cc_is_hooks_dir(cc, dir, dst))
+    if (!cc_lifted(cc, dst) && look->hooks_dir(look->ctx))
         return WHY_GIT_FILE;
     return NULL;
+}
+
+/* The look-ups of cc_judge, on the directory descriptor the walk ended on. */
+typedef struct fs_look {
+    cc_state *cc;
+    int dir;
+    const struct stat *dst;
+    const char *name;
+} fs_look;
+
+static const char *look_ll_rule(void *ctx, bool names)
+{
+    fs_look *l = ctx;
+    return cc_ll_decide(l->cc, l->dir, l->dst, l->name, names);
+}
+
+static bool look_host(void *ctx)
+{
+    fs_look *l = ctx;
+    return cc_is_host(l->cc, l->dir, l->dst);
+}
+
+static bool look_becomes_git_like(void *ctx)
+{
+    fs_look *l = ctx;
+    return becomes_git_like(l->dir, l->name);
+}
+
+static bool look_guarded(void *ctx)
+{
+    fs_look *l = ctx;
+    return cc_guarded(l->cc, l->dir, l->dst);
+}
+
+static bool look_name_lifted(void *ctx)
+{
+    fs_look *l = ctx;
+    struct stat st;
+    return cc_exists_at(l->dir, l->name, &st) && cc_lifted(l->cc, &st);
+}
+
+static bool look_hooks_dir(void *ctx)
+{
+    fs_look *l = ctx;
+    return cc_is_hooks_dir(l->cc, l->dir, l->dst);
+}
+
+const char *cc_decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act)
+{
+    if (act == CC_CREATE && strcmp(name, "hooks") == 0)
+        not_hooks_forget(cc); /* the call may make `dir`/hooks name another directory */
+    fs_look l = {.cc = cc, .dir = dir, .dst = dst, .name = name};
+    const cc_look look = {.ctx = &l,
+                          .ll_rule = look_ll_rule,
+                          .host = look_host,
+                          .becomes_git_like = look_becomes_git_like,
+                          .guarded = look_guarded,
+                          .name_lifted = look_name_lifted,
+                          .hooks_dir = look_hooks_dir};
+    return cc_judge(cc, dst, name, act, &look);
 }

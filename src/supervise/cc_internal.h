@@ -137,9 +137,6 @@ const char *cc_ll_decide(cc_state *cc, int dir, const struct stat *dst, const ch
  * a mount point with namespaces, which cannot be moved away from its rule (EBUSY). */
 bool cc_ll_pinned(const cc_state *cc, int dir, const char *name);
 
-/* NULL when allowed, else why not. */
-const char *cc_decide(cc_state *cc, int dir, const struct stat *dst, const char *name, cc_act act);
-
 /* cc_meta.c */
 /* chmod, chown or truncate of `path` relative to `dirfd` (path NULL: of the thread's
  * descriptor dirfd itself), deciding on the name the file has in the thread's view and,

@@ -204,6 +204,26 @@ typedef enum cc_act {
     CC_SOURCE, /* the existing name a hard link is made to */
 } cc_act;
 
+/* What the decision needs to know of the file system beyond the rules held in memory,
+ * each asked only when the verdict depends on it (cc_decide asks the directory the walk
+ * ended on; a unit test answers as it likes). */
+typedef struct cc_look {
+    void *ctx;
+    /* --isolation landlock: why the plan's rules forbid it, or NULL (`names`: the call
+     * makes or removes a name in the directory) */
+    const char *(*ll_rule)(void *ctx, bool names);
+    bool (*host)(void *ctx);             /* the directory is on a host file system */
+    bool (*becomes_git_like)(void *ctx); /* the name made would make it git-like */
+    bool (*guarded)(void *ctx);          /* git-like now, or a git directory at start */
+    bool (*name_lifted)(void *ctx);      /* the name exists and is a lifted path */
+    bool (*hooks_dir)(void *ctx);        /* the directory is the hooks of a guarded one */
+} cc_look;
+
+/* The decision, pure: the verdict on `name` in the directory of stat *dir_st from the
+ * rules cc holds and the answers of `look` (doc/security.md, "The git invariant"): NULL
+ * when allowed, else why not. */
+const char *cc_judge(const cc_state *cc, const struct stat *dir_st, const char *name, cc_act act, const cc_look *look);
+
 /* The decision on `name` in the directory `dir` (of stat *dir_st, as the walk ended on
  * it): NULL when allowed, else why not (doc/security.md, "The git invariant").  For
  * the calls served in other files (cc_perform.c, cc_meta.c), and the unit tests (tests/unit/test_creation.c). */
