@@ -251,17 +251,17 @@ static int do_mknod(cc_state *cc, const call *c, int dirfd, const char *path, mo
         pw_result_close(&r);
         return ENOENT;
     }
-    struct stat st;
-    if (cc_exists_at(r.dir_fd, r.name, &st)) { /* the kernel's answer, and nothing to refuse */
-        pw_result_close(&r);
-        return EEXIST;
-    }
+    /* decided as a new name without asking first whether it exists (most do not): an
+     * existing one fails the call with EEXIST, the kernel's answer, and is never refused
+     * (mkdirat and mknodat on the same descriptor make a new name or fail) */
     const char *why = cc_decide(cc, r.dir_fd, &r.dir_st, r.name, CC_CREATE);
     if (!why && !dir && S_ISFIFO(mode))
         why = cc_fifo_hangs_git(cc, r.dir_fd, &r.dir_st, r.name);
     if (why) {
+        struct stat st;
+        bool exists = cc_exists_at(r.dir_fd, r.name, &st);
         pw_result_close(&r);
-        return cc_refuse(cc, c, why);
+        return exists ? EEXIST : cc_refuse(cc, c, why);
     }
     if (!cc_still_valid(cc, c->id) || (e = cc_with_umask(cc, c->tid)) < 0) {
         pw_result_close(&r);
