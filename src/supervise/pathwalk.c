@@ -415,8 +415,8 @@ static bool root_is_mine(pw_ctx *c)
 /* The common case in one system call: the thread has the supervisor's root, so the
  * kernel resolves the directory part for it exactly as it would for the thread, as long
  * as no magic link is crossed (RESOLVE_NO_MAGICLINKS: ELOOP) and the directory is not in
- * a procfs ("self" would be the supervisor).  1 when done, 0 when the walk must do it,
- * or -errno (as the kernel would fail). */
+ * a procfs ("self" would be the supervisor).  1 when done, 0 when the walk must do it
+ * (also whenever the kernel fails: its error may be the supervisor's), or -errno. */
 static int fast_resolve(pw_ctx *c, int dirfd, const char *path, size_t len, unsigned flags, pw_result *out)
 {
     if (flags & PW_WHOLE)
@@ -456,7 +456,10 @@ static int fast_resolve(pw_ctx *c, int dirfd, const char *path, size_t len, unsi
         struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
         dir = (int)syscall(SYS_openat2, start, d, &how, sizeof how);
         if (dir < 0)
-            dir = errno == ELOOP || errno == ENOSYS || errno == EXDEV || errno == EAGAIN ? 0 : -errno;
+            dir = 0; /* the walk finds the thread's own answer: on the way the path may
+                      * have crossed /proc/self, which is the supervisor here (a missing
+                      * /proc/self/fd/N said ENOENT where the thread's fd N is a file:
+                      * ENOTDIR, unit/pathwalk) */
     }
     if (own >= 0)
         close(own);
