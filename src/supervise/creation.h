@@ -19,7 +19,7 @@
  *    writable path, a --deny path that does not exist yet, a missing git hooks directory):
  *    the plan's PLAN_NOCREATE operations, resolved inside the new root to (dev, ino, name);
  *  - on every file system of the host (all but cordon's own mounts and those the command
- *    made, decided by mount, not by device: creation.c, is_host): a new `.git` anywhere;
+ *    made, decided by mount, not by device: cc_decide.c, cc_is_host): a new `.git` anywhere;
  *    the git invariant (doc/security.md): in a directory that was not a git directory
  *    at start, no mark that would make it a git directory or a common directory
  *    (`objects` and `refs`, `HEAD` with those or `commondir`, any type of file); in a
@@ -104,7 +104,7 @@ typedef struct cc_state {
      * pseudo file systems at start: they vanish with the run.  A file whose device is in
      * neither list (a btrfs subvolume reports a device of its own, not its file
      * system's; a mount the command made) is judged by its mount's superblock in the
-     * mount table (creation.c, is_host), and is the host's when that cannot be told;
+     * mount table (cc_decide.c, cc_is_host), and is the host's when that cannot be told;
      * devices found to be the host's that way are remembered (only those: a device
      * number freed by the command's unmount may come back as a host subvolume's). */
     dev_t priv_devs[CC_MAX_DEVS];
@@ -159,8 +159,8 @@ typedef struct cc_state {
      * directories llonly.c splits: the top of the workspace, .git), so it must decide
      * itself what the command's rules allow there.  Every existing path with a rule of the
      * plan (and the private HOME and TMPDIR), by device and inode: the nearest one on the
-     * way up from a name decides, as the plan's longest matching path does (creation.c,
-     * ll_decide).  ll_home and ll_tmpdir are set by the caller before cc_setup. */
+     * way up from a name decides, as the plan's longest matching path does (cc_decide.c,
+     * cc_ll_decide).  ll_home and ll_tmpdir are set by the caller before cc_setup. */
     bool ll_mode;
     const char *ll_home, *ll_tmpdir;
     const char *ll_list_only[CC_MAX_RULES]; /* the directories split around a hidden path
@@ -181,7 +181,7 @@ typedef struct cc_state {
     /* Directories known not to be the hooks directory of a guarded one (is_hooks_dir), by
      * device, inode and file handle (which holds the inode's generation: a number reused
      * for a new directory does not match), direct-mapped: a verdict that holds for the run
-     * (creation.c, is_hooks_dir), forgotten at once (a new epoch) whenever a name `hooks`
+     * (cc_decide.c, cc_is_hooks_dir), forgotten at once (a new epoch) whenever a name `hooks`
      * is made.  An entry counts when its epoch is the current one, which is never 0. */
     struct {
         dev_t dev;
@@ -204,9 +204,29 @@ typedef enum cc_act {
     CC_SOURCE, /* the existing name a hard link is made to */
 } cc_act;
 
+/* What the decision needs to know of the file system beyond the rules held in memory,
+ * each asked only when the verdict depends on it (cc_decide asks the directory the walk
+ * ended on; a unit test answers as it likes). */
+typedef struct cc_look {
+    void *ctx;
+    /* --isolation landlock: why the plan's rules forbid it, or NULL (`names`: the call
+     * makes or removes a name in the directory) */
+    const char *(*ll_rule)(void *ctx, bool names);
+    bool (*host)(void *ctx);             /* the directory is on a host file system */
+    bool (*becomes_git_like)(void *ctx); /* the name made would make it git-like */
+    bool (*guarded)(void *ctx);          /* git-like now, or a git directory at start */
+    bool (*name_lifted)(void *ctx);      /* the name exists and is a lifted path */
+    bool (*hooks_dir)(void *ctx);        /* the directory is the hooks of a guarded one */
+} cc_look;
+
+/* The decision, pure: the verdict on `name` in the directory of stat *dir_st from the
+ * rules cc holds and the answers of `look` (doc/security.md, "The git invariant"): NULL
+ * when allowed, else why not. */
+const char *cc_judge(const cc_state *cc, const struct stat *dir_st, const char *name, cc_act act, const cc_look *look);
+
 /* The decision on `name` in the directory `dir` (of stat *dir_st, as the walk ended on
  * it): NULL when allowed, else why not (doc/security.md, "The git invariant").  For
- * the calls served in other files, and the unit tests (tests/unit/test_creation.c). */
+ * the calls served in other files (cc_perform.c, cc_meta.c), and the unit tests (tests/unit/test_creation.c). */
 const char *cc_decide(cc_state *cc, int dir, const struct stat *dir_st, const char *name, cc_act act);
 
 /* In PID 1, after the root is built (and pivoted into): resolve the plan's rules inside

@@ -415,8 +415,8 @@ static bool root_is_mine(pw_ctx *c)
 /* The common case in one system call: the thread has the supervisor's root, so the
  * kernel resolves the directory part for it exactly as it would for the thread, as long
  * as no magic link is crossed (RESOLVE_NO_MAGICLINKS: ELOOP) and the directory is not in
- * a procfs ("self" would be the supervisor).  1 when done, 0 when the walk must do it,
- * or -errno (as the kernel would fail). */
+ * a procfs ("self" would be the supervisor).  1 when done, 0 when the walk must do it
+ * (also whenever the kernel fails: its error may be the supervisor's), or -errno. */
 static int fast_resolve(pw_ctx *c, int dirfd, const char *path, size_t len, unsigned flags, pw_result *out)
 {
     if (flags & PW_WHOLE)
@@ -456,7 +456,10 @@ static int fast_resolve(pw_ctx *c, int dirfd, const char *path, size_t len, unsi
         struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
         dir = (int)syscall(SYS_openat2, start, d, &how, sizeof how);
         if (dir < 0)
-            dir = errno == ELOOP || errno == ENOSYS || errno == EXDEV || errno == EAGAIN ? 0 : -errno;
+            dir = 0; /* the walk finds the thread's own answer: on the way the path may
+                      * have crossed /proc/self, which is the supervisor here (a missing
+                      * /proc/self/fd/N said ENOENT where the thread's fd N is a file:
+                      * ENOTDIR, unit/pathwalk) */
     }
     if (own >= 0)
         close(own);
@@ -477,6 +480,238 @@ static int fast_resolve(pw_ctx *c, int dirfd, const char *path, size_t len, unsi
     return 1;
 }
 
+/* A walk under way: where it stands (cur, the rest of the path in c->buf) and the
+ * component it looks at.  Each step function returns 0 to go on with the next
+ * component, PW_DONE when *out is filled (and owns the descriptors it holds), or
+ * -errno; cur stays the walk's until it is handed to *out (then -1). */
+typedef struct pw_walk {
+    pw_ctx *c;
+    unsigned flags;
+    pw_result *out;
+    int cur;        /* the directory reached so far (O_PATH) */
+    unsigned links; /* symlinks followed */
+    bool own_proc;  /* inside the thread's own /proc/PID (after "self") */
+    char *p;        /* the rest of the path */
+    char comp[PW_NAME_MAX];
+    size_t n;         /* comp's length */
+    char *after;      /* the path after comp and its slashes */
+    bool slash, last; /* comp is followed by a slash; comp is the last component */
+} pw_walk;
+#define PW_DONE    1
+#define PW_ENTERED 2 /* walk_link: a magic link followed, its object in *next */
+
+/* The walk's starting point: the thread's root, working directory or descriptor. */
+static int walk_start(pw_walk *w, int dirfd)
+{
+    pw_ctx *c = w->c;
+    int r;
+    if (c->buf[0] == '/')
+        r = target_root(c);
+    else if (dirfd == AT_FDCWD)
+        r = target_cwd(c);
+    else
+        r = pw_thread_fd(c, dirfd);
+    if (r < 0)
+        return r;
+    if (c->buf[0] == '/' || dirfd == AT_FDCWD) {
+        w->cur = dup_fd(r);
+        return w->cur < 0 ? w->cur : 0;
+    }
+    w->cur = r;
+    struct stat st;
+    if (fstat(w->cur, &st) < 0 || !S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    return 0;
+}
+
+/* Hand cur to *out as the directory holding the last component. */
+static int walk_give_dir(pw_walk *w)
+{
+    w->out->dir_fd = w->cur;
+    w->cur = -1;
+    return fstat(w->out->dir_fd, &w->out->dir_st) < 0 ? -errno : PW_DONE;
+}
+
+/* Nothing left: "/", or a path that only went up and down names cur itself. */
+static int walk_at_end(pw_walk *w)
+{
+    w->out->dot = true;
+    if (w->flags & PW_WHOLE) {
+        w->out->obj_fd = w->cur;
+        w->cur = -1;
+        return PW_DONE;
+    }
+    return walk_give_dir(w);
+}
+
+/* Cut the next component out of the path. */
+static int walk_parse(pw_walk *w)
+{
+    char *e = strchr(w->p, '/');
+    w->n = e ? (size_t)(e - w->p) : strlen(w->p);
+    if (w->n >= PW_NAME_MAX)
+        return -ENAMETOOLONG;
+    memcpy(w->comp, w->p, w->n);
+    w->comp[w->n] = '\0';
+    w->after = w->p + w->n;
+    w->slash = false;
+    while (*w->after == '/') {
+        w->after++;
+        w->slash = true;
+    }
+    w->last = *w->after == '\0';
+    return 0;
+}
+
+/* The last component, not "." nor "..": the name the caller acts on, unless it is a
+ * symlink to follow (then 0: it is walked as an intermediate component). */
+static int walk_last(pw_walk *w)
+{
+    struct stat st;
+    if ((w->flags & PW_FOLLOW_LAST) && fstatat(w->cur, w->comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+        return 0;
+    memcpy(w->out->name, w->comp, w->n + 1);
+    w->out->slash = w->slash;
+    return walk_give_dir(w);
+}
+
+/* A magic link of /proc (fd/N, cwd, root, exe): the kernel follows it to the object, as
+ * it would for the thread.  PW_ENTERED with the object in *next and *st. */
+static int walk_magic(pw_walk *w, int *next, struct stat *st)
+{
+    close(*next);
+    *next = openat(w->cur, w->comp, O_PATH | O_CLOEXEC);
+    if (*next < 0 && w->own_proc && (errno == EACCES || errno == EPERM)) {
+        pw_ptrace_cap(true);
+        *next = openat(w->cur, w->comp, O_PATH | O_CLOEXEC);
+        int e2 = errno;
+        pw_ptrace_cap(false);
+        errno = e2;
+    }
+    if (*next < 0)
+        return -errno;
+    if (fstat(*next, st) < 0) {
+        int r = -errno;
+        close(*next);
+        *next = -1;
+        return r;
+    }
+    w->own_proc = w->own_proc && pw_is_procfs(w->c, *next, st->st_dev);
+    return PW_ENTERED;
+}
+
+/* A plain symlink: its target spliced into the path, from the thread's root when it is
+ * absolute. */
+static int walk_symlink(pw_walk *w, int next)
+{
+    pw_ctx *c = w->c;
+    ssize_t ln = readlinkat(next, "", c->link, sizeof c->link);
+    close(next);
+    if (ln < 0)
+        return -errno;
+    if (ln == 0)
+        return -ENOENT;
+    if ((size_t)ln >= sizeof c->link)
+        return -ENAMETOOLONG;
+    int r = path_splice(c, &w->p, w->n, c->link, (size_t)ln);
+    if (r < 0 || c->buf[0] != '/')
+        return r;
+    int root = target_root(c);
+    if (root < 0)
+        return root;
+    int d = dup_fd(root);
+    if (d < 0)
+        return d;
+    close(w->cur);
+    w->cur = d;
+    return 0;
+}
+
+/* The component `next` (its stat in *st) is a symlink: "self" of the thread's /proc, a
+ * magic link, or a plain one.  0 to go on, PW_ENTERED (*next the object), or -errno;
+ * *next is consumed unless PW_ENTERED. */
+static int walk_link(pw_walk *w, int *next, struct stat *st)
+{
+    pw_ctx *c = w->c;
+    if (++w->links > PW_MAX_LINKS) {
+        close(*next);
+        return -ELOOP;
+    }
+    struct stat dst;
+    bool proc = pw_is_procfs(c, *next, st->st_dev);
+    bool proc_root = proc && fstat(w->cur, &dst) == 0 && dst.st_ino == PROC_ROOT_INO;
+    if (proc && proc_root && (strcmp(w->comp, "self") == 0 || strcmp(w->comp, "thread-self") == 0)) {
+        /* "self" is the thread, not the supervisor */
+        close(*next);
+        char name[64];
+        int r = self_name(c, w->cur, w->comp[0] == 't', name, sizeof name);
+        if (r < 0 || (r = path_splice(c, &w->p, w->n, name, strlen(name))) < 0)
+            return r;
+        w->own_proc = true;
+        return 0;
+    }
+    if (proc && !proc_root)
+        return walk_magic(w, next, st);
+    return walk_symlink(w, *next);
+}
+
+/* Step into `next` (its stat in *st), or end on it: the object itself when it is the
+ * last component and wanted whole, or a magic link's object. */
+static int walk_enter(pw_walk *w, int next, const struct stat *st)
+{
+    if (w->last && w->slash && !S_ISDIR(st->st_mode)) {
+        /* "/proc/self/fd/N/" of a file: the kernel says ENOTDIR (unit/pathwalk) */
+        close(next);
+        return -ENOTDIR;
+    }
+    if (w->last && ((w->flags & PW_WHOLE) || !S_ISDIR(st->st_mode) || !w->slash)) {
+        /* PW_WHOLE, or a magic link followed as the last component: the object itself */
+        w->out->obj_fd = next;
+        return PW_DONE;
+    }
+    if (!S_ISDIR(st->st_mode)) {
+        close(next);
+        return -ENOTDIR;
+    }
+    if (!pw_is_procfs(w->c, next, st->st_dev))
+        w->own_proc = false;
+    close(w->cur);
+    w->cur = next;
+    w->p = w->after;
+    return 0;
+}
+
+/* One component of the walk. */
+static int walk_step(pw_walk *w)
+{
+    while (*w->p == '/')
+        w->p++;
+    if (!*w->p)
+        return walk_at_end(w);
+    int r = walk_parse(w);
+    if (r < 0)
+        return r;
+    bool dot = strcmp(w->comp, ".") == 0, dotdot_c = strcmp(w->comp, "..") == 0;
+    if (w->last && !(w->flags & PW_WHOLE) && !dot && !dotdot_c && (r = walk_last(w)) != 0)
+        return r;
+    if (dot || dotdot_c) {
+        w->p = w->after;
+        return dot ? 0 : dotdot(w->c, &w->cur);
+    }
+    int next = openat(w->cur, w->comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(next, &st) < 0) {
+        r = -errno;
+        close(next);
+        return r;
+    }
+    if (S_ISLNK(st.st_mode) && (r = walk_link(w, &next, &st)) != PW_ENTERED)
+        return r;
+    return walk_enter(w, next, &st);
+}
+
 int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result *out)
 {
     *out = (pw_result){.dir_fd = -1, .obj_fd = -1};
@@ -489,214 +724,13 @@ int pw_resolve(pw_ctx *c, int dirfd, const char *path, unsigned flags, pw_result
     if (fast != 0)
         return fast < 0 ? fast : 0;
     memcpy(c->buf, path, len + 1);
-
-    int cur, r;
-    if (c->buf[0] == '/')
-        r = target_root(c);
-    else if (dirfd == AT_FDCWD)
-        r = target_cwd(c);
-    else
-        r = pw_thread_fd(c, dirfd);
+    pw_walk w = {.c = c, .flags = flags, .out = out, .cur = -1, .p = c->buf};
+    int r = walk_start(&w, dirfd);
+    while (r == 0)
+        r = walk_step(&w);
+    if (w.cur >= 0)
+        close(w.cur);
     if (r < 0)
-        return r;
-    if (c->buf[0] == '/' || dirfd == AT_FDCWD) {
-        cur = dup_fd(r);
-        if (cur < 0)
-            return cur;
-    } else {
-        cur = r;
-        struct stat st;
-        if (fstat(cur, &st) < 0 || !S_ISDIR(st.st_mode)) {
-            close(cur);
-            return -ENOTDIR;
-        }
-    }
-
-    unsigned links = 0;
-    bool own_proc = false; /* inside the thread's own /proc/PID (after "self") */
-    char *p = c->buf;
-    for (;;) {
-        while (*p == '/')
-            p++;
-        if (!*p) {
-            /* "/", or a path that only went up and down: it names cur itself */
-            out->dot = true;
-            if (flags & PW_WHOLE) {
-                out->obj_fd = cur;
-                return 0;
-            }
-            out->dir_fd = cur;
-            if (fstat(cur, &out->dir_st) < 0) {
-                r = -errno;
-                goto fail;
-            }
-            return 0;
-        }
-        char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n >= PW_NAME_MAX) {
-            r = -ENAMETOOLONG;
-            goto fail;
-        }
-        char comp[PW_NAME_MAX];
-        memcpy(comp, p, n);
-        comp[n] = '\0';
-        const char *after = p + n;
-        bool slash = false;
-        while (*after == '/') {
-            after++;
-            slash = true;
-        }
-        bool last = *after == '\0';
-        bool dot = strcmp(comp, ".") == 0, dotdot_c = strcmp(comp, "..") == 0;
-
-        if (last && !(flags & PW_WHOLE) && !dot && !dotdot_c) {
-            struct stat st;
-            bool is_link =
-                (flags & PW_FOLLOW_LAST) && fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-            if (!is_link) {
-                out->dir_fd = cur;
-                memcpy(out->name, comp, n + 1);
-                out->slash = slash;
-                if (fstat(cur, &out->dir_st) < 0) {
-                    r = -errno;
-                    goto fail;
-                }
-                return 0;
-            }
-            /* a symlink to follow: as an intermediate component */
-        }
-        if (dot) {
-            p = (char *)after;
-            if (last)
-                p = (char *)after; /* the loop ends on cur */
-            continue;
-        }
-        if (dotdot_c) {
-            if ((r = dotdot(c, &cur)) < 0)
-                goto fail;
-            p = (char *)after;
-            continue;
-        }
-        int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0) {
-            r = -errno;
-            goto fail;
-        }
-        struct stat st;
-        if (fstat(next, &st) < 0) {
-            r = -errno;
-            close(next);
-            goto fail;
-        }
-        if (S_ISLNK(st.st_mode)) {
-            if (++links > PW_MAX_LINKS) {
-                close(next);
-                r = -ELOOP;
-                goto fail;
-            }
-            struct stat dst;
-            bool proc = pw_is_procfs(c, next, st.st_dev);
-            bool proc_root = proc && fstat(cur, &dst) == 0 && dst.st_ino == PROC_ROOT_INO;
-            if (proc && proc_root && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
-                /* "self" is the thread, not the supervisor */
-                close(next);
-                char name[64];
-                if ((r = self_name(c, cur, comp[0] == 't', name, sizeof name)) < 0)
-                    goto fail;
-                if ((r = path_splice(c, &p, n, name, strlen(name))) < 0)
-                    goto fail;
-                own_proc = true;
-                continue;
-            }
-            if (proc && !proc_root) {
-                /* a magic link (fd/N, cwd, root, exe): the kernel follows it to the
-                 * object, as it would for the thread */
-                close(next);
-                next = openat(cur, comp, O_PATH | O_CLOEXEC);
-                if (next < 0 && own_proc && (errno == EACCES || errno == EPERM)) {
-                    pw_ptrace_cap(true);
-                    next = openat(cur, comp, O_PATH | O_CLOEXEC);
-                    int e2 = errno;
-                    pw_ptrace_cap(false);
-                    errno = e2;
-                }
-                if (next < 0) {
-                    r = -errno;
-                    goto fail;
-                }
-                if (fstat(next, &st) < 0) {
-                    r = -errno;
-                    close(next);
-                    goto fail;
-                }
-                own_proc = own_proc && pw_is_procfs(c, next, st.st_dev);
-                goto entered;
-            }
-            ssize_t ln = readlinkat(next, "", c->link, sizeof c->link);
-            close(next);
-            if (ln < 0) {
-                r = -errno;
-                goto fail;
-            }
-            if (ln == 0) {
-                r = -ENOENT;
-                goto fail;
-            }
-            if ((size_t)ln >= sizeof c->link) {
-                r = -ENAMETOOLONG;
-                goto fail;
-            }
-            if ((r = path_splice(c, &p, n, c->link, (size_t)ln)) < 0)
-                goto fail;
-            if (c->buf[0] == '/') {
-                int root = target_root(c);
-                if (root < 0) {
-                    r = root;
-                    goto fail;
-                }
-                int d = dup_fd(root);
-                if (d < 0) {
-                    r = d;
-                    goto fail;
-                }
-                close(cur);
-                cur = d;
-            }
-            continue;
-        }
-    entered:
-        if (last && slash && !S_ISDIR(st.st_mode)) {
-            /* "/proc/self/fd/N/" of a file: the kernel says ENOTDIR (unit/pathwalk) */
-            close(next);
-            r = -ENOTDIR;
-            goto fail;
-        }
-        if (last && (flags & PW_WHOLE)) {
-            close(cur);
-            out->obj_fd = next;
-            return 0;
-        }
-        if (last) {
-            /* a magic link followed as the last component: the object itself */
-            if (!S_ISDIR(st.st_mode) || !slash) {
-                close(cur);
-                out->obj_fd = next;
-                return 0;
-            }
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            close(next);
-            r = -ENOTDIR;
-            goto fail;
-        }
-        if (!pw_is_procfs(c, next, st.st_dev))
-            own_proc = false;
-        close(cur);
-        cur = next;
-        p = (char *)after;
-    }
-fail:
-    close(cur);
-    return r;
+        pw_result_close(out);
+    return r < 0 ? r : 0;
 }

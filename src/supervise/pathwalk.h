@@ -23,7 +23,7 @@
 /* What the supervisor remembers of a thread between notifications (it cannot ask
  * the kernel cheaply): valid while the thread lives (a pidfd tells), and forgotten when
  * the thread calls umask(2), chroot(2), pivot_root(2), setns(2) or unshare(2), which
- * the command's filter also reports (creation.c). */
+ * the command's filter also reports (cc_perform.c). */
 typedef struct pw_thread {
     pid_t tid, tgid;
     pid_t ptid;    /* tid in proc_fd's PID namespace (pw_ctx.proc_foreign), or -1 */

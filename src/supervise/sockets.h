@@ -22,7 +22,7 @@
  * control's decision for a new name (agent configuration, .git) first.
  *
  * Runs in PID 1, which must not allocate: the parent allocates sk_state with cc_state.
- * sockets.c calls nothing of creation.c: what it needs of it is in sk_host. */
+ * sockets.c calls nothing of the creation control's files: what it needs is in sk_host. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,7 +69,7 @@ typedef struct sk_state {
     char path[PW_PATH_MAX];
 } sk_state;
 
-/* What the socket calls need of the supervisor that serves them (creation.c). */
+/* What the socket calls need of the supervisor that serves them (cc_perform.c). */
 typedef struct sk_host {
     int listener;
     pw_ctx *pw; /* pw_begin was called for the notification's thread */
