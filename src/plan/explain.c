@@ -7,8 +7,7 @@ static const char *access_word(const rrule *x)
     return x->access == CORDON_ACCESS_NONE ? "deny" : x->access == CORDON_ACCESS_WRITE ? "write" : "read";
 }
 
-void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, const strv *env,
-                   char *const argv[])
+void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, char *const argv[])
 {
     fprintf(out, "policy\n");
     fprintf(out, "  base        %s\n", base_name(pol->base));
@@ -30,8 +29,8 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
                      : " (private)");
     fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
             p->tmpdir ? " (private)" : "");
-    if (pol->timeout > 0)
-        fprintf(out, "  timeout     %gs\n", pol->timeout);
+    if (p->timeout > 0)
+        fprintf(out, "  timeout     %gs\n", p->timeout);
     else
         fprintf(out, "  timeout     none\n");
     fprintf(out, "  /proc       %s\n", p->proc ? "fresh" : "none (--no-proc)");
@@ -138,8 +137,8 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     net_plan_explain(out, &p->net, pol->network);
 
     fprintf(out, "\nenvironment\n");
-    for (size_t i = 0; i < env->n; i++)
-        fprintf(out, "  %s\n", env->v[i]);
+    for (size_t i = 0; i < p->env.n; i++)
+        fprintf(out, "  %s\n", p->env.v[i]);
     if (argv && argv[0]) {
         fprintf(out, "\ncommand\n ");
         for (char *const *a = argv; *a; a++)

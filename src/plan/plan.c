@@ -52,6 +52,8 @@ void plan_free(plan *p)
     free(p->rules);
     strv_free(&p->warnings);
     net_plan_free(&p->net);
+    strv_free(&p->env);
+    strv_free(&p->env_home_fallback);
     free(p->home);
     free(p->home_fallback);
     free(p->tmpdir);
@@ -477,7 +479,8 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .view = pol->view,
                         .bare = pol->bare,
                         .tmpfs = pol->tmpfs,
-                        .n_tmpfs = pol->n_tmpfs};
+                        .n_tmpfs = pol->n_tmpfs,
+                        .timeout = pol->timeout};
 }
 
 /* --isolation landlock: the winning rules as they are, for confine/llonly.c. */
@@ -610,6 +613,7 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
     out->limits = in->limits;
+    out->timeout = in->timeout;
 
     qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
     drop_redundant(out);

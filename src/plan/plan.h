@@ -7,6 +7,7 @@
  * case in root.c and one in explain.c. */
 #pragma once
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "net/netplan.h"
@@ -99,12 +100,19 @@ typedef struct plan {
                                    only explained, and `rules` below is what is enforced */
     plan_rule *rules;           /* landlock: every winning rule (none shadowed), in path order */
     size_t n_rules;
-    bool list_root; /* landlock, --base host with no rule on "/": "/" may be listed */
-    net_plan net;   /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
-    strv warnings;  /* rules of the caller's that change nothing (README, "Warnings and
+    bool list_root;         /* landlock, --base host with no rule on "/": "/" may be listed */
+    net_plan net;           /* bridges, proxy, forwarded ports (lib/api.c, net_plan_build, before
+                     * the plan is sealed) */
+    strv warnings;          /* rules of the caller's that change nothing (README, "Warnings and
                     * messages": a "cordon: warning:" line each): a path that does not
                     * exist, a rule overridden at equal length, a rule that adds nothing to
                     * what is above it */
+    double timeout;         /* seconds (--timeout), 0: none; PID 1 ends the run then */
+    strv env;               /* the command's environment, "NAME=VALUE", NULL-terminated (plan/env.c,
+                     * then net_plan_build's proxy variables; lib/api.c) */
+    strv env_home_fallback; /* with a home_fallback: env with HOME there, the environment
+                             * when the kernel would not overlay the PLAN_COW home */
+    uint64_t sealed;        /* plan_seal's hash of everything above; 0: not sealed yet */
 } plan;
 
 /* The minimal /dev of PLAN_DEV: these character devices of the host's, each bound at its
@@ -147,11 +155,19 @@ typedef struct plan_input {
     bool bare;                 /* cordon_policy_set_protections(false) */
     const policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs */
     size_t n_tmpfs;
+    double timeout; /* --timeout, 0: none */
 } plan_input;
 
 plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation);
 int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err);
 void plan_free(plan *p);
+/* The plan made final (plan/seal.c), once its environment and network are in: what the
+ * later stages read, and nothing changes it after this.  The hash of every field is kept
+ * in `sealed`; plan_intact() takes it again (the command's process does, before its exec,
+ * and fails the run when it differs).  plan_hash allocates nothing. */
+void plan_seal(plan *p);
+uint64_t plan_hash(const plan *p);
+bool plan_intact(const plan *p);
 const char *plan_kind_name(plan_kind k);
 /* Sort the operations into plan order (parents first). */
 void plan_sort(plan *p);

@@ -47,8 +47,6 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->ours = xcalloc(s->cap, sizeof *s->ours);
     s->proc_fd = -1;
     s->private_fd = -1;
-    if (p->home_fallback)
-        s->home_env = xasprintf("HOME=%s", p->home_fallback);
 }
 
 void root_scratch_free(root_scratch *s)
@@ -56,7 +54,6 @@ void root_scratch_free(root_scratch *s)
     free(s->tree_fds);
     free(s->later_ro);
     free(s->ours);
-    free(s->home_env);
     *s = (root_scratch){0};
 }
 

@@ -163,7 +163,7 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         goto fail;
     }
     s = calloc(1, sizeof *s);
-    m = sess_mem_new(x.p.n_ops, x.env.n, pol->timeout);
+    m = sess_mem_new(x.p.n_ops, x.p.env.n, x.p.timeout);
     if (!s || !m) {
         err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
         goto fail;
@@ -178,14 +178,13 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         goto fail;
     }
     static char *const no_argv[] = {NULL};
-    outer_opts o = {
-        .timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m, .session_fd = ctl[1]};
+    outer_opts o = {.stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m, .session_fd = ctl[1]};
     /* the session's network, as a run's: the helper lives as long as the session */
     outer_helper helper;
     if (proc_run_helper(&x.p, &helper, &s->net, &e) < 0)
         goto fail;
     o.helper = helper.start ? &helper : NULL;
-    if (outer_start(&x.p, no_argv, x.env.v, &o, &s->run, &e) < 0)
+    if (outer_start(&x.p, no_argv, &o, &s->run, &e) < 0)
         goto fail;
     close_fd(&ctl[1]);
     close_fd(&devnull);

@@ -384,9 +384,11 @@ static void abandon(outer_run *r)
     free(r);
 }
 
-int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out, cordon_error *err)
+int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_run **out, cordon_error *err)
 {
     *out = NULL;
+    if (!plan_intact(p))
+        return err_set(err, CORDON_STAGE_SUPERVISE, 0, "internal error: the run's plan was not sealed, or changed");
     outer_run *r = calloc(1, sizeof *r);
     if (!r)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
@@ -395,7 +397,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     launch *l = &r->l;
     *l = (launch){.plan = p,
                   .argv = argv,
-                  .envp = envp,
+                  .envp = p->env.v,
                   .uid = geteuid(),
                   .gid = getegid(),
                   .report_fd = -1,
@@ -499,8 +501,8 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     if (o->session)
         l->scratch.want_proc_fd = true; /* the session's PID 1 reads its children there */
     l->pdeathsig = syscall(SYS_gettid) == getpid();
-    if (o->timeout > 0)
-        l->deadline_ms = now_ms() + (long long)(o->timeout * 1000.0 + 0.999);
+    if (p->timeout > 0 && !o->session)
+        l->deadline_ms = now_ms() + (long long)(p->timeout * 1000.0 + 0.999);
     r->deadline_ms = l->deadline_ms;
 
     /* Every signal blocked in this thread for the clone, as posix_spawn does: the child

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan/env.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
 #include "policy/resolve.h"
@@ -1269,6 +1270,90 @@ static void test_landlock_list_root(void **state)
     assert_true(f->pl.n_rules > 0);
 }
 
+/* plan_seal (plan/seal.c): the plan made final, its hash taking in every field a later
+ * stage reads, so that the check before the exec (supervise/child.c) fails on any
+ * change.  Each change below is undone after, and the plan is intact again (the positive
+ * control: the hash is stable over an unchanged plan). */
+static void test_seal(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(cordon_policy_set_timeout(f->p, 7, &f->err), 0);
+    assert_int_equal(cordon_policy_add_env(f->p, "A=1", &f->err), 0);
+    build_ok(f);
+    plan *pl = &f->pl;
+    assert_true(pl->timeout == 7); /* the timeout is the plan's */
+    assert_false(plan_intact(pl)); /* not sealed yet */
+    char path[] = "PATH=/bin", secret[] = "SECRET=x";
+    char *host_env[] = {path, secret, NULL};
+    pl->env = env_build(f->p, host_env, pl->home, pl->tmpdir);
+    pl->home_fallback = xstrdup("/fallback-home");
+    strv_push(&pl->warnings, xstrdup("a warning"));
+    plan_seal(pl);
+    assert_true(plan_intact(pl));
+    assert_int_not_equal(pl->sealed, 0);
+    /* the environment for a home the kernel would not overlay: HOME moved, the rest kept */
+    assert_int_equal(pl->env_home_fallback.n, pl->env.n);
+    bool moved = false;
+    for (size_t i = 0; i < pl->env.n; i++) {
+        bool home = strncmp(pl->env.v[i], "HOME=", 5) == 0;
+        moved |= home && strcmp(pl->env_home_fallback.v[i], "HOME=/fallback-home") == 0;
+        if (!home)
+            assert_string_equal(pl->env_home_fallback.v[i], pl->env.v[i]);
+    }
+    assert_true(moved);
+    assert_null(pl->env_home_fallback.v[pl->env_home_fallback.n]);
+
+#define FLIP_BYTE(s)                   \
+    do {                               \
+        (s)[0] ^= 1;                   \
+        assert_false(plan_intact(pl)); \
+        (s)[0] ^= 1;                   \
+        assert_true(plan_intact(pl));  \
+    } while (0)
+#define FLIP_BOOL(b)                   \
+    do {                               \
+        (b) = !(b);                    \
+        assert_false(plan_intact(pl)); \
+        (b) = !(b);                    \
+        assert_true(plan_intact(pl));  \
+    } while (0)
+    assert_true(pl->n_ops > 0);
+    FLIP_BYTE(pl->ops[0].dest);
+    FLIP_BYTE(pl->ops[pl->n_ops - 1].dest);
+    FLIP_BOOL(pl->ops[0].read_only);
+    FLIP_BOOL(pl->ops[0].in_view);
+    FLIP_BYTE(pl->env.v[0]);
+    FLIP_BYTE(pl->env.v[pl->env.n - 1]);
+    FLIP_BYTE(pl->env_home_fallback.v[0]);
+    FLIP_BYTE(pl->cwd);
+    FLIP_BYTE(pl->home);
+    FLIP_BYTE(pl->warnings.v[0]);
+    FLIP_BOOL(pl->proc);
+    FLIP_BOOL(pl->bare);
+    FLIP_BOOL(pl->net.proxy);
+    FLIP_BOOL(pl->no_nested);
+#undef FLIP_BYTE
+#undef FLIP_BOOL
+    pl->timeout = 8;
+    assert_false(plan_intact(pl));
+    pl->timeout = 7;
+    pl->limits.v[CORDON_LIMIT_PIDS] = 5;
+    assert_false(plan_intact(pl));
+    pl->limits.v[CORDON_LIMIT_PIDS] = 0;
+    pl->isolation = CORDON_ISOLATION_LANDLOCK;
+    assert_false(plan_intact(pl));
+    pl->isolation = CORDON_ISOLATION_NAMESPACES;
+    assert_true(plan_intact(pl));
+    /* an environment entry added, or one taken away */
+    strv_push(&pl->env, xstrdup("B=2"));
+    assert_false(plan_intact(pl));
+    free(pl->env.v[--pl->env.n]);
+    pl->env.v[pl->env.n] = NULL;
+    assert_true(plan_intact(pl));
+    plan_free(pl);
+    assert_false(plan_intact(pl));
+}
+
 static void test_kind_names_and_free(void **state)
 {
     fixture *f = *state;
@@ -1334,6 +1419,7 @@ int main(void)
         T(test_landlock_rules_in_plan),
         T(test_landlock_list_root),
         T(test_kind_names_and_free),
+        T(test_seal),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
