@@ -115,16 +115,16 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     } else {
         fprintf(out, "\ncreation control (the supervisor performs the command's creations and writes; "
                      "nothing is placed on the host)\n");
-        for (size_t i = 0; i < p->n_ops; i++)
-            if (p->ops[i].kind == PLAN_NOCREATE)
-                fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->ops[i].dest, p->ops[i].why);
-        for (size_t i = 0; i < p->n_ops; i++)
-            if (p->ops[i].kind == PLAN_LIFT)
-                fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->ops[i].dest,
-                        p->ops[i].why);
-        for (size_t i = 0; i < p->n_ops; i++)
-            if (p->ops[i].kind == PLAN_GITDIR)
-                fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->ops[i].dest, p->ops[i].why);
+        for (size_t i = 0; i < p->n_cc_rules; i++)
+            if (p->cc_rules[i].kind == PLAN_NOCREATE)
+                fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->cc_rules[i].path, p->cc_rules[i].why);
+        for (size_t i = 0; i < p->n_cc_rules; i++)
+            if (p->cc_rules[i].kind == PLAN_LIFT)
+                fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->cc_rules[i].path,
+                        p->cc_rules[i].why);
+        for (size_t i = 0; i < p->n_cc_rules; i++)
+            if (p->cc_rules[i].kind == PLAN_GITDIR)
+                fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->cc_rules[i].path, p->cc_rules[i].why);
         fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/.git", "on the host's file systems: a new git repository");
         fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/{HEAD,objects,refs,commondir}",
                 "on the host's file systems: what would make a directory a new git directory");

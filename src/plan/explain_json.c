@@ -135,6 +135,16 @@ json_t *explain_json(const struct cordon_policy *pol, const resolved *r, const p
     }
     json_object_set_new(o, "globs", notes);
     json_object_set_new(o, "plan", plan_json(p));
+    /* the creation control's rules (supervise/creation.h): not mounts */
+    json_t *cc = json_array();
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "kind", json_string(plan_cc_kind_name(p->cc_rules[i].kind)));
+        json_object_set_new(x, "path", json_string(p->cc_rules[i].path));
+        json_object_set_new(x, "why", str_or_null(p->cc_rules[i].why));
+        json_array_append_new(cc, x);
+    }
+    json_object_set_new(o, "creation_rules", cc);
     json_t *w = json_array();
     for (size_t i = 0; i < p->warnings.n; i++)
         json_array_append_new(w, json_string(p->warnings.v[i]));

@@ -14,29 +14,22 @@
 #include "policy/rules.h"
 
 typedef enum plan_kind {
-    PLAN_BIND,     /* bind host `src` at `dest`, read-only or writable */
-    PLAN_HIDE,     /* an empty, read-only directory or file over `dest` */
-    PLAN_TMPFS,    /* a private, empty, writable tmpfs at `dest` */
-    PLAN_SYMLINK,  /* a symlink at `dest` pointing to `src` */
-    PLAN_DEV,      /* the minimal /dev */
-    PLAN_PROC,     /* a fresh /proc */
-    PLAN_NOTE,     /* nothing to do; `why` says why (shown by explain) */
-    PLAN_NOCREATE, /* not a mount: the last component of `dest` does not exist and must not
-                    * be created; its parent exists inside.  The creation control
-                    * (supervise/creation.h) refuses it, so nothing is placed on the host */
-    PLAN_GITDIR,   /* not a mount: a git directory known at start, where a HEAD may be
-                   * created (creation.h) */
-    PLAN_LIFT,     /* not a mount: a path a rule grants write on exactly, which lifts the
-                   * creation control's git rules there (creation.h) */
-    PLAN_OVERLAY,  /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
+    PLAN_BIND,    /* bind host `src` at `dest`, read-only or writable */
+    PLAN_HIDE,    /* an empty, read-only directory or file over `dest` */
+    PLAN_TMPFS,   /* a private, empty, writable tmpfs at `dest` */
+    PLAN_SYMLINK, /* a symlink at `dest` pointing to `src` */
+    PLAN_DEV,     /* the minimal /dev */
+    PLAN_PROC,    /* a fresh /proc */
+    PLAN_NOTE,    /* nothing to do; `why` says why (shown by explain) */
+    PLAN_OVERLAY, /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
                    * (a copy-on-write workspace, plan/view.c) */
-    PLAN_HOLD,     /* a read-only directory at `dest` that only holds mount points below a
+    PLAN_HOLD,    /* a read-only directory at `dest` that only holds mount points below a
                    * private writable one (HOME, /tmp): an empty tmpfs, read-only once
                    * what it holds is mounted, or (from_view) the directory as the view
                    * shows it there, bound onto itself read-only */
-    PLAN_FILE,     /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
+    PLAN_FILE,    /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
                    * (the private HOME's .gitconfig with the host's git identity) */
-    PLAN_COW,      /* the host directory `src` at `dest`, read-only underneath, with a
+    PLAN_COW,     /* the host directory `src` at `dest`, read-only underneath, with a
                    * private layer that takes the writes and vanishes (a kernel overlay,
                    * upper and work layers in a tmpfs of the run's own): the home under
                    * --base host.  Where the kernel refuses the overlay, `src` read-only
@@ -64,6 +57,23 @@ typedef struct plan_op {
                      * means the rule changes nothing (plan.warnings) */
 } plan_op;
 
+/* A rule of the creation control (supervise/creation.h), which it resolves inside the
+ * built root: not a mount, so not a plan_op. */
+typedef enum plan_cc_kind {
+    PLAN_NOCREATE, /* the last component of `path` does not exist and must not be created;
+                    * its parent exists inside.  The creation control refuses it, so
+                    * nothing is placed on the host */
+    PLAN_GITDIR,   /* a git directory known at start, where a HEAD may be created */
+    PLAN_LIFT,     /* a path a rule grants write on exactly, which lifts the creation
+                    * control's git rules there */
+} plan_cc_kind;
+
+typedef struct plan_cc_rule {
+    plan_cc_kind kind;
+    char *path; /* absolute, inside the sandbox */
+    char *why;  /* where it came from, for explain and error messages */
+} plan_cc_rule;
+
 /* --isolation landlock: a winning rule, as confine/llonly.c turns it into Landlock grants
  * on the host's own paths (nothing is mounted then). */
 typedef struct plan_rule {
@@ -83,6 +93,8 @@ typedef struct plan {
     ino_t root_ino;
     plan_op *ops;
     size_t n_ops, cap_ops;
+    plan_cc_rule *cc_rules; /* the creation control's, in path order */
+    size_t n_cc_rules, cap_cc_rules;
     char *home;            /* HOME inside */
     char *home_fallback;   /* a PLAN_COW home that the kernel would not overlay: HOME here
                           * instead (a private tmpfs), or NULL */
@@ -125,12 +137,11 @@ extern const char *const plan_dev_nodes[PLAN_DEV_NODES];
 #define PLAN_PRIVATE_HOME "/.cordon/home"
 #define PLAN_PRIVATE_TMP  "/.cordon/tmp"
 
-/* Does the operation mount something (as opposed to a NOTE, a FILE written in a private
- * mount, or a rule for the creation control: NOCREATE, GITDIR, LIFT)? */
+/* Does the operation mount something (as opposed to a NOTE, or a FILE written in a
+ * private mount)? */
 static inline bool plan_op_mounts(const plan_op *op)
 {
-    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT &&
-           op->kind != PLAN_FILE;
+    return op->kind != PLAN_NOTE && op->kind != PLAN_FILE;
 }
 
 /* Where TMPDIR goes when /tmp holds a mount (the workspace under /tmp, say): TMPDIR is
@@ -169,7 +180,9 @@ void plan_seal(plan *p);
 uint64_t plan_hash(const plan *p);
 bool plan_intact(const plan *p);
 const char *plan_kind_name(plan_kind k);
-/* Sort the operations into plan order (parents first). */
+const char *plan_cc_kind_name(plan_cc_kind k);
+/* Sort the operations into plan order (parents first), and the creation control's rules
+ * by path. */
 void plan_sort(plan *p);
 /* A workspace run (policy.view): show the view at the source's path (plan/view.c); the
  * caller sorts the plan again when a host_dir view renamed operations. */

@@ -114,6 +114,12 @@ uint64_t plan_hash(const plan *p)
     MIX(&h, p->n_ops);
     for (size_t i = 0; i < p->n_ops; i++)
         mix_op(&h, &p->ops[i]);
+    MIX(&h, p->n_cc_rules);
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        MIX(&h, p->cc_rules[i].kind);
+        mix_str(&h, p->cc_rules[i].path);
+        mix_str(&h, p->cc_rules[i].why);
+    }
     mix_str(&h, p->home);
     mix_str(&h, p->home_fallback);
     mix_str(&h, p->tmpdir);

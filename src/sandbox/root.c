@@ -670,10 +670,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         case PLAN_HOLD: r = do_hold(&b, op); break;
         case PLAN_FILE: r = do_file(&b, op); break;
         case PLAN_COW: r = do_cow(&b, i); break;
-        case PLAN_NOTE:
-        case PLAN_NOCREATE: /* the creation control's (supervise/creation.c) */
-        case PLAN_GITDIR:
-        case PLAN_LIFT: break;
+        case PLAN_NOTE: break;
         }
         if (r < 0)
             return -1;

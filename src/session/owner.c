@@ -163,7 +163,7 @@ int cordon_session_new(const cordon_policy *pol, cordon_session **out, cordon_er
         goto fail;
     }
     s = calloc(1, sizeof *s);
-    m = sess_mem_new(x.p.n_ops, x.p.env.n, x.p.timeout);
+    m = sess_mem_new(x.p.n_ops + x.p.n_cc_rules, x.p.env.n, x.p.timeout); /* a check each */
     if (!s || !m) {
         err_set(&e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
         goto fail;

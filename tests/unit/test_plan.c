@@ -293,8 +293,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     fixture *f = *state;
     rule(f, "ws/secrets", CORDON_ACCESS_NONE);
     build_ok(f);
-    const plan_op *h = op_rel(f, PLAN_NOCREATE, "ws/secrets");
-    assert_null(h->src);
+    const plan_cc_rule *h = cc_rel(f, PLAN_NOCREATE, "ws/secrets");
     assert_string_equal(h->why, "--deny");
     assert_int_equal(idx_rel(f, PLAN_NOTE, "ws/secrets"), -1); /* not "nothing to hide" */
     assert_int_equal(idx_rel(f, PLAN_HIDE, "ws/secrets"), -1); /* nothing is mounted there */
@@ -315,7 +314,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     policy_add_rule(f->p, "<workspace>/a/b/c/.env", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 3, true);
     policy_add_rule(f->p, "<workspace>/a/b/d", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 4, true);
     build_ok(f);
-    h = op_rel(f, PLAN_NOCREATE, "ws/a/b"); /* op_rel fails on two */
+    h = cc_rel(f, PLAN_NOCREATE, "ws/a/b"); /* cc_rel fails on two */
     assert_string_equal(h->why, "s.json:3");
     char *ab = fx(f, "ws/a/b");
     for (size_t i = 0; i < f->pl.n_ops; i++)
@@ -342,7 +341,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     mk(f, "ws/a/x/y");
     rule(f, "ws/a/x/y/z/secret", CORDON_ACCESS_NONE);
     build_ok(f);
-    assert_non_null(op_rel(f, PLAN_NOCREATE, "ws/a/x/y/z"));
+    assert_non_null(cc_rel(f, PLAN_NOCREATE, "ws/a/x/y/z"));
     assert_pin(f, "ws/a", "ws/a/x/y/z");
     assert_pin(f, "ws/a/x", "ws/a/x/y/z");
     assert_pin(f, "ws/a/x/y", "ws/a/x/y/z");
@@ -357,7 +356,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     rule(f, "w", CORDON_ACCESS_WRITE);
     rule(f, "w/nope", CORDON_ACCESS_NONE);
     build_ok(f);
-    h = op_rel(f, PLAN_NOCREATE, "w/nope");
+    h = cc_rel(f, PLAN_NOCREATE, "w/nope");
     assert_int_equal(n_pins(&f->pl), 0);
     f->host.cwd = f->ws;
     free(w);
@@ -475,7 +474,7 @@ static void test_missing_deny_under_missing_read_rule(void **state)
     rule(f, "ws/future", CORDON_ACCESS_READ);
     rule(f, "ws/future/secret", CORDON_ACCESS_NONE);
     build_ok(f);
-    const plan_op *h = op_rel(f, PLAN_NOCREATE, "ws/future");
+    const plan_cc_rule *h = cc_rel(f, PLAN_NOCREATE, "ws/future");
     assert_string_equal(h->why, "--deny");
     assert_contains(op_rel(f, PLAN_NOTE, "ws/future")->why, "nothing to show");
     char *p = fx(f, "ws/future/secret");
@@ -498,7 +497,7 @@ static void test_protected_names_in_plan(void **state)
     build_ok(f);
     static const char *const held[] = {"ws/.cordon", "ws/.agents"};
     for (size_t i = 0; i < 2; i++) {
-        const plan_op *h = op_rel(f, PLAN_NOCREATE, held[i]);
+        const plan_cc_rule *h = cc_rel(f, PLAN_NOCREATE, held[i]);
         assert_contains(h->why, "protected");
         assert_contains(h->why, f->ws);
     }
@@ -551,7 +550,7 @@ static void test_git_dir_pinned(void **state)
     assert_int_equal(rmdir(p), 0);
     free(p);
     build_ok(f);
-    assert_non_null(op_rel(f, PLAN_NOCREATE, "ws/.git/hooks"));
+    assert_non_null(cc_rel(f, PLAN_NOCREATE, "ws/.git/hooks"));
     assert_pin(f, "ws/.git", "ws/.git/hooks");
     assert_int_equal(n_pins(&f->pl), 1);
 }
@@ -1322,6 +1321,9 @@ static void test_seal(void **state)
     FLIP_BYTE(pl->ops[pl->n_ops - 1].dest);
     FLIP_BOOL(pl->ops[0].read_only);
     FLIP_BOOL(pl->ops[0].in_view);
+    assert_true(pl->n_cc_rules > 0); /* the workspace's protected names */
+    FLIP_BYTE(pl->cc_rules[0].path);
+    FLIP_BYTE(pl->cc_rules[pl->n_cc_rules - 1].why);
     FLIP_BYTE(pl->env.v[0]);
     FLIP_BYTE(pl->env.v[pl->env.n - 1]);
     FLIP_BYTE(pl->env_home_fallback.v[0]);
