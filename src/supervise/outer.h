@@ -113,7 +113,9 @@ typedef struct outer_outcome {
     char refusals[4096]; /* the first of them, each "OPERATION PATH: WHY" and a NUL */
 } outer_outcome;
 /* One report into the outcome; whether it is the last (after which PID 1 only exits);
- * the result the outcome makes (pid1: how PID 1 ended, or NULL). */
+ * the result the outcome makes (pid1: how PID 1 ended, or NULL), for a session's command,
+ * which has no limits of its own (a run's result is made by the same code, outer.c
+ * result_from, with its limits). */
 void outer_take_message(outer_outcome *o, const report_msg *m);
 bool outer_final_report(const outer_outcome *o);
 /* What a REPORT_PROC_KEPT says, for cordon_result.proc_kept (NULL when none came). */
