@@ -7,6 +7,34 @@ static const char *access_word(const rrule *x)
     return x->access == CORDON_ACCESS_NONE ? "deny" : x->access == CORDON_ACCESS_WRITE ? "write" : "read";
 }
 
+/* The command's HOME and TMPDIR: private directories mounted inside, or under
+ * --isolation landlock (no mounts) directories made on the host at start. */
+static void print_home_tmpdir(FILE *out, const plan *p)
+{
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK) {
+        const char *const names[] = {"HOME", "TMPDIR"};
+        for (size_t k = 0; k < 2; k++) {
+            const char *v = NULL;
+            size_t n = strlen(names[k]);
+            for (size_t i = 0; i < p->env.n && !v; i++)
+                if (strncmp(p->env.v[i], names[k], n) == 0 && p->env.v[i][n] == '=')
+                    v = p->env.v[i] + n + 1;
+            fprintf(out, "  %-11s %s%s\n", names[k], v ? v : "(unset)",
+                    v ? " (private, on the host: made at start, removed at the end)" : "");
+        }
+        return;
+    }
+    bool cow = false;
+    for (size_t i = 0; p->home && i < p->n_ops; i++)
+        cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;
+    fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
+            !p->home ? ""
+            : cow    ? " (the real home, read-only underneath; writes go to a private layer)"
+                     : " (private)");
+    fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
+            p->tmpdir ? " (private)" : "");
+}
+
 void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, char *const argv[])
 {
     fprintf(out, "policy\n");
@@ -20,15 +48,7 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     fprintf(out, "  cwd         %s%s\n", p->cwd,
             p->cwd_is_workspace ? " (the workspace: the current directory would not be visible; --chdir to choose)"
                                 : "");
-    bool cow = false;
-    for (size_t i = 0; p->home && i < p->n_ops; i++)
-        cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;
-    fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
-            !p->home ? ""
-            : cow    ? " (the real home, read-only underneath; writes go to a private layer)"
-                     : " (private)");
-    fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
-            p->tmpdir ? " (private)" : "");
+    print_home_tmpdir(out, p);
     if (p->timeout > 0)
         fprintf(out, "  timeout     %gs\n", p->timeout);
     else

@@ -161,6 +161,14 @@ t_explain_json_is_the_run() {
     [ "$explained" = "$ran" ] ||
       die "cordon run ${sets[$i]} executed another plan than explain --json prints: $(diff <(printf '%s\n' "$explained") <(printf '%s\n' "$ran") | head -20)"
   done
+  if [ "$(landlock_abi)" -gt 0 ]; then
+    # the text says the same: under --isolation landlock HOME is a directory made at start
+    expect_ok explain --isolation landlock -- true
+    printf '%s\n' "$OUT" | grep -Eq '^  HOME +/.*/cordon-ll-PID-RANDOM/home ' ||
+      die "explain --isolation landlock does not show the HOME a run gets: $(printf '%s\n' "$OUT" | grep HOME)"
+    expect_ok run --isolation landlock -- sh -c 'echo "$HOME"'
+    printf '%s\n' "$OUT" | grep -Eq '/cordon-ll-[0-9]+-[0-9a-f]{16}/home$' || die "a run's HOME under --isolation landlock: $OUT"
+  fi
   # what it compares is the plan: the timeout and the environment are in it
   assert_contains "$(cat "$CT/plan1.json")" '"timeout": 30' "the timeout is the plan's"
   assert_contains "$(cat "$CT/plan1.json")" '"A=1"' "the environment is the plan's"
