@@ -355,7 +355,7 @@ int proc_spawn_session(int via, const char *path, char *const argv[], unsigned f
     /* with a terminal, the command's 0, 1 and 2 are the terminal's: nothing of ours */
     int r =
         spawn_common("cordon_session_spawn", tty ? CORDON_SPAWN_STDIN_INHERIT : flags, start_session, &ss, out, err);
-    if (r == 0 && tty) {
+    if (r == 0 && tty && out) { /* (spawn_common fails without out) */
         cordon_proc *c = *out;
         int master = sess_cmd_tty(c->sc);
         if (master >= 0) {
