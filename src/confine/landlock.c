@@ -156,10 +156,7 @@ void landlock_prepare(landlock_prep *lp, const plan *p, bool no_nested)
         case PLAN_HOLD:
         case PLAN_FILE:
         case PLAN_SYMLINK:
-        case PLAN_NOTE:
-        case PLAN_NOCREATE:
-        case PLAN_GITDIR:
-        case PLAN_LIFT: break;
+        case PLAN_NOTE: break;
         }
     }
 }

@@ -244,11 +244,21 @@ static void reap_stale_dirs(int parent_fd)
     }
 }
 
-static int make_private_dir(llonly *l, cordon_error *err)
+/* Where the private directory is made: $TMPDIR, or /tmp. */
+static const char *private_dir_base(void)
 {
     const char *base = getenv("TMPDIR");
-    if (!base || base[0] != '/')
-        base = "/tmp";
+    return base && base[0] == '/' ? base : "/tmp";
+}
+
+char *llonly_dir_shown(void)
+{
+    return path_join(private_dir_base(), LL_DIR_SHOWN);
+}
+
+static int make_private_dir(llonly *l, cordon_error *err)
+{
+    const char *base = private_dir_base();
     l->parent_fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (l->parent_fd < 0)
         return err_set(err, CORDON_STAGE_CONFINE, errno, "Landlock isolation: cannot open %s for a private directory",

@@ -61,6 +61,10 @@ int llonly_grants(const plan *p, llonly *out, cordon_error *err);
 /* Check what the kernel offers, make the private HOME and TMPDIR, compute the grants
  * and build the ruleset. */
 int llonly_prepare(const plan *p, llonly *out, cordon_error *err);
+/* The private directory as `cordon explain` shows it before it is made: its parent, then
+ * "cordon-ll-PID-RANDOM" (LL_DIR_SHOWN), where a run names its PID and random part. */
+#define LL_DIR_SHOWN "cordon-ll-PID-RANDOM"
+char *llonly_dir_shown(void);
 /* Does the creation control supervise the command in this plan's Landlock mode? */
 bool llonly_supervised(const plan *p);
 /* Close the ruleset and remove the private directory (never following a symlink); its

@@ -50,7 +50,6 @@ void prepared_free(prepared *x)
 {
     plan_free(&x->p);
     resolved_free(&x->r);
-    strv_free(&x->env);
 }
 
 /* --isolation: namespaces or landlock; auto asks the kernel (in a short-lived child) and
@@ -64,7 +63,48 @@ static cordon_isolation choose_isolation(const cordon_policy *pol, const char **
     return *why ? CORDON_ISOLATION_LANDLOCK : CORDON_ISOLATION_NAMESPACES;
 }
 
-int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
+static void warn(const cordon_policy *pol, plan *p, char *owned)
+{
+    strv_push(&p->warnings, owned);
+    if (pol->warn_fn)
+        pol->warn_fn(owned, pol->warn_ctx);
+}
+
+/* --isolation landlock: the private HOME and TMPDIR the command's environment points at,
+ * made on the host now (nothing is mounted), with the ruleset, for a run (ll); for
+ * explain (ll NULL), which makes nothing, their names with the random part as
+ * LL_DIR_SHOWN says.  *dir is freed by the caller. */
+static int prepare_landlock(const cordon_policy *pol, plan *p, llonly *ll, char **dir, cordon_error *err)
+{
+    *dir = NULL;
+    int abi = landlock_abi();
+    if (abi > 0 && abi < 6) /* said, not refused: the caller chose this mode on this kernel */
+        warn(pol, p,
+             xasprintf("--isolation landlock: this kernel's Landlock (ABI %d) cannot scope signals and "
+                       "abstract Unix sockets (ABI 6, Linux 6.12): the command can signal your other "
+                       "processes%s (doc/security.md)",
+                       abi, p->network == CORDON_NETWORK_NONE ? "" : " and reach the host's abstract sockets"));
+    if (!ll) {
+        *dir = llonly_dir_shown();
+        return 0;
+    }
+#ifdef CORDON_NO_CONFINE
+    return err_set(err, CORDON_STAGE_CONFINE, 0,
+                   "Landlock isolation: this cordon was built without Landlock and seccomp "
+                   "(-Dconfine=false, for benchmarks only)");
+#else
+    if (llonly_prepare(p, ll, err) < 0)
+        return -1;
+    *dir = xstrdup(ll->dir);
+    return 0;
+#endif
+}
+
+/* Resolve, plan, and complete the plan with all a run reads besides it (the environment,
+ * the network, for a run under --isolation landlock its private directories), then seal
+ * it: from here on nothing changes it (plan.h, plan_seal).  ll NULL: for explain, which
+ * makes nothing on the host. */
+static int prepare_spec(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error *err)
 {
     *x = (prepared){0};
     if (!pol)
@@ -101,17 +141,32 @@ int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
     if (pol->warn_fn)
         for (size_t i = 0; i < x->p.warnings.n; i++)
             pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
-    x->env = env_build(pol, environ, x->p.home, x->p.tmpdir);
-    if (net_plan_build(pol, &x->env, &x->p.net, err) < 0) { /* rewrites the proxy variables */
+    if (x->p.isolation == CORDON_ISOLATION_LANDLOCK) {
+        _cleanup_free_ char *dir = NULL;
+        if (prepare_landlock(pol, &x->p, ll, &dir, err) < 0) {
+            prepared_free(x);
+            return -1;
+        }
+        _cleanup_free_ char *ll_home = path_join(dir, "home"), *ll_tmpdir = path_join(dir, "tmp");
+        x->p.env = env_build(pol, environ, ll_home, ll_tmpdir);
+    } else
+        x->p.env = env_build(pol, environ, x->p.home, x->p.tmpdir);
+    if (net_plan_build(pol, &x->p.env, &x->p.net, err) < 0) { /* rewrites the proxy variables */
         prepared_free(x);
         return -1;
     }
     size_t had = x->p.warnings.n;
-    net_plan_no_proxy_warnings(pol, &x->env, &x->p.net, &x->p.warnings);
+    net_plan_no_proxy_warnings(pol, &x->p.env, &x->p.net, &x->p.warnings);
     if (pol->warn_fn)
         for (size_t i = had; i < x->p.warnings.n; i++)
             pol->warn_fn(x->p.warnings.v[i], pol->warn_ctx);
+    plan_seal(&x->p);
     return 0;
+}
+
+int prepare(const cordon_policy *pol, prepared *x, cordon_error *err)
+{
+    return prepare_spec(pol, x, NULL, err);
 }
 
 int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error *err)
@@ -123,36 +178,12 @@ int prepare_run(const cordon_policy *pol, prepared *x, llonly *ll, cordon_error 
                        "run the command without cordon, or set \"enabled\": true",
                        pol->settings_enabled_where ? pol->settings_enabled_where : "settings");
     TRACE("run");
-    if (prepare(pol, x, err) < 0)
+    if (prepare_spec(pol, x, ll, err) < 0) {
+        llonly_free(ll);
         return -1;
+    }
     TRACE("planned");
-    if (x->p.isolation != CORDON_ISOLATION_LANDLOCK)
-        return 0;
-#ifdef CORDON_NO_CONFINE
-    prepared_free(x);
-    return err_set(err, CORDON_STAGE_CONFINE, 0,
-                   "Landlock isolation: this cordon was built without Landlock and seccomp "
-                   "(-Dconfine=false, for benchmarks only)");
-#else
-    /* No namespaces: the ruleset built here, HOME and TMPDIR private directories */
-    if (llonly_prepare(&x->p, ll, err) < 0) {
-        prepared_free(x);
-        return -1;
-    }
-    strv_free(&x->env);
-    x->env = env_build(pol, environ, ll->home, ll->tmpdir);
-    if (!ll->scoped) {
-        /* said, not refused: the caller chose this mode on this kernel */
-        char *w = xasprintf("--isolation landlock: this kernel's Landlock (ABI %d) cannot scope signals and "
-                            "abstract Unix sockets (ABI 6, Linux 6.12): the command can signal your other "
-                            "processes%s (doc/security.md)",
-                            ll->abi, ll->net_none ? "" : " and reach the host's abstract sockets");
-        strv_push(&x->p.warnings, w);
-        if (pol && pol->warn_fn)
-            pol->warn_fn(w, pol->warn_ctx);
-    }
     return 0;
-#endif
 }
 
 /* Does the sandbox get a /proc of its own here, or does it show the caller's (a
@@ -166,9 +197,9 @@ static int proc_outlook(const plan *p, char *why, size_t n)
 }
 
 /* --explain --json: the plan as data, and what the text adds after it. */
-static int explain_as_json(const cordon_policy *pol, prepared *x, char *const argv[], FILE *out, cordon_error *err)
+int prepared_json(const cordon_policy *pol, const prepared *x, char *const argv[], FILE *out, cordon_error *err)
 {
-    json_t *o = explain_json(pol, &x->r, &x->p, &x->env, argv);
+    json_t *o = explain_json(pol, &x->r, &x->p, argv);
     for (size_t i = 0; i < x->p.n_ops; i++) {
         if (x->p.ops[i].kind != PLAN_COW)
             continue;
@@ -223,17 +254,36 @@ static int explain_as_json(const cordon_policy *pol, prepared *x, char *const ar
     return 0;
 }
 
+int prepared_dump(const cordon_policy *pol, const prepared *x, char *const argv[], cordon_error *err)
+{
+    const char *path = getenv("CORDON_DEBUG_PLAN_JSON");
+    if (!path || !path[0])
+        return 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return err_set(err, CORDON_STAGE_USAGE, e, "CORDON_DEBUG_PLAN_JSON: cannot write %s", path);
+    }
+    int r = prepared_json(pol, x, argv, out, err);
+    if (fclose(out) != 0 && r == 0)
+        r = err_set(err, CORDON_STAGE_USAGE, errno, "CORDON_DEBUG_PLAN_JSON: cannot write %s", path);
+    return r;
+}
+
 static int explain_to(const cordon_policy *pol, char *const argv[], unsigned flags, FILE *out, cordon_error *err)
 {
     prepared x;
     if (prepare(pol, &x, err) < 0)
         return -1;
     if (flags & CORDON_EXPLAIN_JSON) {
-        int r = explain_as_json(pol, &x, argv, out, err);
+        int r = prepared_json(pol, &x, argv, out, err);
         prepared_free(&x);
         return r;
     }
-    explain_print(out, pol, &x.r, &x.p, &x.env, argv);
+    explain_print(out, pol, &x.r, &x.p, argv);
     for (size_t i = 0; i < x.p.n_ops; i++) {
         if (x.p.ops[i].kind != PLAN_COW)
             continue;

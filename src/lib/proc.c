@@ -128,13 +128,12 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
     c->isolation = x.p.isolation;
     c->isolation_why = x.isolation_why;
     cmd_hint hint;
-    cmd_hint_make(&x.r, &x.p, x.env.v, argv ? argv[0] : NULL, &hint);
+    cmd_hint_make(&x.r, &x.p, x.p.env.v, argv ? argv[0] : NULL, &hint);
     if (hint.warning && pol->warn_fn)
         pol->warn_fn(hint.warning, pol->warn_ctx);
     c->not_found = steal_pointer(&hint.missing);
     cmd_hint_free(&hint);
-    outer_opts o = {.timeout = pol->timeout,
-                    .ll_ruleset_fd = c->ll.ruleset_fd,
+    outer_opts o = {.ll_ruleset_fd = c->ll.ruleset_fd,
                     .ll = &c->ll,
                     .pty = flags & CORDON_SPAWN_PTY,
                     .pty_stderr = !(flags & CORDON_SPAWN_STDERR_PIPE)};
@@ -147,7 +146,11 @@ static int spawn_with(const cordon_policy *pol, char *const argv[], const int st
         return -1;
     }
     o.helper = helper.start ? &helper : NULL;
-    int r = outer_start(&x.p, argv, x.env.v, &o, &c->run, err);
+    int r = prepared_dump(pol, &x, argv, err);
+    if (r < 0 && helper.stop)
+        helper.stop(helper.ctx);
+    if (r == 0)
+        r = outer_start(&x.p, argv, &o, &c->run, err);
     prepared_free(&x);
     if (r < 0) {
         net_host_free(c->net); /* (outer_start has stopped it) */

@@ -7,8 +7,35 @@ static const char *access_word(const rrule *x)
     return x->access == CORDON_ACCESS_NONE ? "deny" : x->access == CORDON_ACCESS_WRITE ? "write" : "read";
 }
 
-void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, const strv *env,
-                   char *const argv[])
+/* The command's HOME and TMPDIR: private directories mounted inside, or under
+ * --isolation landlock (no mounts) directories made on the host at start. */
+static void print_home_tmpdir(FILE *out, const plan *p)
+{
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK) {
+        const char *const names[] = {"HOME", "TMPDIR"};
+        for (size_t k = 0; k < 2; k++) {
+            const char *v = NULL;
+            size_t n = strlen(names[k]);
+            for (size_t i = 0; i < p->env.n && !v; i++)
+                if (strncmp(p->env.v[i], names[k], n) == 0 && p->env.v[i][n] == '=')
+                    v = p->env.v[i] + n + 1;
+            fprintf(out, "  %-11s %s%s\n", names[k], v ? v : "(unset)",
+                    v ? " (private, on the host: made at start, removed at the end)" : "");
+        }
+        return;
+    }
+    bool cow = false;
+    for (size_t i = 0; p->home && i < p->n_ops; i++)
+        cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;
+    fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
+            !p->home ? ""
+            : cow    ? " (the real home, read-only underneath; writes go to a private layer)"
+                     : " (private)");
+    fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
+            p->tmpdir ? " (private)" : "");
+}
+
+void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, char *const argv[])
 {
     fprintf(out, "policy\n");
     fprintf(out, "  base        %s\n", base_name(pol->base));
@@ -21,17 +48,9 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     fprintf(out, "  cwd         %s%s\n", p->cwd,
             p->cwd_is_workspace ? " (the workspace: the current directory would not be visible; --chdir to choose)"
                                 : "");
-    bool cow = false;
-    for (size_t i = 0; p->home && i < p->n_ops; i++)
-        cow |= p->ops[i].kind == PLAN_COW && strcmp(p->ops[i].dest, p->home) == 0;
-    fprintf(out, "  HOME        %s%s\n", p->home ? p->home : "(the environment's: no private HOME)",
-            !p->home ? ""
-            : cow    ? " (the real home, read-only underneath; writes go to a private layer)"
-                     : " (private)");
-    fprintf(out, "  TMPDIR      %s%s\n", p->tmpdir ? p->tmpdir : "(the environment's: no private TMPDIR)",
-            p->tmpdir ? " (private)" : "");
-    if (pol->timeout > 0)
-        fprintf(out, "  timeout     %gs\n", pol->timeout);
+    print_home_tmpdir(out, p);
+    if (p->timeout > 0)
+        fprintf(out, "  timeout     %gs\n", p->timeout);
     else
         fprintf(out, "  timeout     none\n");
     fprintf(out, "  /proc       %s\n", p->proc ? "fresh" : "none (--no-proc)");
@@ -116,16 +135,16 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     } else {
         fprintf(out, "\ncreation control (the supervisor performs the command's creations and writes; "
                      "nothing is placed on the host)\n");
-        for (size_t i = 0; i < p->n_ops; i++)
-            if (p->ops[i].kind == PLAN_NOCREATE)
-                fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->ops[i].dest, p->ops[i].why);
-        for (size_t i = 0; i < p->n_ops; i++)
-            if (p->ops[i].kind == PLAN_LIFT)
-                fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->ops[i].dest,
-                        p->ops[i].why);
-        for (size_t i = 0; i < p->n_ops; i++)
-            if (p->ops[i].kind == PLAN_GITDIR)
-                fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->ops[i].dest, p->ops[i].why);
+        for (size_t i = 0; i < p->n_cc_rules; i++)
+            if (p->cc_rules[i].kind == PLAN_NOCREATE)
+                fprintf(out, "  %-8s %-40s %s\n", "nocreate", p->cc_rules[i].path, p->cc_rules[i].why);
+        for (size_t i = 0; i < p->n_cc_rules; i++)
+            if (p->cc_rules[i].kind == PLAN_LIFT)
+                fprintf(out, "  %-8s %-40s %s: the git rules below do not apply there\n", "lift", p->cc_rules[i].path,
+                        p->cc_rules[i].why);
+        for (size_t i = 0; i < p->n_cc_rules; i++)
+            if (p->cc_rules[i].kind == PLAN_GITDIR)
+                fprintf(out, "  %-8s %-40s %s\n", "gitdir", p->cc_rules[i].path, p->cc_rules[i].why);
         fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/.git", "on the host's file systems: a new git repository");
         fprintf(out, "  %-8s %-40s %s\n", "refuse", "**/{HEAD,objects,refs,commondir}",
                 "on the host's file systems: what would make a directory a new git directory");
@@ -138,8 +157,8 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     net_plan_explain(out, &p->net, pol->network);
 
     fprintf(out, "\nenvironment\n");
-    for (size_t i = 0; i < env->n; i++)
-        fprintf(out, "  %s\n", env->v[i]);
+    for (size_t i = 0; i < p->env.n; i++)
+        fprintf(out, "  %s\n", p->env.v[i]);
     if (argv && argv[0]) {
         fprintf(out, "\ncommand\n ");
         for (char *const *a = argv; *a; a++)

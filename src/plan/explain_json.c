@@ -31,7 +31,7 @@ static json_t *policy_json(const struct cordon_policy *pol, const resolved *r, c
     json_object_set_new(o, "home_kind", json_string(p->home ? home_kind : "environment"));
     json_object_set_new(o, "home_fallback", str_or_null(p->home_fallback));
     json_object_set_new(o, "tmpdir", str_or_null(p->tmpdir));
-    json_object_set_new(o, "timeout", pol->timeout > 0 ? json_real(pol->timeout) : json_null());
+    json_object_set_new(o, "timeout", p->timeout > 0 ? json_real(p->timeout) : json_null());
     json_object_set_new(o, "proc", json_boolean(p->proc));
     json_object_set_new(o, "no_nested", json_boolean(pol->no_nested));
     json_object_set_new(o, "isolation", json_string(cordon_isolation_name(p->isolation)));
@@ -119,8 +119,7 @@ static json_t *plan_json(const plan *p)
     return a;
 }
 
-json_t *explain_json(const struct cordon_policy *pol, const resolved *r, const plan *p, const strv *env,
-                     char *const argv[])
+json_t *explain_json(const struct cordon_policy *pol, const resolved *r, const plan *p, char *const argv[])
 {
     json_t *o = json_object();
     json_object_set_new(o, "policy", policy_json(pol, r, p));
@@ -136,13 +135,23 @@ json_t *explain_json(const struct cordon_policy *pol, const resolved *r, const p
     }
     json_object_set_new(o, "globs", notes);
     json_object_set_new(o, "plan", plan_json(p));
+    /* the creation control's rules (supervise/creation.h): not mounts */
+    json_t *cc = json_array();
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "kind", json_string(plan_cc_kind_name(p->cc_rules[i].kind)));
+        json_object_set_new(x, "path", json_string(p->cc_rules[i].path));
+        json_object_set_new(x, "why", str_or_null(p->cc_rules[i].why));
+        json_array_append_new(cc, x);
+    }
+    json_object_set_new(o, "creation_rules", cc);
     json_t *w = json_array();
     for (size_t i = 0; i < p->warnings.n; i++)
         json_array_append_new(w, json_string(p->warnings.v[i]));
     json_object_set_new(o, "warnings", w);
     json_t *e = json_array();
-    for (size_t i = 0; i < env->n; i++)
-        json_array_append_new(e, json_string(env->v[i]));
+    for (size_t i = 0; i < p->env.n; i++)
+        json_array_append_new(e, json_string(p->env.v[i]));
     json_object_set_new(o, "environment", e);
     json_t *c = json_array();
     for (char *const *a = argv; a && *a; a++)

@@ -22,9 +22,6 @@ const char *plan_kind_name(plan_kind k)
     case PLAN_DEV: return "dev";
     case PLAN_PROC: return "proc";
     case PLAN_NOTE: return "note";
-    case PLAN_NOCREATE: return "nocreate";
-    case PLAN_GITDIR: return "gitdir";
-    case PLAN_LIFT: return "lift";
     case PLAN_OVERLAY: return "overlay";
     case PLAN_HOLD: return "hold";
     case PLAN_COW: return "cow";
@@ -45,6 +42,11 @@ void plan_free(plan *p)
         free(p->ops[i].work);
     }
     free(p->ops);
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        free(p->cc_rules[i].path);
+        free(p->cc_rules[i].why);
+    }
+    free(p->cc_rules);
     for (size_t i = 0; i < p->n_rules; i++) {
         free(p->rules[i].path);
         free(p->rules[i].why);
@@ -52,6 +54,8 @@ void plan_free(plan *p)
     free(p->rules);
     strv_free(&p->warnings);
     net_plan_free(&p->net);
+    strv_free(&p->env);
+    strv_free(&p->env_home_fallback);
     free(p->home);
     free(p->home_fallback);
     free(p->hostname);
@@ -71,6 +75,22 @@ static plan_op *add_op(plan *p, plan_kind kind, const char *dest, const char *sr
         .why = why_owned,
     };
     return op;
+}
+
+const char *plan_cc_kind_name(plan_cc_kind k)
+{
+    switch (k) {
+    case PLAN_NOCREATE: return "nocreate";
+    case PLAN_GITDIR: return "gitdir";
+    case PLAN_LIFT: return "lift";
+    }
+    return "?";
+}
+
+static void add_cc(plan *p, plan_cc_kind kind, const char *path, char *why_owned)
+{
+    grow(&p->cc_rules, &p->cap_cc_rules, p->n_cc_rules + 1, sizeof *p->cc_rules);
+    p->cc_rules[p->n_cc_rules++] = (plan_cc_rule){.kind = kind, .path = xstrdup(path), .why = why_owned};
 }
 
 static bool user_origin(rule_origin o)
@@ -111,11 +131,8 @@ static int kind_order(plan_kind k)
     case PLAN_TMPFS:
     case PLAN_DEV:
     case PLAN_PROC: return 1;
-    case PLAN_FILE: return 2;
-    case PLAN_NOTE:
-    case PLAN_NOCREATE:
-    case PLAN_GITDIR:
-    case PLAN_LIFT: return 2;
+    case PLAN_FILE:
+    case PLAN_NOTE: return 2;
     }
     return 3;
 }
@@ -129,9 +146,18 @@ static int cmp_ops(const void *a, const void *b)
     return kind_order(x->kind) - kind_order(y->kind);
 }
 
+static int cmp_cc_rules(const void *a, const void *b)
+{
+    const plan_cc_rule *x = a, *y = b;
+    int c = path_cmp(x->path, y->path);
+    return c ? c : (int)x->kind - (int)y->kind;
+}
+
 void plan_sort(plan *p)
 {
     qsort(p->ops, p->n_ops, sizeof *p->ops, cmp_ops);
+    if (p->n_cc_rules)
+        qsort(p->cc_rules, p->n_cc_rules, sizeof *p->cc_rules, cmp_cc_rules);
 }
 
 const plan_op *plan_covering(const plan *p, const char *path)
@@ -212,10 +238,10 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
                     return -1;
                 }
                 bool dup = false;
-                for (size_t k = 0; k < p->n_ops; k++)
-                    dup |= p->ops[k].kind == PLAN_NOCREATE && strcmp(p->ops[k].dest, x->first_missing) == 0;
+                for (size_t k = 0; k < p->n_cc_rules; k++)
+                    dup |= p->cc_rules[k].kind == PLAN_NOCREATE && strcmp(p->cc_rules[k].path, x->first_missing) == 0;
                 if (!dup)
-                    add_op(p, PLAN_NOCREATE, x->first_missing, NULL, xstrdup(why));
+                    add_cc(p, PLAN_NOCREATE, x->first_missing, xstrdup(why));
                 free(why);
                 continue;
             }
@@ -258,10 +284,10 @@ static int add_rule_ops(const resolved *r, plan *p, cordon_error *err)
         const rrule *x = &r->rules[i];
         if (!x->shadowed && x->access == CORDON_ACCESS_WRITE && x->type != FT_MISSING &&
             (x->origin == ORIGIN_FLAG || x->origin == ORIGIN_SETTINGS) && strcmp(x->path, "/") != 0)
-            add_op(p, PLAN_LIFT, x->path, NULL, rule_why(x));
+            add_cc(p, PLAN_LIFT, x->path, rule_why(x));
     }
     for (size_t i = 0; i < r->gitdirs.n; i++)
-        add_op(p, PLAN_GITDIR, r->gitdirs.v[i], NULL, xstrdup("git directory: its HEAD may be rewritten"));
+        add_cc(p, PLAN_GITDIR, r->gitdirs.v[i], xstrdup("git directory: its HEAD may be rewritten"));
     return 0;
 }
 
@@ -480,7 +506,8 @@ plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isola
                         .keep_caps = pol->keep_caps,
                         .hostname = pol->hostname,
                         .tmpfs = pol->tmpfs,
-                        .n_tmpfs = pol->n_tmpfs};
+                        .n_tmpfs = pol->n_tmpfs,
+                        .timeout = pol->timeout};
 }
 
 /* --isolation landlock: the winning rules as they are, for confine/llonly.c. */
@@ -617,8 +644,9 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
     out->limits = in->limits;
+    out->timeout = in->timeout;
 
-    qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
+    plan_sort(out);
     drop_redundant(out);
     if (add_holders(out))
         qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);

@@ -7,35 +7,29 @@
  * case in root.c and one in explain.c. */
 #pragma once
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "net/netplan.h"
 #include "policy/rules.h"
 
 typedef enum plan_kind {
-    PLAN_BIND,     /* bind host `src` at `dest`, read-only or writable */
-    PLAN_HIDE,     /* an empty, read-only directory or file over `dest` */
-    PLAN_TMPFS,    /* a private, empty, writable tmpfs at `dest` */
-    PLAN_SYMLINK,  /* a symlink at `dest` pointing to `src` */
-    PLAN_DEV,      /* the minimal /dev */
-    PLAN_PROC,     /* a fresh /proc */
-    PLAN_NOTE,     /* nothing to do; `why` says why (shown by explain) */
-    PLAN_NOCREATE, /* not a mount: the last component of `dest` does not exist and must not
-                    * be created; its parent exists inside.  The creation control
-                    * (supervise/creation.h) refuses it, so nothing is placed on the host */
-    PLAN_GITDIR,   /* not a mount: a git directory known at start, where a HEAD may be
-                   * created (creation.h) */
-    PLAN_LIFT,     /* not a mount: a path a rule grants write on exactly, which lifts the
-                   * creation control's git rules there (creation.h) */
-    PLAN_OVERLAY,  /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
+    PLAN_BIND,    /* bind host `src` at `dest`, read-only or writable */
+    PLAN_HIDE,    /* an empty, read-only directory or file over `dest` */
+    PLAN_TMPFS,   /* a private, empty, writable tmpfs at `dest` */
+    PLAN_SYMLINK, /* a symlink at `dest` pointing to `src` */
+    PLAN_DEV,     /* the minimal /dev */
+    PLAN_PROC,    /* a fresh /proc */
+    PLAN_NOTE,    /* nothing to do; `why` says why (shown by explain) */
+    PLAN_OVERLAY, /* a kernel overlay at `dest`: lower `src` (host), `upper`, `work`
                    * (a copy-on-write workspace, plan/view.c) */
-    PLAN_HOLD,     /* a read-only directory at `dest` that only holds mount points below a
+    PLAN_HOLD,    /* a read-only directory at `dest` that only holds mount points below a
                    * private writable one (HOME, /tmp): an empty tmpfs, read-only once
                    * what it holds is mounted, or (from_view) the directory as the view
                    * shows it there, bound onto itself read-only */
-    PLAN_FILE,     /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
+    PLAN_FILE,    /* a file at `dest` holding `src`, written in a private tmpfs of cordon's
                    * (the private HOME's .gitconfig with the host's git identity) */
-    PLAN_COW,      /* the host directory `src` at `dest`, read-only underneath, with a
+    PLAN_COW,     /* the host directory `src` at `dest`, read-only underneath, with a
                    * private layer that takes the writes and vanishes (a kernel overlay,
                    * upper and work layers in a tmpfs of the run's own): the home under
                    * --base host.  Where the kernel refuses the overlay, `src` read-only
@@ -63,6 +57,23 @@ typedef struct plan_op {
                      * means the rule changes nothing (plan.warnings) */
 } plan_op;
 
+/* A rule of the creation control (supervise/creation.h), which it resolves inside the
+ * built root: not a mount, so not a plan_op. */
+typedef enum plan_cc_kind {
+    PLAN_NOCREATE, /* the last component of `path` does not exist and must not be created;
+                    * its parent exists inside.  The creation control refuses it, so
+                    * nothing is placed on the host */
+    PLAN_GITDIR,   /* a git directory known at start, where a HEAD may be created */
+    PLAN_LIFT,     /* a path a rule grants write on exactly, which lifts the creation
+                    * control's git rules there */
+} plan_cc_kind;
+
+typedef struct plan_cc_rule {
+    plan_cc_kind kind;
+    char *path; /* absolute, inside the sandbox */
+    char *why;  /* where it came from, for explain and error messages */
+} plan_cc_rule;
+
 /* --isolation landlock: a winning rule, as confine/llonly.c turns it into Landlock grants
  * on the host's own paths (nothing is mounted then). */
 typedef struct plan_rule {
@@ -82,6 +93,8 @@ typedef struct plan {
     ino_t root_ino;
     plan_op *ops;
     size_t n_ops, cap_ops;
+    plan_cc_rule *cc_rules; /* the creation control's, in path order */
+    size_t n_cc_rules, cap_cc_rules;
     char *home;            /* HOME inside */
     char *home_fallback;   /* a PLAN_COW home that the kernel would not overlay: HOME here
                           * instead (a private tmpfs), or NULL */
@@ -101,12 +114,19 @@ typedef struct plan {
                                    only explained, and `rules` below is what is enforced */
     plan_rule *rules;           /* landlock: every winning rule (none shadowed), in path order */
     size_t n_rules;
-    bool list_root; /* landlock, --base host with no rule on "/": "/" may be listed */
-    net_plan net;   /* set by lib/api.c (net_plan_build): bridges, proxy, forwarded ports */
-    strv warnings;  /* rules of the caller's that change nothing (README, "Warnings and
+    bool list_root;         /* landlock, --base host with no rule on "/": "/" may be listed */
+    net_plan net;           /* bridges, proxy, forwarded ports (lib/api.c, net_plan_build, before
+                     * the plan is sealed) */
+    strv warnings;          /* rules of the caller's that change nothing (README, "Warnings and
                     * messages": a "cordon: warning:" line each): a path that does not
                     * exist, a rule overridden at equal length, a rule that adds nothing to
                     * what is above it */
+    double timeout;         /* seconds (--timeout), 0: none; PID 1 ends the run then */
+    strv env;               /* the command's environment, "NAME=VALUE", NULL-terminated (plan/env.c,
+                     * then net_plan_build's proxy variables; lib/api.c) */
+    strv env_home_fallback; /* with a home_fallback: env with HOME there, the environment
+                             * when the kernel would not overlay the PLAN_COW home */
+    uint64_t sealed;        /* plan_seal's hash of everything above; 0: not sealed yet */
 } plan;
 
 /* The minimal /dev of PLAN_DEV: these character devices of the host's, each bound at its
@@ -119,12 +139,11 @@ extern const char *const plan_dev_nodes[PLAN_DEV_NODES];
 #define PLAN_PRIVATE_HOME "/.cordon/home"
 #define PLAN_PRIVATE_TMP  "/.cordon/tmp"
 
-/* Does the operation mount something (as opposed to a NOTE, a FILE written in a private
- * mount, or a rule for the creation control: NOCREATE, GITDIR, LIFT)? */
+/* Does the operation mount something (as opposed to a NOTE, or a FILE written in a
+ * private mount)? */
 static inline bool plan_op_mounts(const plan_op *op)
 {
-    return op->kind != PLAN_NOTE && op->kind != PLAN_NOCREATE && op->kind != PLAN_GITDIR && op->kind != PLAN_LIFT &&
-           op->kind != PLAN_FILE;
+    return op->kind != PLAN_NOTE && op->kind != PLAN_FILE;
 }
 
 /* Where TMPDIR goes when /tmp holds a mount (the workspace under /tmp, say): TMPDIR is
@@ -151,13 +170,23 @@ typedef struct plan_input {
     const char *hostname;      /* policy_set_hostname, or NULL */
     const policy_tmpfs *tmpfs; /* cordon_policy_add_tmpfs */
     size_t n_tmpfs;
+    double timeout; /* --timeout, 0: none */
 } plan_input;
 
 plan_input plan_input_of(const struct cordon_policy *pol, cordon_isolation isolation);
 int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err);
 void plan_free(plan *p);
+/* The plan made final (plan/seal.c), once its environment and network are in: what the
+ * later stages read, and nothing changes it after this.  The hash of every field is kept
+ * in `sealed`; plan_intact() takes it again (the command's process does, before its exec,
+ * and fails the run when it differs).  plan_hash allocates nothing. */
+void plan_seal(plan *p);
+uint64_t plan_hash(const plan *p);
+bool plan_intact(const plan *p);
 const char *plan_kind_name(plan_kind k);
-/* Sort the operations into plan order (parents first). */
+const char *plan_cc_kind_name(plan_cc_kind k);
+/* Sort the operations into plan order (parents first), and the creation control's rules
+ * by path. */
 void plan_sort(plan *p);
 /* A workspace run (policy.view): show the view at the source's path (plan/view.c); the
  * caller sorts the plan again when a host_dir view renamed operations. */

@@ -11,7 +11,7 @@
  *   by sandbox/root.c inside the sandbox's mount namespace, and every bind below it is
  *   taken from inside the view (what the view holds there, never the host's source).
  *
- * The creation control's operations (NOCREATE, GITDIR, LIFT) below the view move with it:
+ * The creation control's rules (plan.cc_rules) below the view move with it:
  * the supervisor enforces them inside the built root, where the view is a directory
  * mounted at the source's path. */
 #include <stdlib.h>
@@ -49,6 +49,14 @@ static int view_host_dir(const policy_view *v, plan *p, cordon_error *err)
         return err_set(err, CORDON_STAGE_PLAN, 0,
                        "workspace %s: a rule hides or replaces its view %s, so it cannot be shown at %s", v->name,
                        v->host_dir, v->source);
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        plan_cc_rule *c = &p->cc_rules[i];
+        if (!path_has_prefix(c->path, v->host_dir))
+            continue;
+        char *d = move_prefix(c->path, v->host_dir, v->source);
+        free(c->path);
+        c->path = d;
+    }
     if (path_has_prefix(p->cwd, v->host_dir)) {
         char *c = move_prefix(p->cwd, v->host_dir, v->source);
         free(p->cwd);

@@ -29,8 +29,8 @@ typedef struct root_scratch {
                          * and /dev/shm are directories of (mnt_private_tmpfs), or -1 */
     unsigned n_private; /* directories made in it so far */
     bool cow_fallback;  /* a PLAN_COW home was shown read-only instead (the kernel refused
-                         * the overlay): HOME is plan.home_fallback, home_env says so */
-    char *home_env;     /* "HOME=<plan.home_fallback>", for the command's environment */
+                         * the overlay): HOME is plan.home_fallback (the command gets
+                         * plan.env_home_fallback) */
     char cow_why[160];  /* why the overlay was refused */
     bool under_cordon;  /* set by PID 1: the sandbox runs inside another cordon's, whose
                          * supervisor refuses kernel overlays (a PLAN_COW falls back) */

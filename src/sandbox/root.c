@@ -47,8 +47,6 @@ void root_scratch_init(root_scratch *s, const plan *p)
     s->ours = xcalloc(s->cap, sizeof *s->ours);
     s->proc_fd = -1;
     s->private_fd = -1;
-    if (p->home_fallback)
-        s->home_env = xasprintf("HOME=%s", p->home_fallback);
 }
 
 void root_scratch_free(root_scratch *s)
@@ -56,7 +54,6 @@ void root_scratch_free(root_scratch *s)
     free(s->tree_fds);
     free(s->later_ro);
     free(s->ours);
-    free(s->home_env);
     *s = (root_scratch){0};
 }
 
@@ -674,10 +671,7 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         case PLAN_HOLD: r = do_hold(&b, op); break;
         case PLAN_FILE: r = do_file(&b, op); break;
         case PLAN_COW: r = do_cow(&b, i); break;
-        case PLAN_NOTE:
-        case PLAN_NOCREATE: /* the creation control's (supervise/creation.c) */
-        case PLAN_GITDIR:
-        case PLAN_LIFT: break;
+        case PLAN_NOTE: break;
         }
         if (r < 0)
             return -1;

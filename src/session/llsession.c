@@ -133,12 +133,12 @@ static bool env_overridden(const char *e, char *const *v, size_t n)
 }
 
 /* The command's argv and environment (the request's variables over the session's), as
- * pointers into s->req: one allocation, or NULL. */
-static char **parse_request(llsess *s, const sess_req *rq, size_t len, const char **cwd, char ***envp)
+ * pointers into s->req: one allocation, or NULL; *envc: the environment's length. */
+static char **parse_request(llsess *s, const sess_req *rq, size_t len, const char **cwd, char ***envp, size_t *envc)
 {
     const char *p = s->req + sizeof *rq, *end = s->req + len;
     *cwd = next_str(&p, end);
-    size_t envc0 = s->x.env.n;
+    size_t envc0 = s->x.p.env.n;
     if (!*cwd || ((*cwd)[0] && (*cwd)[0] != '/') || rq->argc > SESS_REQ_MAX || rq->envc > SESS_REQ_MAX)
         return NULL;
     char **v = calloc((size_t)rq->argc + rq->envc + envc0 + 2, sizeof *v);
@@ -161,8 +161,8 @@ static char **parse_request(llsess *s, const sess_req *rq, size_t len, const cha
     }
     size_t ne = 0;
     for (size_t k = 0; k < envc0; k++)
-        if (!env_overridden(s->x.env.v[k], req_env, rq->envc))
-            env[ne++] = s->x.env.v[k];
+        if (!env_overridden(s->x.p.env.v[k], req_env, rq->envc))
+            env[ne++] = s->x.p.env.v[k];
     memmove(env + ne, req_env, rq->envc * sizeof *env);
     env[ne + rq->envc] = NULL;
     if (!argv[0] || !argv[0][0]) {
@@ -170,6 +170,7 @@ static char **parse_request(llsess *s, const sess_req *rq, size_t len, const cha
         return NULL;
     }
     *envp = env;
+    *envc = ne + rq->envc;
     return v;
 }
 
@@ -231,10 +232,11 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
     const sess_req *rq = (const sess_req *)s->req;
     const char *cwd = NULL;
     char **envp = NULL, **argv = NULL;
+    size_t envc = 0;
     if (len < sizeof *rq || rq->magic != SESS_MAGIC || rq->version != SESS_VERSION || (rq->flags & ~SESS_REQ_FLAGS) ||
         rq->argc < 1 ||
         ((rq->flags & SESS_REQ_DETACH) && (rq->flags & (SESS_REQ_KEEP | SESS_REQ_TTY)) != SESS_REQ_KEEP) ||
-        !(argv = parse_request(s, rq, len, &cwd, &envp))) {
+        !(argv = parse_request(s, rq, len, &cwd, &envp, &envc))) {
         tell_error(r->conn, CORDON_STAGE_USAGE, EINVAL, "malformed request to the session");
         release(r);
         return;
@@ -246,13 +248,18 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
         release(r);
         return;
     }
-    plan p = s->x.p; /* (outer_start copies what it reads into the stand-in) */
+    /* The command's own plan: the session's with this command's working directory,
+     * environment and timeout, sealed again (outer_start copies what it reads into the
+     * stand-in, which checks the seal before the exec) */
+    plan p = s->x.p;
     if (cwd[0])
         p.cwd = (char *)cwd;
+    p.env = (strv){.v = envp, .n = envc, .cap = envc};
     long long tmo =
         rq->timeout_ms == 0 ? (s->timeout > 0 ? (long long)(s->timeout * 1000.0 + 0.999) : -1) : rq->timeout_ms;
-    outer_opts o = {.timeout = tmo > 0 ? (double)tmo / 1000.0 : 0,
-                    .stdio = {stdio[0], stdio[1], stdio[2]},
+    p.timeout = tmo > 0 ? (double)tmo / 1000.0 : 0;
+    plan_seal(&p);
+    outer_opts o = {.stdio = {stdio[0], stdio[1], stdio[2]},
                     .ll_ruleset_fd = s->ll.ruleset_fd,
                     .ll = &s->ll,
                     .session_fd = -1,
@@ -269,7 +276,7 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
             sigaddset(&mask, sig);
     cordon_error e = {.size = sizeof e};
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
-    int rc = outer_start(&p, argv, envp, &o, &r->run, &e);
+    int rc = outer_start(&p, argv, &o, &r->run, &e);
     pthread_sigmask(SIG_SETMASK, &all, NULL);
     free(argv);
     if (rc < 0) {

@@ -146,13 +146,14 @@ static void free_memp(sess_mem **m)
 
 /* Start the session's sandbox for the prepared run x: its PID 1 with the session's memory
  * (a copy of its own: this one goes on return), the control socket, the network helper. */
-static int start_sandbox(const cordon_policy *pol, const prepared *x, cordon_session *s, cordon_error *e)
+static int start_sandbox(const prepared *x, cordon_session *s, cordon_error *e)
 {
     if (x->p.inherit_pid_ns)
         return err_set(e, CORDON_STAGE_USAGE, 0,
                        "a session needs a PID namespace of its own (its PID 1 is what keeps its commands apart): "
                        "the caller's cannot be shared");
-    __attribute__((cleanup(free_memp))) sess_mem *m = sess_mem_new(x->p.n_ops, x->env.n, pol->timeout);
+    __attribute__((cleanup(free_memp))) sess_mem *m =
+        sess_mem_new(x->p.n_ops + x->p.n_cc_rules, x->p.env.n, x->p.timeout) /* a check each */;
     if (!m)
         return err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
     _cleanup_close_pair_ int ctl[2] = {-1, -1};
@@ -162,14 +163,13 @@ static int start_sandbox(const cordon_policy *pol, const prepared *x, cordon_ses
     if (devnull < 0)
         return err_set(e, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
     static char *const no_argv[] = {NULL};
-    outer_opts o = {
-        .timeout = 0, .stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m, .session_fd = ctl[1]};
+    outer_opts o = {.stdio = {devnull, devnull, devnull}, .ll_ruleset_fd = -1, .session = m, .session_fd = ctl[1]};
     /* the session's network, as a run's: the helper lives as long as the session */
     outer_helper helper;
     if (proc_run_helper(&x->p, &helper, &s->net, e) < 0)
         return -1;
     o.helper = helper.start ? &helper : NULL;
-    if (outer_start(&x->p, no_argv, x->env.v, &o, &s->run, e) < 0)
+    if (outer_start(&x->p, no_argv, &o, &s->run, e) < 0)
         return -1;
     s->ctl = steal_fd(&ctl[0]);
     return 0;
@@ -225,8 +225,8 @@ static int session_new(const cordon_policy *pol, cordon_session **out, cordon_er
             return -1;
         }
     } else {
-        int r = s ? start_sandbox(pol, &x, s, e)
-                  : err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
+        int r =
+            s ? start_sandbox(&x, s, e) : err_set(e, CORDON_STAGE_SUPERVISE, ENOMEM, "cannot map the session's memory");
         prepared_free(&x);
         llonly_free(&ll);
         if (r < 0 || outer_wait_ready(s->run, 60000, e) < 0) {

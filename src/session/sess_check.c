@@ -14,17 +14,19 @@ void sess_record_checks(const launch *l, sess_mem *m)
 {
     const plan *p = l->plan;
     m->n_checks = 0;
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        struct stat st;
+        const char *dest = p->cc_rules[i].path;
+        if (p->cc_rules[i].kind == PLAN_NOCREATE && fstatat(AT_FDCWD, dest, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+            errno == ENOENT)
+            m->checks[m->n_checks++] = (sess_check){.dest = dest, .kind = SESS_CHECK_ABSENT};
+    }
     for (size_t i = 0; i < p->n_ops; i++) {
         const plan_op *op = &p->ops[i];
         struct stat st;
         int r = fstatat(AT_FDCWD, op->dest, &st, AT_SYMLINK_NOFOLLOW);
         sess_check *c = &m->checks[m->n_checks];
-        if (op->kind == PLAN_NOCREATE) {
-            if (r < 0 && errno == ENOENT)
-                *c = (sess_check){.dest = op->dest, .kind = SESS_CHECK_ABSENT};
-            else
-                continue;
-        } else if (plan_op_mounts(op) && r == 0) {
+        if (plan_op_mounts(op) && r == 0) {
             *c = (sess_check){.dest = op->dest,
                               .why = op->why ? op->why : "protected",
                               .dev = st.st_dev,

@@ -175,8 +175,8 @@ typedef struct sess_mem {
     char scratch[16384];
 } sess_mem;
 
-/* The owner, before outer_start: map PID 1's memory for a plan of n_ops operations with
- * an environment of envc entries.  NULL (errno) on failure. */
+/* The owner, before outer_start: map PID 1's memory for a plan of n_ops operations and
+ * creation-control rules with an environment of envc entries.  NULL (errno) on failure. */
 sess_mem *sess_mem_new(size_t n_ops, size_t envc, double timeout);
 void sess_mem_free(sess_mem *m);
 

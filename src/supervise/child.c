@@ -194,6 +194,13 @@ static void confine_steps(launch *l)
 
 static __attribute__((noreturn)) void run_command(launch *l)
 {
+    /* The plan is what the run was meant to be, unchanged since it was sealed (plan.h):
+     * the last thing checked before the command runs. */
+    if (!plan_intact(l->plan)) {
+        cordon_error err = {0};
+        err_set(&err, CORDON_STAGE_EXEC, 0, "internal error: the run's plan changed after it was sealed");
+        launch_fail(l, &err);
+    }
     TRACE("exec");
     environ = l->envp;
     execvp(l->argv[0], l->argv);

@@ -286,24 +286,24 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
     bool have_last = false;
     size_t last_len = 0;
     struct stat last;
-    for (size_t i = 0; i < p->n_ops; i++) {
-        const plan_op *op = &p->ops[i];
+    for (size_t i = 0; i < p->n_cc_rules; i++) {
+        const plan_cc_rule *op = &p->cc_rules[i];
         if (op->kind == PLAN_NOCREATE) {
-            /* the plan is sorted: names of one directory come together (the top of a
+            /* the rules are sorted: names of one directory come together (the top of a
              * writable path holds a dozen), and its walk is done once */
-            const char *slash = strrchr(op->dest, '/');
+            const char *slash = strrchr(op->path, '/');
             if (!slash) /* never: the plan's paths are absolute */
-                return err_set(err, CORDON_STAGE_ROOT, EINVAL, "%s: %s is not an absolute path", op->why, op->dest);
-            size_t pl = (size_t)(slash - op->dest);
+                return err_set(err, CORDON_STAGE_ROOT, EINVAL, "%s: %s is not an absolute path", op->why, op->path);
+            size_t pl = (size_t)(slash - op->path);
             struct stat st;
-            if (!(have_last && pl == last_len && memcmp(op->dest, cc->path2, pl) == 0)) {
+            if (!(have_last && pl == last_len && memcmp(op->path, cc->path2, pl) == 0)) {
                 char name[PW_NAME_MAX];
-                _cleanup_fd_ int d = open_parent(op->dest, name, err);
+                _cleanup_fd_ int d = open_parent(op->path, name, err);
                 if (d < 0)
-                    return err_wrap(err, "%s: holding %s", op->why, op->dest);
+                    return err_wrap(err, "%s: holding %s", op->why, op->path);
                 if (fstat(d, &last) < 0)
-                    return err_set(err, CORDON_STAGE_ROOT, errno, "%s: %s", op->why, op->dest);
-                memcpy(cc->path2, op->dest, pl);
+                    return err_set(err, CORDON_STAGE_ROOT, errno, "%s: %s", op->why, op->path);
+                memcpy(cc->path2, op->path, pl);
                 last_len = pl;
                 have_last = true;
             }
@@ -315,7 +315,7 @@ int cc_setup(cc_state *cc, const plan *p, const root_scratch *s, cordon_error *e
             _cleanup_fd_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
             root_scratch none = {0};
             cordon_error ignored = {0};
-            _cleanup_fd_ int d = root < 0 ? -1 : mnt_open_dest(root, &none, op->dest, DEST_EXISTING, &ignored);
+            _cleanup_fd_ int d = root < 0 ? -1 : mnt_open_dest(root, &none, op->path, DEST_EXISTING, &ignored);
             struct stat st;
             if (d >= 0 && fstat(d, &st) == 0 && op->kind == PLAN_GITDIR && S_ISDIR(st.st_mode)) {
                 cc->gitdirs[cc->n_gitdirs].dev = st.st_dev;

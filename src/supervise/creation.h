@@ -17,7 +17,7 @@
  * What is refused (doc/security.md, "The creation control"):
  *  - a protected name that does not exist (agent configuration at the top of every
  *    writable path, a --deny path that does not exist yet, a missing git hooks directory):
- *    the plan's PLAN_NOCREATE operations, resolved inside the new root to (dev, ino, name);
+ *    the plan's PLAN_NOCREATE rules (plan.cc_rules), resolved inside the new root to (dev, ino, name);
  *  - on every file system of the host (all but cordon's own mounts and those the command
  *    made, decided by mount, not by device: cc_decide.c, cc_is_host): a new `.git` anywhere;
  *    the git invariant (doc/security.md): in a directory that was not a git directory

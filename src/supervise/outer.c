@@ -146,7 +146,11 @@ static int drain_reports(int fd, outer_outcome *o)
 /* ------------------------------------------------------------------------------------ */
 /* the result */
 
-void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err)
+/* The run's result, decided once: from what the sandbox reported, how PID 1 ended (pid1,
+ * or NULL: it is not reaped yet, or this is a session's command) and what the limits saw
+ * (lim, or NULL: a session's command, whose limits are the session's). */
+static void result_from(const outer_outcome *o, limits_run *lim, const siginfo_t *pid1, cordon_result *r,
+                        cordon_error *err)
 {
     unsigned size = r->size;
     cordon_result_free(r); /* filled before (a wait that looked again) */
@@ -158,34 +162,38 @@ void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_res
         r->refusals = xmalloc(o->refusals_len);
         memcpy(r->refusals, o->refusals, o->refusals_len);
     }
+    /* the limits: how they were applied, which were reached (as far as the mechanism
+     * tells: a cgroup reports refused forks and OOM kills) */
+    if (lim) {
+        if (o->cpu_limit) {
+            lim->cpu_exceeded = true;
+            lim->hit |= 1u << CORDON_LIMIT_CPU;
+        }
+        lim->hit |= o->limits_hit;
+        limits_collect(lim);
+        r->limits = limits_kind_name(lim->kind);
+        r->limits_hit = lim->hit;
+    }
     if (o->timed_out) {
         r->timed_out = true;
         r->started = !o->setup_failed;
         r->exit_code = CORDON_EXIT_TIMEOUT;
         r->signal = SIGKILL;
-        return;
-    }
-    if (o->setup_failed) {
+    } else if (o->setup_failed) {
         err_opt(err, (cordon_stage)o->setup.stage, o->setup.errnum, o->setup.option, "%s", o->setup.text);
         r->exit_code = CORDON_EXIT_SETUP;
-        return;
-    }
-    if (o->exec_failed && o->exec_detail[0]) {
+    } else if (o->exec_failed && o->exec_detail[0]) {
         err_set(err, CORDON_STAGE_EXEC, 0,
                 "%s: cannot execute: %s; show it there (a rule on its directory), see `cordon explain`", o->exec_what,
                 o->exec_detail);
         r->exit_code = CORDON_EXIT_NOEXEC;
-        return;
-    }
-    if (o->exec_failed) {
+    } else if (o->exec_failed) {
         bool nf = o->exec_errnum == ENOENT || o->exec_errnum == ENOTDIR;
         err_set(err, CORDON_STAGE_EXEC, o->exec_errnum, "%s: %s", o->exec_what,
                 nf ? "command not found in the sandbox (is it visible there? see `cordon explain`)" : "cannot execute");
         r->exit_code = nf ? CORDON_EXIT_NOTFOUND : CORDON_EXIT_NOEXEC;
-        return;
-    }
-    r->started = true;
-    if (o->have_exit) {
+    } else if (o->have_exit) {
+        r->started = true;
         if (WIFEXITED(o->wait_status)) {
             r->status_code = WEXITSTATUS(o->wait_status);
             r->exit_code = r->status_code;
@@ -193,52 +201,38 @@ void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_res
             r->signal = WTERMSIG(o->wait_status);
             r->exit_code = 128 + r->signal;
         }
-        return;
-    }
-    /* PID 1 ended without reporting: it was killed (by cordon_proc_kill, the OOM
-     * killer, or anyone on the host allowed to). */
-    if (pid1 && (pid1->si_code == CLD_KILLED || pid1->si_code == CLD_DUMPED)) {
-        r->signal = pid1->si_status;
-        r->exit_code = 128 + pid1->si_status;
-    } else {
-        err_set(err, CORDON_STAGE_SUPERVISE, 0, "the sandbox ended without reporting the command's status");
-        r->exit_code = CORDON_EXIT_SETUP;
-        r->started = false;
-    }
-}
-
-/* What the limits add to the result: how they were applied, which were hit, and how the
- * command ended when the sandbox was killed for its CPU time. */
-static void limits_outcome(limits_run *lim, const outer_outcome *o, cordon_result *r, cordon_error *err)
-{
-    if (o->cpu_limit) {
-        lim->cpu_exceeded = true;
-        lim->hit |= 1u << CORDON_LIMIT_CPU;
-    }
-    lim->hit |= o->limits_hit;
-    limits_collect(lim);
-    r->limits = limits_kind_name(lim->kind);
-    if (lim->kind == LIMITS_RLIMIT && lim->want.v[CORDON_LIMIT_CPU] && r->signal == SIGXCPU)
-        lim->hit |= 1u << CORDON_LIMIT_CPU;
-    r->limits_hit = lim->hit;
-    if (o->timed_out || o->setup_failed || o->exec_failed || o->have_exit)
-        return;
-    if (lim->cpu_exceeded) {
-        /* as RLIMIT_CPU ends a process, whichever mechanism counted */
+    } else if (lim && lim->cpu_exceeded) {
+        /* cordon killed the sandbox for its CPU time: as RLIMIT_CPU ends a process,
+         * whichever mechanism counted */
         r->started = true;
         r->signal = SIGXCPU;
         r->exit_code = 128 + SIGXCPU;
-        r->status_code = -1;
-        err_clear(err);
-        return;
-    }
-    if (!r->started && (lim->hit & (1u << CORDON_LIMIT_MEMORY))) {
+    } else if (pid1 && (pid1->si_code == CLD_KILLED || pid1->si_code == CLD_DUMPED)) {
+        /* PID 1 ended without reporting: it was killed (by cordon_proc_kill, the OOM
+         * killer, or anyone on the host allowed to). */
+        r->started = true;
+        r->signal = pid1->si_status;
+        r->exit_code = 128 + pid1->si_status;
+    } else if (lim && (lim->hit & (1u << CORDON_LIMIT_MEMORY))) {
         char v[64];
         limit_format(CORDON_LIMIT_MEMORY, lim->want.v[CORDON_LIMIT_MEMORY], v, sizeof v);
         err_opt(err, CORDON_STAGE_LIMITS, 0, "limitMemory",
                 "the sandbox ran out of memory before the command started: a memory limit of %s is too small", v);
         r->exit_code = CORDON_EXIT_SETUP;
+    } else {
+        err_set(err, CORDON_STAGE_SUPERVISE, 0, "the sandbox ended without reporting the command's status");
+        r->exit_code = CORDON_EXIT_SETUP;
     }
+    /* rlimits: the kernel's SIGXCPU is the only sign that RLIMIT_CPU was reached */
+    if (lim && lim->kind == LIMITS_RLIMIT && lim->want.v[CORDON_LIMIT_CPU] && r->signal == SIGXCPU) {
+        lim->hit |= 1u << CORDON_LIMIT_CPU;
+        r->limits_hit = lim->hit;
+    }
+}
+
+void outer_fill_result(const outer_outcome *o, const siginfo_t *pid1, cordon_result *r, cordon_error *err)
+{
+    result_from(o, NULL, pid1, r, err);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -384,9 +378,11 @@ static void abandon(outer_run *r)
     free(r);
 }
 
-int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out, cordon_error *err)
+int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_run **out, cordon_error *err)
 {
     *out = NULL;
+    if (!plan_intact(p))
+        return err_set(err, CORDON_STAGE_SUPERVISE, 0, "internal error: the run's plan was not sealed, or changed");
     outer_run *r = calloc(1, sizeof *r);
     if (!r)
         return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
@@ -395,7 +391,7 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     launch *l = &r->l;
     *l = (launch){.plan = p,
                   .argv = argv,
-                  .envp = envp,
+                  .envp = p->env.v,
                   .uid = geteuid(),
                   .gid = getegid(),
                   .report_fd = -1,
@@ -500,8 +496,8 @@ int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts
     if (o->session)
         l->scratch.want_proc_fd = true; /* the session's PID 1 reads its children there */
     l->pdeathsig = syscall(SYS_gettid) == getpid();
-    if (o->timeout > 0)
-        l->deadline_ms = now_ms() + (long long)(o->timeout * 1000.0 + 0.999);
+    if (p->timeout > 0 && !o->session)
+        l->deadline_ms = now_ms() + (long long)(p->timeout * 1000.0 + 0.999);
     r->deadline_ms = l->deadline_ms;
 
     /* Every signal blocked in this thread for the clone, as posix_spawn does: the child
@@ -655,8 +651,7 @@ static void conclude(outer_run *r, const siginfo_t *pid1)
         drain_reports(r->report_fd, &r->o);
     err_clear(&r->err);
     r->res.size = sizeof r->res;
-    outer_fill_result(&r->o, pid1, &r->res, &r->err);
-    limits_outcome(&r->l.limits, &r->o, &r->res, &r->err);
+    result_from(&r->o, &r->l.limits, pid1, &r->res, &r->err);
     r->res.wall_seconds = now_s() - r->started_s;
     r->res.isolation = r->isolation;
     __atomic_store_n(&r->ended, true, __ATOMIC_RELEASE); /* outer_kill reads it from anywhere */

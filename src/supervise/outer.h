@@ -40,7 +40,6 @@ typedef struct outer_helper {
 } outer_helper;
 
 typedef struct outer_opts {
-    double timeout;             /* seconds; 0: none */
     int stdio[3];               /* what PID 1 and the command get as 0, 1 and 2; -1: the caller's own */
     int ll_ruleset_fd;          /* --isolation landlock: the ruleset confine/llonly.c built */
     const struct llonly *ll;    /* --isolation landlock: the rest of what it prepared (the
@@ -62,10 +61,11 @@ typedef struct outer_opts {
 typedef struct outer_run outer_run;
 
 /* Start the sandbox (returns once PID 1 runs; the command starts when PID 1 has built
- * the root).  p, argv and envp are copied into PID 1 by the clone and may be freed once
- * this returns.  -1 with err filled: nothing runs, nothing is left. */
-int outer_start(const plan *p, char *const argv[], char **envp, const outer_opts *o, outer_run **out,
-                cordon_error *err);
+ * the root).  p is sealed (plan_seal): the mounts, the environment, the network, the
+ * limits and the timeout (none for a session's PID 1: its commands have theirs) are all
+ * read from it, never changed.  p and argv are copied into PID 1 by the clone and may be
+ * freed once this returns.  -1 with err filled: nothing runs, nothing is left. */
+int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_run **out, cordon_error *err);
 
 /* Called for output read from out_fd; non-zero stops the run (SIGKILL to the sandbox). */
 typedef int (*outer_output_fn)(const char *data, size_t len, void *ctx);
@@ -121,7 +121,9 @@ typedef struct outer_outcome {
     char refusals[4096]; /* the first of them, each "OPERATION PATH: WHY" and a NUL */
 } outer_outcome;
 /* One report into the outcome; whether it is the last (after which PID 1 only exits);
- * the result the outcome makes (pid1: how PID 1 ended, or NULL). */
+ * the result the outcome makes (pid1: how PID 1 ended, or NULL), for a session's command,
+ * which has no limits of its own (a run's result is made by the same code, outer.c
+ * result_from, with its limits). */
 void outer_take_message(outer_outcome *o, const report_msg *m);
 bool outer_final_report(const outer_outcome *o);
 /* What a REPORT_PROC_KEPT says, for cordon_result.proc_kept (NULL when none came). */

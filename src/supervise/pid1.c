@@ -86,10 +86,10 @@ void pid1_main(launch *l)
             launch_fail(l, &err);
         l->pty_group = true;
     }
-    /* The kernel would not overlay the home: it is read-only, HOME is elsewhere. */
-    for (char **e = l->envp; l->scratch.cow_fallback && l->scratch.home_env && *e; e++)
-        if (strncmp(*e, "HOME=", 5) == 0)
-            *e = l->scratch.home_env;
+    /* The kernel would not overlay the home: it is read-only, HOME is elsewhere (the
+     * plan's other environment for this case). */
+    if (l->scratch.cow_fallback && l->plan->env_home_fallback.v)
+        l->envp = l->plan->env_home_fallback.v;
 
     TRACE("root-built");
     /* The creation control's rules, resolved inside the new root (creation.h). */

@@ -2,6 +2,12 @@
 # cordon explain: prints the resolved rules, then the plan; runs nothing, creates nothing.
 . "$(dirname "$0")/lib.sh"
 
+landlock_abi() { "$PY" -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint(1))
+print(r if r > 0 else 0)'; }
+
 t_explain_prints_rules_and_plan() {
   mkdir -p "$WS/secret" "$CT/extra" "$CT/ro"
   local before
@@ -128,6 +134,57 @@ t_explain_changes_nothing() {
   assert_exists "$WS/marker" "the control run did not write the workspace"
 }
 
+# `cordon explain --json` prints the plan a run executes: the run writes the plan it hands
+# to the sandbox (CORDON_DEBUG_PLAN_JSON, HACKING.md) through the same code, and the two
+# are byte for byte the same (under --isolation landlock but for the private directory's
+# PID and random part, which explain names PID-RANDOM).  That plan is sealed before
+# anything starts, and the command's process checks its hash before the exec: a run that
+# changed it would fail instead of running (unit test_plan, test_seal).
+t_explain_json_is_the_run() {
+  mkdir -p "$WS/secret" "$CT/ro"
+  local sets=("" "--timeout 30 --env A=1 --env HOME=/elsewhere --clear-env"
+    "--network none --limit-pids 64 --deny $WS/secret" "--read-only --allow-ro $CT/ro --no-proc --base host")
+  if [ "$(landlock_abi)" -gt 0 ]; then
+    sets+=("--isolation landlock --allow-ro $CT/ro")
+  else
+    echo "# (no Landlock here: --isolation landlock not compared)"
+  fi
+  local i opts explained ran
+  for i in "${!sets[@]}"; do
+    read -r -a opts <<<"${sets[$i]}"
+    expect_ok explain --json "${opts[@]}" -- sh -c 'echo "$A"'
+    explained=$OUT
+    CORDON_DEBUG_PLAN_JSON=$CT/plan$i.json crun run "${opts[@]}" -- sh -c 'echo "$A"'
+    [ "$RC" = 0 ] || die "cordon run ${sets[$i]}: expected exit 0, got $(last_run)"
+    [ -s "$CT/plan$i.json" ] || die "cordon run ${sets[$i]} wrote no plan to CORDON_DEBUG_PLAN_JSON"
+    ran=$(sed -E 's/cordon-ll-[0-9]+-[0-9a-f]{16}/cordon-ll-PID-RANDOM/g' "$CT/plan$i.json")
+    [ "$explained" = "$ran" ] ||
+      die "cordon run ${sets[$i]} executed another plan than explain --json prints: $(diff <(printf '%s\n' "$explained") <(printf '%s\n' "$ran") | head -20)"
+  done
+  if [ "$(landlock_abi)" -gt 0 ]; then
+    # the text says the same: under --isolation landlock HOME is a directory made at start
+    expect_ok explain --isolation landlock -- true
+    printf '%s\n' "$OUT" | grep -Eq '^  HOME +/.*/cordon-ll-PID-RANDOM/home ' ||
+      die "explain --isolation landlock does not show the HOME a run gets: $(printf '%s\n' "$OUT" | grep HOME)"
+    expect_ok run --isolation landlock -- sh -c 'echo "$HOME"'
+    printf '%s\n' "$OUT" | grep -Eq '/cordon-ll-[0-9]+-[0-9a-f]{16}/home$' || die "a run's HOME under --isolation landlock: $OUT"
+  fi
+  # what it compares is the plan: the timeout and the environment are in it
+  assert_contains "$(cat "$CT/plan1.json")" '"timeout": 30' "the timeout is the plan's"
+  assert_contains "$(cat "$CT/plan1.json")" '"A=1"' "the environment is the plan's"
+  assert_contains "$(cat "$CT/plan1.json")" '"HOME=/elsewhere"' "--env HOME is the plan's"
+  # the positive control: another run's plan is not the same
+  CORDON_DEBUG_PLAN_JSON=$CT/other.json crun run --env A=2 -- true
+  [ "$RC" = 0 ] || die "expected exit 0, got $(last_run)"
+  ! cmp -s "$CT/plan0.json" "$CT/other.json" || die "a run with --env A=2 wrote the same plan as one without"
+  assert_contains "$(cat "$CT/other.json")" '"A=2"'
+  # and a file it cannot write fails the run, which starts nothing
+  CORDON_DEBUG_PLAN_JSON=$CT/nodir/plan.json crun run -- sh -c "touch '$WS/ran'"
+  [ "$RC" = 125 ] || die "an unwritable CORDON_DEBUG_PLAN_JSON: expected exit 125, got $(last_run)"
+  assert_contains "$ERR" "CORDON_DEBUG_PLAN_JSON"
+  assert_absent "$WS/ran" "the command ran though its plan could not be written"
+}
+
 run_case explain_prints_rules_and_plan t_explain_prints_rules_and_plan
 run_case explain_without_command t_explain_without_command
 run_case explain_runs_nothing_with_timeout t_explain_runs_nothing_with_timeout
@@ -137,4 +194,5 @@ run_case explain_bad_usage t_explain_bad_usage
 run_case explain_json t_explain_json
 run_case explain_allow_socket t_explain_allow_socket
 run_case explain_changes_nothing t_explain_changes_nothing
+run_case explain_json_is_the_run t_explain_json_is_the_run
 finish

@@ -227,6 +227,28 @@ const plan_op *op_rel(const fixture *f, plan_kind kind, const char *rel)
     return &f->pl.ops[i];
 }
 
+const plan_cc_rule *cc_find(const plan *pl, plan_cc_kind kind, const char *path)
+{
+    const plan_cc_rule *found = NULL;
+    for (size_t i = 0; i < pl->n_cc_rules; i++)
+        if (pl->cc_rules[i].kind == kind && strcmp(pl->cc_rules[i].path, path) == 0) {
+            if (found)
+                fail_msg("two %s rules at %s", plan_cc_kind_name(kind), path);
+            found = &pl->cc_rules[i];
+        }
+    return found;
+}
+
+const plan_cc_rule *cc_rel(const fixture *f, plan_cc_kind kind, const char *rel)
+{
+    char *p = fx(f, rel);
+    const plan_cc_rule *c = cc_find(&f->pl, kind, p);
+    if (!c)
+        fail_msg("no %s rule at %s", plan_cc_kind_name(kind), p);
+    free(p);
+    return c;
+}
+
 long idx_rel(const fixture *f, plan_kind kind, const char *rel)
 {
     char *p = fx(f, rel);

@@ -88,6 +88,10 @@ const plan_op *op_find(const plan *pl, plan_kind kind, const char *dest);
 /* The operation of `kind` at `dest` / at DIR/rel; fails when there is none or two. */
 const plan_op *op_at(const plan *pl, plan_kind kind, const char *dest);
 const plan_op *op_rel(const fixture *f, plan_kind kind, const char *rel);
+/* The creation control's rule of `kind` at `path` (at DIR/rel), or NULL (fails); fails
+ * when there are two. */
+const plan_cc_rule *cc_find(const plan *pl, plan_cc_kind kind, const char *path);
+const plan_cc_rule *cc_rel(const fixture *f, plan_cc_kind kind, const char *rel);
 /* op_index() at DIR/rel in f->pl. */
 long idx_rel(const fixture *f, plan_kind kind, const char *rel);
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan/env.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
 #include "policy/resolve.h"
@@ -292,8 +293,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     fixture *f = *state;
     rule(f, "ws/secrets", CORDON_ACCESS_NONE);
     build_ok(f);
-    const plan_op *h = op_rel(f, PLAN_NOCREATE, "ws/secrets");
-    assert_null(h->src);
+    const plan_cc_rule *h = cc_rel(f, PLAN_NOCREATE, "ws/secrets");
     assert_string_equal(h->why, "--deny");
     assert_int_equal(idx_rel(f, PLAN_NOTE, "ws/secrets"), -1); /* not "nothing to hide" */
     assert_int_equal(idx_rel(f, PLAN_HIDE, "ws/secrets"), -1); /* nothing is mounted there */
@@ -314,7 +314,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     policy_add_rule(f->p, "<workspace>/a/b/c/.env", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 3, true);
     policy_add_rule(f->p, "<workspace>/a/b/d", CORDON_ACCESS_NONE, ORIGIN_SETTINGS, "s.json", 4, true);
     build_ok(f);
-    h = op_rel(f, PLAN_NOCREATE, "ws/a/b"); /* op_rel fails on two */
+    h = cc_rel(f, PLAN_NOCREATE, "ws/a/b"); /* cc_rel fails on two */
     assert_string_equal(h->why, "s.json:3");
     char *ab = fx(f, "ws/a/b");
     for (size_t i = 0; i < f->pl.n_ops; i++)
@@ -341,7 +341,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     mk(f, "ws/a/x/y");
     rule(f, "ws/a/x/y/z/secret", CORDON_ACCESS_NONE);
     build_ok(f);
-    assert_non_null(op_rel(f, PLAN_NOCREATE, "ws/a/x/y/z"));
+    assert_non_null(cc_rel(f, PLAN_NOCREATE, "ws/a/x/y/z"));
     assert_pin(f, "ws/a", "ws/a/x/y/z");
     assert_pin(f, "ws/a/x", "ws/a/x/y/z");
     assert_pin(f, "ws/a/x/y", "ws/a/x/y/z");
@@ -356,7 +356,7 @@ static void test_missing_deny_under_writable_is_held(void **state)
     rule(f, "w", CORDON_ACCESS_WRITE);
     rule(f, "w/nope", CORDON_ACCESS_NONE);
     build_ok(f);
-    h = op_rel(f, PLAN_NOCREATE, "w/nope");
+    h = cc_rel(f, PLAN_NOCREATE, "w/nope");
     assert_int_equal(n_pins(&f->pl), 0);
     f->host.cwd = f->ws;
     free(w);
@@ -474,7 +474,7 @@ static void test_missing_deny_under_missing_read_rule(void **state)
     rule(f, "ws/future", CORDON_ACCESS_READ);
     rule(f, "ws/future/secret", CORDON_ACCESS_NONE);
     build_ok(f);
-    const plan_op *h = op_rel(f, PLAN_NOCREATE, "ws/future");
+    const plan_cc_rule *h = cc_rel(f, PLAN_NOCREATE, "ws/future");
     assert_string_equal(h->why, "--deny");
     assert_contains(op_rel(f, PLAN_NOTE, "ws/future")->why, "nothing to show");
     char *p = fx(f, "ws/future/secret");
@@ -497,7 +497,7 @@ static void test_protected_names_in_plan(void **state)
     build_ok(f);
     static const char *const held[] = {"ws/.cordon", "ws/.agents"};
     for (size_t i = 0; i < 2; i++) {
-        const plan_op *h = op_rel(f, PLAN_NOCREATE, held[i]);
+        const plan_cc_rule *h = cc_rel(f, PLAN_NOCREATE, held[i]);
         assert_contains(h->why, "protected");
         assert_contains(h->why, f->ws);
     }
@@ -550,7 +550,7 @@ static void test_git_dir_pinned(void **state)
     assert_int_equal(rmdir(p), 0);
     free(p);
     build_ok(f);
-    assert_non_null(op_rel(f, PLAN_NOCREATE, "ws/.git/hooks"));
+    assert_non_null(cc_rel(f, PLAN_NOCREATE, "ws/.git/hooks"));
     assert_pin(f, "ws/.git", "ws/.git/hooks");
     assert_int_equal(n_pins(&f->pl), 1);
 }
@@ -1269,6 +1269,93 @@ static void test_landlock_list_root(void **state)
     assert_true(f->pl.n_rules > 0);
 }
 
+/* plan_seal (plan/seal.c): the plan made final, its hash taking in every field a later
+ * stage reads, so that the check before the exec (supervise/child.c) fails on any
+ * change.  Each change below is undone after, and the plan is intact again (the positive
+ * control: the hash is stable over an unchanged plan). */
+static void test_seal(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(cordon_policy_set_timeout(f->p, 7, &f->err), 0);
+    assert_int_equal(cordon_policy_add_env(f->p, "A=1", &f->err), 0);
+    build_ok(f);
+    plan *pl = &f->pl;
+    assert_true(pl->timeout == 7); /* the timeout is the plan's */
+    assert_false(plan_intact(pl)); /* not sealed yet */
+    char path[] = "PATH=/bin", secret[] = "SECRET=x";
+    char *host_env[] = {path, secret, NULL};
+    pl->env = env_build(f->p, host_env, pl->home, pl->tmpdir);
+    pl->home_fallback = xstrdup("/fallback-home");
+    strv_push(&pl->warnings, xstrdup("a warning"));
+    plan_seal(pl);
+    assert_true(plan_intact(pl));
+    assert_int_not_equal(pl->sealed, 0);
+    /* the environment for a home the kernel would not overlay: HOME moved, the rest kept */
+    assert_int_equal(pl->env_home_fallback.n, pl->env.n);
+    bool moved = false;
+    for (size_t i = 0; i < pl->env.n; i++) {
+        bool home = strncmp(pl->env.v[i], "HOME=", 5) == 0;
+        moved |= home && strcmp(pl->env_home_fallback.v[i], "HOME=/fallback-home") == 0;
+        if (!home)
+            assert_string_equal(pl->env_home_fallback.v[i], pl->env.v[i]);
+    }
+    assert_true(moved);
+    assert_null(pl->env_home_fallback.v[pl->env_home_fallback.n]);
+
+#define FLIP_BYTE(s)                   \
+    do {                               \
+        (s)[0] ^= 1;                   \
+        assert_false(plan_intact(pl)); \
+        (s)[0] ^= 1;                   \
+        assert_true(plan_intact(pl));  \
+    } while (0)
+#define FLIP_BOOL(b)                   \
+    do {                               \
+        (b) = !(b);                    \
+        assert_false(plan_intact(pl)); \
+        (b) = !(b);                    \
+        assert_true(plan_intact(pl));  \
+    } while (0)
+    assert_true(pl->n_ops > 0);
+    FLIP_BYTE(pl->ops[0].dest);
+    FLIP_BYTE(pl->ops[pl->n_ops - 1].dest);
+    FLIP_BOOL(pl->ops[0].read_only);
+    FLIP_BOOL(pl->ops[0].in_view);
+    assert_true(pl->n_cc_rules > 0); /* the workspace's protected names */
+    FLIP_BYTE(pl->cc_rules[0].path);
+    FLIP_BYTE(pl->cc_rules[pl->n_cc_rules - 1].why);
+    FLIP_BYTE(pl->env.v[0]);
+    FLIP_BYTE(pl->env.v[pl->env.n - 1]);
+    FLIP_BYTE(pl->env_home_fallback.v[0]);
+    FLIP_BYTE(pl->cwd);
+    FLIP_BYTE(pl->home);
+    FLIP_BYTE(pl->warnings.v[0]);
+    FLIP_BOOL(pl->proc);
+    FLIP_BOOL(pl->bare);
+    FLIP_BOOL(pl->net.proxy);
+    FLIP_BOOL(pl->no_nested);
+#undef FLIP_BYTE
+#undef FLIP_BOOL
+    pl->timeout = 8;
+    assert_false(plan_intact(pl));
+    pl->timeout = 7;
+    pl->limits.v[CORDON_LIMIT_PIDS] = 5;
+    assert_false(plan_intact(pl));
+    pl->limits.v[CORDON_LIMIT_PIDS] = 0;
+    pl->isolation = CORDON_ISOLATION_LANDLOCK;
+    assert_false(plan_intact(pl));
+    pl->isolation = CORDON_ISOLATION_NAMESPACES;
+    assert_true(plan_intact(pl));
+    /* an environment entry added, or one taken away */
+    strv_push(&pl->env, xstrdup("B=2"));
+    assert_false(plan_intact(pl));
+    free(pl->env.v[--pl->env.n]);
+    pl->env.v[pl->env.n] = NULL;
+    assert_true(plan_intact(pl));
+    plan_free(pl);
+    assert_false(plan_intact(pl));
+}
+
 static void test_kind_names_and_free(void **state)
 {
     fixture *f = *state;
@@ -1334,6 +1421,7 @@ int main(void)
         T(test_landlock_rules_in_plan),
         T(test_landlock_list_root),
         T(test_kind_names_and_free),
+        T(test_seal),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);

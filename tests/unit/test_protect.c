@@ -687,11 +687,15 @@ static char *parent_of(const char *p)
     return d;
 }
 
-/* Does the plan mount anything at exactly `p`? */
+/* Does the plan mount anything at exactly `p`, or hold its name with the creation
+ * control (a NOCREATE rule)? */
 static bool mount_point(const plan *pl, const char *p)
 {
     for (size_t i = 0; i < pl->n_ops; i++)
         if (pl->ops[i].kind != PLAN_NOTE && strcmp(pl->ops[i].dest, p) == 0)
+            return true;
+    for (size_t i = 0; i < pl->n_cc_rules; i++)
+        if (pl->cc_rules[i].kind == PLAN_NOCREATE && strcmp(pl->cc_rules[i].path, p) == 0)
             return true;
     return false;
 }
@@ -773,9 +777,9 @@ static void check_properties(const fixture *f)
         }
     }
     /* what the plan holds with stubs (protected names, missing denied paths) */
-    for (size_t i = 0; i < f->pl.n_ops; i++)
-        if (f->pl.ops[i].kind == PLAN_NOCREATE)
-            check_not_renamable(f, f->pl.ops[i].dest, f->pl.ops[i].why);
+    for (size_t i = 0; i < f->pl.n_cc_rules; i++)
+        if (f->pl.cc_rules[i].kind == PLAN_NOCREATE)
+            check_not_renamable(f, f->pl.cc_rules[i].path, f->pl.cc_rules[i].why);
     /* a bind op is pinned only for a pin rule */
     for (size_t i = 0; i < f->pl.n_ops; i++) {
         const plan_op *o = &f->pl.ops[i];
@@ -829,7 +833,7 @@ static void check_expect(fixture *f, const expect *e)
         check_source(f, x, e);
         /* the plan holds it (its first missing component: here itself) with a stub */
         assert_string_equal(x->first_missing, p);
-        const plan_op *h = op_find(&f->pl, PLAN_NOCREATE, p);
+        const plan_cc_rule *h = cc_find(&f->pl, PLAN_NOCREATE, p);
         if (!h)
             fail_msg("no hide operation holds %s", p);
         assert_string_equal(h->why, x->source);
@@ -974,7 +978,7 @@ static void test_protect_names_refused(void **state)
     build_ok(f);
     char *p = fx(f, "ws/...");
     assert_non_null(protect_at(f, p));
-    assert_non_null(op_find(&f->pl, PLAN_NOCREATE, p));
+    assert_non_null(cc_find(&f->pl, PLAN_NOCREATE, p));
     free(p);
 }
 
@@ -986,10 +990,10 @@ static void test_protect_and_deny_below_share_a_stub(void **state)
     build_ok(f);
     char *codex = fx(f, "ws/.codex");
     char *secret = fx(f, "ws/.codex/secret");
-    const plan_op *h = op_find(&f->pl, PLAN_NOCREATE, codex);
+    const plan_cc_rule *h = cc_find(&f->pl, PLAN_NOCREATE, codex);
     assert_non_null(h);
     assert_null(op_find(&f->pl, PLAN_HIDE, secret));
-    assert_null(op_find(&f->pl, PLAN_NOCREATE, secret)); /* refusing .codex is enough */
+    assert_null(cc_find(&f->pl, PLAN_NOCREATE, secret)); /* refusing .codex is enough */
     /* not a mount: what covers the path inside is the writable workspace */
     assert_int_equal(plan_covering(&f->pl, secret)->kind, PLAN_BIND);
     free(codex);
@@ -1023,7 +1027,7 @@ static void test_deny_on_missing_protected_name(void **state)
     const rrule *w = winner_at(f, p);
     assert_non_null(w);
     assert_int_equal(w->access, CORDON_ACCESS_NONE);
-    const plan_op *h = op_find(&f->pl, PLAN_NOCREATE, p); /* fails on two */
+    const plan_cc_rule *h = cc_find(&f->pl, PLAN_NOCREATE, p); /* fails on two */
     assert_non_null(h);
     assert_string_equal(h->why, w->source);
     assert_int_equal(n_protect(f), protect_n_default_names); /* the default names: no pin */
@@ -1236,7 +1240,7 @@ static void test_credential_stores_writable_home(void **state)
     assert_null(store_rule(f, ".gnupg")); /* missing stores are not held */
     /* the writable home is a writable directory like any other */
     char *codex = path_join(f->home, ".codex");
-    assert_non_null(op_find(&f->pl, PLAN_NOCREATE, codex));
+    assert_non_null(cc_find(&f->pl, PLAN_NOCREATE, codex));
     free(codex);
     /* a rule above the home counts as showing it */
     fresh_policy(f, CORDON_BASE_HOST);

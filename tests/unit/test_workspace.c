@@ -265,7 +265,7 @@ static void test_plan_kernel_view(void **state)
     assert_true(hooks->read_only);
     /* a missing protected name stays the creation control's, inside the view */
     char *codex = xasprintf("%s/.codex", f->ws);
-    assert_non_null(op_find(&f->pl, PLAN_NOCREATE, codex));
+    assert_non_null(cc_find(&f->pl, PLAN_NOCREATE, codex));
     free(codex);
     f->p->view = NULL;
 }
@@ -303,7 +303,7 @@ static void test_plan_host_view(void **state)
             assert_true(path_cmp(f->pl.ops[i - 1].dest, f->pl.ops[i].dest) <= 0);
     }
     char *codex = xasprintf("%s/.codex", src);
-    assert_non_null(op_find(&f->pl, PLAN_NOCREATE, codex));
+    assert_non_null(cc_find(&f->pl, PLAN_NOCREATE, codex));
     free(codex);
     free(hooks);
     free(hsrc);
