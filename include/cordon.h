@@ -438,9 +438,10 @@ CORDON_API int cordon_run_output(const cordon_policy *p, char *const argv[], cor
 #define CORDON_SPAWN_MERGE_STDERR  0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
 #define CORDON_SPAWN_STDIN_INHERIT 0x10u /* stdin is the caller's own (not with STDIN_PIPE) */
 /* A terminal: the command's stdin, stdout and stderr (stderr: unless STDERR_PIPE) are a
- * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command leads
- * a session of its own: job control, ^C, ^Z and ^\ work inside), whose master is
- * cordon_proc_pty().  Not with STDIN_PIPE, STDIN_INHERIT, STDOUT_PIPE or MERGE_STDERR.
+ * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command is
+ * the foreground process group of a session that the sandbox's PID 1, or in a session the
+ * command's shepherd, leads: job control, ^C and ^\ work inside, and ^Z stops the command
+ * itself; TIOCSIG SIGCONT continues it), whose master is cordon_proc_pty().  Not with STDIN_PIPE, STDIN_INHERIT, STDOUT_PIPE or MERGE_STDERR.
  * The terminal starts with the settings and window size of the first of the caller's
  * 0, 1, 2 that is a terminal, else the kernel's defaults and 24x80; set its size with
  * ioctl(master, TIOCSWINSZ) at any time (the command gets SIGWINCH), signal its

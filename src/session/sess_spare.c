@@ -159,6 +159,18 @@ static void retire(sess_mem *m, pid_t shep, int stack)
     }
 }
 
+void sess_drop_spare(sess_mem *m)
+{
+    if (m->spare.shep <= 0)
+        return;
+    retire(m, m->spare.shep, m->spare.stack);
+    /* its command process, PID 1's once the shepherd is dead, ends when go closes */
+    close(m->spare.go);
+    if (m->spare.listener >= 0)
+        close(m->spare.listener);
+    m->spare = (sess_spare){.go = -1, .listener = -1, .stack = -1};
+}
+
 void sess_apply_fields(sess_start *st, const sess_cmd_fields *f)
 {
     st->bound = true;
@@ -203,6 +215,7 @@ int sess_make_spare(launch *l, sess_mem *m, const sess_cmd_fields *f)
     st->cl.envp = NULL;
     st->cl.cwd = NULL;
     st->cl.ctty = false;
+    st->tty_lead = f && f->ctty ? f->slave : -1;
     st->cl.report_fd = m->ll_w; /* until it has a command: why it could not get ready */
     st->cl.cc_sock[1] = m->ll_w;
     if (f)

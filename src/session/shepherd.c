@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -123,6 +124,17 @@ int sess_shepherd_main(void *arg)
     sigprocmask(SIG_SETMASK, &all, NULL);
     prctl(PR_SET_NAME, "cordon-shepherd", 0, 0, 0);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+        m.value = -errno;
+        tell(shep_w, &m);
+        raw_exit(SESS_SHEP_FAILED);
+    }
+    /* A command with a terminal: the shepherd leads its session, the terminal controlling
+     * it, and the command's process makes a process group of its own there (child.c,
+     * take_terminal); a parent in the same session keeps that group from being orphaned,
+     * as the kernel discards the terminal's SIGTSTP to an orphaned group (^Z would do
+     * nothing).  The shepherd's signals stay blocked: the terminal's hang-up is nothing
+     * to it. */
+    if (st->tty_lead >= 0 && (setsid() < 0 || ioctl(st->tty_lead, TIOCSCTTY, 0) < 0)) {
         m.value = -errno;
         tell(shep_w, &m);
         raw_exit(SESS_SHEP_FAILED);
