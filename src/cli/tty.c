@@ -100,9 +100,9 @@ static void on_signal(int sig)
         if (raw_wanted && !raw_on)
             raw_set();
         copy_window_size();
-        /* the foreground job inside too (a job stopped with cordon: follow_stop) */
-        if (m >= 0)
-            (void)ioctl(m, TIOCSIG, SIGCONT);
+        /* the command's whole process group, which ^Z stopped with cordon (follow_stop):
+         * PID 1 continues the group (TIOCSIG on the master sends SIGINT, SIGQUIT and
+         * SIGTSTP only) */
         to_command(sig);
         break;
     default: /* SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 */ to_command(sig); break;
@@ -246,8 +246,9 @@ static pid_t command_stopped(int master)
 
 /* When the command stopped, stop cordon as a shell's job stops (SIGTSTP's default action,
  * which the kernel discards in an orphaned process group, as it would for the command
- * itself), with the terminal restored; once continued, raw mode again and the job inside
- * continued (the SIGCONT handler), and no second stop until the command has run again. */
+ * itself), with the terminal restored; once continued, raw mode again and the command's
+ * process group continued (the SIGCONT handler), and no second stop until the command has
+ * run again. */
 static void follow_stop(relay *r, bool *stopped)
 {
     if (!raw_wanted)
@@ -274,7 +275,7 @@ static void follow_stop(relay *r, bool *stopped)
         raw_set();
     copy_window_size();
     sigprocmask(SIG_SETMASK, &old, NULL);
-    (void)ioctl(r->master, TIOCSIG, SIGCONT);
+    /* (the command continued too: the SIGCONT handler, which ran on the way out of raise) */
 }
 
 static void relay_loop(relay *r, cordon_proc *c)

@@ -343,8 +343,13 @@ static void read_signals(sess_mem *m, sess_slot *s)
             continue;
         if (msg.sig == SIGKILL)
             sess_kill_command(s);
-        else if (msg.sig > 0 && msg.sig < NSIG && s->leader > 0 && !s->have_status)
+        else if (msg.sig > 0 && msg.sig < NSIG && s->leader > 0 && !s->have_status) {
+            /* SIGCONT continues the command's process group (its own), as fg continues a
+             * job that ^Z stopped whole (src/supervise/loop.c says the same for a run) */
+            if (msg.sig == SIGCONT)
+                kill(-s->leader, SIGCONT);
             kill(s->leader, msg.sig); /* the client checked it is one that is forwarded */
+        }
     }
 }
 

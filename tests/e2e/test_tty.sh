@@ -171,6 +171,13 @@ t_ctrl_z_reaches_the_callers_shell() {
   [ -z "$PFAILED" ] || die "step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
   assert_contains "$POUT" "Stopped" "the caller's shell saw cordon stop"
   assert_contains "$POUT" "rc=0" "cordon's exit status after fg"
+  # a pipeline: ^Z stops all of it, fg continues all of it (not only the command's process;
+  # "ready" comes once both of its processes exist)
+  PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" run -- sh -c \"cat | { echo re\\\"\\\"ady; exec tr a-z A-Z; }\"\r"},
+      {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},{"send":"fg\r"},{"expect":"tr a-z A-Z"},
+      {"send":"two\r"},{"expect":"TWO"},{"send":"\u0004"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || die "pipeline: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
+  assert_contains "$POUT" "rc=0" "the pipeline's exit status after fg"
   # a full-screen program in raw mode that suspends itself on ^Z, as vim does
   local prog='import os, signal, sys, termios, tty
 old = termios.tcgetattr(0)
@@ -209,10 +216,13 @@ t_ctrl_z_in_a_session() {
   timeout -k 3 "$WATCHDOG" "$CORDON" session start "$s" --idle-timeout 600 </dev/null >/dev/null 2>"$CT/serr" ||
     die "cordon session start failed: $(head -c 400 "$CT/serr")"
   local sh=(/bin/bash --norc --noprofile -i)
-  SESS=$s PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" session exec \"$SESS\" -- sh -c \"echo re\\\"\\\"ady; read l; echo got \\$l\"\r"},
+  # (a pipeline: ^Z stops all of it, and fg continues all of it; "ready" comes once both
+  # of its processes exist)
+  SESS=$s PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" session exec \"$SESS\" -- sh -c \"cat | { echo re\\\"\\\"ady; exec tr a-z A-Z; }\"\r"},
       {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},
       {"send":"\"$CORDON\" session exec \"$SESS\" -- echo other-\"\"command\r"},{"expect":"other-command"},{"expect":"PROMPT>"},
-      {"send":"fg\r"},{"expect":"got \\$l"},{"send":"two\r"},{"expect":"got two"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+      {"send":"fg\r"},{"expect":"tr a-z A-Z"},{"send":"two\r"},{"expect":"TWO"},{"send":"\u0004"},{"expect":"PROMPT>"},
+      {"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
   [ -z "$PFAILED" ] || { "$CORDON" session stop "$s" >/dev/null 2>&1; die "step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"; }
   assert_contains "$POUT" "Stopped" "the caller's shell saw cordon session exec stop"
   assert_contains "$POUT" "rc=0" "cordon session exec's exit status after fg"
@@ -240,6 +250,7 @@ print("got", sys.stdin.readline().strip())' >"$WS/suspend.py"
       {"expect":"inner-got four"},{"expect":"INNER:"},{"send":"exit 5\r"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
   [ -z "$PFAILED" ] || { "$CORDON" session stop "$s" >/dev/null 2>&1; die "shell inside: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"; }
   assert_contains "$POUT" "rc=5" "bash's exit status inside"
+  assert_not_contains "$POUT" "no job control" "bash -i in a session"
   if printf '%s\n' "$POUT" | grep -q 'Stopped.*session exec'; then
     die "the caller's shell stopped cordon for a job of the shell inside: $(printf '%s' "$POUT" | tail -c 800)"
   fi
