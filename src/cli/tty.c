@@ -394,7 +394,9 @@ int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, co
     cordon_proc *c;
     if (cordon_spawn(pol, command, CORDON_SPAWN_PTY, &c, err) < 0)
         return -1;
-    if (cli_tty_relay(c, res, err) < 0)
+    int w = cli_tty_relay(c, res, err);
+    cordon_proc_free(c); /* (all of it has ended: the result is res's own) */
+    if (w < 0)
         return -1;
     return res->started || res->timed_out ? 0 : -1;
 }

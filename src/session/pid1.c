@@ -208,7 +208,7 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
     /* the spare (made now if there is none) takes the command; one with a terminal gets
      * a spare of its own, whose shepherd leads the terminal's session (shepherd.c) */
     if (slave >= 0)
-        sess_drop_spare(m);
+        sess_drop_spare(l, m);
     int made = m->spare.shep <= 0 ? sess_make_spare(l, m, &f) : 0;
     if (made < 0) {
         if (slave >= 0 && !m->broken && !m->spare.have_error)
