@@ -6,9 +6,10 @@
  * only its three descriptors, and clones the command's process with CLONE_VM |
  * CLONE_VFORK, so that it resumes only once that process has exec'd (or died).  The
  * command's process does, through child_confine (supervise/child.c), everything that does
- * not depend on the command -- a new session, no capabilities, no_new_privs, the rlimits,
- * the command's own seccomp filter with its listener for the creation control, handed to
- * PID 1 -- says so, and waits in recvmsg for its command: the descriptors come on its
+ * not depend on the command -- a new session (for a command with a terminal, made for it:
+ * a process group of its own in the session the shepherd leads), no capabilities,
+ * no_new_privs, the rlimits, the command's own seccomp filter with its listener for the
+ * creation control, handed to PID 1 -- says so, and waits in recvmsg for its command: the descriptors come on its
  * `go` socket (the client's connection, stdin, stdout, stderr), the rest (argv, envp,
  * working directory, umask, signal mask) in the shared sess_start.  It then runs
  * child_start (terminal, signal mask, working directory, exec).
