@@ -438,16 +438,18 @@ CORDON_API int cordon_run_output(const cordon_policy *p, char *const argv[], cor
 #define CORDON_SPAWN_MERGE_STDERR  0x8u  /* stderr into the stdout pipe (needs STDOUT_PIPE) */
 #define CORDON_SPAWN_STDIN_INHERIT 0x10u /* stdin is the caller's own (not with STDIN_PIPE) */
 /* A terminal: the command's stdin, stdout and stderr (stderr: unless STDERR_PIPE) are a
- * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command leads
- * a session of its own: job control, ^C, ^Z and ^\ work inside), whose master is
- * cordon_proc_pty().  Not with STDIN_PIPE, STDIN_INHERIT, STDOUT_PIPE or MERGE_STDERR.
- * The terminal starts with the settings and window size of the first of the caller's
- * 0, 1, 2 that is a terminal, else the kernel's defaults and 24x80; set its size with
- * ioctl(master, TIOCSWINSZ) at any time (the command gets SIGWINCH), signal its
- * foreground process group with ioctl(master, TIOCSIG, sig).  cordon_spawn returns once
- * the sandbox has made the terminal (its root is built).  The master reads EIO once every
- * process of the sandbox has closed the terminal; TIOCSTI and TIOCLINUX stay refused
- * inside.  The caller's own terminal never reaches the sandbox. */
+ * pseudo-terminal of the sandbox's own devpts, its controlling terminal (the command is
+ * the foreground process group of a session that the sandbox's PID 1, or in a session the
+ * command's shepherd, leads: job control, ^C and ^\ work inside, and ^Z stops the command
+ * itself; cordon_proc_kill SIGCONT continues it), whose master is cordon_proc_pty().  Not
+ * with STDIN_PIPE, STDIN_INHERIT, STDOUT_PIPE or MERGE_STDERR.  The terminal starts with
+ * the settings and window size of the first of the caller's 0, 1, 2 that is a terminal,
+ * else the kernel's defaults and 24x80; set its size with ioctl(master, TIOCSWINSZ) at any
+ * time (the command gets SIGWINCH), signal its foreground process group with
+ * ioctl(master, TIOCSIG, sig) (SIGINT, SIGQUIT or SIGTSTP: the kernel sends no other so).
+ * cordon_spawn returns once the sandbox has made the terminal (its root is built).  The
+ * master reads EIO once every process of the sandbox has closed the terminal; TIOCSTI and
+ * TIOCLINUX stay refused inside.  The caller's own terminal never reaches the sandbox. */
 #define CORDON_SPAWN_PTY 0x20u
 typedef struct cordon_proc cordon_proc;
 /* Validates everything (argv, flags, the policy, the plan) before anything is started;
@@ -506,7 +508,7 @@ CORDON_API int cordon_proc_close_stdin(cordon_proc *c, cordon_error *err);
 CORDON_API int cordon_proc_exit_fd(const cordon_proc *c);
 /* Async-signal-safe and thread-safe.  SIGKILL ends the whole sandbox at once; SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH and SIGCONT are delivered to the
- * command; 0 tells whether the sandbox still runs.  -1 with err (which may be NULL;
+ * command (SIGCONT to its whole process group, as fg continues a job); 0 tells whether the sandbox still runs.  -1 with err (which may be NULL;
  * filled without formatting, so from a signal handler too): errnum EINVAL (another
  * signal, or c is not a process), ESRCH (it has ended). */
 CORDON_API int cordon_proc_kill(cordon_proc *c, int sig, cordon_error *err);

@@ -44,6 +44,12 @@ int parse_run_args(int argc, char **argv, run_args *a, bool command_required, co
  * run_forwarding() does. */
 bool cli_tty_wanted(int tty);
 int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, cordon_error *err);
+/* The relay alone, for a process started otherwise (`cordon session exec --tty`): its
+ * signal handlers (before the start: a signal meanwhile is delivered once the process is
+ * there), then relay c's terminal (cordon_proc_pty) to cordon's until c ends, and wait for
+ * it; returns cordon_proc_wait's value, with cordon's terminal restored. */
+void cli_tty_prepare(void);
+int cli_tty_relay(cordon_proc *c, cordon_result *res, cordon_error *err);
 
 void help_main(FILE *out);
 void help_run(FILE *out, const char *cmd);

@@ -44,7 +44,8 @@ void help_session(FILE *out)
           "  --timeout SECONDS    kill the command's whole process tree after SECONDS; exit 124\n"
           "                       (default: the session's --timeout, if any)\n"
           "  --tty, --no-tty      a terminal of the sandbox's own (default: when stdin and stdout\n"
-          "                       are terminals)\n"
+          "                       are terminals); ^Z to the command stops it and this, as under\n"
+          "                       cordon run, and fg continues both\n"
           "  --keep               what the command leaves running stays in the session until `stop`\n"
           "                       (a server a later command talks to)\n"
           "  --detach             (with --keep) start COMMAND and return at once, printing its pid\n"
@@ -335,69 +336,6 @@ static void forward_signal(int sig)
     errno = saved;
 }
 
-static volatile sig_atomic_t winch;
-
-static void on_winch(int sig)
-{
-    (void)sig;
-    winch = 1;
-}
-
-/* Relay between our terminal and the command's (its master): until the command ends. */
-static void relay_tty(cordon_proc *c)
-{
-    int master = cordon_proc_stdout(c), exit_fd = cordon_proc_exit_fd(c);
-    struct termios saved;
-    bool raw = tcgetattr(0, &saved) == 0;
-    if (raw) {
-        struct termios t = saved;
-        cfmakeraw(&t);
-        tcsetattr(0, TCSANOW, &t);
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_winch;
-    sigaction(SIGWINCH, &sa, NULL);
-    bool in_open = true;
-    char buf[16384];
-    for (;;) {
-        if (winch) {
-            winch = 0;
-            struct winsize ws;
-            if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-                ioctl(master, TIOCSWINSZ, &ws);
-        }
-        struct pollfd fds[3] = {{.fd = master, .events = POLLIN},
-                                {.fd = in_open ? 0 : -1, .events = POLLIN},
-                                {.fd = exit_fd, .events = POLLIN}};
-        if (poll(fds, 3, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        if (fds[0].revents & POLLIN) {
-            ssize_t n = read(master, buf, sizeof buf);
-            if (n > 0) {
-                (void)!write(1, buf, (size_t)n);
-                continue;
-            }
-        }
-        if (fds[0].revents & (POLLHUP | POLLERR))
-            break; /* every process of the command closed the terminal */
-        if (fds[1].revents & (POLLIN | POLLHUP)) {
-            ssize_t n = read(0, buf, sizeof buf);
-            if (n > 0)
-                (void)!write(master, buf, (size_t)n);
-            else
-                in_open = false;
-        }
-        if (fds[2].revents & POLLIN)
-            break;
-    }
-    if (raw)
-        tcsetattr(0, TCSANOW, &saved);
-}
-
 static void free_strings(char ***v)
 {
     free(*v);
@@ -505,14 +443,18 @@ static int session_exec(int argc, char **argv)
         cli_print_error(&err);
         return CORDON_EXIT_SETUP;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = forward_signal;
-    sa.sa_flags = SA_RESTART;
-    sigfillset(&sa.sa_mask);
-    static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
-    for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
-        sigaction(forwarded[k], &sa, NULL);
+    if (tty) {
+        cli_tty_prepare(); /* the relay's handlers: as cordon run --tty (tty.c) */
+    } else {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = forward_signal;
+        sa.sa_flags = SA_RESTART;
+        sigfillset(&sa.sa_mask);
+        static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
+        for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
+            sigaction(forwarded[k], &sa, NULL);
+    }
     cordon_proc *c;
     /* detached: its stdin, stdout and stderr are /dev/null (the library's) */
     unsigned flags = tty || cmd.detach ? 0 : CORDON_SPAWN_STDIN_INHERIT;
@@ -522,10 +464,11 @@ static int session_exec(int argc, char **argv)
         return CORDON_EXIT_SETUP;
     }
     forward_to = c;
-    if (tty && cordon_proc_stdout(c) >= 0)
-        relay_tty(c);
+    /* under a terminal, the relay waits for the end too (and ^Z stops this process with
+     * the command: tty.c, follow_stop) */
+    int w = tty ? cli_tty_relay(c, &res, &err) : cordon_proc_wait(c, -1, &res, &err);
     int code = CORDON_EXIT_SETUP;
-    if (cordon_proc_wait(c, -1, &res, &err) < 0 || (!res.started && !res.timed_out)) {
+    if (w < 0 || (!res.started && !res.timed_out)) {
         if (err.message[0])
             cli_print_error(&err);
     }

@@ -9,7 +9,8 @@
  * signal's default action).  Only SIGKILL cannot be caught; `stty sane` then.
  *
  * Job control reaches the caller's shell as it would without a sandbox: when the command
- * itself stops (^Z to `cordon run -- vim x`: the foreground job inside is the command's
+ * itself stops (^Z to `cordon run -- vim x`, or to `cordon session exec NAME -- vim x`,
+ * whose relay this is too: the foreground job inside is the command's
  * own process group, and it is stopped), cordon stops too, with its terminal restored, so
  * the shell gets its prompt back; `fg` continues cordon, which puts raw mode back and
  * continues the job inside.  A job of a shell inside (`bash -i`) stopping is that shell's
@@ -99,9 +100,9 @@ static void on_signal(int sig)
         if (raw_wanted && !raw_on)
             raw_set();
         copy_window_size();
-        /* the foreground job inside too (a job stopped with cordon: follow_stop) */
-        if (m >= 0)
-            (void)ioctl(m, TIOCSIG, SIGCONT);
+        /* the command's whole process group, which ^Z stopped with cordon (follow_stop):
+         * PID 1 continues the group (TIOCSIG on the master sends SIGINT, SIGQUIT and
+         * SIGTSTP only) */
         to_command(sig);
         break;
     default: /* SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 */ to_command(sig); break;
@@ -216,9 +217,10 @@ static void input_ended(relay *r)
 }
 
 /* The command itself stopped: the terminal's foreground process group inside is the
- * command's (its leader is a child of the session's leader, PID 1: src/supervise/pty.h; no
- * shell inside gave the terminal to a job of its own) and that process is stopped.  Its pid as cordon sees it (TIOCGPGRP on the master answers
- * in cordon's PID namespace, as /proc does), or 0. */
+ * command's (its leader is a child of the session's leader: PID 1, src/supervise/pty.h, or
+ * a session command's shepherd, src/session/shepherd.c; no shell inside gave the terminal
+ * to a job of its own) and that process is stopped.  Its pid as cordon sees it (TIOCGPGRP
+ * on the master answers in cordon's PID namespace, as /proc does), or 0. */
 static pid_t command_stopped(int master)
 {
     pid_t pg;
@@ -244,8 +246,9 @@ static pid_t command_stopped(int master)
 
 /* When the command stopped, stop cordon as a shell's job stops (SIGTSTP's default action,
  * which the kernel discards in an orphaned process group, as it would for the command
- * itself), with the terminal restored; once continued, raw mode again and the job inside
- * continued (the SIGCONT handler), and no second stop until the command has run again. */
+ * itself), with the terminal restored; once continued, raw mode again and the command's
+ * process group continued (the SIGCONT handler), and no second stop until the command has
+ * run again. */
 static void follow_stop(relay *r, bool *stopped)
 {
     if (!raw_wanted)
@@ -272,7 +275,7 @@ static void follow_stop(relay *r, bool *stopped)
         raw_set();
     copy_window_size();
     sigprocmask(SIG_SETMASK, &old, NULL);
-    (void)ioctl(r->master, TIOCSIG, SIGCONT);
+    /* (the command continued too: the SIGCONT handler, which ran on the way out of raise) */
 }
 
 static void relay_loop(relay *r, cordon_proc *c)
@@ -330,15 +333,16 @@ bool cli_tty_wanted(int tty)
     return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
-int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, cordon_error *err)
+void cli_tty_prepare(void)
 {
     install_handlers();
     for (int fd = 0; fd < 3 && size_fd < 0; fd++)
         if (isatty(fd))
             size_fd = fd;
-    cordon_proc *c;
-    if (cordon_spawn(pol, command, CORDON_SPAWN_PTY, &c, err) < 0)
-        return -1;
+}
+
+int cli_tty_relay(cordon_proc *c, cordon_result *res, cordon_error *err)
+{
     int master = cordon_proc_pty(c);
     if (master >= 0)
         fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
@@ -379,7 +383,19 @@ int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, co
     raw_wanted = 0;
     raw_restore(TCSADRAIN);
     relay_master = -1;
+    relay_proc = NULL;
     sigprocmask(SIG_SETMASK, &old, NULL);
+    return w;
+}
+
+int cli_run_tty(const cordon_policy *pol, char **command, cordon_result *res, cordon_error *err)
+{
+    cli_tty_prepare();
+    cordon_proc *c;
+    if (cordon_spawn(pol, command, CORDON_SPAWN_PTY, &c, err) < 0)
+        return -1;
+    int w = cli_tty_relay(c, res, err);
+    cordon_proc_free(c); /* (all of it has ended: the result is res's own) */
     if (w < 0)
         return -1;
     return res->started || res->timed_out ? 0 : -1;

@@ -137,7 +137,8 @@ static sess_cmd_fields cmd_fields_of(int i, const sess_cmd_req *rq, int slave)
                          .argv = rq->argv,
                          .envp = rq->envp,
                          .cwd = rq->cwd,
-                         .ctty = slave >= 0};
+                         .ctty = slave >= 0,
+                         .slave = slave};
     sigemptyset(&f.mask);
     for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
         if ((rq->sigmask >> (sig - 1)) & 1)
@@ -204,9 +205,17 @@ static void start_command(launch *l, sess_mem *m, int i, size_t len, int stdio[3
         return;
     }
     sess_cmd_fields f = cmd_fields_of(i, &rq, slave);
-    /* the spare (made now if there is none) takes the command */
-    if (m->spare.shep <= 0 && sess_make_spare(l, m, &f) < 0) {
-        tell_no_spare(m, conn);
+    /* the spare (made now if there is none) takes the command; one with a terminal gets
+     * a spare of its own, whose shepherd leads the terminal's session (shepherd.c) */
+    if (slave >= 0)
+        sess_drop_spare(l, m);
+    int made = m->spare.shep <= 0 ? sess_make_spare(l, m, &f) : 0;
+    if (made < 0) {
+        if (slave >= 0 && !m->broken && !m->spare.have_error)
+            sess_tell_error(conn, CORDON_STAGE_SUPERVISE, -made,
+                            "cannot prepare the process of a command with a terminal");
+        else
+            tell_no_spare(m, conn);
         if (master >= 0)
             close(master), close(slave);
         sess_slot_step(m, s, SLOT_EV_REFUSE);
@@ -334,8 +343,13 @@ static void read_signals(sess_mem *m, sess_slot *s)
             continue;
         if (msg.sig == SIGKILL)
             sess_kill_command(s);
-        else if (msg.sig > 0 && msg.sig < NSIG && s->leader > 0 && !s->have_status)
+        else if (msg.sig > 0 && msg.sig < NSIG && s->leader > 0 && !s->have_status) {
+            /* SIGCONT continues the command's process group (its own), as fg continues a
+             * job that ^Z stopped whole (src/supervise/loop.c says the same for a run) */
+            if (msg.sig == SIGCONT)
+                kill(-s->leader, SIGCONT);
             kill(s->leader, msg.sig); /* the client checked it is one that is forwarded */
+        }
     }
 }
 

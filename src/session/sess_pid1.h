@@ -108,12 +108,17 @@ typedef struct sess_cmd_fields {
     char **argv, **envp;
     const char *cwd;
     bool ctty;
+    int slave; /* ctty: the terminal's slave, else -1 */
 } sess_cmd_fields;
 
 void sess_apply_fields(sess_start *st, const sess_cmd_fields *f);
 /* Make the spare (f: for this command, where the shepherd copies PID 1's memory).
  * 0, or -errno. */
 int sess_make_spare(launch *l, sess_mem *m, const sess_cmd_fields *f);
+/* The spare, made for no command in particular, gone (its command process ended, its
+ * shepherd's stack kept until it is reaped): a command with a terminal gets one made for
+ * it. */
+void sess_drop_spare(launch *l, sess_mem *m);
 /* Wait, in raw system calls only, for the spare's command process to be ready (want
  * SESS_SHEP_READY) or for the shepherd of slot `slot` to say its command exec'd (want
  * SESS_SHEP_STARTED, *value: its pid or -errno).  0, or -errno. */

@@ -149,14 +149,40 @@ static int take_listener(sess_mem *m)
 }
 
 /* A shepherd that failed: killed, and its stack kept until it is reaped. */
+static void keep_until_reaped(sess_mem *m, pid_t shep, int stack);
 static void retire(sess_mem *m, pid_t shep, int stack)
 {
     RAW(SYS_kill, shep, SIGKILL);
+    keep_until_reaped(m, shep, stack);
+}
+
+static void keep_until_reaped(sess_mem *m, pid_t shep, int stack)
+{
     if (m->n_retired < sizeof m->retired / sizeof m->retired[0]) {
         m->retired[m->n_retired].pid = shep;
         m->retired[m->n_retired].stack = stack;
         m->n_retired++;
     }
+}
+
+void sess_drop_spare(launch *l, sess_mem *m)
+{
+    if (m->spare.shep <= 0)
+        return;
+    sess_spare sp = m->spare;
+    m->spare = (sess_spare){.go = -1, .listener = -1, .stack = -1};
+    /* Its command process, waiting for a command, ends when go closes, and its shepherd
+     * then says so (STARTED, for no slot: its vfork is over) and ends.  That process runs
+     * on the one stack of command processes (c_stack), which the next spare's takes: wait
+     * until it has left it (or, should the shepherd die or not answer, until the sweep has
+     * killed it: sess_park_wait). */
+    close(sp.go);
+    if (sp.listener >= 0)
+        close(sp.listener);
+    int ignored = 0;
+    (void)sess_park_wait(l, m, sp.shep, SESS_SHEP_STARTED, -1, &ignored, -1);
+    keep_until_reaped(m, sp.shep, sp.stack);
+    sess_flush_queue(m);
 }
 
 void sess_apply_fields(sess_start *st, const sess_cmd_fields *f)
@@ -203,6 +229,7 @@ int sess_make_spare(launch *l, sess_mem *m, const sess_cmd_fields *f)
     st->cl.envp = NULL;
     st->cl.cwd = NULL;
     st->cl.ctty = false;
+    st->tty_lead = f && f->ctty ? f->slave : -1;
     st->cl.report_fd = m->ll_w; /* until it has a command: why it could not get ready */
     st->cl.cc_sock[1] = m->ll_w;
     if (f)

@@ -117,6 +117,10 @@ typedef struct sess_check {
 typedef struct sess_start {
     int go_c; /* the command's process's end of the spare's socket */
     int shep_w, ll_w;
+    int tty_lead; /* a command with a terminal: its slave (in PID 1's descriptors, which the
+                   * shepherd's are a copy of), the controlling terminal of a session the
+                   * shepherd leads, so that ^Z stops the command (pid1.c, start_command);
+                   * else -1 */
     void *c_stack_top;
     bool bound; /* a command was handed to it */
     int slot;

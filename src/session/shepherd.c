@@ -6,9 +6,10 @@
  * only its three descriptors, and clones the command's process with CLONE_VM |
  * CLONE_VFORK, so that it resumes only once that process has exec'd (or died).  The
  * command's process does, through child_confine (supervise/child.c), everything that does
- * not depend on the command -- a new session, no capabilities, no_new_privs, the rlimits,
- * the command's own seccomp filter with its listener for the creation control, handed to
- * PID 1 -- says so, and waits in recvmsg for its command: the descriptors come on its
+ * not depend on the command -- a new session (for a command with a terminal, made for it:
+ * a process group of its own in the session the shepherd leads), no capabilities,
+ * no_new_privs, the rlimits, the command's own seccomp filter with its listener for the
+ * creation control, handed to PID 1 -- says so, and waits in recvmsg for its command: the descriptors come on its
  * `go` socket (the client's connection, stdin, stdout, stderr), the rest (argv, envp,
  * working directory, umask, signal mask) in the shared sess_start.  It then runs
  * child_start (terminal, signal mask, working directory, exec).
@@ -27,6 +28,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -123,6 +125,17 @@ int sess_shepherd_main(void *arg)
     sigprocmask(SIG_SETMASK, &all, NULL);
     prctl(PR_SET_NAME, "cordon-shepherd", 0, 0, 0);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+        m.value = -errno;
+        tell(shep_w, &m);
+        raw_exit(SESS_SHEP_FAILED);
+    }
+    /* A command with a terminal: the shepherd leads its session, the terminal controlling
+     * it, and the command's process makes a process group of its own there (child.c,
+     * take_terminal); a parent in the same session keeps that group from being orphaned,
+     * as the kernel discards the terminal's SIGTSTP to an orphaned group (^Z would do
+     * nothing).  The shepherd's signals stay blocked: the terminal's hang-up is nothing
+     * to it. */
+    if (st->tty_lead >= 0 && (setsid() < 0 || ioctl(st->tty_lead, TIOCSCTTY, 0) < 0)) {
         m.value = -errno;
         tell(shep_w, &m);
         raw_exit(SESS_SHEP_FAILED);

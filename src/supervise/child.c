@@ -80,6 +80,15 @@ static void new_session(launch *l)
             launch_fail(l, &err);
         return;
     }
+    /* a session command's terminal: a process group of its own in the session its
+     * shepherd leads, the terminal's controlling one (src/session/shepherd.c) */
+    if (l->ctty) {
+        if (setpgid(0, 0) < 0) {
+            err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot give the command a process group");
+            launch_fail(l, &err);
+        }
+        return;
+    }
     if (setsid() < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "setsid");
         launch_fail(l, &err);
@@ -89,13 +98,14 @@ static void new_session(launch *l)
         launch_fail(l, &err);
 }
 
+/* A session command's terminal (stdin, the controlling terminal of the session its
+ * shepherd leads): the command's process group in its foreground, so that the terminal's
+ * ^Z stops the command itself (pty.h, pty_lead, says why it must not lead a session). */
 static void take_terminal(launch *l)
 {
     cordon_error err = {0};
-    if (l->ctty && ioctl(0, TIOCSCTTY, 0) < 0) {
-        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot make the terminal the command's controlling terminal");
+    if (l->ctty && pty_foreground(0, &err) < 0)
         launch_fail(l, &err);
-    }
 }
 
 static void enter_cwd(launch *l)

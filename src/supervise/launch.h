@@ -59,8 +59,10 @@ typedef struct launch {
     struct sess_mem *session; /* PID 1's memory for them, or NULL for a run */
     int session_fd;           /* PID 1's end of the session's control socket, or -1 */
     const char *cwd;          /* the command's working directory; NULL: the plan's */
-    bool ctty;                /* make stdin the command's controlling terminal (a session's
-                               * --tty: a pseudo-terminal of the sandbox's own) */
+    bool ctty;                /* a session's --tty: stdin is a pseudo-terminal of the sandbox's
+                               * own, the controlling terminal of the session the command's
+                               * shepherd leads; the command takes its foreground in a process
+                               * group of its own (child.c, take_terminal) */
     launch_pty pty;           /* CORDON_SPAWN_PTY: the command's terminal (pty.h), .on false: none */
     bool keep;                /* --isolation landlock, a session's --keep (outer.h) */
     bool pty_group;           /* PID 1 leads the session of pty, and the command gets a process group

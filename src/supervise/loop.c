@@ -90,8 +90,14 @@ void report_supervise(launch *l, int sfd, pid_t cmd, void (*finish)(void))
             _exit(CORDON_EXIT_SETUP);
         }
         if (si.ssi_signo != SIGCHLD) {
-            if (cmd > 0)
+            if (cmd > 0) {
+                /* SIGCONT continues the command's process group (its own: setsid, or
+                 * pty_join), as a shell's fg continues a job: the terminal's ^Z stopped all
+                 * of it, a pipeline's every process (the kernel's TIOCSIG sends no SIGCONT) */
+                if (si.ssi_signo == SIGCONT)
+                    kill(-cmd, SIGCONT);
                 kill(cmd, (int)si.ssi_signo);
+            }
             continue;
         }
         for (;;) {

@@ -107,13 +107,18 @@ int pty_join(launch_pty *t, cordon_error *err)
         if (dup2(t->slave, fd) < 0)
             return err_set(err, CORDON_STAGE_EXEC, errno, "cannot give the command its terminal");
     close(t->slave); /* (PID 1's memory, shared until the exec: PID 1 closes its own copy) */
+    return pty_foreground(0, err);
+}
+
+int pty_foreground(int fd, cordon_error *err)
+{
     /* from a background group of the terminal, which SIGTTOU would stop: blocked meanwhile */
     sigset_t ttou, old;
     sigemptyset(&ttou);
     sigaddset(&ttou, SIGTTOU);
     if (sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
         return err_set(err, CORDON_STAGE_EXEC, errno, "sigprocmask");
-    int r = tcsetpgrp(0, getpid());
+    int r = tcsetpgrp(fd, getpid());
     int e = errno;
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (r < 0)

@@ -47,6 +47,10 @@ int pty_attach(launch_pty *t, cordon_error *err);
  * SIGTSTP.  -1 with err filled. */
 int pty_lead(launch_pty *t, cordon_error *err);
 int pty_join(launch_pty *t, cordon_error *err);
+/* The calling process's group, already one of its own in the session of fd's terminal,
+ * becomes that terminal's foreground one (pty_join; a session command's terminal, whose
+ * session its shepherd leads: src/session/shepherd.c).  -1 with err filled. */
+int pty_foreground(int fd, cordon_error *err);
 
 /* In PID 1 once the command's process exists: PID 1's copy of the slave goes, so that
  * the master sees the end (EIO) when the command and all it started have closed theirs. */

@@ -171,6 +171,13 @@ t_ctrl_z_reaches_the_callers_shell() {
   [ -z "$PFAILED" ] || die "step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
   assert_contains "$POUT" "Stopped" "the caller's shell saw cordon stop"
   assert_contains "$POUT" "rc=0" "cordon's exit status after fg"
+  # a pipeline: ^Z stops all of it, fg continues all of it (not only the command's process;
+  # "ready" comes once both of its processes exist)
+  PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" run -- sh -c \"cat | { echo re\\\"\\\"ady; exec tr a-z A-Z; }\"\r"},
+      {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},{"send":"fg\r"},{"expect":"tr a-z A-Z"},
+      {"send":"two\r"},{"expect":"TWO"},{"send":"\u0004"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || die "pipeline: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"
+  assert_contains "$POUT" "rc=0" "the pipeline's exit status after fg"
   # a full-screen program in raw mode that suspends itself on ^Z, as vim does
   local prog='import os, signal, sys, termios, tty
 old = termios.tcgetattr(0)
@@ -200,6 +207,56 @@ print("got", sys.stdin.readline().strip())'
   # caller's terminal in a session of its own)
 }
 
+t_ctrl_z_in_a_session() {
+  # The same for a session's command with a terminal (`cordon session exec NAME --tty`):
+  # its shepherd leads the terminal's session and the command is its foreground group.
+  # The command stops, the caller's shell gets its prompt back, the session serves other
+  # commands meanwhile, `fg` resumes it; a shell inside keeps its own job control.
+  local s="tz$$r$RANDOM"
+  timeout -k 3 "$WATCHDOG" "$CORDON" session start "$s" --idle-timeout 600 </dev/null >/dev/null 2>"$CT/serr" ||
+    die "cordon session start failed: $(head -c 400 "$CT/serr")"
+  local sh=(/bin/bash --norc --noprofile -i)
+  # (a pipeline: ^Z stops all of it, and fg continues all of it; "ready" comes once both
+  # of its processes exist)
+  SESS=$s PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" session exec \"$SESS\" -- sh -c \"cat | { echo re\\\"\\\"ady; exec tr a-z A-Z; }\"\r"},
+      {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},
+      {"send":"\"$CORDON\" session exec \"$SESS\" -- echo other-\"\"command\r"},{"expect":"other-command"},{"expect":"PROMPT>"},
+      {"send":"fg\r"},{"expect":"tr a-z A-Z"},{"send":"two\r"},{"expect":"TWO"},{"send":"\u0004"},{"expect":"PROMPT>"},
+      {"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || { "$CORDON" session stop "$s" >/dev/null 2>&1; die "step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"; }
+  assert_contains "$POUT" "Stopped" "the caller's shell saw cordon session exec stop"
+  assert_contains "$POUT" "rc=0" "cordon session exec's exit status after fg"
+  # a full-screen program in raw mode that suspends itself on ^Z, as vim does
+  printf '%s\n' 'import os, signal, sys, termios, tty
+old = termios.tcgetattr(0)
+tty.setraw(0)
+os.write(1, b"ready\r\n")
+c = os.read(0, 1)
+termios.tcsetattr(0, termios.TCSADRAIN, old)
+if c == b"\x1a":
+    os.kill(0, signal.SIGTSTP)
+print("resumed", flush=True)
+print("got", sys.stdin.readline().strip())' >"$WS/suspend.py"
+  SESS=$s PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" session exec \"$SESS\" -- '"$PY"' '"$WS"'/suspend.py\r"},
+      {"expect":"ready"},{"send":"\u001a"},{"expect":"Stopped"},{"expect":"PROMPT>"},{"send":"fg\r"},
+      {"expect":"resumed"},{"send":"three\r"},{"expect":"got three"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || { "$CORDON" session stop "$s" >/dev/null 2>&1; die "raw mode: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"; }
+  assert_contains "$POUT" "rc=0" "the raw-mode program's exit status after fg"
+  # a shell inside: its job stops and it says so; cordon session exec does not stop
+  SESS=$s PS1='PROMPT>' pty_cmd '[{"expect":"PROMPT>"},{"send":"\"$CORDON\" session exec \"$SESS\" --env PS1=INNER: -- bash --norc --noprofile -i\r"},
+      {"expect":"INNER:"},{"send":"sh -c \"echo in\"\"job; read x; echo inner-got \\$x\"\r"},{"expect":"injob"},
+      {"send":"\u001a"},{"expect":"Stopped"},{"expect":"INNER:"},{"send":"fg\r"},{"expect":"inner-got \\$x"},
+      {"send":"four\r"},
+      {"expect":"inner-got four"},{"expect":"INNER:"},{"send":"exit 5\r"},{"expect":"PROMPT>"},{"send":"echo rc=$?; exit 0\r"}]' "${sh[@]}"
+  [ -z "$PFAILED" ] || { "$CORDON" session stop "$s" >/dev/null 2>&1; die "shell inside: step $PFAILED did not happen; the terminal showed: $(printf '%s' "$POUT" | tail -c 800)"; }
+  assert_contains "$POUT" "rc=5" "bash's exit status inside"
+  assert_not_contains "$POUT" "no job control" "bash -i in a session"
+  if printf '%s\n' "$POUT" | grep -q 'Stopped.*session exec'; then
+    die "the caller's shell stopped cordon for a job of the shell inside: $(printf '%s' "$POUT" | tail -c 800)"
+  fi
+  "$CORDON" session stop "$s" >/dev/null 2>&1 || die "the session did not outlive its stopped commands"
+}
+
 run_case default_on_under_a_terminal t_default_on_under_a_terminal
 run_case job_control t_job_control
 run_case ctrl_c_and_quit_reach_the_foreground t_ctrl_c_and_quit_reach_the_foreground
@@ -208,4 +265,5 @@ run_case terminal_restored_on_every_exit t_terminal_restored_on_every_exit
 run_case tty_with_piped_input t_tty_with_piped_input
 run_case tiocsti_refused_on_its_own_terminal t_tiocsti_refused_on_its_own_terminal
 run_case ctrl_z_reaches_the_callers_shell t_ctrl_z_reaches_the_callers_shell
+run_case ctrl_z_in_a_session t_ctrl_z_in_a_session
 finish

@@ -3,7 +3,7 @@
  * and _free with the same flags and cordon_proc calls as cordon_spawn; bad input; one
  * command's kill and timeout taking its tree only; --keep; 64 threads spawning into one
  * session at once; nothing left (descriptors, children, processes) once freed; the same
- * under --isolation landlock, where a thread of the caller supervises (issue 22). */
+ * under --isolation landlock, where a thread of the caller supervises. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -548,7 +549,7 @@ static void test_idle_timeout(void **state)
     cordon_policy_free(p);
 }
 
-/* ---- --isolation landlock (issue 22) --------------------------------------------------- */
+/* ---- --isolation landlock ---------------------------------------------------------------- */
 
 static int landlock_abi(void)
 {
@@ -630,6 +631,102 @@ static void test_landlock(void **state)
     cordon_policy_free(p);
 }
 
+/* ---- a terminal: ^Z stops the command itself --------------------------------------- */
+
+/* Read the master until `want` appears in what came (up to 30 s); what came, in buf. */
+static bool read_until(int master, const char *want, char *buf, size_t size)
+{
+    size_t have = 0;
+    buf[0] = '\0';
+    long long until = mono_ms() + 30000;
+    while (!strstr(buf, want) && mono_ms() < until && have + 1 < size) {
+        struct pollfd pfd = {.fd = master, .events = POLLIN};
+        if (poll(&pfd, 1, 200) <= 0)
+            continue;
+        ssize_t n = read(master, buf + have, size - 1 - have);
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+        buf[have] = '\0';
+    }
+    return strstr(buf, want) != NULL;
+}
+
+/* The state letter of the terminal's foreground process group's leader, as this
+ * process sees it ('?' when there is none). */
+static char foreground_state(int master)
+{
+    pid_t pg;
+    char path[64], buf[512];
+    if (ioctl(master, TIOCGPGRP, &pg) < 0 || pg <= 0)
+        return '?';
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pg);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return '?';
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return '?';
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Wait (up to 30 s) until the foreground's state is (or, want_stopped false, is no
+ * longer) 'T'. */
+static bool await_stopped(int master, bool want_stopped)
+{
+    long long until = mono_ms() + 30000;
+    while (mono_ms() < until) {
+        if ((foreground_state(master) == 'T') == want_stopped)
+            return true;
+        usleep(20000);
+    }
+    return false;
+}
+
+/* CORDON_SPAWN_PTY in a session (issue 23): ^Z typed into the terminal stops the command
+ * itself, a pipeline whole ("ready" once both of its processes exist; its process group is not an orphaned one: its shepherd leads
+ * the terminal's session), the session serves another command meanwhile, and
+ * cordon_proc_kill SIGCONT continues all of it. */
+static void test_pty_ctrl_z(void **state)
+{
+    (void)state;
+    cordon_policy *p = test_policy(60);
+    cordon_session *s = new_session(p);
+    cordon_error e = CORDON_ERROR_INIT;
+    cordon_result r = CORDON_RESULT_INIT;
+    cordon_proc *c;
+    char buf[4096];
+    assert_int_equal(
+        cordon_session_spawn(s, SH("cat | { echo re\"\"ady; exec tr a-z A-Z; }; exit 4"), CORDON_SPAWN_PTY, &c, &e), 0);
+    int master = cordon_proc_pty(c);
+    assert_true(master >= 0);
+    assert_true(read_until(master, "ready", buf, sizeof buf));
+    assert_int_equal(foreground_state(master) == 'T', 0); /* the control: it runs */
+    assert_true(write_str(master, "\x1a"));
+    if (!await_stopped(master, true))
+        fail_msg("^Z did not stop the command (its state: %c)", foreground_state(master));
+    char *out;
+    r = run_in(s, SH("echo other"), NULL, &out);
+    assert_string_equal(out, "other\n");
+    free(out);
+    assert_int_equal(cordon_proc_wait(c, 0, &r, &e), 1); /* stopped, not ended */
+    assert_int_equal(cordon_proc_kill(c, SIGCONT, &e), 0);
+    assert_true(await_stopped(master, false));
+    /* the pipeline's other processes too: tr answers */
+    assert_true(write_str(master, "two\n"));
+    if (!read_until(master, "TWO", buf, sizeof buf))
+        fail_msg("the pipeline did not continue; the terminal showed: %s", buf);
+    assert_true(write_str(master, "\x04")); /* the end of cat's input */
+    assert_int_equal(cordon_proc_wait(c, -1, &r, &e), 0);
+    assert_int_equal(r.exit_code, 4);
+    cordon_proc_free(c);
+    cordon_session_free(s);
+    cordon_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -638,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_64),     cmocka_unit_test(test_sequential_500),
         cmocka_unit_test(test_dies_with_process), cmocka_unit_test(test_detach),
         cmocka_unit_test(test_idle_timeout),      cmocka_unit_test(test_landlock),
+        cmocka_unit_test(test_pty_ctrl_z),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
