@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install what cordon needs to build and test on Debian 12, then build it in build/.
 #
 #   ./bootstrap.sh && ./build/cordon run -- sh -c 'echo hello from the sandbox'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`pip install .` from the top of a checkout: the Python package, as `pip install ./python`
 (python/setup.py says how it is built, offline; doc/api.md, "Python")."""
 import os

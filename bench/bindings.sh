@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the Rust crate and the Node package add over libcordon, in the same run (issue 20):
 #   session   one command (`true`, its output collected) in a session: the C library's
 #             calls (cordon_session_spawn_cmd + cordon_proc_wait, made through cordon-sys),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Start-up of cordon as bwrap against Debian's /usr/bin/bwrap, for the line Codex sends.
 #
 #   bench/bwrap.sh [-n RUNS] [-w WARMUP] [--out FILE] [--cordon PATH] [--bwrap PATH]

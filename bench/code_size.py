@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The longest functions and the largest files of a C source tree (default: src/).
 
 usage: bench/code_size.py [--top N] [--max-function N] [--max-file N] [DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Per-command cost of cordon as Codex's sandbox helper against the real one.
 #
 #   bench/codex.sh [-n RUNS] [-w WARMUP] [--out FILE] [--cordon PATH] [--helper PATH]

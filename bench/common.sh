@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helpers shared by the benchmark scripts (sourced, never run). The script that sources it
 # sets $top (this checkout) and defines die().
 

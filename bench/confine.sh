@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What seccomp and Landlock cost at start-up: `cordon run --base host -- true` built with
 # and without the two layers, alternating in one run, as an unprivileged user.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the creation control costs, against no sandbox and against bubblewrap: work that
 # creates many files, timed in one run, alternating
 #   bare    the command alone (TMPDIR a fresh directory on a tmpfs)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* floor: the least a namespace sandbox can do, as a reference for bench/startup.sh.
  *
  * It clones into new user, mount, PID, IPC, UTS and network namespaces, maps the

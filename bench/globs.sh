@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Deny-glob benchmark: cordon's own walker against ripgrep over the same tree.
 #
 #   bench/globs.sh [-n RUNS] [-w WARMUP] [--build DIR] [--tree DIR] [--out FILE]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // globwalk: expand deny globs with cordon's own walker and nothing else (no policy, no
 // plan, no sandbox), for bench/globs.sh.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What --isolation landlock's creation control costs: work that creates and removes many
 # files at the top of a workspace that is a git repository (where the supervisor decides by
 # the plan's rules itself, walking up to the nearest rule: src/supervise/creation.c,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* lib: libcordon against posix_spawn, in the same run (issue 10's benchmark).
  *
  *   throughput  cordon_run_output of `head -c SIZE /dev/zero` (stdout and stderr merged,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libcordon against posix_spawn, same run (bench/lib.c): cordon_run_output's throughput on
 # `head -c 1G /dev/zero` against a plain pipe from posix_spawn (target: at least 0.9x), and
 # spawn-to-first-byte latency of cordon_spawn against posix_spawn.

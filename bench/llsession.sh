@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What a command costs in a session under --isolation landlock (issue 22), where each
 # command is a run of its own started by the session's holder (src/session/llsession.c):
 # `cordon session exec -- true` timed in one run, alternating

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Network benchmark: bulk throughput and the time a new connection takes through cordon's
 # bridge (the path of --network proxy's bridged proxies and --forward-port) and through its
 # filtering proxy (a CONNECT tunnel), against direct loopback TCP and against socat doing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The network benchmark's two ends (bench/net.sh):
  *
  *   netbench serve PORTFILE          a loopback server: "T" then bytes until EOF is answered

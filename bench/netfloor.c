@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The floor of a TCP-to-TCP relay, for bench/net.sh: the least a user-space program can do
  * to carry one connection to another on the same host.  One connection at a time, a
  * blocking splice(2) loop per direction (a child for the way back), 1 MiB pipes, no epoll,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The floor of a creation served through a seccomp user notification (bench/creation.sh,
  * README "The creation control"): a child creates N files with openat(O_CREAT|O_EXCL)
  * in DIR, under a filter that sends openat to its parent, which

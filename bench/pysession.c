@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* pysession: the C side of bench/python.sh.  Not part of the meson build: python.sh
  * compiles it against libcordon.so (the public header only).  Usage:
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The Python binding against the C library, same run (bench/python_bench.py): the time the
 # binding adds per session command (cordon.Session.run against bench/pysession.c doing the
 # same through libcordon; target: at most +0.2 ms), and output throughput through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python binding's cost over the C library, in one run (bench/python.sh runs it).
 
 Per session command: cordon.Session.run(["true"]) (captured, stderr merged) against the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* session: per-command latency in a session, against the references, in one run.
  *
  * Not part of the meson build: bench/session.sh compiles it against libcordon.so (the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sessions (issue 14): per-command latency of `cordon session exec NAME -- true` and of
 # cordon_session_spawn + wait, against `cordon run -- true`, bubblewrap and a bare
 # fork+exec of `true`, alternating in one run (bench/session.c says how each is timed).

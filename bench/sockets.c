@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What a round trip to the supervisor costs a socket call (bench/sockets.sh): N loopback
  * TCP connections (connect + accept + close), then N UDP datagrams (sendto + recv), then
  * the same two over pathname Unix sockets bound in the working directory (the check of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What the socket control costs (doc/seccomp.md): connect(2) and sendto(2) with an address
 # go to the sandbox's PID 1, which performs them (and, for a pathname Unix socket, resolves
 # the path and checks the socket file). Times bench/sockets.c (N loopback TCP connections,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* startup: time how long commands take to start, run and exit.
  *
  * Not part of the meson build: bench/startup.sh compiles it with `cc -O2` into a

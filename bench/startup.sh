@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Start-up benchmark: cordon against bwrap, the namespace floor and bare `true`.
 #
 #   bench/startup.sh [-n RUNS] [-w WARMUP] [--out FILE] [--cordon PATH]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Output through `cordon run --tty` against the same run without it, same run (issue 9:
 # at least 0.8x): `head -c SIZE /dev/zero | base64` under a terminal (a pty read as fast
 # as a terminal emulator would), and for reference to /dev/null (where --no-tty writes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Output through `cordon run --tty` against the same run without it (bench/tty.sh).
 
     python3 ttybench.py CORDON SIZE ROUNDS

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copy-on-write workspace benchmark (issue 11): creation and integration against the
 # tools a person would use instead, in one run, alternating.
 #

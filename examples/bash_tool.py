@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An agent's bash tool, complete: one sandbox session per workspace, each call with its own
 directory and timeout, stdout and stderr apart, 127/126 as results, a stop button.
     pip install ./python && examples/bash_tool.py /path/to/repo   (one command per line)"""

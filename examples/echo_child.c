@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A long-lived child driven over stdio, as a harness drives a language server or an MCP
  * server: a line echo server started once in a sandbox, then sent requests line by line,
  * each answer read back before the next request; at the end its stdin is closed and it

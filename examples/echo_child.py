@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A long-lived child driven over stdio, as a harness drives a language server or an MCP
 server: a line echo server started once in a sandbox, sent requests line by line, each
 answer read back before the next; then its stdin is closed and it is waited for.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A tiny shell tool, as an agent harness has one: each line read from stdin is a command
  * (run with sh -c) executed in a sandbox whose workspace is the current directory, its
  * output (stdout and stderr merged) streamed as it arrives, under a timeout.  Ctrl-C stops

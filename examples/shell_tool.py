@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A tiny shell tool, as an agent harness has one: each line read from stdin is a command
 (run with sh -c) executed in a sandbox whose workspace is the current directory, its output
 streamed as it arrives, under a timeout.  Ctrl-C stops the command that runs (the whole

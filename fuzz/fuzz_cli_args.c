@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the command line: parse_run_args() (src/cli/args.c) on an argv
  * built from the input.  Byte 0 says whether a command is required (run) or not
  * (explain); the rest is split at NUL bytes into at most 64 arguments.

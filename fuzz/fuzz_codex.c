@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the JSON values of Codex's helper command line (src/codex/): the
  * permission profile, the legacy sandbox policy and --managed-network, chosen by the
  * first byte; an accepted profile is then mapped onto cordon rules against a made-up host.

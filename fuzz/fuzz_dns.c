@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the filtering proxy's resolver (src/net/dnsmsg.h): the input is a
  * DNS message as it might arrive on the resolver's socket, read as the answer to an A and
  * to an AAAA query for a fixed name.  The first two bytes of the input choose the query ID

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the deny-glob matcher (src/policy/glob.h): the input is a pattern,
  * then NUL-separated paths to match against it.  The walker, which reads the host's
  * file system, is left out.

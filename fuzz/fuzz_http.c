@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the filtering proxy's HTTP side (src/net/http.h): the input is
  * what a sandboxed command sends to the proxy, parsed as it arrives.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for a session's request decoder (src/session/sess_request.h), which
  * PID 1 runs on the bytes another process sent.  The input is the request as it arrives.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the settings reader: settings_load_buffer() (the JSON document as
  * settings_load() reads it from a file, without the file) into a fresh policy.
  *

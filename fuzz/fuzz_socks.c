@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer harness for the filtering proxy's SOCKS5 side (src/net/socks.h): the input is
  * what a sandboxed command sends, a greeting then a request, as the proxy reads them.
  *

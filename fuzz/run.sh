@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build cordon's libFuzzer harnesses (clang, ASan + UBSan) and run each for SECONDS.
 #
 # usage: [CORDON_FUZZ_JOBS=N] fuzz/run.sh [SECONDS] [HARNESS...]

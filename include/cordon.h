@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cordon — run commands in a fresh, minimal, unprivileged Linux sandbox.
  *
  * The library behind the `cordon` command line.  A harness builds a policy with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pip install ./python: the cordon package with its own libcordon, built from this checkout.
 
     python3 -m pip install ./python                       # pip 23.0 (Debian 12): as it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/analyze.sh BUILD_DIR: clang's static analyzer (`clang --analyze`, the checkers
 # scan-build runs by default) over every C file of src/ that BUILD_DIR compiles, with that
 # build's include paths and definitions (its compile_commands.json).  One line per file:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/boundary.sh CORDON: the CLI built with -Dcli_shared=true is linked against
 # libcordon.so, which exports only include/cordon.h's functions (a CLI that reached past
 # the public header would not have linked), and it runs a command. TAP.

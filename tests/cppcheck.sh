@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cppcheck.sh BUILD_DIR: cppcheck (warning and portability checks) over the C files
 # of src/ that BUILD_DIR compiles, with that build's include paths and definitions (its
 # compile_commands.json).  One line: "PASS cppcheck" when it reports nothing new, else a

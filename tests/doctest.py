@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The documentation's examples, extracted for tests/e2e/test_doctest.sh.
 
     doctest.py OUTDIR FILE...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/format.sh: every C file of the tree is formatted as .clang-format says ("PASS
 # format/FILE", or "FAIL format/FILE" with the first lines of the difference;
 # `clang-format -i FILE` fixes it).  The files are git's (or, outside a checkout, those

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run one test program as one identity, the way `meson test` runs every shell suite and
 # the library's and the binding's tests (tests/meson.build registers each twice):
 #

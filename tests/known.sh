@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # tests/known.sh, sourced by the lint passes with a baseline (tests/analyze.sh,
 # tests/cppcheck.sh): a file of reports, one "FILE: message [id]" per line, where the tool

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/layers.sh SOURCE_DIR BUILD_DIR: no new circle between the directories of src/
 # (HACKING.md, "The layout, as the data flows": a later stage never reaches back into an
 # earlier one).  tests/circles.sh looks at files; this looks at directories: src/A uses

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run a test program as root where /proc is masked as a container runtime masks it:
 #
 #   tests/masked-proc.sh [--cordon BIN] CMD [ARG...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run a test program as root the way systemd-nspawn runs a container's payload: in a
 # mount namespace of its own whose root was moved over / (MS_MOVE) and entered with
 # chroot, not pivot_root, so that the original mounts stay in the namespace beneath it,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/node.sh library|cli PACKAGE LIBDIR: the Node package's tests
 # (PACKAGE/test/cordon.test.js, Node's own test runner, TAP) against $CORDON, with its
 # fast path (PACKAGE/src/cordon_node.c) built against LIBDIR's libcordon.so in a copy of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/python.sh TESTS LIBRARY: the Python binding's tests (TAP) against LIBRARY, or a
 # TAP skip where python3 cannot load it (a sanitizer build's needs its runtime preloaded;
 # the default build's run covers the binding).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/python_pip.sh REPO LIBRARY: `pip install ./python` into a fresh venv (Debian's
 # python3, --system-site-packages for its setuptools; no index: nothing may come from the
 # network), then the installed package works with neither PYTHONPATH nor CORDON_LIBRARY:

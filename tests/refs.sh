@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/refs.sh [REPO]: the code's comments cite only files the repository has (HACKING.md,
 # "Conventions": comments cite the README, the man page, doc/ or the kernel, never a file
 # the repository does not have).  TAP: one line per file whose comments cite files,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/registered.sh TESTS_DIR REGISTERED...: every tests/{e2e,escape,stress}/test_*.sh is
 # registered in tests/meson.build (a file missing from its lists would never run), and
 # every registered file exists. TAP.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run a test program as root where every cgroup file system is read-only, as
 # /sys/fs/cgroup is in a Docker container by default:
 #

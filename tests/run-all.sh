@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cordon's whole test suite. Every test is a `meson test` (tests/meson.build: the unit
 # tests, and as root and as uid 65534 the end-to-end, escape, stress, library and Python
 # tests); this script runs them in each build and adds what is not a meson test:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/rust.sh CRATES LIBDIR: the Rust crates' tests (CRATES = rust/: cordon-sys, cordon)
 # against LIBDIR's libcordon.so, with Debian's cargo and rustc, offline, built in the
 # current directory (the harness's fresh one, so root and uid 65534 each build their own);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # meson install: load the AppArmor profile just installed, when installing for real (not
 # into a DESTDIR for a package, whose maintainer scripts load it) and AppArmor is on.
 # Never fails the installation: it says what to run instead.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cordon: run commands in a fresh, minimal, unprivileged Linux sandbox.
 
 A ctypes binding of libcordon.  ``pip install ./python`` builds the library and installs

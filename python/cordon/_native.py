@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes declarations of libcordon's public API (include/cordon.h), and where the library is found.
 
 Nothing here is public; :mod:`cordon` is the interface.  The structs mirror the header's

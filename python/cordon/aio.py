@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cordon for asyncio: the same sandbox, awaited instead of blocked on.
 
 >>> import asyncio, cordon, cordon.aio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the Python binding (python/cordon) against a real libcordon.
 
 Run by `meson test --suite python` (as root and as uid 65534, tests/meson.build):

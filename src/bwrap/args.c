@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* bwrap's command line (bubblewrap 0.8-0.11's manual, bwrap(1)): every option is in the
  * table below, either implemented or refused with its name; none is ignored. */
 #include <errno.h>

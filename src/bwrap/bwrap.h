@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* bubblewrap compatibility: cordon speaking bwrap's command line (doc/bwrap.md), mapped
  * onto cordon's own policy through the public setters of cordon.h.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cordon_bwrap_main(): bwrap's command line in, a cordon run out (bwrap.h). */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* bwrap's mount operations, in its order, as cordon rules (pure: the host is asked
  * through bw_host).  bwrap applies them one after the other, each on top of what is
  * there: a mount at DEST covers whatever earlier ones put at DEST or below it.  So the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `cordon check [--json]`: the library's cordon_check() document, printed as it is or as
  * text.  The probes themselves are the library's (src/lib/check.c). */
 #include <jansson.h>

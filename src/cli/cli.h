@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The command line: argument tables and subcommands, nothing else.  Every run option
  * is one row of run_options[]; help.c prints the same table, so --help cannot drift. */
 #pragma once

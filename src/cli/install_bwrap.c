@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `cordon install-bwrap DIR`: cordon's bwrap (doc/bwrap.md) as DIR/bwrap for the current
  * user, a file of its own (a hard link to this program, else a copy), never a symbolic
  * link: Codex resolves a link and runs what it points to with --help, which cordon then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cordon: the command line, a thin layer over libcordon. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The command line's messages about a run: the library's error as cordon prints it, and
  * what the creation control refused.  main.c, session.c and workspace.c all print them. */
 #include <stdio.h>

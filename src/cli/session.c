@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `cordon session start | exec | list | stop`: the command line over the library's
  * session calls (include/cordon.h, "sessions"). */
 #include <errno.h>

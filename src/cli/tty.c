@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `cordon run --tty`: the command runs on a terminal of the sandbox's own
  * (CORDON_SPAWN_PTY), and this relays it to cordon's: keystrokes in, output out, the
  * window size across, with cordon's terminal in raw mode meanwhile so that ^C, ^Z and ^\

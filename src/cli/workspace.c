@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `cordon workspace SUBCOMMAND`: copy-on-write workspaces, a thin layer over the
  * cordon_workspace_* calls of libcordon. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The helper's command line, parsed as its clap definition does: long options with a
  * value (`--opt V` or `--opt=V`), switches, each at most once; the first word that is not
  * an option (or everything after `--`) is the command. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Codex compatibility: cordon speaking the command line of Codex's Linux sandbox helper
  * (`codex-linux-sandbox`), mapped onto cordon's own policy (doc/codex.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cordon_codex_main(): the helper's command line in, a cordon run out (codex.h).
  *
  * One process tree instead of the helper's pipeline (bubblewrap probed, a preflight

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A Codex permission profile as cordon rules (doc/codex.md, "How a profile maps").
  *
  * Pure: what the host says (the policy cwd, TMPDIR, HOME, whether a path exists) comes in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The JSON values of the helper's command line, read as Codex's serde definitions read
  * them: tagged enums by "type" (and "kind" for special paths), unknown fields ignored
  * except where Codex denies them (the older untagged profile shape), "none" an alias of

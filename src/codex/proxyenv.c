@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Proxy mode's precondition, checked as the helper checks it before anything runs: the
  * proxy variables it bridges must name loopback endpoints (on the ports --managed-network
  * lists, when it lists any), and at least one must be set.  Pure: the environment is an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 5: confinement of the command: every capability dropped (the bounding and
  * ambient sets too, so that not even an exec as uid 0 gets one back) and
  * no_new_privs set. */

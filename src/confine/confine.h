@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 5, as two steps for the supervisor: what confines the command beyond its
  * namespaces and capabilities, prepared by the parent before clone3 and applied by the
  * sandbox's processes without allocating.  PID 1 installs the seccomp filter once the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 5: Landlock, best effort by ABI, on the command's process after pivot_root.
  *
  * The parent probes the kernel's Landlock ABI and turns the plan into a list of rule

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* --isolation landlock: no namespaces; the view is enforced by Landlock on the host's own
  * paths, with cordon's supervisor keeping the creation control (supervise/creation.h), and
  * --network none by Landlock's TCP rules plus the seccomp filter's TCP-only mode.  For

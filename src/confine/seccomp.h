@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 5: the seccomp filter, installed by PID 1 right before it starts the command,
  * which inherits it.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Build-time generator: compile the seccomp table (seccomp_table.c) with libseccomp
  * into one BPF program per combination of modes, and write them as a C file.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The rows of cordon's seccomp filter.  doc/seccomp.md gives the longer story of each;
  * keep the two in step.  Every refusal is EPERM, except where a caller is expected to
  * fall back to an older call when the new one is missing (ENOSYS), as Flatpak does. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The seccomp policy as data: which system calls the command may not make, under
  * which modes, with which error, and why.
  *

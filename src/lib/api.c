@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public entry points: policy -> resolve -> plan -> (explain | run). */
 #include <errno.h>
 #include <fcntl.h>

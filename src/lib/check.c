@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cordon_check(): what this host supports, what the default sandbox needs, and for each
  * missing piece the fix, as one JSON document (`cordon check` prints it, or a text
  * rendering of it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Running a command as a main() does (the Codex helper's and bubblewrap's personalities,
  * src/codex/main.c and src/bwrap/main.c): waiting for it while forwarding the signals a
  * terminal or a supervisor sends to mean the command. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the host would run that the sandbox does not show (hint.h). */
 #include "lib/hint.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A command the host has that the sandbox does not show (doc/guide-run.md, "Toolchains in
  * the home"): `cargo` in ~/.cargo/bin, pyenv's python3.  Worked out on the host before the
  * run, from the resolved rules and the command's own PATH. */

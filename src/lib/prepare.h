@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What every entry point that runs or explains does first: the policy resolved on the
  * host and compiled into a plan, the isolation chosen, the environment and the network
  * put into the plan, and the plan sealed (plan.h, plan_seal): what a run executes is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public run calls: cordon_spawn and the cordon_proc_* calls on top of
  * supervise/outer.h, and cordon_run / cordon_run_output on top of those. */
 #include <errno.h>

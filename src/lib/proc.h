@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The cordon_proc of a session's command (src/session/owner.c): the same object as
  * cordon_spawn's, behind a connection to the session's PID 1 instead of a run. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* --status-json's file, written so that no command can turn it against its caller.
  *
  * Before the run: the directory is opened (following the caller's own path as it is

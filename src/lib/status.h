@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* --status-json: the document (api.c) and the file it goes to (status.c). */
 #pragma once
 #include "cordon.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The filtering proxy's resolver, on the helper's epoll loop: no thread, no blocking
  * call, no file read (the run read /etc/resolv.conf and /etc/hosts before the helper
  * started: net/hostconf.h), nothing but system calls and the helper's own heap. */

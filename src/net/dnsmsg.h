@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* DNS messages for the filtering proxy's resolver (net/dns.c): an A or AAAA query, and the
  * addresses of its answer.  Pure, and fuzzed (fuzz/fuzz_dns.c): an answer is whatever
  * arrives on the resolver's socket.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The filtering proxy's rules: domain patterns (--allow-domain, --deny-domain), the host
  * names requests carry, and the classes of destination addresses that are refused unless
  * named explicitly.  Pure: no system calls, no resolver.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The network helper's own allocator.  The helper is cloned from a possibly multi-threaded
  * library caller without fork(3) (its children send no SIGCHLD), so malloc's locks may be
  * held by a thread that does not exist in the copy: the helper allocates from memory it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The network helper's process (net/host.h): its event loop, the relays, the listeners,
  * the socket factory for --publish-port. */
 #include "net/helper.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Inside the network helper (net/host.h): one epoll loop, edge-triggered, no thread per
  * connection.  Every connection is a `conn` between two sockets, moved by splice(2)
  * through a pipe per direction: bytes are taken from a socket only while its pipe has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The network helper's entry point and how it is started (net/host.c). */
 #pragma once
 #include <sys/types.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host side of a run's network: a helper process outside the sandbox, in the host's
  * network namespace, that accepts on the listening sockets the sandbox's PID 1 created
  * inside (net/inside.c) and bridges, proxies and forwards from there; and the published

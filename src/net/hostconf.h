@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the filtering proxy's resolver knows of the host, read by the run before the
  * helper starts (the helper reads no file): the name servers of /etc/resolv.conf and the
  * names of /etc/hosts.  The parsers are pure. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HTTP side of the filtering proxy: parsing a request head as a client sends it to a
  * proxy (absolute-form `GET http://host/path HTTP/1.1`, or `CONNECT host:port HTTP/1.1`),
  * the head forwarded upstream, and the responses cordon makes itself.  Pure, and fuzzed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The sandbox's PID 1's part of the network (called once from supervise/pid1.c). */
 #pragma once
 #include "cordon.h"

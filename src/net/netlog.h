@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* --network-log: one JSON object per line for every decision of the network helper. */
 #pragma once
 #include <stddef.h>

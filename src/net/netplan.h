@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The network part of the plan: what listens inside the sandbox's network namespace and
  * where it leads on the host, what is published from inside, the filtering proxy's rules,
  * and how the command's proxy variables are rewritten.  Pure data, computed from the

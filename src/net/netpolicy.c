@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public setters of the network beyond none and host (policy.h, policy_net). */
 #include <errno.h>
 #include <stdlib.h>

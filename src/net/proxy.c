@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The filtering proxy: one listening port inside the sandbox speaks HTTP (absolute-form
  * requests and CONNECT) and SOCKS5, told apart by the first byte.  A request is checked
  * against --deny-domain and --allow-domain (net/domain.h), its name resolved by cordon

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* SOCKS5 (RFC 1928) as the filtering proxy speaks it: no authentication, CONNECT only,
  * names resolved by the proxy (socks5h://, ATYP 3), IPv4 and IPv6 literals.  Pure, and
  * fuzzed (fuzz/fuzz_socks.c): the input is whatever the sandboxed command sends. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Proxy URLs as the proxy variables hold them (HTTPS_PROXY=http://127.0.0.1:3128 ...),
  * for --network proxy's bridges.  Pure. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Messages between the sandbox's PID 1, the run and the network helper (all processes of
  * one build of cordon: plain structs, no versioning). */
 #pragma once

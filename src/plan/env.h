@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The command's environment: a small passlist of the caller's (unless --clear-env),
  * then --keep-env and --env in order, then HOME and TMPDIR pointing at the private
  * directories (unless --env set them).  Pure. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* `cordon explain --json`: what explain_print() says, as data (one JSON object). */
 #include "plan/explain.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 3: the resolved policy compiled into an ordered list of mount operations.
  *
  * Pure: no system calls.  The operations are sorted so that a parent is mounted before

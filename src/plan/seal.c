@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The plan made final (plan.h, plan_seal) and the proof that it stays so: a hash over
  * every field a later stage reads, taken when the plan is sealed and taken again by the
  * command's process just before the exec (supervise/child.c).  The hash walks the plan

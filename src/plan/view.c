@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A copy-on-write workspace's view in the plan (cordon_workspace_run, src/workspace/).
  *
  * The view is shown at the source's own path.  Two shapes:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Resolving a rule's path on the host, the way the kernel would: component by
  * component, following symlinks (at most 40), applying ".." to what a symlink really
  * names.  A missing tail is kept lexically, so a rule may name a path that does not

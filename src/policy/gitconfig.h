@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reading git configuration files for the paths a host git would run or read from.
  *
  * A host's or a repository's configuration can name files in a writable path: hooks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The top of the git work tree around a directory (gittop.h). */
 #include "policy/gittop.h"
 

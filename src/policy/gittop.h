@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The workspace's default (README, "A five-minute tour"; doc/reference.md, --workspace):
  * the top of the git work tree the current directory is in. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deny globs, the matcher (see glob.h for the syntax and the rules; globwalk.c walks the
 // host's directories with it).  Pure: no system calls.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deny globs (`--deny-glob`, glob entries in a settings file's deniedPaths): a pure
 // matcher for absolute-path patterns, and the walker that expands them on the host at
 // launch.  (Line comments here, because the examples hold the two characters that end a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compiled form of a deny glob, shared by the matcher (glob.c) and the walker
 // (globwalk.c) and by nothing else: components, and the NFA step over them.
 #pragma once

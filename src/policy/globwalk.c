@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deny globs, the walker: every match of a set of patterns (glob.c, the matcher) below
 // their roots on the host, found without following a symlink (see glob.h).  (Line
 // comments in this file, as in glob.c: patterns in examples hold the characters that end

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Line numbers for values in JSON text.
  *
  * jansson reports positions only for syntax errors, not for the values it returns, yet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Resource limits in the policy: --limit-pids, --limit-memory, --limit-cpu and the
  * settings keys limitPids, limitMemory, limitCpu.  Only values here; supervise/limits.c
  * decides at run time how they are enforced. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The policy model: what the caller asked for, before anything touches the host.
  *
  * Flags (through the public setters) and settings files fill one cordon_policy.  Every

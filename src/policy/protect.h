@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What cordon protects by itself, whatever the rules say (README, "Workspace protection"
  * and "The home and the host"):
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "policy/resolve.h"
 #include "policy/gittop.h"
 #include "policy/glob.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 2: the policy's rule paths resolved on the host.
  *
  * Expands settings syntax (~, <workspace>, <data-root>, relative paths), the base and

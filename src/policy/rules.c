@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The resolved rule set and the queries on it: what resolve.c builds and protect.c adds
  * to, and what plan/ reads.  Both resolve.c and protect.c call these; neither calls the
  * other back (resolve.c calls protect.c). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The resolved rule set (what stage 2, resolve.c, produces and protect.c adds to) and
  * the queries on it (rules.c), which protect.c and plan/ use.  No pointer back to the
  * policy: the few settings the queries need are copied in. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "policy/sensitive.h"
 
 /* Credential stores (the README lists the first 32, in its order, in "The home and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The tables of what in a home directory cordon treats specially, whatever the rules say
  * (README, "The home and the host"): one entry per path, relative to the home, with
  * what it holds.  Extending a table is adding a line to sensitive.c; protect.c applies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The settings-file reader (README, "Settings file").
  *
  * A settings file is checked in full before any of it reaches the policy: a file with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* --toolchains (doc/guide-run.md, "Toolchains in the home"): the usual per-user tool
  * directories of the home shown read-only, and the hint when a command the host has is
  * not in the view. */

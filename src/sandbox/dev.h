@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The minimal /dev (plan.h's plan_dev_nodes bound from the host, a private devpts
  * instance, a private /dev/shm, and the fd/stdin/stdout/stderr links). */
 #pragma once

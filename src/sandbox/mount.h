@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The mount primitives the pieces of the new root are built with (root.c, dev.c; the
  * creation control's lookups in src/supervise/creation.c): detached mounts made, given
  * their attributes and attached by descriptor; a destination reached from the new root's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The sandbox's own network namespace: what cordon sets up in it before the command runs
  * (the bridges and the proxy are src/net/'s). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Namespaces: clone3 into new user, mount, PID, IPC, UTS, cgroup and (optionally)
  * network namespaces, and the caller's uid/gid mapped inside. */
 #pragma once

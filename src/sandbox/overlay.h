@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A kernel overlay mounted by descriptor (copy-on-write workspaces): used by root.c for
  * a PLAN_OVERLAY and by the workspace's probe (src/workspace/backend.c). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 4: building the new root from the plan, inside the new namespaces.
  *
  * Every bind source is opened by file descriptor (openat2 with RESOLVE_NO_SYMLINKS)

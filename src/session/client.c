@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* One command of a session, seen from the caller: its connection to PID 1. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A session under --isolation landlock: its supervisor (llsession.h). */
 #include "session/llsession.h"
 

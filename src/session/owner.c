@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public session calls: the owner's side (the sandbox, its control socket, and the
  * published socket with its holder's loop) and the opened sessions of clients. */
 #include <errno.h>

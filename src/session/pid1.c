@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A session's PID 1: the starter (session.h), its event loop.  A clone of a possibly
  * multi-threaded caller: system calls only, no allocation; everything lives in sess_mem,
  * which the owner mapped before the clone.  Its parts are in files of their own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* System calls that touch no state of the C library: no errno, no cancellation
  * bookkeeping (session.h).  A session's PID 1 and the processes it clones into its own
  * address space (a shepherd, a command's process until its exec) share that state, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A session's policy check (sess_pid1.h): before every command, is every mount still
  * where the root put it, and every hidden or protected name that was missing still missing? */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The parts of a session's PID 1 (session.h), each in its own file, called by its event
  * loop (pid1.c):
  *   - sess_slot.c   the slots' states and the one function that moves them (its table),

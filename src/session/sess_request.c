@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The pure decoder of a session command's request (sess_request.h). */
 #include "session/sess_request.h"
 

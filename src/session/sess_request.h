@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A session command's request (session/wire.h), decoded by a pure function: PID 1
  * reads it from another process, so it is checked here field by field before anything
  * acts on it, and unit-tested (tests/unit/test_sess_request.c) and fuzzed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The slots of a session's PID 1 (sess_pid1.h): one per command, moved from state to
  * state by one function and its table; the reports to the commands' clients. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The spare of a session's PID 1 (sess_pid1.h): the next command's shepherd and
  * process, made ahead of it, and PID 1's wait in raw system calls while they share its
  * memory. */

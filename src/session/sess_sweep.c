@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The sweep of a session's PID 1 (sess_pid1.h): PID 1's children that are not its own.
  * Raw system calls only (raw.h): it also runs while a command's process may be using the
  * C library in PID 1's memory. */

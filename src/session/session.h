@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Sessions: one sandbox, built once, that commands are started in.
  *
  * The sandbox is a cordon run without a command: outer_start() clones PID 1 with the

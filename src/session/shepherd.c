@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A command's shepherd, and the command's process (session.h).
  *
  * PID 1 clones the shepherd into its own address space (CLONE_VM: no page tables to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Where published sessions live, and how a client reaches one. */
 #include <errno.h>
 #include <fcntl.h>

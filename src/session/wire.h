@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The session protocol: fixed-layout messages on SOCK_SEQPACKET sockets (one message,
  * one record; descriptors travel with SCM_RIGHTS).
  *

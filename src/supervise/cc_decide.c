@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's decision: may the command make or change this name here?
  * (doc/security.md, "The creation control" and "The git invariant"). */
 #include "supervise/cc_internal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's decoder: one row per notified call (cc_decode.h). */
 #include "supervise/cc_decode.h"
 

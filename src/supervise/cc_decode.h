@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's decoder: what a notified system call asks, read from its
  * registers alone (no memory, no system call), one row per call.
  *

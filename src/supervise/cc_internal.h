@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's parts (supervise/creation.h), for its own files only:
  * creation.c (set-up, refusals, the report), cc_decide.c (the decision),
  * cc_respond.c (answers, memory, workers), cc_perform.c (names made and removed, the

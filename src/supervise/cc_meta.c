@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's changes of mode, owner and length, new file systems in the
  * command's namespaces, and a nested cordon's protections. */
 #include "supervise/cc_internal.h"

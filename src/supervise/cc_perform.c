@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's operations on names (open, mknod, symlink, rename, unlink,
  * link) and the serving of one notification. */
 #include "supervise/cc_internal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's answers to the kernel, the command's memory, and the worker
  * processes that wait where PID 1 must not. */
 #include "supervise/cc_internal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control: its set-up inside the new root, the refusals and the report
  * (supervise/creation.h; its other parts: supervise/cc_internal.h). */
 #include "supervise/cc_internal.h"

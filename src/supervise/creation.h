@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control: the sandbox's PID 1 performs, on the command's behalf, every
  * call that creates a name or opens a file for writing, and refuses what must not be.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Why an exec said "not found" when the command is there: its #! interpreter or its ELF
  * loader is not in the sandbox (a script under /opt whose /usr/local/bin/python3 is not
  * shown, `--base empty --allow-ro /usr` without the /lib64 loader link).  Runs in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Everything the sandboxed side needs, prepared by the parent before clone3: the
  * child reads it and allocates nothing (it is a copy of a possibly multi-threaded
  * process, where malloc may be unusable).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Resource limits (--limit-pids, --limit-memory, --limit-cpu): how a run enforces them.
  *
  * In order of preference, decided once per run before clone3:

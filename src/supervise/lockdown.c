@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* PID 1's last steps before it supervises, taken by the sandbox's PID 1 of a run
  * (pid1.c) and of a session (src/session/pid1.c) alike: the check of the creation
  * control's listener, and the lock-down (launch.h). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The supervising loop of PID 1 and of --isolation landlock's stand-in (report.h,
  * report_supervise): signals forwarded, orphans reaped, the creation control served, the
  * deadline and the limits watched, and the end reported through the report pipe. */

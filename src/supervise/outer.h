@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Stage 6: cordon's side of a run: clone the sandbox, collect what it reports, read the
  * command's output for cordon_run_output, and turn it all into a cordon_result.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Resolving a path as the kernel would for another process (the creation control).
  *
  * When the command asks to create a name, the supervisor must find the directory the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The command's terminal (CORDON_SPAWN_PTY, `cordon run --tty`): a pseudo-terminal of the
  * sandbox's own devpts, made by PID 1 once the root is built.  PID 1 keeps the slave for
  * the command's 0, 1 and 2 (its controlling terminal, in a session that PID 1 leads with

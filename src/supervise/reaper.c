@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* --isolation landlock: the supervisor that stands in for PID 1 when there are no
  * namespaces.  It is a child subreaper, so that whatever the command leaves behind
  * (daemons, double forks) is reparented to it and killed when the command exits; it dies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The report pipe from the sandbox to cordon (report.h): its messages, written whole. */
 #include "supervise/report.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The report pipe from the sandbox to cordon: fixed-size messages, each written in
  * one write() (smaller than PIPE_BUF, so atomic). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #include <signal.h>
 /* The signals cordon forwards to the command: what a terminal or a supervisor sends. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unix sockets for the command: the supervisor performs connect, bind, sendto, sendmsg
  * and sendmmsg on the command's behalf, and refuses a host service's pathname socket.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Scope-bound ownership, as in bubblewrap and systemd: a variable declared with
  * _cleanup_free_, _cleanup_fd_, _cleanup_dir_, _cleanup_file_ or _cleanup_pid_ is released
  * when it goes out of scope (memory freed, descriptor, directory or stdio stream closed,

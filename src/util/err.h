@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* One error convention everywhere: a function that can fail returns -1 (or NULL) and
  * fills a caller-provided cordon_error; callers add context with err_wrap() as the
  * error travels up, and the CLI prints it once, prefixed with "cordon: ".

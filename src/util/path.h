@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Pure, lexical path helpers: no filesystem access. */
 #pragma once
 #include <limits.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The library's own child processes (the sandbox's PID 1, janitors, probes) are cloned
  * with no exit signal and a pidfd: the caller's SIGCHLD handler never runs for them, its
  * waitpid(-1) never reaps them (a child that sends no SIGCHLD is a "clone" child, which

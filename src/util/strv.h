@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Small growable arrays and string helpers; allocation failure aborts (xmalloc style:
  * a sandbox that cannot allocate a few bytes cannot do anything useful). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The one clock for deadlines and waits: CLOCK_MONOTONIC in milliseconds (a system call
  * through the vDSO, nothing allocated: usable in PID 1 and in forked copies too). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Start-up phase timing for bench/ (meson -Dtrace_timing=true): each TRACE() prints
  * "cordon-trace: NAME MICROSECONDS" (CLOCK_MONOTONIC) to stderr.  Compiled out by default. */
 #pragma once

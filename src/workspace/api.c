@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public cordon_workspace_* calls: locks, recovery first, then the piece that does
  * the work (ws.h). */
 #include <dirent.h>

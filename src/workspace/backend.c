@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The backends: each one's probe, creation, restoration and removal.
  *
  * A probe does what the workspace will do, on the file systems it will use, and checks

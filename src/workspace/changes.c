@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The workspace's changes against the source as it is now.
  *
  * Overlay backends (kernel, fuse): only the upper layer is walked, with the source at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The copy backend: a recursive copy of the source (data by reflink where the file
  * system shares extents, else copy_file_range, else read/write), and its manifest: what
  * each entry of the copy was (type, mode, size, times, inode) when it was made, so that

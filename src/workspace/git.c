@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Host git on a workspace's source.  What the command in the workspace wrote must never
  * make this git run code or read configuration it chose: git runs by execve of an
  * argument vector (no shell) with GIT_DIR and GIT_WORK_TREE named explicitly (so no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The parts of an integration (integrate.c, which says how one goes), each in a file of
  * its own:
  *   - integ_journal.c  journal.json: what an integration in progress has decided;

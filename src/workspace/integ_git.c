@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The typed git steps of an integration (integ.h). */
 #include <errno.h>
 #include <fcntl.h>

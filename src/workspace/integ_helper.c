@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* After the commit point of an integration (integ.h): the helper that finishes it,
  * whatever happens to its caller, and the recovery of one that was interrupted. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The source's own changes since the workspace took it (integ.h; README, "Copy-on-write
  * workspaces": uncommitted changes are never overwritten silently). */
 #include <errno.h>

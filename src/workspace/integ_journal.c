@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* journal.json (integ.h): what an integration in progress has decided, written
  * atomically at each step, so that whoever finds it finishes or undoes the integration. */
 #include <errno.h>

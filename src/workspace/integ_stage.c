@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The files of an integration (integ.h): the source reached without following
  * symlinks, the staging directory, the files applied, the workspace reset. */
 #include <errno.h>

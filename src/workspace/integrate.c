@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Integration: the workspace's changes into the source, and for a git source exactly one
  * commit on its current branch.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Running the helpers a workspace needs (git, fuse-overlayfs, fusermount3): an argument
  * vector exec'd (never a shell) in a child cloned without an exit signal (util/proc.h:
  * the caller sees no SIGCHLD, its waitpid never reaps it), with nothing of the caller but stdin from a

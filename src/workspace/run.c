@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A run in a workspace: cordon_run() on a private copy of the caller's policy
  * whose workspace is the view (policy.view, plan/view.c), shown at the source's path.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A workspace's state on disk: where it lives, its name, the versioned state file (only
  * ever replaced whole: a temporary file, fsync, rename, fsync of the directory), locks,
  * and removing trees. */

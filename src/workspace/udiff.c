@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A unified diff of two files, in git's format (so `git apply` takes what `cordon
  * workspace diff` prints): Myers' O(ND) shortest edit script over lines (after the
  * common prefix and suffix are set aside), hunks with three lines of context.  An edit

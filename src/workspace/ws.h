@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Copy-on-write workspaces: the pieces behind the cordon_workspace_* calls.
  *
  *   state.c     the state root, names, the backends' names, the versioned state file

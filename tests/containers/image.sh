@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build (once) the root of a Debian 12 image for the container matrix (tests/containers/
 # matrix.sh) with debootstrap from Debian's mirror (no image registry is needed), and
 # import it into Podman as localhost/cordon-ci:KEY.  Cached under $CORDON_CI_CACHE

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Inside one container of the matrix (tests/containers/matrix.sh): cordon check, the mode
 # the default sandbox runs in, and the same confinement checks in each row.  Prints one
 # line per fact, "NAME VALUE"; the caller judges them.  cordon is /usr/local/bin/cordon

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The container matrix: cordon in Podman containers of a Debian 12 image built with
 # debootstrap (tests/containers/image.sh; no registry), one row per way containers are
 # run, and in each the same facts (tests/containers/inside.sh, probe.sh): `cordon check`,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Inside cordon's sandbox, in a container of the matrix (tests/containers/inside.sh runs
 # it): each confinement check, "NAME ok|refused".
 #   probe.sh OUTSIDE_DIR LOOPBACK_PORT OTHER_PID

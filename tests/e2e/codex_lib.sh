@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for the Codex-compatibility tests (test_codex.sh, test_codex_diff.sh), sourced
 # after lib.sh: cordon through a link named codex-linux-sandbox, and permission profiles

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Probe for tests/e2e/test_confine.sh: make system calls and print, one line each,
  * "NAME RESULT" where RESULT is "ok" or the errno's name.  Arguments are chosen so
  * that an allowed call fails harmlessly (EBADF, EFAULT, EINVAL, ...) or succeeds

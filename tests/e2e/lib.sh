@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for cordon's end-to-end tests. A test file sources this, defines cases as
 # functions and runs each with `run_case NAME FUNCTION`; it ends with `finish`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for the network tests (test_bridge.sh, test_proxy.sh), on top of lib.sh: servers
 # of the tests' own on the host's loopback, and clients to run inside the sandbox. Every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Drive a command on a pseudo-terminal, as a person at a terminal would.
 
     python3 ptyrun.py [--rows R] [--cols C] [--timeout S] STEPS_JSON COMMAND [ARG...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --network proxy over the proxy variables (the loopback proxies they name, bridged into
 # the sandbox's own network namespace, the variables rewritten), --forward-port and
 # --publish-port, the seccomp filter of proxy mode, and the network helper's lifetime.

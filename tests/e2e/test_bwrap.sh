@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cordon as bubblewrap (doc/bwrap.md): `cordon bwrap ARGS` and a link named bwrap speak
 # bwrap's command line; each supported option's effect and order compared with Debian's
 # /usr/bin/bwrap where it runs here, the refusals, cordon's additions, and stock Codex

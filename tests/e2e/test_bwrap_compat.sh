@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The compatibility suite of cordon's bwrap (doc/bwrap.md), option by option from
 # bubblewrap 0.8-0.11's manual: each option's effect, its order semantics, exit statuses
 # and bwrap's own messages, run through Debian's /usr/bin/bwrap and through cordon in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The two agent CLIs that run the first `bwrap` on PATH, unmodified, with cordon's bwrap
 # and with Debian's /usr/bin/bwrap in turn, over the same agent commands: stock Codex CLI
 # 0.169 (`codex sandbox`, read-only, workspace-write, workspace-write with network) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --version and help: `cordon help run` and `cordon run --help` list every run flag.
 . "$(dirname "$0")/lib.sh"
 

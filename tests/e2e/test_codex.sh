@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cordon as Codex's Linux sandbox helper: invoked through a link named
 # codex-linux-sandbox, with the command line Codex 0.169 passes
 # (--sandbox-policy-cwd D --command-cwd D --permission-profile JSON -- CMD), JSON profiles

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The differential test: the same permission profiles and commands through the REAL
 # Codex helper (Codex 0.169's Linux binary through a link named codex-linux-sandbox,
 # installed by `CORDON_CODEX=1 ./bootstrap.sh`, as CI does) and through cordon as

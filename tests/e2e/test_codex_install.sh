@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A real Codex installation (Codex CLI 0.169, as bootstrap.sh installs it with
 # CORDON_CODEX=1) with cordon, as doc/codex.md ("Using cordon with a Codex installation")
 # describes it: `codex exec` against a local mock of the Responses API, which asks for one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Confinement beyond the namespaces: no capabilities, no_new_privs, the seccomp filter
 # (every refused call fails with EPERM, Unix sockets keep working), --no-nested, cordon
 # inside cordon, and Landlock (scoped abstract sockets; filesystem rules with --no-nested).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --deny: a hidden path is an empty, unwritable directory (or empty file), even inside a
 # writable path; specificity decides between overlapping rules; nothing is left behind.
 . "$(dirname "$0")/lib.sh"

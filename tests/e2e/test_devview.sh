@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The view a developer expects (issue 23): the workspace is the top of the git work tree
 # the current directory is in (doc/reference.md, --workspace), and a --workspace named
 # from elsewhere is the working directory when the current one would not be visible; a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The documentation's examples run as written (README.md and doc/*.md): every fenced sh,
 # bash, shell or python block, extracted by tests/doctest.py, is one case. The blocks of
 # one page run in order, each in a fresh bash (`-e -o pipefail`) or python3, in a scratch

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The environment passlist, --env/--keep-env/--clear-env, inherited descriptors, and the
 # working directory (--chdir, default the current directory).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The examples (examples/): the shell tool (commands from stdin, streamed output, a timeout,
 # Ctrl-C stops the current command and not the tool) and the long-lived piped child (a line
 # echo server driven over stdio), each in C (built next to $CORDON, on libcordon.so alone)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Exit status: the command's own, 128+N for a signal, 124 timeout (see test_timeout),
 # 125 cordon failed before the command started, 126 not executable, 127 not found; and the
 # same facts in --status-json.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cordon explain: prints the resolved rules, then the plan; runs nothing, creates nothing.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --deny-glob GLOB (contract): every match hidden like --deny, expanded at launch under the
 # pattern's static prefix; --glob-depth N limits how deep it looks.
 . "$(dirname "$0")/lib.sh"

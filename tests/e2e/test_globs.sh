@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Deny globs in depth (--deny-glob, --glob-depth, settings deniedPaths with glob
 # characters): "**" matches hidden while their siblings stay visible, dot files, depth
 # limits, symlinks (a matching link hides its target; a linked directory is never walked),

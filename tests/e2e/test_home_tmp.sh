@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # HOME, TMPDIR and /tmp inside the sandbox are private, empty, writable, and gone after.
 . "$(dirname "$0")/lib.sh"
 

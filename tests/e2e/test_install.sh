@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installed like a real tool (issue 9, item 11): `meson install` puts the binary, the
 # library, cordon.pc, the man page and the shell completions in their places (and, where
 # AppArmor restricts user namespaces, the profile that allows cordon's); the debian/

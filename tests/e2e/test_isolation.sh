@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --isolation landlock|namespaces|auto: the Landlock-only mode for hosts without user
 # namespaces enforces allow, deny (a split tree), read-only and --network none; it is never
 # chosen silently (the default fails naming it; auto says so on stderr and in

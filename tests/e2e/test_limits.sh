@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Resource limits: --limit-pids, --limit-memory, --limit-cpu (and the settings keys
 # limitPids, limitMemory, limitCpu). A fork bomb, a memory hog and a busy loop are each
 # stopped without harm to the host, through a cgroup of the run's own where the caller can

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sessions under --isolation landlock (issue 22): where user namespaces are refused (a
 # container's seccomp profile), a harness's sessions still work.  The session's holder
 # supervises; each command runs as `cordon run --isolation landlock` runs one (the same

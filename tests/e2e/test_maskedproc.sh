@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # In a container whose /proc is masked (Docker's, Podman's and Kubernetes' default), the
 # kernel refuses a fresh /proc in a user namespace; the namespace sandbox keeps the
 # container's /proc, read-only with its masks, in a PID namespace of its own

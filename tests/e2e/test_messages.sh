@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # What cordon says (issue 9, items 7 and 10): a "cordon: warning:" line for each rule that
 # changes nothing (the run goes on), suggestions for misspelt flags, values and settings
 # keys, and messages that name the real cause.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A command that makes its own user and mount namespaces inside the sandbox (unshare -Urm)
 # cannot undo the view: denied paths stay hidden, read-only paths stay read-only.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --network none (the default): own namespace with only loopback, up; the host's loopback
 # services (TCP and abstract unix sockets) are unreachable. --network host reaches the
 # host's TCP loopback.

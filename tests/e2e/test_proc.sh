@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # /proc shows only the sandbox's own processes (a fresh PID namespace); --no-proc hides it.
 . "$(dirname "$0")/lib.sh"
 

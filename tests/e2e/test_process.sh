@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Process lifetime and confinement: what the command leaves behind dies with it; killing
 # cordon takes the sandbox down; the command runs with the caller's uid, no capabilities,
 # no_new_privs, seccomp, in its own session.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Built-in protections at the top of every writable path: .git/hooks and .git/config are
 # read-only (git still commits), .cordon/.codex/.agents are read-only and cannot be
 # created, a rule granting write on the exact path lifts it; nothing is left behind.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cordon's filtering proxy (--allow-domain): HTTP absolute-form requests, CONNECT and
 # SOCKS5 with names resolved by cordon; --deny-domain first; 403 naming the domain and the
 # flag; special addresses refused unless named exactly; --network-log; the counts in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --read-only, --allow-ro and --allow: what is visible, what is writable, and that a
 # refused write changes nothing on the host.
 . "$(dirname "$0")/lib.sh"

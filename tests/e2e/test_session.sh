@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cordon session start | exec | list | stop (issue 14): one sandbox, many commands.
 #
 # A session outlives the process that ran `start` (issue 22): each case stops its

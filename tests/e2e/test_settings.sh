@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The settings file: allowedPaths, deniedPaths, readOnly, <workspace>, <data-root>, ~,
 # relative paths (against the workspace), and flags adding to it.
 . "$(dirname "$0")/lib.sh"

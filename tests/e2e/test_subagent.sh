@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Subagents (issue 10): a harness confines a whole subagent — its workspace, its agent
 # directory and the settings' allowedPaths — so that every process the subagent starts,
 # its own sandboxed tool calls (cordon run, and the library through the Python binding)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Symlink attacks: a symlink planted under a writable path that points outside, combined
 # with a rule whose path runs through it, must never make cordon's setup create or change
 # anything in the host target (checked byte for byte, modification times included, whatever

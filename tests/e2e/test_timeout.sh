@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --timeout SECONDS: the whole sandbox is killed after SECONDS (decimals allowed), exit 124
 # as GNU timeout, nothing left running; a command that ends in time keeps its status.
 . "$(dirname "$0")/lib.sh"

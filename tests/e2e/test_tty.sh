@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The command's terminal (issue 9, item 1): under a terminal, cordon gives the command a
 # pty of the sandbox's own (controlling terminal, job control, ^C/^Z/^\, the window size)
 # and relays it; cordon's terminal is put back as it was on every way out. Driven by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Bad input: every usage or settings error exits 125 with stderr lines starting
 # "cordon: ", runs nothing (the command would create a marker) and creates nothing on the
 # host (the case directory, holding the workspace, HOME and the settings files, is

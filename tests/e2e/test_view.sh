@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The filesystem view: only the base and the allowed paths are visible; writes land only
 # in writable paths; the base variants (system, host, empty); the minimal /dev.
 . "$(dirname "$0")/lib.sh"

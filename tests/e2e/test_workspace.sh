@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copy-on-write workspaces (`cordon workspace`, issue 11): for each backend this machine
 # supports (kernel overlay, fuse-overlayfs, copy; a backend that does not work here is
 # skipped, loudly, with the reason), create, run, modify, delete, rename, replace a

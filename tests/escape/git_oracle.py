@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The git oracle (issue 19, section 5; doc/security.md, "The git oracle").
 
 A stateful fuzzer for the creation control that does not know the attacks. It builds a

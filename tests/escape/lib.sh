@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for cordon's escape tests (tests/escape/test_*.sh): what a hostile command would
 # try, each attempt expected to fail, each next to a positive control that shows the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The creation control (doc/security.md): PID 1 performs the command's creations and
 # writes itself, on a directory descriptor it resolved, so that what it checked is what
 # happens. Attacks: a second thread rewriting the path between the check and the call; a

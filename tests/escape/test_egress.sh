@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Getting out through --network proxy and cordon's filtering proxy: a host Unix socket in
 # the view, taking over the listening sockets, killing what holds them, and the address
 # forms and names that would reach the host's loopback through the proxy. Each attempt

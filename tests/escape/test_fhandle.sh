@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # open_by_handle_at: a file handle names an inode directly, around every mount (the
 # "shocker" container escape). The command gets the real handles of a host file and a host
 # directory outside its view (taken on the host) and forges one for the root inode of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Host code execution through git: after the command ran, a `git status` or `git commit`
 # on the host must run nothing the command planted (README, "Workspace protection"). Each
 # attack writes a payload that leaves $CT/marker when run, points git at it the way an

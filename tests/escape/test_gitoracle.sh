@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The git oracle (doc/security.md, "The git oracle"; issue 19, section 5): proof of the
 # creation control's git promise that does not depend on knowing the attack. Random
 # sequences of name-making, renaming, linking, mode-changing and namespace calls run inside

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The caller's home. Wherever the view shows it (a rule on it or above it, --base host),
 # its credential stores (every one the contract lists) are hidden unless a rule names
 # them exactly, and --hide / hiddenPaths hide more the same way. A writable workspace

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Inter-process communication with the host: System V shared memory, message queues and
 # semaphores (made on the host with ipcmk), a POSIX message queue, and /dev/shm. The
 # sandbox has an IPC namespace and a /dev/shm of its own: the host's objects cannot be

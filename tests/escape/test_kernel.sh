@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Kernel interfaces that namespaces do not cover, refused by cordon's seccomp filter
 # (issue 4): io_uring (its operations are not system calls, so no filter sees them),
 # AF_VSOCK sockets (they reach the hypervisor and other VMs from any network namespace)

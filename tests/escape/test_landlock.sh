@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --isolation landlock: no namespaces, so what the namespaces did must be done otherwise.
 #   - System V IPC and POSIX message queues are the host's: refused by seccomp (the host's
 #     objects of the same user were readable and writable by key or id);

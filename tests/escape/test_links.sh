@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Hard links out of read-only and denied paths: a hard link of a read-only file made in
 # the writable workspace would be a writable name for it, one of a denied file a readable
 # one. link(2) never crosses mounts (EXDEV), and a denied path is a mount of an empty file

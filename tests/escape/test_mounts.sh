@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Undoing the mounts that hide (--deny) and protect (read-only binds): umount2, remount
 # read-write, mount_setattr clearing MOUNT_ATTR_RDONLY, MS_MOVE, a non-recursive bind of
 # the parent of a hiding mount (which would show what it covers), a new mount on top.

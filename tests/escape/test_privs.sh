@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A setuid binary gains nothing inside: every mount of the view is nosuid and the command
 # runs with no_new_privs, so the set-user-ID and set-group-ID bits are ignored on exec.
 # As root, the test makes the binaries itself and shows on the host that they work: a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Other processes: ptrace, process_vm_readv, /proc/PID/mem and pidfd_getfd of PID 1 (cordon's
 # reaper, which holds cordon's report pipe) and of cordon's own process and the test's shell
 # on the host (outside the PID namespace: not even addressable); `kill -9 -1` inside reaches

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Reading outside the view through /proc: the magic links /proc/PID/root, /proc/PID/cwd
 # and /proc/PID/fd/N of every process the sandbox can see (its PID 1 is cordon's reaper;
 # cordon's outer process lives outside the PID namespace), and host pids, which must not be

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Rules that must never fail open: a rule path the kernel cannot resolve (".." after a
 # component that does not exist) is refused, not guessed at; the directories between a
 # writable path and a hidden one cannot be renamed away, so the next run with the same

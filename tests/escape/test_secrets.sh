@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Host secrets handed to cordon by accident: variables in its environment (outside the
 # passlist, not named with --keep-env) and descriptors it inherits (open files and
 # directories: openat() below a directory descriptor would reach past the view). Inside,

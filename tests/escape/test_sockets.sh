@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Unix sockets of the host. Abstract sockets belong to a network namespace: with the
 # default --network none the host's are out of reach. With --network host they are
 # reachable (X11, D-Bus, ...) unless Landlock's abstract-socket scoping (Landlock ABI 6,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Symlink swaps during setup: while cordon resolves and mounts rules whose paths run
 # through WS/x, a host process swaps WS/x, as fast as it can, between a real directory and
 # a symlink to a host directory outside the view (renameat2 RENAME_EXCHANGE, atomic).

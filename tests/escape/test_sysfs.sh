@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Writes to the kernel's configuration: /sys (shown read-only under --base host, absent
 # under --base system), the host's cgroup hierarchies, /proc/sys and /proc/sysrq-trigger
 # (cordon's fresh /proc keeps them read-only, as bubblewrap does: a root caller's uid 0 is

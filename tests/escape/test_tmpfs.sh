@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # --limit-memory and the private tmpfs mounts. Files in /tmp, HOME, TMPDIR and /dev/shm
 # live in memory; with the rlimit fallback nothing counted them (--limit-memory 64M let a
 # command keep 1.2 GB there, each tmpfs growing to half of RAM). They are now directories

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # TIOCSTI: a command given the caller's terminal pushes keystrokes into it, which the
 # caller's shell would run after the sandbox exits (CVE-2017-5226). cordon starts the
 # command in a new session (no controlling terminal: TIOCSTI needs it, or CAP_SYS_ADMIN),

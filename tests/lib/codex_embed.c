@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A program that embeds libcordon and answers to the name codex-linux-sandbox as Codex's
  * multitool binary answers to it (tests/e2e/test_codex.sh, library_entry_point): under any
  * other name it is its own program, which prints "embedder" and exits 3.  Built against

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The boundary: libcordon.so exports exactly the functions include/cordon.h declares with
 # CORDON_API, and nothing else (the export map, src/lib/libcordon.map, and
 # -fvisibility=hidden together). TAP output, for meson's unit suite.

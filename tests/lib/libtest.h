@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Helpers shared by the library's own tests (tests/lib): policies that run anywhere (no
  * workspace, / as the working directory: nothing is made on the host), an output
  * collector, and what the calling process holds (descriptors, children). */

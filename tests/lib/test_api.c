@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public API, call by call, on the happy path and on each failure (issue 10): every
  * function of include/cordon.h through the header alone, the runs for real (namespaces:
  * as root and as uid 65534, meson test --suite lib).  Each case asserts what

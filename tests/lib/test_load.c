@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A library that leaves its caller alone, under load (issue 10): 1,000 sequential and 64
  * concurrent runs from one process with no descriptor, child or zombie left (memory: the
  * ASan pass runs this under LeakSanitizer); the caller's SIGCHLD handler, waitpid(-1),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The session calls (issue 14) through include/cordon.h alone, for real (as root and as
  * uid 65534, meson test --suite lib): cordon_session_new, _spawn, _spawn_cmd
  * and _free with the same flags and cordon_proc calls as cordon_spawn; bad input; one

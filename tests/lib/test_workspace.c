@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Workspaces leave the library's caller alone: the helpers a workspace runs (git, for a
  * worktree and for an integration's commit) are children the caller never hears of -- no
  * SIGCHLD for its handler, nothing for its waitpid(-1) (src/workspace/proc.c clones them

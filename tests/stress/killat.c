@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* killat N COMMAND [ARG...]: run COMMAND, and SIGKILL it on entry to its Nth system call
  * after its exec (counted in its main thread only: the processes it starts are not
  * traced, so they run at their own pace, as they would). Exits 0 when it killed the

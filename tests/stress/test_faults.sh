@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Faults and load (meson test --suite stress, in the unsanitized build, as root and unprivileged):
 #   - kill -9 of cordon at every one of its own system calls (a deterministic sweep, with
 #     the plain sandbox, --base host, resource limits and --isolation landlock), and at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The shared unit-test fixture: see fixture.h. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The fixture shared by the unit tests of resolution, the plan, protection and stubs: a
  * fresh mkdtemp() directory (canonicalised, so that expected paths do not depend on
  * symlinks above it, and removed afterwards), helpers that make directories, files and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for bubblewrap compatibility (src/bwrap/): bwrap's command line, and the
  * mount operations in bwrap's order as cordon rules.  Pure: the host is a table. */
 #include <setjmp.h>

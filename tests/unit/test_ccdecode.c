@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's decoder (src/supervise/cc_decode.c): what each notified call
  * asks, from its registers alone, against the calls' signatures (man 2 openat, renameat2,
  * symlinkat, fchmodat2, fchownat, chown32, truncate64), on the 64-bit and 32-bit ABIs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The creation control's decision as a pure function (cc_judge, src/supervise/cc_decide.c):
  * the verdict from the rules held in memory and the answers to its look-ups, here given
  * by the test instead of a file system (doc/security.md, "The creation control" and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for Codex compatibility (src/codex/): the helper's command line, the
  * permission profile and legacy policy JSON, --managed-network, the proxy variables, and
  * the mapping of a profile onto cordon rules.  Pure: the host is a table of paths. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The git invariant of the creation control (doc/security.md, "The git invariant"),
  * checked exhaustively on a small model with the real decision (cc_decide) on a real
  * directory: every state a directory can reach from every start, through every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the command's environment (src/plan/env.c): pure, no host state. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests for deny globs (src/policy/glob.c): the matcher against a table of patterns
 // and paths, the static prefix and the patterns that are refused, and the walker on a
 // tree generated in a fresh mkdtemp() directory.  (Line comments: the patterns hold the

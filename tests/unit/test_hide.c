@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for what cordon hides and keeps read-only by itself around the caller's home
  * and the host (src/policy/protect.c, sensitive.c): credential stores wherever the home is
  * shown, --hide, /run and $XDG_RUNTIME_DIR under --base host, the home (or / or above it)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the resource limits in the policy (policy/limit.c) and their settings
  * keys (settings.c): what is accepted, what is refused and with which message. */
 #include <setjmp.h>

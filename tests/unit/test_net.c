@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the pure parts of the network (src/net): host names and domain patterns,
  * address classes and the two-step decision, proxy URLs, the HTTP request parser and the
  * head it forwards, SOCKS5, the network plan and the environment it rewrites, the log. */

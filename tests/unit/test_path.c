@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the lexical path helpers (src/util/path.c): no filesystem access. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The resolver differential (issue 19, section 5; doc/security.md, "The resolver
  * differential"): the creation control's path walk, pw_resolve (src/supervise/pathwalk.c),
  * against the kernel's own resolution for the same process, over generated trees with

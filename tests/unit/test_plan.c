@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the mount plan (src/plan/plan.c): the resolved policy compiled into an
  * ordered list of operations, private /tmp and HOME, redundant binds (a pinned one is
  * never dropped: protect.c pins the directories above what it holds, so that they

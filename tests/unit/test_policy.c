@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the public policy setters (policy.c): each validates its input at once
  * and says what is wrong; a refused value leaves the policy as it was. */
 #include <setjmp.h>

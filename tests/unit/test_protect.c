@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for what cordon protects by itself (src/policy/protect.c), through
  * resolve_policy() and plan_build():
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for rule resolution (src/policy/resolve.c and canon.c): expansion of
  * settings syntax, the base and rules on "/", resolution of rule paths on the host the
  * way the kernel does it, and the winner at each path.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The seccomp programs, run through a classic-BPF interpreter on made-up system calls
  * for every ABI they cover: x86-64 (with 32-bit x86; x32 refused) and AArch64 (with 32-bit
  * ARM), each generated at build time from the same table (tests/meson.build), plus the

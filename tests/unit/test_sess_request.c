@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests for a session's request decoder (src/session/sess_request.c), the pure
 // function PID 1 runs on another process's input, and for the table that moves a
 // session's slots (src/session/sess_slot.c).

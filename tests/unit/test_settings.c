@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the settings-file reader (settings.c) and its line locator (jsonpos.c).
  * Fixtures are written into a fresh mkdtemp() directory and removed afterwards. */
 #include <setjmp.h>

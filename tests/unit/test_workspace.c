@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests for the pure parts of the copy-on-write workspaces: the unified diff
  * (udiff.c: its hunks, applied back to the old text, must give the new one), workspace
  * names and backends, the settings' orchestration.isolation, and the plan of a

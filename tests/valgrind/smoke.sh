@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # valgrind memcheck over cordon's smoke paths: the command line, settings files, globs,
 # resolution, the plan and explain, and the run path up to where valgrind stops.
 #

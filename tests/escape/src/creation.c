@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Attacks on the creation control (supervise/creation.c).
  *
  *   creation race DIR NAME SECONDS   two threads: one calls mkdir/open(O_CREAT)/symlink of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shared helpers of the escape suite's attack programs (tests/escape/src/).
  *
  * Every program prints one line per attempt, "LABEL ok" or "LABEL ERRNONAME", which the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* fhandle: open a host file by handle, around the view (the "shocker" escape).
  *
  *   fhandle get PATH

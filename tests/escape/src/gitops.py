@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Raw calls for the git escape tests (tests/escape/test_git.sh) that the shell has no
 command for. Each operation prints "LABEL ok" or "LABEL ERRNONAME" and never stops the
 sequence: a refused step is the expected outcome inside cordon, a working one the

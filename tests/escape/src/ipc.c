@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ipc: System V IPC and POSIX message queues of the host.
  *
  *   ipc mq-create NAME TEXT     (host) create the POSIX queue /NAME holding one message

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* kernel: interfaces that bypass the namespaces or widen the kernel's attack surface.
  *
  *   kernel

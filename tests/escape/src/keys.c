@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* keys: the kernel keyrings, which are not namespaced by a mount or PID namespace.
  *
  *   keys host DESC SECRET -- COMMAND...

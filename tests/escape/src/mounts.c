@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* mounts: try to undo or get around the mounts that hide and protect.
  *
  *   mounts direct|nested DENY_DIR DENY_NAME DENY_FILE RO_DIR SCRATCH

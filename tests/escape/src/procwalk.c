@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* procwalk: try to read host files through the magic links of /proc.
  *
  *   procwalk TOKEN CONTROL_PATH CONTROL_TOKEN [TARGET...] [-- HOSTPID...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* ptrace: reach into PID 1 (cordon's reaper) and into host processes.
  *
  *   ptrace [HOSTPID...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Run a command with a pseudo-terminal as its controlling terminal and standard input,
 as a person's shell would, then report what was pushed into that terminal's input.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* An attack on the supervisor's socket calls (supervise/sockets.c): what it checked must
  * be what it connects to.
  *

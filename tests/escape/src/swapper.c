@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* swapper: swap two names back and forth, atomically, as fast as possible.
  *
  *   swapper A B STOPFILE SECONDS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* sysw: write access to the kernel's configuration through file systems the command
  * mounts itself, in user namespaces of its own (nesting is allowed by default).
  *

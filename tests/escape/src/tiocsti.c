@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* tiocsti: push input into the terminal on descriptor 0 (CVE-2017-5226).
  *
  * Reports whether descriptor 0 is a terminal (the positive control: the test did give the

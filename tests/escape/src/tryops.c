@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* tryops: a sequence of single file-system and socket attempts, one report line each.
  *
  *   tryops OP LABEL ARG... [OP LABEL ARG...]...

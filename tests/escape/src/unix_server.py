@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A host Unix-socket server for the escape tests: answers "pong-from-host" to every
 connection, then closes it.
 
