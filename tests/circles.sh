@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/circles.sh BUILD_DIR: no file-level circles in src/ (issue 15, item 2).  A circle
+# tests/circles.sh BUILD_DIR: no file-level circles in src/.  A circle
 # is two source files each calling a function the other defines: neither can be read,
 # tested or moved without the other, and the layering of HACKING.md ("a later stage never
 # reaches back into an earlier one") is lost.  The objects are BUILD_DIR's own (those its

@@ -5,7 +5,7 @@
 # compile_commands.json).  One line: "PASS cppcheck" when it reports nothing new, else a
 # "FAIL cppcheck/FILE: report" line per new report.
 #
-# It adds signal to clang's analyzer (tests/analyze.sh): when it was added (issue 15) it
+# It adds signal to clang's analyzer (tests/analyze.sh): when it was added it
 # found a NULL pointer subtracted before the check for NULL (sandbox/root.c) and an array
 # read before its bounds check (session/pid1.c), both fixed.  tests/cppcheck-known.txt
 # lists, as "FILE: message [id]", the reports where cppcheck is wrong (each with why): SKIP

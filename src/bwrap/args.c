@@ -353,16 +353,220 @@ static int read_data(bw_args *a, int fd, const char *option, const char *dest, c
     return 0;
 }
 
+/* What one parse carries from option to option: --perms and --size wait for the option
+ * they apply to, and the rest is checked once every option is read. */
+typedef struct parse_state {
+    int next_perms;
+    unsigned long long next_size;
+    const char *cap_refused; /* the last --cap-add of a capability other than CAP_SETFCAP */
+    bool uid_given, gid_given, unshare_user, unshare_pid, as_pid_1;
+} parse_state;
+
+/* --perms and --size apply to the next option, which they may precede in either order
+ * (bwrap checks --perms first) */
+static int check_pending(const parse_state *st, bw_opt what, char *msg, size_t n)
+{
+    if (st->next_perms >= 0 && what != O_TMPFS && what != O_SIZE && what != O_DIR && what != O_FILE &&
+        what != O_BIND_DATA && what != O_RO_BIND_DATA)
+        return bw_fail(msg, n, "--perms must be followed by an option that creates a file");
+    if (st->next_size && what != O_TMPFS && what != O_PERMS)
+        return bw_fail(msg, n, "--size must be followed by --tmpfs");
+    return 0;
+}
+
+/* --file, --bind-data, --ro-bind-data FD DEST */
+static int add_data_op(bw_args *out, parse_state *st, const opt_def *d, const char *a1, const char *a2, char *msg,
+                       size_t n)
+{
+    int fd;
+    const char *data = NULL;
+    if (parse_fd(a1, &fd) < 0)
+        return bw_fail(msg, n, "Invalid fd: %s", a1);
+    if (read_data(out, fd, d->name, a2, &data, msg, n) < 0)
+        return -1;
+    bw_op *op = add_op(out, BW_FILE, d->name);
+    op->src = data;
+    op->dest = a2;
+    op->read_only = d->what == O_RO_BIND_DATA;
+    op->writable = d->what == O_BIND_DATA;
+    /* bwrap's defaults: 0666 for --file, 0600 for the data binds */
+    op->perms = st->next_perms >= 0 ? st->next_perms : d->what == O_FILE ? 0666 : 0600;
+    st->next_perms = -1;
+    return 0;
+}
+
+/* An option that makes or changes something in the new root, or --perms/--size before one. */
+static int apply_fs_option(bw_args *out, parse_state *st, const opt_def *d, const char *a1, const char *a2, char *msg,
+                           size_t n)
+{
+    bw_op *op;
+    switch (d->what) {
+    case O_DIR:
+        op = add_op(out, BW_DIR, d->name);
+        op->dest = a1;
+        op->perms = st->next_perms;
+        st->next_perms = -1;
+        break;
+    case O_FILE:
+    case O_BIND_DATA:
+    case O_RO_BIND_DATA: return add_data_op(out, st, d, a1, a2, msg, n);
+    case O_CHMOD:
+        op = add_op(out, BW_CHMOD, d->name);
+        if (parse_perms(a1, &op->perms) < 0)
+            return bw_fail(msg, n, "--chmod takes an octal argument");
+        op->dest = a2;
+        break;
+    case O_BIND:
+    case O_RO_BIND:
+    case O_BIND_TRY:
+    case O_RO_BIND_TRY:
+        op = add_op(out, BW_BIND, d->name);
+        op->src = a1;
+        op->dest = a2;
+        op->read_only = d->what == O_RO_BIND || d->what == O_RO_BIND_TRY;
+        op->try_ = d->what == O_BIND_TRY || d->what == O_RO_BIND_TRY;
+        break;
+    case O_REMOUNT_RO: add_op(out, BW_REMOUNT_RO, d->name)->dest = a1; break;
+    case O_TMPFS:
+        op = add_op(out, BW_TMPFS, d->name);
+        op->dest = a1;
+        op->perms = st->next_perms;
+        op->size = st->next_size;
+        st->next_perms = -1;
+        st->next_size = 0;
+        break;
+    case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
+    case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
+    case O_SYMLINK:
+        op = add_op(out, BW_SYMLINK, d->name);
+        op->src = a1;
+        op->dest = a2;
+        break;
+    case O_SIZE:
+        if (parse_number(a1, 10, ULLONG_MAX, &st->next_size) < 0 || st->next_size == 0)
+            return bw_fail(msg, n, "--size takes a non-zero number of bytes");
+        break;
+    case O_PERMS:
+        if (parse_perms(a1, &st->next_perms) < 0)
+            return bw_fail(msg, n, "--perms takes an octal argument");
+        break;
+    default: break; /* (a setting: apply_option) */
+    }
+    return 0;
+}
+
+/* --cap-add, --cap-drop */
+static int apply_cap(bw_args *out, parse_state *st, const opt_def *d, const char *a1, char *msg, size_t n)
+{
+    uint64_t bit;
+    if (parse_cap(a1, &bit) < 0)
+        return bw_fail(msg, n, "%s: unknown capability: %s", d->name, a1);
+    if (d->what == O_CAP_DROP)
+        out->caps &= ~bit;
+    else
+        out->caps |= bit;
+    if (d->what == O_CAP_ADD && (bit & ~CAP_SETFCAP_BIT))
+        st->cap_refused = a1;
+    return 0;
+}
+
+/* --uid, --gid: accepted only as the caller's own */
+static int apply_id(parse_state *st, const opt_def *d, const char *a1, char *msg, size_t n)
+{
+    int id;
+    unsigned own = d->what == O_UID ? (unsigned)getuid() : (unsigned)getgid();
+    if (parse_fd(a1, &id) < 0)
+        return bw_fail(msg, n, "Invalid %s: %s", d->what == O_UID ? "uid" : "gid", a1);
+    *(d->what == O_UID ? &st->uid_given : &st->gid_given) = true;
+    if ((unsigned)id != own)
+        return bw_fail(msg, n,
+                       "%s %s: cordon's bwrap runs the command as your own %s (%u), not as another (see "
+                       "doc/bwrap.md)",
+                       d->name, a1, d->what == O_UID ? "uid" : "gid", own);
+    return 0;
+}
+
+/* One option with its arguments A1 and A2 ("" when it takes fewer). 1: --help or --version,
+ * which end the parse; 0: go on; -1: refused, with MSG saying why. */
+static int apply_option(bw_args *out, parse_state *st, const opt_def *d, const char *a1, const char *a2, char *msg,
+                        size_t n)
+{
+    switch (d->what) {
+    case O_HELP: out->help = true; return 1;
+    case O_VERSION: out->version = true; return 1;
+    case O_UNSHARE_NS:
+        st->unshare_user |= strncmp(d->name, "--unshare-user", 14) == 0;
+        st->unshare_pid |= strcmp(d->name, "--unshare-pid") == 0;
+        break;
+    case O_AS_PID_1: st->as_pid_1 = true; break;
+    case O_NEW_SESSION: break;
+    case O_CAP_ADD:
+    case O_CAP_DROP: return apply_cap(out, st, d, a1, msg, n);
+    case O_UNSHARE_NET: out->unshare_net = true; break;
+    case O_UNSHARE_UTS: out->unshare_uts = true; break;
+    case O_HOSTNAME: out->hostname = a1; break;
+    case O_UID:
+    case O_GID: return apply_id(st, d, a1, msg, n);
+    case O_LEVEL_PREFIX: out->level_prefix = true; break;
+    case O_DISABLE_USERNS: out->disable_userns = true; break;
+    case O_LOCK_FILE:
+        out->lock_files = xrealloc(out->lock_files, (out->n_lock_files + 1) * sizeof *out->lock_files);
+        out->lock_files[out->n_lock_files++] = a1;
+        break;
+    case O_SYNC_FD:
+    case O_BLOCK_FD:
+        if (parse_fd(a1, d->what == O_SYNC_FD ? &out->sync_fd : &out->block_fd) < 0)
+            return bw_fail(msg, n, "Invalid fd: %s", a1);
+        break;
+    case O_UNSHARE_ALL: out->unshare_all = true; break;
+    case O_SHARE_NET: out->share_net = true; break;
+    case O_DIE_WITH_PARENT: out->die_with_parent = true; break;
+    case O_CHDIR: out->chdir = a1; break;
+    case O_SETENV: add_env(out, BW_ENV_SET, a1, a2); break;
+    case O_UNSETENV: add_env(out, BW_ENV_UNSET, a1, NULL); break;
+    case O_CLEARENV: add_env(out, BW_ENV_CLEAR, NULL, NULL); break;
+    case O_EXPLAIN: out->explain = true; break;
+    case O_INFO_FD:
+    case O_JSON_FD:
+        if (parse_fd(a1, d->what == O_INFO_FD ? &out->info_fd : &out->json_status_fd) < 0)
+            return bw_fail(msg, n, "Invalid fd: %s", a1);
+        break;
+    case O_ARGS: break;    /* (spliced by bw_parse_args) */
+    case O_REFUSED: break; /* (refused by bw_parse_args) */
+    default: return apply_fs_option(out, st, d, a1, a2, msg, n);
+    }
+    return 0;
+}
+
+/* What bwrap checks once every option is read. */
+static int check_combination(const bw_args *out, const parse_state *st, char *msg, size_t n)
+{
+    if (st->next_perms >= 0)
+        return bw_fail(msg, n, "--perms must be followed by an option that creates a file");
+    if (st->next_size)
+        return bw_fail(msg, n, "--size must be followed by --tmpfs");
+    /* bwrap's set after all of them: what stays beyond CAP_SETFCAP is refused (doc/bwrap.md) */
+    if (out->caps & ~CAP_SETFCAP_BIT)
+        return bw_fail(msg, n,
+                       "--cap-add %s: cordon's bwrap gives the command no capability but CAP_SETFCAP "
+                       "(see doc/bwrap.md)",
+                       st->cap_refused ? st->cap_refused : "ALL");
+    if ((st->uid_given || st->gid_given) && !st->unshare_user && !out->unshare_all)
+        return bw_fail(msg, n, "Specifying --%s requires --unshare-user or --userns", st->uid_given ? "uid" : "gid");
+    if (st->as_pid_1 && !st->unshare_pid && !out->unshare_all)
+        return bw_fail(msg, n, "Specifying --as-pid-1 requires --unshare-pid");
+    if (out->hostname && !out->unshare_uts && !out->unshare_all)
+        return bw_fail(msg, n, "Specifying --hostname requires --unshare-uts");
+    return 0;
+}
+
 int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t n)
 {
     *out = (bw_args){.info_fd = -1, .json_status_fd = -1, .sync_fd = -1, .block_fd = -1};
     /* a vector of its own, which --args can splice */
     out->vec = xcalloc((size_t)argc + 1, sizeof *out->vec);
     memcpy(out->vec, argv, (size_t)argc * sizeof *out->vec);
-    int next_perms = -1;
-    unsigned long long next_size = 0;
-    const char *cap_refused = NULL; /* the last --cap-add of a capability other than CAP_SETFCAP */
-    bool uid_given = false, gid_given = false, unshare_user = false, unshare_pid = false, as_pid_1 = false;
+    parse_state st = {.next_perms = -1};
     int i = 1;
     for (; i < argc; i++) {
         argv = out->vec;
@@ -384,187 +588,23 @@ int bw_parse_args(int argc, char *const argv[], bw_args *out, char *msg, size_t 
         }
         const char *a1 = d->nargs >= 1 ? argv[i + 1] : ""; /* ("": never read) */
         const char *a2 = d->nargs >= 2 ? argv[i + 2] : "";
-        i += d->nargs;
-        /* --perms and --size apply to the next option, which they may precede in either
-         * order (bwrap checks --perms first) */
-        if (next_perms >= 0 && d->what != O_TMPFS && d->what != O_SIZE && d->what != O_DIR && d->what != O_FILE &&
-            d->what != O_BIND_DATA && d->what != O_RO_BIND_DATA)
-            return bw_args_free(out), bw_fail(msg, n, "--perms must be followed by an option that creates a file");
-        if (next_size && d->what != O_TMPFS && d->what != O_PERMS)
-            return bw_args_free(out), bw_fail(msg, n, "--size must be followed by --tmpfs");
-        switch (d->what) {
-        case O_HELP: out->help = true; return 0;
-        case O_VERSION: out->version = true; return 0;
-        case O_UNSHARE_NS:
-            unshare_user |= strncmp(d->name, "--unshare-user", 14) == 0;
-            unshare_pid |= strcmp(d->name, "--unshare-pid") == 0;
-            break;
-        case O_AS_PID_1: as_pid_1 = true; break;
-        case O_NEW_SESSION: break;
-        case O_CAP_ADD:
-        case O_CAP_DROP: {
-            uint64_t bit;
-            if (parse_cap(a1, &bit) < 0)
-                return bw_args_free(out), bw_fail(msg, n, "%s: unknown capability: %s", d->name, a1);
-            if (d->what == O_CAP_DROP)
-                out->caps &= ~bit;
-            else
-                out->caps |= bit;
-            if (d->what == O_CAP_ADD && (bit & ~CAP_SETFCAP_BIT))
-                cap_refused = a1;
-            break;
-        }
-        case O_UNSHARE_NET: out->unshare_net = true; break;
-        case O_UNSHARE_UTS: out->unshare_uts = true; break;
-        case O_DIR: {
-            bw_op *op = add_op(out, BW_DIR, d->name);
-            op->dest = a1;
-            op->perms = next_perms;
-            next_perms = -1;
-            break;
-        }
-        case O_FILE:
-        case O_BIND_DATA:
-        case O_RO_BIND_DATA: {
-            int fd;
-            const char *data = NULL;
-            if (parse_fd(a1, &fd) < 0)
-                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
-            if (read_data(out, fd, d->name, a2, &data, msg, n) < 0)
-                return bw_args_free(out), -1;
-            bw_op *op = add_op(out, BW_FILE, d->name);
-            op->src = data;
-            op->dest = a2;
-            op->read_only = d->what == O_RO_BIND_DATA;
-            op->writable = d->what == O_BIND_DATA;
-            /* bwrap's defaults: 0666 for --file, 0600 for the data binds */
-            op->perms = next_perms >= 0 ? next_perms : d->what == O_FILE ? 0666 : 0600;
-            next_perms = -1;
-            break;
-        }
-        case O_CHMOD: {
-            bw_op *op = add_op(out, BW_CHMOD, d->name);
-            if (parse_perms(a1, &op->perms) < 0)
-                return bw_args_free(out), bw_fail(msg, n, "--chmod takes an octal argument");
-            op->dest = a2;
-            break;
-        }
-        case O_HOSTNAME: out->hostname = a1; break;
-        case O_UID:
-        case O_GID: {
-            int id;
-            unsigned own = d->what == O_UID ? (unsigned)getuid() : (unsigned)getgid();
-            if (parse_fd(a1, &id) < 0)
-                return bw_args_free(out), bw_fail(msg, n, "Invalid %s: %s", d->what == O_UID ? "uid" : "gid", a1);
-            *(d->what == O_UID ? &uid_given : &gid_given) = true;
-            if ((unsigned)id != own)
-                return bw_args_free(out),
-                       bw_fail(msg, n,
-                               "%s %s: cordon's bwrap runs the command as your own %s (%u), not as another (see "
-                               "doc/bwrap.md)",
-                               d->name, a1, d->what == O_UID ? "uid" : "gid", own);
-            break;
-        }
-        case O_LEVEL_PREFIX: out->level_prefix = true; break;
-        case O_DISABLE_USERNS: out->disable_userns = true; break;
-        case O_LOCK_FILE:
-            out->lock_files = xrealloc(out->lock_files, (out->n_lock_files + 1) * sizeof *out->lock_files);
-            out->lock_files[out->n_lock_files++] = a1;
-            break;
-        case O_SYNC_FD:
-        case O_BLOCK_FD:
-            if (parse_fd(a1, d->what == O_SYNC_FD ? &out->sync_fd : &out->block_fd) < 0)
-                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
-            break;
-        case O_UNSHARE_ALL: out->unshare_all = true; break;
-        case O_SHARE_NET: out->share_net = true; break;
-        case O_DIE_WITH_PARENT: out->die_with_parent = true; break;
-        case O_CHDIR: out->chdir = a1; break;
-        case O_SETENV: add_env(out, BW_ENV_SET, a1, a2); break;
-        case O_UNSETENV: add_env(out, BW_ENV_UNSET, a1, NULL); break;
-        case O_CLEARENV: add_env(out, BW_ENV_CLEAR, NULL, NULL); break;
-        case O_BIND:
-        case O_RO_BIND:
-        case O_BIND_TRY:
-        case O_RO_BIND_TRY: {
-            bw_op *op = add_op(out, BW_BIND, d->name);
-            op->src = a1;
-            op->dest = a2;
-            op->read_only = d->what == O_RO_BIND || d->what == O_RO_BIND_TRY;
-            op->try_ = d->what == O_BIND_TRY || d->what == O_RO_BIND_TRY;
-            break;
-        }
-        case O_REMOUNT_RO: add_op(out, BW_REMOUNT_RO, d->name)->dest = a1; break;
-        case O_TMPFS: {
-            bw_op *op = add_op(out, BW_TMPFS, d->name);
-            op->dest = a1;
-            op->perms = next_perms;
-            op->size = next_size;
-            next_perms = -1;
-            next_size = 0;
-            break;
-        }
-        case O_DEV: add_op(out, BW_DEV, d->name)->dest = a1; break;
-        case O_PROC: add_op(out, BW_PROC, d->name)->dest = a1; break;
-        case O_SIZE:
-            if (parse_number(a1, 10, ULLONG_MAX, &next_size) < 0 || next_size == 0)
-                return bw_args_free(out), bw_fail(msg, n, "--size takes a non-zero number of bytes");
-            break;
-        case O_PERMS:
-            if (parse_perms(a1, &next_perms) < 0) {
-                bw_args_free(out);
-                return bw_fail(msg, n, "--perms takes an octal argument");
-            }
-            break;
-        case O_EXPLAIN: out->explain = true; break;
-        case O_SYMLINK: {
-            bw_op *op = add_op(out, BW_SYMLINK, d->name);
-            op->src = a1;
-            op->dest = a2;
-            break;
-        }
-        case O_ARGS:
-            i -= d->nargs;
+        if (check_pending(&st, d->what, msg, n) < 0)
+            return bw_args_free(out), -1;
+        if (d->what == O_ARGS) {
             if (splice_args(out, &argc, i, msg, n) < 0)
                 return bw_args_free(out), -1;
             i--; /* parse what was read from here */
-            break;
-        case O_INFO_FD:
-        case O_JSON_FD:
-            if (parse_fd(a1, d->what == O_INFO_FD ? &out->info_fd : &out->json_status_fd) < 0)
-                return bw_args_free(out), bw_fail(msg, n, "Invalid fd: %s", a1);
-            break;
-        case O_REFUSED: break; /* (returned above) */
+            continue;
         }
+        i += d->nargs;
+        int r = apply_option(out, &st, d, a1, a2, msg, n);
+        if (r < 0)
+            return bw_args_free(out), -1;
+        if (r > 0)
+            return 0;
     }
-    if (next_perms >= 0) {
-        bw_args_free(out);
-        return bw_fail(msg, n, "--perms must be followed by an option that creates a file");
-    }
-    if (next_size) {
-        bw_args_free(out);
-        return bw_fail(msg, n, "--size must be followed by --tmpfs");
-    }
-    /* bwrap's set after all of them: what stays beyond CAP_SETFCAP is refused (doc/bwrap.md) */
-    if (out->caps & ~CAP_SETFCAP_BIT) {
-        bw_args_free(out);
-        return bw_fail(msg, n,
-                       "--cap-add %s: cordon's bwrap gives the command no capability but CAP_SETFCAP "
-                       "(see doc/bwrap.md)",
-                       cap_refused ? cap_refused : "ALL");
-    }
-    if ((uid_given || gid_given) && !unshare_user && !out->unshare_all) {
-        bw_args_free(out);
-        return bw_fail(msg, n, "Specifying --%s requires --unshare-user or --userns", uid_given ? "uid" : "gid");
-    }
-    if (as_pid_1 && !unshare_pid && !out->unshare_all) {
-        bw_args_free(out);
-        return bw_fail(msg, n, "Specifying --as-pid-1 requires --unshare-pid");
-    }
-    if (out->hostname && !out->unshare_uts && !out->unshare_all) {
-        bw_args_free(out);
-        return bw_fail(msg, n, "Specifying --hostname requires --unshare-uts");
-    }
+    if (check_combination(out, &st, msg, n) < 0)
+        return bw_args_free(out), -1;
     if (i >= argc) {
         bw_args_free(out);
         return bw_fail(msg, n, "No command specified");

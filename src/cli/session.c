@@ -342,24 +342,19 @@ static void free_strings(char ***v)
     free(*v);
 }
 
-static int session_exec(int argc, char **argv)
+/* What `cordon session exec`'s options say. */
+typedef struct exec_opts {
+    cordon_session_cmd cmd;
+    char **env; /* --env NAME=VALUE, n_env of them */
+    size_t n_env;
+    int tty;             /* -1: auto */
+    const char *timeout; /* --timeout as given, or NULL */
+} exec_opts;
+
+/* The options of `cordon session exec NAME`, from argv[1] on, into O; *next gets where
+ * the command starts.  -1 with *code when the parse ends here (an error, or --help). */
+static int parse_exec_options(int argc, char **argv, exec_opts *o, int *next, int *code)
 {
-    if (argc < 1 || argv[0][0] == '-') {
-        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
-            help_session(stdout);
-            return 0;
-        }
-        return usage("%s", "cordon session exec needs a NAME: cordon session exec NAME [OPTIONS] -- COMMAND");
-    }
-    const char *name = argv[0];
-    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
-    __attribute__((cleanup(free_strings))) char **env = calloc((size_t)argc + 1, sizeof *env);
-    if (!env)
-        return usage("%s", "out of memory");
-    size_t n_env = 0;
-    int tty = -1; /* auto */
-    const char *timeout = NULL;
-    char cwd[4096];
     int i = 1;
     for (; i < argc; i++) {
         const char *arg = argv[i];
@@ -381,42 +376,69 @@ static int session_exec(int argc, char **argv)
             else if (i + 1 < argc)
                 value = argv[++i];
             else
-                return usage("%s needs a value", arg);
+                return *code = usage("%s needs a value", arg), -1;
         } else if (eq) {
-            return usage("%s takes no value", arg);
+            return *code = usage("%s takes no value", arg), -1;
         }
         if (o_chdir) {
             if (value[0] != '/')
-                return usage("--chdir: '%s' is not an absolute path", value);
-            cmd.cwd = value;
+                return *code = usage("--chdir: '%s' is not an absolute path", value), -1;
+            o->cmd.cwd = value;
         } else if (o_env) {
             if (!strchr(value, '=') || value[0] == '=')
-                return usage("--env: '%s' is not NAME=VALUE", value);
-            env[n_env++] = (char *)value;
+                return *code = usage("--env: '%s' is not NAME=VALUE", value), -1;
+            o->env[o->n_env++] = (char *)value;
         } else if (o_timeout) {
             char *end;
             errno = 0;
             double t = strtod(value, &end);
             if (!*value || *end || errno || !(t > 0) || t > 1e9)
-                return usage("--timeout: '%s' is not a number of seconds above 0", value);
-            cmd.timeout = t;
-            timeout = value;
+                return *code = usage("--timeout: '%s' is not a number of seconds above 0", value), -1;
+            o->cmd.timeout = t;
+            o->timeout = value;
         } else if (IS("--tty")) {
-            tty = 1;
+            o->tty = 1;
         } else if (IS("--no-tty")) {
-            tty = 0;
+            o->tty = 0;
         } else if (IS("--keep")) {
-            cmd.keep = true;
+            o->cmd.keep = true;
         } else if (IS("--detach")) {
-            cmd.detach = true;
+            o->cmd.detach = true;
         } else if (IS("--help") || IS("-h")) {
             help_session(stdout);
-            return 0;
+            return *code = 0, -1;
         } else {
-            return usage("unknown option '%s' for cordon session exec", arg);
+            return *code = usage("unknown option '%s' for cordon session exec", arg), -1;
         }
 #undef IS
     }
+    *next = i;
+    return 0;
+}
+
+static int session_exec(int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-') {
+        if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+            help_session(stdout);
+            return 0;
+        }
+        return usage("%s", "cordon session exec needs a NAME: cordon session exec NAME [OPTIONS] -- COMMAND");
+    }
+    const char *name = argv[0];
+    cordon_session_cmd cmd = CORDON_SESSION_CMD_INIT;
+    __attribute__((cleanup(free_strings))) char **env = calloc((size_t)argc + 1, sizeof *env);
+    if (!env)
+        return usage("%s", "out of memory");
+    exec_opts o = {.cmd = cmd, .env = env, .tty = -1};
+    int i, ended;
+    if (parse_exec_options(argc, argv, &o, &i, &ended) < 0)
+        return ended;
+    cmd = o.cmd;
+    size_t n_env = o.n_env;
+    int tty = o.tty;
+    const char *timeout = o.timeout;
+    char cwd[4096];
     if (i >= argc)
         return usage("%s", "no command given: cordon session exec NAME [OPTIONS] -- COMMAND [ARG...]");
     char **command = &argv[i];

@@ -143,16 +143,12 @@ static bool full_disk_write(const cx_profile *prof, const resolved_entry *v)
     return true;
 }
 
-int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, cordon_error *err)
+/* Each entry's path on this host into V.  True when the platform's minimal set is
+ * readable. */
+static bool resolve_entries(const cx_profile *prof, const cx_host *h, resolved_entry *v)
 {
-    *out = (cx_plan){.mode = CX_RUN_SANDBOX, .base = CORDON_BASE_EMPTY};
-    out->network = proxy ? CORDON_NETWORK_PROXY : prof->network_enabled ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
-
-    bool restricted = prof->kind == CX_MANAGED && prof->fs_restricted;
-    resolved_entry *v = xcalloc(prof->n_entries + 1, sizeof *v);
-    int ret = -1;
     bool minimal = false;
-    for (size_t i = 0; restricted && i < prof->n_entries; i++) {
+    for (size_t i = 0; i < prof->n_entries; i++) {
         const cx_entry *e = &prof->entries[i];
         v[i].access = e->access;
         v[i].skip_missing = e->skip_missing;
@@ -166,26 +162,16 @@ int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, c
             if (e->special == CX_SP_MINIMAL && e->access != CX_DENY)
                 minimal = true; /* platform defaults are read-only, whatever the access */
             break;
-        case CX_GLOB: break; /* below */
+        case CX_GLOB: break; /* cx_map's deny globs */
         }
     }
+    return minimal;
+}
 
-    if (!restricted || full_disk_write(prof, v)) {
-        /* The whole disk writable (disabled, external, unrestricted, an unnarrowed root
-         * write): the helper then runs the command without bubblewrap, and without any
-         * sandbox at all when the network is enabled too. */
-        if (out->network == CORDON_NETWORK_HOST) {
-            out->mode = CX_RUN_DIRECT;
-        } else {
-            add_rule(out, "/", CORDON_ACCESS_WRITE, "full disk write");
-        }
-        ret = 0;
-        goto done;
-    }
-    out->fs_restricted = true;
-
-    /* The root: readable means the whole host read-only (cordon's --base host, which
-     * also hides the credential stores and other users' homes); writable, a rule on "/". */
+/* The root: readable means the whole host read-only (cordon's --base host, which
+ * also hides the credential stores and other users' homes); writable, a rule on "/". */
+static void map_root(const cx_profile *prof, const cx_host *h, const resolved_entry *v, bool minimal, cx_plan *out)
+{
     const resolved_entry *root = NULL;
     for (size_t i = 0; i < prof->n_entries; i++)
         if (v[i].path && strcmp(v[i].path, "/") == 0 && (!root || v[i].access > root->access))
@@ -208,7 +194,11 @@ int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, c
         for (size_t k = 0; k < sizeof minimal_extra / sizeof *minimal_extra; k++)
             if (h->exists(minimal_extra[k], h->ctx))
                 add_rule(out, minimal_extra[k], CORDON_ACCESS_READ, "minimal");
+}
 
+/* A rule for each entry's path but the root's. */
+static void map_entries(const cx_profile *prof, const cx_host *h, const resolved_entry *v, cx_plan *out)
+{
     for (size_t i = 0; i < prof->n_entries; i++) {
         const resolved_entry *x = &v[i];
         if (!x->path || strcmp(x->path, "/") == 0)
@@ -224,10 +214,13 @@ int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, c
         }
         add_rule(out, x->path, to_cordon(x->access), x->why);
     }
+}
 
-    /* Codex keeps .git, and the directory a .git file points to, wholly read-only under
-     * every writable root (cordon alone would keep only its hooks and configuration so
-     * that commits work). */
+/* Codex keeps .git, and the directory a .git file points to, wholly read-only under
+ * every writable root (cordon alone would keep only its hooks and configuration so
+ * that commits work). */
+static void protect_git(const cx_host *h, cx_plan *out)
+{
     size_t n = out->n_rules;
     for (size_t i = 0; i < n; i++) {
         if (out->rules[i].access != CORDON_ACCESS_WRITE || !h->is_dir(out->rules[i].path, h->ctx))
@@ -242,24 +235,51 @@ int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, c
         }
         free(dotgit);
     }
+}
 
+/* The glob entries that deny, as absolute patterns. */
+static int map_deny_globs(const cx_profile *prof, const cx_host *h, cx_plan *out, cordon_error *err)
+{
     for (size_t i = 0; i < prof->n_entries; i++) {
         const cx_entry *e = &prof->entries[i];
         if (e->kind != CX_GLOB || e->access != CX_DENY)
             continue; /* Codex applies glob entries that deny, and ignores the others */
-        if (!*e->path) {
-            err_set(err, CORDON_STAGE_USAGE, 0,
-                    "unreadable glob \"\" (an empty pattern is the project root %s) cannot be safely expanded; "
-                    "use a pattern with a non-root directory prefix",
-                    h->policy_cwd);
-            goto done;
-        }
+        if (!*e->path)
+            return err_set(err, CORDON_STAGE_USAGE, 0,
+                           "unreadable glob \"\" (an empty pattern is the project root %s) cannot be safely "
+                           "expanded; use a pattern with a non-root directory prefix",
+                           h->policy_cwd);
         char *pat = e->path[0] == '/' ? xstrdup(e->path) : path_join(h->policy_cwd, e->path);
         strv_push(&out->deny_globs, pat);
     }
     out->glob_depth = prof->glob_depth;
-    ret = 0;
-done:
+    return 0;
+}
+
+int cx_map(const cx_profile *prof, const cx_host *h, bool proxy, cx_plan *out, cordon_error *err)
+{
+    *out = (cx_plan){.mode = CX_RUN_SANDBOX, .base = CORDON_BASE_EMPTY};
+    out->network = proxy ? CORDON_NETWORK_PROXY : prof->network_enabled ? CORDON_NETWORK_HOST : CORDON_NETWORK_NONE;
+
+    bool restricted = prof->kind == CX_MANAGED && prof->fs_restricted;
+    resolved_entry *v = xcalloc(prof->n_entries + 1, sizeof *v);
+    int ret = 0;
+    bool minimal = restricted && resolve_entries(prof, h, v);
+    if (!restricted || full_disk_write(prof, v)) {
+        /* The whole disk writable (disabled, external, unrestricted, an unnarrowed root
+         * write): the helper then runs the command without bubblewrap, and without any
+         * sandbox at all when the network is enabled too. */
+        if (out->network == CORDON_NETWORK_HOST)
+            out->mode = CX_RUN_DIRECT;
+        else
+            add_rule(out, "/", CORDON_ACCESS_WRITE, "full disk write");
+    } else {
+        out->fs_restricted = true;
+        map_root(prof, h, v, minimal, out);
+        map_entries(prof, h, v, out);
+        protect_git(h, out);
+        ret = map_deny_globs(prof, h, out, err);
+    }
     for (size_t i = 0; i < prof->n_entries; i++)
         free(v[i].path);
     free(v);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The network helper's process (net/host.h): its event loop, the relays, the listeners,
- * the socket factory for --publish-port. */
+ * what it asks of the socket factory for --publish-port (net/factory.h). */
 #include "net/helper.h"
 
 #include <errno.h>
@@ -9,28 +9,24 @@
 #include <linux/close_range.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "net/factory.h"
 #include "net/helper_main.h"
 #include "net/http.h"
 #include "net/netlog.h"
 #include "net/wire.h"
 #include "util/fdutil.h"
-#include "util/proc.h"
 #include "util/time.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -604,60 +600,7 @@ static void conn_event(helper *hp, ev_handle *h, uint32_t events)
     }
 }
 
-/* ---- the socket factory (--publish-port) ----------------------------------------------- */
-
-/* In the sandbox's user and network namespaces, outside its PID namespace: make
- * unconnected TCP sockets there, one per byte asked ('4' or '6': the family), and pass
- * them back. */
-static __attribute__((noreturn)) void factory_main(int sock, int userns, int netns)
-{
-    /* dies with the helper, not ptrace-able from the sandbox's user namespace, holding
-     * nothing but its socket: or it makes no socket */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-        _exit(1);
-    int err = 0;
-    if (setns(userns, CLONE_NEWUSER) < 0 || setns(netns, CLONE_NEWNET) < 0)
-        err = errno;
-    close(userns);
-    close(netns);
-    if (close_fds_except(&sock, 1) < 0)
-        _exit(1);
-    for (;;) {
-        char b;
-        ssize_t r = read(sock, &b, 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            _exit(0);
-        int32_t e = err;
-        int fd = -1;
-        if (!e) {
-            fd = socket(b == '6' ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-            if (fd < 0)
-                e = errno;
-        }
-        union {
-            struct cmsghdr align;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } cb;
-        memset(&cb, 0, sizeof cb);
-        struct iovec iov = {.iov_base = &e, .iov_len = sizeof e};
-        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-        if (fd >= 0) {
-            m.msg_control = cb.buf;
-            m.msg_controllen = sizeof cb.buf;
-            struct cmsghdr *cm = &cb.align;
-            cm->cmsg_level = SOL_SOCKET;
-            cm->cmsg_type = SCM_RIGHTS;
-            cm->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(cm), &fd, sizeof fd);
-        }
-        while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
-            ;
-        if (fd >= 0)
-            close(fd);
-    }
-}
+/* ---- the socket factory (--publish-port; net/factory.h) -------------------------------- */
 
 static void factory_event(helper *hp, ev_handle *h, uint32_t events)
 {
@@ -717,42 +660,12 @@ static void factory_event(helper *hp, ev_handle *h, uint32_t events)
 
 static void factory_start(helper *hp)
 {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    int sock = net_factory_spawn(hp->userns_fd, hp->netns_fd, &hp->fact_pidfd);
+    if (sock < 0)
         return;
-    pid_t pid = proc_fork(&hp->fact_pidfd);
-    if (pid < 0) {
-        close(sv[0]);
-        close(sv[1]);
-        return;
-    }
-    if (pid == 0) {
-        close(sv[0]);
-        factory_main(sv[1], hp->userns_fd, hp->netns_fd);
-    }
-    close(sv[1]);
-    hp->fact_fd = sv[0];
-    hp->fact_h = (ev_handle){.fn = factory_event, .obj = hp, .fd = sv[0]};
+    hp->fact_fd = sock;
+    hp->fact_h = (ev_handle){.fn = factory_event, .obj = hp, .fd = sock};
     ep_add(hp, &hp->fact_h, EPOLLIN);
-}
-
-/* Before the helper goes: the factory too (it ends at EOF on its socket), reaped here so
- * that it is never re-parented to the caller's subreaper with a SIGCHLD. */
-static void factory_stop(helper *hp)
-{
-    if (hp->fact_fd >= 0)
-        close(hp->fact_fd);
-    hp->fact_fd = -1;
-    if (hp->fact_pidfd < 0)
-        return;
-    struct pollfd pf = {.fd = hp->fact_pidfd, .events = POLLIN};
-    if (poll(&pf, 1, 200) <= 0)
-        syscall(SYS_pidfd_send_signal, hp->fact_pidfd, SIGKILL, NULL, 0);
-    siginfo_t si;
-    while (waitid(P_PIDFD, (id_t)hp->fact_pidfd, &si, WEXITED | __WALL) < 0 && errno == EINTR)
-        ;
-    close(hp->fact_pidfd);
-    hp->fact_pidfd = -1;
 }
 
 /* ---- listeners -------------------------------------------------------------------------- */
@@ -1066,7 +979,7 @@ void net_helper_main(const net_host *h, const conn_hooks *proxy, int sock, int c
                 (ev_handle){.fn = publish_event, .obj = (void *)(uintptr_t)&np->publish[i], .fd = h->pub_fds[i]};
     }
     loop(&hp);
-    factory_stop(&hp);
+    net_factory_stop(&hp.fact_fd, &hp.fact_pidfd);
 
     /* the counts are in the run's memory already */
     _exit(0);

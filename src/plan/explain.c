@@ -36,7 +36,8 @@ static void print_home_tmpdir(FILE *out, const plan *p)
             p->tmpdir ? " (private)" : "");
 }
 
-void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, char *const argv[])
+/* The policy's settings, as the plan has them. */
+static void print_policy(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p)
 {
     fprintf(out, "policy\n");
     fprintf(out, "  base        %s\n", base_name(pol->base));
@@ -55,7 +56,11 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     else
         fprintf(out, "  timeout     none\n");
     fprintf(out, "  /proc       %s\n", p->proc ? "fresh" : "none (--no-proc)");
+}
 
+/* The resolved rules, links and what deny globs matched. */
+static void print_rules(FILE *out, const resolved *r)
+{
     fprintf(out, "\nrules (the longest matching path wins; at equal length deny > write > read)\n");
     for (size_t i = 0; i < r->n_rules; i++) {
         const rrule *x = &r->rules[i];
@@ -79,7 +84,43 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
     for (size_t i = 0; i < r->n_notes; i++)
         fprintf(out, "  %-6s %-40s %s  [%s]\n", r->notes[i].kind, r->notes[i].path, r->notes[i].source,
                 r->notes[i].why);
+}
 
+/* What an operation's line says beyond its kind, path and reason. */
+static void print_op_details(FILE *out, const plan *p, const plan_op *op)
+{
+    if (op->kind == PLAN_SYMLINK)
+        fprintf(out, "  [-> %s]", op->src);
+    if (op->kind == PLAN_HIDE)
+        fprintf(out, "  [empty read-only %s]", op->is_dir ? "directory" : "file");
+    if (op->kind == PLAN_BIND && op->pin)
+        fprintf(out, "  [pinned: cannot be renamed away]");
+    if (op->kind == PLAN_BIND && op->in_view)
+        fprintf(out, "  [from the workspace's view]");
+    if (op->kind == PLAN_OVERLAY)
+        fprintf(out, "  [%s; lower %s, upper %s]", op->read_only ? "read-only" : "writable", op->src, op->upper);
+    if (op->kind == PLAN_HOLD)
+        fprintf(out, "  [%s]", op->from_view ? "bound onto itself read-only" : "empty read-only tmpfs");
+    if (op->kind == PLAN_COW)
+        fprintf(out,
+                "  [kernel overlay: lower %s read-only, upper in a private tmpfs; else %s read-only and "
+                "HOME=%s]",
+                op->src, op->src, p->home_fallback ? p->home_fallback : "?");
+    if (op->kind == PLAN_TMPFS && p->limits.v[CORDON_LIMIT_MEMORY]) {
+        char sz[64];
+        limit_format(CORDON_LIMIT_MEMORY, p->limits.v[CORDON_LIMIT_MEMORY], sz, sizeof sz);
+        fprintf(out, "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
+                op->mode, sz);
+    } else if (op->kind == PLAN_TMPFS && op->size) {
+        fprintf(out, "  [mode %o; %llu bytes]", op->mode, op->size);
+    } else if (op->kind == PLAN_TMPFS) {
+        fprintf(out, "  [mode %o]", op->mode);
+    }
+}
+
+/* The mounts, in order. */
+static void print_plan(FILE *out, const plan *p)
+{
     fprintf(out, "\nplan (in order; then hidden paths, /dev and / become read-only, pivot_root)\n");
     if (p->root_is_host)
         fprintf(out, "  %3d  %-8s %-40s %s\n", 0, "bind-ro", "/", "base host: the host root, whole, as the new root");
@@ -100,37 +141,14 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
         if (!plan_op_mounts(op) && op->kind != PLAN_FILE)
             continue; /* not mounts: listed below */
         fprintf(out, "  %3d  %-8s %-40s %s", k++, kind, op->dest, op->why);
-        if (op->kind == PLAN_SYMLINK)
-            fprintf(out, "  [-> %s]", op->src);
-        if (op->kind == PLAN_HIDE)
-            fprintf(out, "  [empty read-only %s]", op->is_dir ? "directory" : "file");
-        if (op->kind == PLAN_BIND && op->pin)
-            fprintf(out, "  [pinned: cannot be renamed away]");
-        if (op->kind == PLAN_BIND && op->in_view)
-            fprintf(out, "  [from the workspace's view]");
-        if (op->kind == PLAN_OVERLAY)
-            fprintf(out, "  [%s; lower %s, upper %s]", op->read_only ? "read-only" : "writable", op->src, op->upper);
-        if (op->kind == PLAN_HOLD)
-            fprintf(out, "  [%s]", op->from_view ? "bound onto itself read-only" : "empty read-only tmpfs");
-        if (op->kind == PLAN_COW)
-            fprintf(out,
-                    "  [kernel overlay: lower %s read-only, upper in a private tmpfs; else %s read-only and "
-                    "HOME=%s]",
-                    op->src, op->src, p->home_fallback ? p->home_fallback : "?");
-        if (op->kind == PLAN_TMPFS && p->limits.v[CORDON_LIMIT_MEMORY]) {
-            char sz[64];
-            limit_format(CORDON_LIMIT_MEMORY, p->limits.v[CORDON_LIMIT_MEMORY], sz, sizeof sz);
-            fprintf(out,
-                    "  [mode %o; shares one tmpfs of %s with the other private mounts and /dev/shm: --limit-memory]",
-                    op->mode, sz);
-        } else if (op->kind == PLAN_TMPFS && op->size) {
-            fprintf(out, "  [mode %o; %llu bytes]", op->mode, op->size);
-        } else if (op->kind == PLAN_TMPFS) {
-            fprintf(out, "  [mode %o]", op->mode);
-        }
+        print_op_details(out, p, op);
         fputc('\n', out);
     }
+}
 
+/* The creation control's rules. */
+static void print_creation_control(FILE *out, const plan *p)
+{
     if (p->bare) {
         fprintf(out, "\ncreation control\n  none: cordon's protections are off (bubblewrap's exact mode)\n");
     } else {
@@ -154,9 +172,11 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
         fprintf(out, "  %-8s %-40s %s\n", "refuse", "set-user-ID, set-group-ID",
                 "chmod, open and mknod modes (seccomp), hard links to such files");
     }
+}
 
-    net_plan_explain(out, &p->net, pol->network);
-
+/* The environment and the command. */
+static void print_environment(FILE *out, const plan *p, char *const argv[])
+{
     fprintf(out, "\nenvironment\n");
     for (size_t i = 0; i < p->env.n; i++)
         fprintf(out, "  %s\n", p->env.v[i]);
@@ -166,4 +186,14 @@ void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r
             fprintf(out, " %s", *a);
         fputc('\n', out);
     }
+}
+
+void explain_print(FILE *out, const struct cordon_policy *pol, const resolved *r, const plan *p, char *const argv[])
+{
+    print_policy(out, pol, r, p);
+    print_rules(out, r);
+    print_plan(out, p);
+    print_creation_control(out, p);
+    net_plan_explain(out, &p->net, pol->network);
+    print_environment(out, p, argv);
 }

@@ -532,35 +532,24 @@ static void add_landlock_rules(const resolved *r, plan *out)
     out->list_root = r->base == CORDON_BASE_HOST && !root_rule;
 }
 
-int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err)
+/* What no plan can be made of. */
+static int refuse_input(const plan *out, cordon_error *err)
 {
-    *out = (plan){.network = in->network,
-                  .proc = in->proc,
-                  .no_nested = in->no_nested,
-                  .bare = in->bare,
-                  .keep_caps = in->keep_caps,
-                  .hostname = in->hostname ? xstrdup(in->hostname) : NULL,
-                  .inherit_pid_ns = in->inherit_pid_ns,
-                  .isolation = in->isolation};
-    if (out->bare && (out->isolation == CORDON_ISOLATION_LANDLOCK || out->no_nested)) {
-        plan_free(out);
+    if (out->bare && (out->isolation == CORDON_ISOLATION_LANDLOCK || out->no_nested))
         return err_set(err, CORDON_STAGE_PLAN, 0,
                        "cordon's protections cannot be turned off with --isolation landlock or --no-nested "
                        "(they are all such a sandbox has)");
-    }
-    if (out->inherit_pid_ns && !out->proc) {
-        plan_free(out);
+    if (out->inherit_pid_ns && !out->proc)
         return err_set(err, CORDON_STAGE_PLAN, 0,
                        "sharing the caller's PID namespace shows the caller's /proc: it cannot be combined "
                        "with --no-proc");
-    }
-    if (add_rule_ops(r, out, err) < 0) {
-        plan_free(out);
-        return -1;
-    }
-    warn_overridden(r, out);
+    return 0;
+}
 
-    /* /tmp: private unless a rule names it (or "/"). */
+/* /tmp: private unless a rule names it (or "/"); then TMPDIR is a private directory of
+ * its own.  True when /tmp is private. */
+static bool add_private_tmp(const resolved *r, plan *out)
+{
     bool tmp_private = !resolved_rule_covers(r, "/tmp");
     if (tmp_private) {
         drop_base_bind_at(out, "/tmp", "/tmp");
@@ -570,10 +559,14 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         add_op(out, PLAN_TMPFS, PLAN_PRIVATE_TMP, NULL, xstrdup("private TMPDIR (a rule covers /tmp)"))->mode = 0700;
         out->tmpdir = xstrdup(PLAN_PRIVATE_TMP);
     }
+    return tmp_private;
+}
 
-    /* HOME: a private tmpfs at the caller's home path, so that ~ means the same
-     * inside, unless a rule shows that path (then elsewhere), or the mount point would
-     * have to be created inside a host directory. */
+/* HOME: a private tmpfs at the caller's home path, so that ~ means the same
+ * inside, unless a rule shows that path (then elsewhere), or the mount point would
+ * have to be created inside a host directory.  True when HOME is at the caller's path. */
+static bool add_private_home(const resolved *r, plan *out)
+{
     bool home_here = private_home_at(r) && (r->home_type == FT_DIR || !base_covers(r, r->home));
     if (r->no_private_dirs) {
         /* the command's HOME is its environment's, showing what the view shows there */
@@ -601,7 +594,86 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         out->home = xstrdup(PLAN_PRIVATE_HOME);
         add_git_identity(r, out, out->home);
     }
+    return home_here;
+}
 
+/* /dev, and /proc fresh, the caller's, or hidden. */
+static void add_dev_proc(plan *out)
+{
+    add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
+    if (out->proc)
+        add_op(out, PLAN_PROC, "/proc", NULL,
+               xstrdup(out->inherit_pid_ns ? "the caller's /proc, read-only (the caller's PID namespace)"
+                                           : "fresh /proc"));
+    else if (out->root_is_host)
+        /* the host root bound whole brings the host's /proc along: --no-proc hides it */
+        add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
+}
+
+/* cordon_policy_add_tmpfs: over what is shown there (mounted after the rules at the
+ * same path: kind_order) */
+static int add_tmpfs_ops(const plan_input *in, plan *out, cordon_error *err)
+{
+    for (size_t i = 0; i < in->n_tmpfs; i++) {
+        if (in->isolation == CORDON_ISOLATION_LANDLOCK)
+            return err_set(err, CORDON_STAGE_PLAN, 0, "a tmpfs (%s) needs namespaces, not --isolation landlock",
+                           in->tmpfs[i].path);
+        if (in->tmpfs[i].target)
+            add_op(out, PLAN_SYMLINK, in->tmpfs[i].path, in->tmpfs[i].target, xstrdup("symlink"));
+        else if (in->tmpfs[i].data)
+            add_op(out, PLAN_FILE, in->tmpfs[i].path, in->tmpfs[i].data, xstrdup("file"))->mode = in->tmpfs[i].mode;
+        else {
+            plan_op *op = add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"));
+            op->mode = in->tmpfs[i].mode;
+            op->size = in->tmpfs[i].size;
+        }
+    }
+    return 0;
+}
+
+/* The working directory must exist inside: under a shown host path, or exactly a
+ * private directory. One the caller did not choose that would not be visible (cordon
+ * started elsewhere, --workspace DIR) becomes the workspace, when that is shown. */
+static int choose_cwd(const resolved *r, const plan_input *in, plan *out, cordon_error *err)
+{
+    const plan_op *cov = plan_covering(out, r->cwd);
+    bool visible = cwd_visible(out, cov, r->cwd, r->cwd_type);
+    if (!visible && !in->cwd_given && !in->no_workspace && r->workspace && r->cwd_type == FT_DIR &&
+        !(cov && cov->kind == PLAN_HIDE) && cwd_visible(out, plan_covering(out, r->workspace), r->workspace, FT_DIR)) {
+        out->cwd = xstrdup(r->workspace);
+        out->cwd_is_workspace = true;
+        visible = true;
+    }
+    if (!visible)
+        return err_opt(err, CORDON_STAGE_PLAN, 0, "chdir", "the working directory %s %s inside the sandbox; %s", r->cwd,
+                       r->cwd_type == FT_MISSING         ? "does not exist"
+                       : (cov && cov->kind == PLAN_HIDE) ? "is hidden"
+                                                         : "would not be visible",
+                       in->cwd_given ? "choose a working directory that a rule shows"
+                                     : "start from a directory the sandbox shows, show this one, or choose "
+                                       "another working directory");
+    if (!out->cwd)
+        out->cwd = xstrdup(r->cwd);
+    return 0;
+}
+
+int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error *err)
+{
+    *out = (plan){.network = in->network,
+                  .proc = in->proc,
+                  .no_nested = in->no_nested,
+                  .bare = in->bare,
+                  .keep_caps = in->keep_caps,
+                  .hostname = in->hostname ? xstrdup(in->hostname) : NULL,
+                  .inherit_pid_ns = in->inherit_pid_ns,
+                  .isolation = in->isolation};
+    if (refuse_input(out, err) < 0 || add_rule_ops(r, out, err) < 0) {
+        plan_free(out);
+        return -1;
+    }
+    warn_overridden(r, out);
+    bool tmp_private = add_private_tmp(r, out);
+    bool home_here = add_private_home(r, out);
     if (out->root_is_host && !r->no_private_dirs && (!home_here || !tmp_private)) {
         plan_free(out);
         return err_set(err, CORDON_STAGE_PLAN, 0, "internal error: the host root cannot be bound whole");
@@ -615,32 +687,10 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
         free(out->tmpdir);
         out->tmpdir = xstrdup(PLAN_TMPDIR_IN_TMP);
     }
-    add_op(out, PLAN_DEV, "/dev", NULL, xstrdup("minimal /dev"));
-    if (out->proc)
-        add_op(out, PLAN_PROC, "/proc", NULL,
-               xstrdup(out->inherit_pid_ns ? "the caller's /proc, read-only (the caller's PID namespace)"
-                                           : "fresh /proc"));
-    else if (out->root_is_host)
-        /* the host root bound whole brings the host's /proc along: --no-proc hides it */
-        add_op(out, PLAN_HIDE, "/proc", NULL, xstrdup("--no-proc: the host's /proc hidden"))->is_dir = true;
-
-    /* cordon_policy_add_tmpfs: over what is shown there (mounted after the rules at the
-     * same path: kind_order) */
-    for (size_t i = 0; i < in->n_tmpfs; i++) {
-        if (in->isolation == CORDON_ISOLATION_LANDLOCK) {
-            plan_free(out);
-            return err_set(err, CORDON_STAGE_PLAN, 0, "a tmpfs (%s) needs namespaces, not --isolation landlock",
-                           in->tmpfs[i].path);
-        }
-        if (in->tmpfs[i].target)
-            add_op(out, PLAN_SYMLINK, in->tmpfs[i].path, in->tmpfs[i].target, xstrdup("symlink"));
-        else if (in->tmpfs[i].data)
-            add_op(out, PLAN_FILE, in->tmpfs[i].path, in->tmpfs[i].data, xstrdup("file"))->mode = in->tmpfs[i].mode;
-        else {
-            plan_op *op = add_op(out, PLAN_TMPFS, in->tmpfs[i].path, NULL, xstrdup("tmpfs"));
-            op->mode = in->tmpfs[i].mode;
-            op->size = in->tmpfs[i].size;
-        }
+    add_dev_proc(out);
+    if (add_tmpfs_ops(in, out, err) < 0) {
+        plan_free(out);
+        return -1;
     }
 
     /* Not a mount: carried along for supervise/limits.c, and for explain. */
@@ -651,31 +701,10 @@ int plan_build(const resolved *r, const plan_input *in, plan *out, cordon_error 
     drop_redundant(out);
     if (add_holders(out))
         qsort(out->ops, out->n_ops, sizeof *out->ops, cmp_ops);
-
-    /* The working directory must exist inside: under a shown host path, or exactly a
-     * private directory. One the caller did not choose that would not be visible (cordon
-     * started elsewhere, --workspace DIR) becomes the workspace, when that is shown. */
-    const plan_op *cov = plan_covering(out, r->cwd);
-    bool visible = cwd_visible(out, cov, r->cwd, r->cwd_type);
-    if (!visible && !in->cwd_given && !in->no_workspace && r->workspace && r->cwd_type == FT_DIR &&
-        !(cov && cov->kind == PLAN_HIDE) && cwd_visible(out, plan_covering(out, r->workspace), r->workspace, FT_DIR)) {
-        out->cwd = xstrdup(r->workspace);
-        out->cwd_is_workspace = true;
-        visible = true;
-    }
-    if (!visible) {
-        err_opt(err, CORDON_STAGE_PLAN, 0, "chdir", "the working directory %s %s inside the sandbox; %s", r->cwd,
-                r->cwd_type == FT_MISSING         ? "does not exist"
-                : (cov && cov->kind == PLAN_HIDE) ? "is hidden"
-                                                  : "would not be visible",
-                in->cwd_given ? "choose a working directory that a rule shows"
-                              : "start from a directory the sandbox shows, show this one, or choose "
-                                "another working directory");
+    if (choose_cwd(r, in, out, err) < 0) {
         plan_free(out);
         return -1;
     }
-    if (!out->cwd)
-        out->cwd = xstrdup(r->cwd);
     if (in->view) {
         if (plan_apply_view(in->view, out, err) < 0) {
             plan_free(out);

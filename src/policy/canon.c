@@ -60,6 +60,130 @@ static void pop_component(char *p)
         *s = '\0';
 }
 
+/* One walk of canon_walk: the path resolved so far, and what is still to walk. */
+typedef struct walk {
+    const char *in;
+    canon *out;
+    char **blocked;
+    cordon_error *err;
+    char resolved[PATH_MAX];
+    char *rest; /* what is still to walk; symlink targets are spliced in front */
+    char *cur;  /* where in rest */
+    char *first_link;
+    int links;
+    bool missing;
+    struct stat st;
+    bool have_st; /* st is of resolved */
+} walk;
+
+/* The next component into COMP: 1, or 0 at the end, or -1 when it is too long. */
+static int next_component(walk *w, char comp[NAME_MAX + 1])
+{
+    while (*w->cur == '/')
+        w->cur++;
+    if (!*w->cur)
+        return 0;
+    char *end = strchr(w->cur, '/');
+    size_t n = end ? (size_t)(end - w->cur) : strlen(w->cur);
+    if (n > NAME_MAX)
+        return err_set(w->err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", w->in);
+    memcpy(comp, w->cur, n);
+    comp[n] = '\0';
+    w->cur += n;
+    w->have_st = false;
+    return 1;
+}
+
+/* COMP appended to the path resolved so far. */
+static int append_component(walk *w, const char *comp)
+{
+    size_t n = strlen(comp);
+    size_t rl = strlen(w->resolved);
+    if (rl + 1 + n >= PATH_MAX)
+        return err_set(w->err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", w->in);
+    if (rl > 1)
+        w->resolved[rl++] = '/';
+    memcpy(w->resolved + rl, comp, n + 1);
+    return 0;
+}
+
+/* What the path resolved so far is: 1 a symlink to follow, 0 anything else (or missing,
+ * from here on), -1 when it cannot be looked at. */
+static int look_at(walk *w)
+{
+    if (lstat(w->resolved, &w->st) < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) {
+            w->missing = true;
+            w->out->first_missing = xstrdup(w->resolved);
+            return 0;
+        }
+        int e = errno;
+        if (w->blocked && (e == EACCES || e == EPERM)) {
+            *w->blocked = xstrdup(w->resolved);
+            pop_component(*w->blocked);
+        }
+        return err_set(w->err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s' (resolving '%s')", w->resolved, w->in);
+    }
+    if (S_ISLNK(w->st.st_mode))
+        return 1;
+    w->have_st = true;
+    if (!S_ISDIR(w->st.st_mode) && *w->cur) {
+        /* a file used as a directory: nothing below it can exist */
+        w->missing = true;
+        w->out->missing_under_file = true;
+        w->out->first_missing = xstrdup(w->resolved);
+    }
+    return 0;
+}
+
+/* The symlink at the path resolved so far: its target spliced in front of the rest. */
+static int follow_link(walk *w)
+{
+    if (++w->links > MAX_SYMLINKS)
+        return err_set(w->err, CORDON_STAGE_RESOLVE, ELOOP, "resolving '%s'", w->in);
+    char target[PATH_MAX];
+    ssize_t tl = readlink(w->resolved, target, sizeof target - 1);
+    if (tl < 0)
+        return err_set(w->err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", w->resolved);
+    target[tl] = '\0';
+    if (!w->first_link)
+        w->first_link = xstrdup(w->resolved);
+    strv_push(&w->out->crossed, xstrdup(w->resolved));
+    pop_component(w->resolved);
+    if (target[0] == '/')
+        strcpy(w->resolved, "/");
+    char *next = xasprintf("%s%s", target, w->cur); /* cur is "" or starts with "/" */
+    free(w->rest);
+    w->rest = next;
+    w->cur = w->rest;
+    return 0;
+}
+
+/* The walk done: the canonical path and what is there. */
+static int finish_walk(walk *w)
+{
+    canon *out = w->out;
+    out->path = xstrdup(w->resolved);
+    out->symlink = w->first_link;
+    if (w->missing) {
+        out->type = FT_MISSING;
+        return 0;
+    }
+    if (!w->have_st && lstat(w->resolved, &w->st) < 0) {
+        if (errno == ENOENT) {
+            out->type = FT_MISSING;
+            return 0;
+        }
+        int e = errno;
+        canon_free(out);
+        return err_set(w->err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s'", w->resolved);
+    }
+    out->type = type_of(w->st.st_mode);
+    out->dev = w->st.st_dev;
+    out->ino = w->st.st_ino;
+    return 0;
+}
+
 /* canon_resolve; when it fails with EACCES or EPERM on a component, *blocked (if
  * blocked is not NULL) gets the directory that could not be searched, as resolved so
  * far (canonical: every symlink before it followed). */
@@ -71,131 +195,43 @@ static int canon_walk(const char *in, canon *out, char **blocked, cordon_error *
     if (strlen(in) >= PATH_MAX)
         return err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%.64s...'", in);
 
-    int ret = 0;
-    char resolved[PATH_MAX] = "/";
-    /* `rest` holds what is still to walk; symlink targets are spliced in front. */
-    char *rest = xstrdup(in);
-    char *first_link = NULL;
-    int links = 0;
-    bool missing = false;
-    struct stat st = {0};
-    bool have_st = false;
-
-    char *cur = rest;
-    while (*cur) {
-        while (*cur == '/')
-            cur++;
-        if (!*cur)
-            break;
-        char *end = strchr(cur, '/');
-        size_t n = end ? (size_t)(end - cur) : strlen(cur);
+    walk w = {.in = in, .out = out, .blocked = blocked, .err = err, .resolved = "/", .rest = xstrdup(in)};
+    w.cur = w.rest;
+    for (;;) {
         char comp[NAME_MAX + 1];
-        if (n > NAME_MAX) {
-            ret = err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
+        int r = next_component(&w, comp);
+        if (r < 0)
             goto fail;
-        }
-        memcpy(comp, cur, n);
-        comp[n] = '\0';
-        cur += n;
-        have_st = false;
-
+        if (r == 0)
+            break;
         if (strcmp(comp, ".") == 0)
             continue;
         if (strcmp(comp, "..") == 0) {
             /* Below a missing component (or a file) the kernel would stop with ENOENT
              * (ENOTDIR); popping lexically only guesses what the path will mean. */
-            if (missing)
+            if (w.missing)
                 out->dotdot_after_missing = true;
-            pop_component(resolved);
+            pop_component(w.resolved);
             continue;
         }
-        size_t rl = strlen(resolved);
-        if (rl + 1 + n >= PATH_MAX) {
-            ret = err_set(err, CORDON_STAGE_RESOLVE, ENAMETOOLONG, "'%s'", in);
+        if (append_component(&w, comp) < 0)
             goto fail;
-        }
-        if (rl > 1)
-            resolved[rl++] = '/';
-        memcpy(resolved + rl, comp, n + 1);
-        if (missing)
+        if (w.missing)
             continue; /* below a missing component everything is lexical */
-
-        if (lstat(resolved, &st) < 0) {
-            if (errno == ENOENT || errno == ENOTDIR) {
-                missing = true;
-                out->first_missing = xstrdup(resolved);
-                continue;
-            }
-            int e = errno;
-            if (blocked && (e == EACCES || e == EPERM)) {
-                *blocked = xstrdup(resolved);
-                pop_component(*blocked);
-            }
-            ret = err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s' (resolving '%s')", resolved, in);
+        r = look_at(&w);
+        if (r < 0 || (r > 0 && follow_link(&w) < 0))
             goto fail;
-        }
-        if (!S_ISLNK(st.st_mode)) {
-            have_st = true;
-            if (!S_ISDIR(st.st_mode) && *cur) {
-                /* a file used as a directory: nothing below it can exist */
-                missing = true;
-                out->missing_under_file = true;
-                out->first_missing = xstrdup(resolved);
-            }
-            continue;
-        }
-        if (++links > MAX_SYMLINKS) {
-            ret = err_set(err, CORDON_STAGE_RESOLVE, ELOOP, "resolving '%s'", in);
-            goto fail;
-        }
-        char target[PATH_MAX];
-        ssize_t tl = readlink(resolved, target, sizeof target - 1);
-        if (tl < 0) {
-            ret = err_set(err, CORDON_STAGE_RESOLVE, errno, "cannot read symlink '%s'", resolved);
-            goto fail;
-        }
-        target[tl] = '\0';
-        if (!first_link)
-            first_link = xstrdup(resolved);
-        strv_push(&out->crossed, xstrdup(resolved));
-        pop_component(resolved);
-        if (target[0] == '/')
-            strcpy(resolved, "/");
-        char *next = xasprintf("%s%s", target, cur); /* cur is "" or starts with "/" */
-        free(rest);
-        rest = next;
-        cur = rest;
     }
-    free(rest);
-    rest = NULL;
-
-    out->path = xstrdup(resolved);
-    out->symlink = first_link;
-    if (missing) {
-        out->type = FT_MISSING;
-        return 0;
-    }
-    if (!have_st && lstat(resolved, &st) < 0) {
-        if (errno == ENOENT) {
-            out->type = FT_MISSING;
-            return 0;
-        }
-        int e = errno;
-        canon_free(out);
-        return err_set(err, CORDON_STAGE_RESOLVE, e, "cannot look at '%s'", resolved);
-    }
-    out->type = type_of(st.st_mode);
-    out->dev = st.st_dev;
-    out->ino = st.st_ino;
-    return 0;
+    free(w.rest);
+    return finish_walk(&w);
 
 fail:
-    free(rest);
-    free(first_link);
+    free(w.rest);
+    free(w.first_link);
     strv_free(&out->crossed);
     free(out->first_missing);
     out->first_missing = NULL;
-    return ret;
+    return -1;
 }
 
 /* The common case in one call: a path without "." or ".." that exists and crosses no

@@ -18,6 +18,7 @@
 
 #include "policy/glob.h"
 #include "policy/jsonpos.h"
+#include "policy/settings_keys.h"
 #include "util/cleanup.h"
 #include "util/err.h"
 #include "util/fdutil.h"
@@ -34,34 +35,6 @@ static const char sandbox_keys[] =
     "globDepth, protect, dataRoot, env, keepEnv, clearEnv, chdir, timeout, statusJson, noProc, noNested, toolchains, "
     "tty, "
     "strictSettings";
-
-/* The top-level keys cordon reads, then those of the harness settings files it shares
- * (README, "Settings file"): pi's settings.json (its SettingsManager's keys, current and
- * migrated ones) and Claude Code's settings.json (its documented keys).  Any other
- * top-level key is most likely a typo, and one of "sandbox" silently drops every rule in
- * it: it is warned about, or refused under strictSettings. */
-static const char *const top_keys[] = {
-    "sandbox", "orchestration",
-    /* pi */
-    "lastChangelogVersion", "defaultProvider", "defaultModel", "defaultThinkingLevel", "modelThinkingLevels",
-    "transport", "steeringMode", "followUpMode", "queueMode", "websockets", "theme", "compaction", "branchSummary",
-    "retry", "hideThinkingBlock", "showCacheMissNotices", "externalEditor", "shellPath", "quietStartup",
-    "defaultProjectTrust", "shellCommandPrefix", "npmCommand", "collapseChangelog", "enableInstallTelemetry",
-    "enableAnalytics", "trackingId", "packages", "extensions", "skills", "prompts", "themes", "enableSkillCommands",
-    "terminal", "images", "enabledModels", "defaultTools", "doubleEscapeAction", "treeFilterMode", "thinkingBudgets",
-    "editorPaddingX", "outputPad", "autocompleteMaxVisible", "showHardwareCursor", "markdown", "warnings", "sessionDir",
-    "httpProxy", "httpIdleTimeoutMs", "websocketConnectTimeoutMs", "toolTimeoutMs", "tuiMode", "fullscreenExitOutput",
-    "fullscreenScrollbar", "fullscreenCopyOnSelect", "hooks", "customTools",
-    /* Claude Code */
-    "$schema", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "cleanupPeriodDays", "companyAnnouncements",
-    "env", "includeCoAuthoredBy", "includeGitInstructions", "attribution", "permissions", "disableAllHooks",
-    "allowManagedHooksOnly", "allowManagedPermissionRulesOnly", "model", "availableModels", "statusLine", "outputStyle",
-    "forceLoginMethod", "forceLoginOrgUUID", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-    "disabledMcpjsonServers", "allowedMcpServers", "deniedMcpServers", "mcpServers", "otelHeadersHelper",
-    "spinnerTipsEnabled", "spinnerTipsOverride", "spinnerVerbs", "alwaysThinkingEnabled", "enabledPlugins",
-    "extraKnownMarketplaces", "strictKnownMarketplaces", "language", "respectGitignore", "fileSuggestion",
-    "plansDirectory", "showTurnDuration", "terminalProgressBarEnabled", "autoUpdatesChannel", "prefersReducedMotion",
-    "teammateMode", "feedbackSurveyRate", "verbose", "autoCompactEnabled", "preferredNotifChannel", "autoUpdates"};
 
 /* Our own rather than jansson's json_auto_t, which only exists from jansson 2.11 on. */
 static void cleanup_jsonp(json_t **j)
@@ -755,14 +728,6 @@ static int parse_orchestration(const settings_ctx *ctx, json_t *o, settings *s)
     return 0;
 }
 
-static bool is_top_key(const char *key)
-{
-    for (size_t i = 0; i < sizeof top_keys / sizeof *top_keys; i++)
-        if (strcmp(key, top_keys[i]) == 0)
-            return true;
-    return false;
-}
-
 /* "FILE:LINE: unknown top-level key "K" (did you mean "sandbox"?)": what the warning and
  * strictSettings's error say about an unknown top-level key. */
 static char *top_key_message(const settings_ctx *ctx, const char *key)
@@ -771,7 +736,7 @@ static char *top_key_message(const settings_ctx *ctx, const char *key)
     jsonpos_step at[] = {JSONPOS_KEY(key)};
     int line = line_of(ctx, at, 1);
     _cleanup_free_ char *where = line > 0 ? xasprintf("%s:%d", ctx->file, line) : xstrdup(ctx->file);
-    const char *near = closest_word(key, top_keys, sizeof top_keys / sizeof *top_keys);
+    const char *near = settings_closest_top_key(key);
     if (near)
         return xasprintf("%s: unknown top-level key \"%s\" (did you mean \"%s\"?)", where, shown, near);
     return xasprintf("%s: unknown top-level key \"%s\" (cordon reads \"sandbox\" and \"orchestration\")", where, shown);
@@ -794,7 +759,7 @@ static int parse_root(const settings_ctx *ctx, json_t *root, settings *s)
         }
         if (strcmp(key, "sandbox") != 0) {
             /* a harness's own settings file holds much else; anything else is said */
-            if (!is_top_key(key))
+            if (!settings_is_top_key(key))
                 strv_push(&s->unknown, (char *)key);
             continue;
         }

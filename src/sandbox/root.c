@@ -553,6 +553,150 @@ static int pivot(int root_fd, cordon_error *err)
     return 0;
 }
 
+/* 1. Every source opened while the host tree is still the root. */
+static int open_sources(const plan *p, root_scratch *s, dev_sources *devs, cordon_error *err)
+{
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_BIND && !p->ops[i].in_view && (s->tree_fds[i] = open_source(&p->ops[i], err)) < 0)
+            return -1;
+    for (size_t i = 0; i < p->n_ops; i++)
+        if (p->ops[i].kind == PLAN_OVERLAY && (s->tree_fds[i] = open_overlay(&p->ops[i], err)) < 0)
+            return -1;
+    bool want_dev = false;
+    for (size_t i = 0; i < p->n_ops; i++)
+        want_dev |= p->ops[i].kind == PLAN_DEV;
+    if (want_dev && dev_open_sources(devs, err) < 0)
+        return -1;
+    return 0;
+}
+
+/* The supervisor's procfs when the command gets none. */
+static int open_supervisor_proc(const plan *p, root_scratch *s, cordon_error *err)
+{
+    if (p->proc || !s->want_proc_fd)
+        return 0;
+    if (p->inherit_pid_ns) {
+        /* the caller's PID namespace: its procfs names the command's processes */
+        s->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (s->proc_fd < 0)
+            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the caller's /proc for the supervisor");
+        return 0;
+    }
+    s->proc_fd = fresh_procfs();
+    if (s->proc_fd < 0 && procfs_masked(errno)) {
+        /* a container that masks parts of /proc: the caller's, for PID 1 only (the
+         * creation control translates the command's ids into it: pathwalk.h) */
+        s->proc_fd = kept_procfs(err);
+        if (s->proc_fd < 0)
+            return err_wrap(err, "a procfs for the supervisor");
+        s->proc_kept = true;
+    } else if (s->proc_fd < 0) {
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");
+    }
+    return 0;
+}
+
+/* --base host: the host root, cloned before anything of cordon's own is attached over
+ * /tmp (the staging area, the --limit-memory tmpfs), so that the new root shows
+ * the host's /tmp where no private one covers it. */
+static int open_host_root(const plan *p, int *out, cordon_error *err)
+{
+    if (!p->root_is_host)
+        return 0;
+    plan_op host = {.kind = PLAN_BIND,
+                    .dest = (char *)"/",
+                    .src = (char *)"/",
+                    .read_only = true,
+                    .is_dir = true,
+                    .dev = p->root_dev,
+                    .ino = p->root_ino,
+                    .why = (char *)"base host"};
+    *out = open_source(&host, err);
+    return *out < 0 ? -1 : 0;
+}
+
+/* The staging tmpfs holding the empty file and directory that hide paths. */
+static int attach_staging(const plan *p, int at, int *out, cordon_error *err)
+{
+    if (!plan_hides(p))
+        return 0;
+    *out = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
+    if (*out < 0 || mnt_attach(*out, at, "the staging area", err) < 0)
+        return -1;
+    int fd = openat(*out, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+    if (fd < 0 || mkdirat(*out, EMPTY_DIR_NAME, 0555) < 0)
+        return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create the empty file and directory to hide with");
+    close(fd);
+    return 0;
+}
+
+/* --limit-memory: /tmp, HOME, TMPDIR and /dev/shm are directories of one tmpfs whose
+ * size is the limit.  Attached over the build place too (cloning from a detached
+ * mount needs a newer kernel); it goes with the old root, its clones stay. */
+static int attach_memory_tmpfs(const plan *p, root_scratch *s, int at, int *out, cordon_error *err)
+{
+    if (!p->limits.v[CORDON_LIMIT_MEMORY])
+        return 0;
+    *out = new_capped_tmpfs(p->limits.v[CORDON_LIMIT_MEMORY], 0755, err);
+    if (*out < 0 || mnt_attach(*out, at, "the --limit-memory tmpfs", err) < 0)
+        return -1;
+    s->private_fd = *out;
+    return 0;
+}
+
+/* The new root: the host's (HOST_ROOT) or an empty tmpfs of cordon's, attached at AT. */
+static int attach_new_root(const plan *p, root_scratch *s, int at, int *host_root, int *out, cordon_error *err)
+{
+    if (p->root_is_host) {
+        *out = steal_fd(host_root);
+        return mnt_attach(*out, at, "the new root", err);
+    }
+    *out = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+    if (*out < 0 || mnt_attach(*out, at, "the new root", err) < 0)
+        return -1;
+    return mnt_mark_ours(s, *out, err);
+}
+
+/* 3. The plan, in order: parents before what lies below them. */
+static int apply_plan(build *b, dev_sources *devs)
+{
+    const plan *p = b->p;
+    for (size_t i = 0; i < p->n_ops; i++) {
+        const plan_op *op = &p->ops[i];
+        int r = 0;
+        switch (op->kind) {
+        case PLAN_BIND: r = op->in_view ? do_bind_in_view(b, op) : do_bind(b, i); break;
+        case PLAN_OVERLAY: r = do_bind(b, i); break;
+        case PLAN_HIDE: r = do_hide(b, i); break;
+        case PLAN_TMPFS: r = do_tmpfs(b, op); break;
+        case PLAN_SYMLINK: r = do_symlink(b, op); break;
+        case PLAN_DEV: r = dev_build(b->root_fd, b->s, devs, b->err); break;
+        case PLAN_PROC: r = do_proc(b, op); break;
+        case PLAN_HOLD: r = do_hold(b, op); break;
+        case PLAN_FILE: r = do_file(b, op); break;
+        case PLAN_COW: r = do_cow(b, i); break;
+        case PLAN_NOTE: break;
+        }
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* 4. Seal: hidden directories, /dev and the root itself become read-only. */
+static int seal(const plan *p, root_scratch *s, int root, cordon_error *err)
+{
+    for (size_t i = 0; i < s->n_later_ro; i++) {
+        if (mnt_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+            return -1;
+        close(s->later_ro[i]);
+    }
+    s->n_later_ro = 0;
+    if (!p->root_is_host && mnt_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
+        return err_wrap(err, "making the new root read-only");
+    return 0;
+}
+
 int root_build(const plan *p, root_scratch *s, cordon_error *err)
 {
     /* Nothing done here may propagate back to the host's mount namespace. */
@@ -560,39 +704,9 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot make the mount namespace private (%s)",
                        "is the kernel refusing mounts "
                        "in user namespaces? see `cordon check`");
-
-    /* 1. Open every source while the host tree is still the root. */
-    for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_BIND && !p->ops[i].in_view && (s->tree_fds[i] = open_source(&p->ops[i], err)) < 0)
-            return -1;
-    for (size_t i = 0; i < p->n_ops; i++)
-        if (p->ops[i].kind == PLAN_OVERLAY && (s->tree_fds[i] = open_overlay(&p->ops[i], err)) < 0)
-            return -1;
     dev_sources devs;
-    bool want_dev = false;
-    for (size_t i = 0; i < p->n_ops; i++)
-        want_dev |= p->ops[i].kind == PLAN_DEV;
-    if (want_dev && dev_open_sources(&devs, err) < 0)
+    if (open_sources(p, s, &devs, err) < 0 || open_supervisor_proc(p, s, err) < 0)
         return -1;
-
-    if (!p->proc && s->want_proc_fd && p->inherit_pid_ns) {
-        /* the caller's PID namespace: its procfs names the command's processes */
-        s->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (s->proc_fd < 0)
-            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot open the caller's /proc for the supervisor");
-    } else if (!p->proc && s->want_proc_fd) {
-        s->proc_fd = fresh_procfs();
-        if (s->proc_fd < 0 && procfs_masked(errno)) {
-            /* a container that masks parts of /proc: the caller's, for PID 1 only (the
-             * creation control translates the command's ids into it: pathwalk.h) */
-            s->proc_fd = kept_procfs(err);
-            if (s->proc_fd < 0)
-                return err_wrap(err, "a procfs for the supervisor");
-            s->proc_kept = true;
-        } else if (s->proc_fd < 0) {
-            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot mount a procfs for the supervisor");
-        }
-    }
     TRACE("sources-open");
     /* 2. A staging tmpfs, then the new root, both attached over /tmp of this private
      * namespace (sources are already open, so what they cover does not matter); the
@@ -602,95 +716,23 @@ int root_build(const plan *p, root_scratch *s, cordon_error *err)
         at = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (at < 0)
         return err_set(err, CORDON_STAGE_ROOT, errno, "cannot find a place to build the new root");
-    /* --base host: the host root, cloned before anything of cordon's own is attached over
-     * /tmp below (the staging area, the --limit-memory tmpfs), so that the new root shows
-     * the host's /tmp where no private one covers it. */
-    _cleanup_fd_ int host_root = -1;
-    if (p->root_is_host) {
-        plan_op host = {.kind = PLAN_BIND,
-                        .dest = (char *)"/",
-                        .src = (char *)"/",
-                        .read_only = true,
-                        .is_dir = true,
-                        .dev = p->root_dev,
-                        .ino = p->root_ino,
-                        .why = (char *)"base host"};
-        host_root = open_source(&host, err);
-        if (host_root < 0)
-            return -1;
-    }
-    _cleanup_fd_ int stage = -1;
-    if (plan_hides(p)) {
-        stage = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, err);
-        if (stage < 0 || mnt_attach(stage, at, "the staging area", err) < 0)
-            return -1;
-        int fd = openat(stage, EMPTY_NAME, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
-        if (fd < 0 || mkdirat(stage, EMPTY_DIR_NAME, 0555) < 0)
-            return err_set(err, CORDON_STAGE_ROOT, errno, "cannot create the empty file and directory to hide with");
-        close(fd);
-    }
-    /* --limit-memory: /tmp, HOME, TMPDIR and /dev/shm are directories of one tmpfs whose
-     * size is the limit.  Attached over the build place too (cloning from a detached
-     * mount needs a newer kernel); it goes with the old root, its clones stay. */
-    _cleanup_fd_ int priv = -1;
-    if (p->limits.v[CORDON_LIMIT_MEMORY]) {
-        priv = new_capped_tmpfs(p->limits.v[CORDON_LIMIT_MEMORY], 0755, err);
-        if (priv < 0 || mnt_attach(priv, at, "the --limit-memory tmpfs", err) < 0)
-            return -1;
-        s->private_fd = priv;
-    }
+    _cleanup_fd_ int host_root = -1, stage = -1, priv = -1, root = -1;
+    if (open_host_root(p, &host_root, err) < 0 || attach_staging(p, at, &stage, err) < 0 ||
+        attach_memory_tmpfs(p, s, at, &priv, err) < 0)
+        return -1;
     /* The home of --base host: its overlay, while the host tree is still the root. */
     for (size_t i = 0; i < p->n_ops; i++)
         if (p->ops[i].kind == PLAN_COW && (s->tree_fds[i] = open_cow(&p->ops[i], s, at, err)) < 0)
             return -1;
-    _cleanup_fd_ int root = -1;
-    if (p->root_is_host) {
-        root = steal_fd(&host_root);
-        if (mnt_attach(root, at, "the new root", err) < 0)
-            return -1;
-    } else {
-        root = mnt_new_tmpfs("0755", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
-        if (root < 0 || mnt_attach(root, at, "the new root", err) < 0)
-            return -1;
-        if (mnt_mark_ours(s, root, err) < 0)
-            return -1;
-    }
+    if (attach_new_root(p, s, at, &host_root, &root, err) < 0)
+        return -1;
     build b = {.p = p, .s = s, .root_fd = root, .stage_fd = stage, .err = err};
-
-    /* 3. The plan, in order: parents before what lies below them. */
-    for (size_t i = 0; i < p->n_ops; i++) {
-        const plan_op *op = &p->ops[i];
-        int r = 0;
-        switch (op->kind) {
-        case PLAN_BIND: r = op->in_view ? do_bind_in_view(&b, op) : do_bind(&b, i); break;
-        case PLAN_OVERLAY: r = do_bind(&b, i); break;
-        case PLAN_HIDE: r = do_hide(&b, i); break;
-        case PLAN_TMPFS: r = do_tmpfs(&b, op); break;
-        case PLAN_SYMLINK: r = do_symlink(&b, op); break;
-        case PLAN_DEV: r = dev_build(root, s, &devs, err); break;
-        case PLAN_PROC: r = do_proc(&b, op); break;
-        case PLAN_HOLD: r = do_hold(&b, op); break;
-        case PLAN_FILE: r = do_file(&b, op); break;
-        case PLAN_COW: r = do_cow(&b, i); break;
-        case PLAN_NOTE: break;
-        }
-        if (r < 0)
-            return -1;
-    }
-
-    if (do_home_fallback(&b) < 0)
+    if (apply_plan(&b, &devs) < 0 || do_home_fallback(&b) < 0)
         return -1;
     s->private_fd = -1; /* closed with `priv` */
     TRACE("plan-applied");
-    /* 4. Seal: hidden directories, /dev and the root itself become read-only. */
-    for (size_t i = 0; i < s->n_later_ro; i++) {
-        if (mnt_set_attr(s->later_ro[i], NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
-            return -1;
-        close(s->later_ro[i]);
-    }
-    s->n_later_ro = 0;
-    if (!p->root_is_host && mnt_set_attr(root, NULL, MOUNT_ATTR_RDONLY, false, err) < 0)
-        return err_wrap(err, "making the new root read-only");
+    if (seal(p, s, root, err) < 0)
+        return -1;
     TRACE("sealed");
     return pivot(root, err);
 }

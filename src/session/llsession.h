@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* A session under --isolation landlock (issue 22): no namespaces, so no PID 1 to start
+/* A session under --isolation landlock: no namespaces, so no PID 1 to start
  * commands in.  Its holder is the session's supervisor instead: a thread of the owner's
  * process (the process that made the session; for `cordon session start`, its daemon)
  * that speaks PID 1's side of the session protocol (session/wire.h) on the control

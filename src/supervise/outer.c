@@ -379,16 +379,9 @@ static void abandon(outer_run *r)
     free(r);
 }
 
-int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_run **out, cordon_error *err)
+/* The launch PID 1 is cloned with: what the plan and the options say, nothing open yet. */
+static void launch_init(outer_run *r, const plan *p, char *const argv[], const outer_opts *o)
 {
-    *out = NULL;
-    if (!plan_intact(p))
-        return err_set(err, CORDON_STAGE_SUPERVISE, 0, "internal error: the run's plan was not sealed, or changed");
-    outer_run *r = calloc(1, sizeof *r);
-    if (!r)
-        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
-    r->pidfd = r->report_fd = r->life_fd = r->pty_sock = r->pty_master = -1;
-    r->isolation = p->isolation;
     launch *l = &r->l;
     *l = (launch){.plan = p,
                   .argv = argv,
@@ -410,8 +403,7 @@ int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_ru
     l->cordon_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
     root_scratch_init(&l->scratch, p);
     confine_prepare(&l->confine, p);
-    bool ll_only = p->isolation == CORDON_ISOLATION_LANDLOCK;
-    if (ll_only)
+    if (p->isolation == CORDON_ISOLATION_LANDLOCK)
         l->confine.landlock.ruleset_fd = o->ll_ruleset_fd;
     l->cmd_stack_size = 256 * 1024;
     l->cmd_stack = xmalloc(l->cmd_stack_size);
@@ -420,87 +412,81 @@ int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_ru
     l->limits.into_fd = l->limits.janitor_wfd = l->limits.cpu_fd = -1;
     l->limits.janitor = -1;
     l->pty = (launch_pty){.sock = -1, .slave = -1};
+}
 
-    /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
-    if (limits_prepare(&l->limits, &p->limits, err) < 0) {
-        abandon(r);
-        return -1;
-    }
-    r->res.limits = limits_kind_name(l->limits.kind);
-    int report[2], life[2], helper[2] = {-1, -1};
-    if (pipe2(report, O_CLOEXEC) < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the report pipe");
-        abandon(r);
-        return -1;
-    }
+/* The report pipe, the life socket, and the helpers' and the terminal's sockets when asked
+ * for: one end for cordon, one for PID 1.  HELPER gets the helpers' pair. */
+static int open_channels(outer_run *r, const outer_opts *o, int helper[2], cordon_error *err)
+{
+    launch *l = &r->l;
+    int report[2], life[2];
+    if (pipe2(report, O_CLOEXEC) < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the report pipe");
     r->report_fd = report[0];
     l->report_fd = report[1];
     /* Only PID 1 and cordon hold it, and nothing is written: PID 1 sees the hang-up
      * when cordon goes. */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, life) < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the life socket");
-        abandon(r);
-        return -1;
-    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, life) < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the life socket");
     l->life_fd = life[1];
     r->life_fd = life[0];
     l->life_wfd = life[0];
     if (o->helper) {
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, helper) < 0) {
-            err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the helpers' socket");
-            abandon(r);
-            return -1;
-        }
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, helper) < 0)
+            return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the helpers' socket");
         l->helper_fd = helper[1];
     }
     if (o->pty) {
         pty_prepare(&l->pty, o->pty_stderr);
         int t[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, t) < 0) {
-            err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the terminal's socket");
-            abandon(r);
-            return -1;
-        }
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, t) < 0)
+            return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the terminal's socket");
         r->pty_sock = t[0];
         l->pty.sock = t[1];
     }
-    /* The creation control (supervise/creation.h): PID 1 fills it in the sandbox. */
+    return 0;
+}
+
+/* The creation control (supervise/creation.h): PID 1 fills it in the sandbox.  Under
+ * --isolation landlock the stand-in supervises, in a Landlock domain of its own
+ * (llonly.h); a session there has none (its commands start from its holder). */
+static int prepare_creation_control(launch *l, const plan *p, const outer_opts *o, cordon_error *err)
+{
 #ifndef CORDON_NO_CREATION_CONTROL
+    bool ll_only = p->isolation == CORDON_ISOLATION_LANDLOCK;
     if (!ll_only && l->confine.enabled && !p->bare) {
         l->cc = xcalloc(1, sizeof *l->cc);
         l->scratch.want_proc_fd = true;
     }
-    /* --isolation landlock: the stand-in supervises, in a Landlock domain of its own
-     * (llonly.h).  A session there has none (its commands start from its holder). */
-    if (ll_only && l->confine.enabled && !p->bare && !o->session && o->ll && o->ll->sup_ruleset_fd >= 0) {
-        l->cc = xcalloc(1, sizeof *l->cc);
-        for (size_t i = 0; i < o->ll->n_grants; i++) {
-            const ll_grant *g = &o->ll->grants[i];
-            if (g->cls == LL_DEVICE && l->cc->n_ll_devices < sizeof l->cc->ll_devices / sizeof *l->cc->ll_devices)
-                l->cc->ll_devices[l->cc->n_ll_devices++] = g->path;
-            if (g->cls != LL_LIST || !g->is_dir || g->sup_only)
-                continue;
-            if (l->cc->n_ll_list_only == CC_MAX_RULES) {
-                err_set(err, CORDON_STAGE_CONFINE, ENOSPC,
-                        "--isolation landlock: too many directories split around hidden paths (at most %d)",
-                        CC_MAX_RULES);
-                abandon(r);
-                return -1;
-            }
-            l->cc->ll_list_only[l->cc->n_ll_list_only++] = g->path;
-        }
-        l->cc->ll_home = o->ll->home;
-        l->cc->ll_tmpdir = o->ll->tmpdir;
-        l->ll_sup_fd = o->ll->sup_ruleset_fd;
+    if (!ll_only || !l->confine.enabled || p->bare || o->session || !o->ll || o->ll->sup_ruleset_fd < 0)
+        return 0;
+    l->cc = xcalloc(1, sizeof *l->cc);
+    for (size_t i = 0; i < o->ll->n_grants; i++) {
+        const ll_grant *g = &o->ll->grants[i];
+        if (g->cls == LL_DEVICE && l->cc->n_ll_devices < sizeof l->cc->ll_devices / sizeof *l->cc->ll_devices)
+            l->cc->ll_devices[l->cc->n_ll_devices++] = g->path;
+        if (g->cls != LL_LIST || !g->is_dir || g->sup_only)
+            continue;
+        if (l->cc->n_ll_list_only == CC_MAX_RULES)
+            return err_set(err, CORDON_STAGE_CONFINE, ENOSPC,
+                           "--isolation landlock: too many directories split around hidden paths (at most %d)",
+                           CC_MAX_RULES);
+        l->cc->ll_list_only[l->cc->n_ll_list_only++] = g->path;
     }
+    l->cc->ll_home = o->ll->home;
+    l->cc->ll_tmpdir = o->ll->tmpdir;
+    l->ll_sup_fd = o->ll->sup_ruleset_fd;
+#else
+    (void)l, (void)p, (void)o, (void)err;
 #endif
-    if (o->session)
-        l->scratch.want_proc_fd = true; /* the session's PID 1 reads its children there */
-    l->pdeathsig = syscall(SYS_gettid) == getpid();
-    if (p->timeout > 0 && !o->session)
-        l->deadline_ms = now_ms() + (long long)(p->timeout * 1000.0 + 0.999);
-    r->deadline_ms = l->deadline_ms;
+    return 0;
+}
 
+/* PID 1 cloned into the run's cgroups, or with rlimits when the kernel will not start it
+ * there.  The child never returns from here. */
+static pid_t start_pid1(outer_run *r, const outer_opts *o, cordon_error *err)
+{
+    launch *l = &r->l;
     /* Every signal blocked in this thread for the clone, as posix_spawn does: the child
      * must not run the caller's handlers before it has put them back to the defaults,
      * and what PID 1 forwards must stay queued until its signalfd reads it.  Only this
@@ -524,27 +510,32 @@ int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_ru
     }
     if (pid == 0) {
         child_prepare(l, o->stdio);
-        if (ll_only)
+        if (r->isolation == CORDON_ISOLATION_LANDLOCK)
             reaper_main(l);
         pid1_main(l);
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (pid < 0) {
-        /* Inside a cordon sandbox user namespaces are refused only when it was made to
-         * refuse sandboxes inside it: say that, not what a container would mean. */
-        if (err->stage == CORDON_STAGE_NAMESPACES && err->errnum == EPERM && !ll_only &&
-            prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK)
-            err_opt(err, CORDON_STAGE_NAMESPACES, EPERM, "outerNoNested",
-                    "cannot create namespaces: this runs inside a cordon sandbox that refuses sandboxes inside "
-                    "it (no nesting: its seccomp filter refuses new user namespaces and the mount API); start "
-                    "that sandbox without it to nest one%s",
-                    NS_ISOLATION_HINT);
-        close_fd(&helper[0]);
-        close_fd(&helper[1]);
-        l->helper_fd = -1;
-        abandon(r);
-        return -1;
-    }
+    return pid;
+}
+
+/* Inside a cordon sandbox user namespaces are refused only when it was made to refuse
+ * sandboxes inside it: say that, not what a container would mean. */
+static void explain_no_nesting(const outer_run *r, cordon_error *err)
+{
+    if (err->stage == CORDON_STAGE_NAMESPACES && err->errnum == EPERM && r->isolation != CORDON_ISOLATION_LANDLOCK &&
+        prctl((int)CORDON_PRCTL, CC_PRCTL_HELLO, 0, 0, 0) == (long)CC_PRCTL_HELLO_OK)
+        err_opt(err, CORDON_STAGE_NAMESPACES, EPERM, "outerNoNested",
+                "cannot create namespaces: this runs inside a cordon sandbox that refuses sandboxes inside "
+                "it (no nesting: its seccomp filter refuses new user namespaces and the mount API); start "
+                "that sandbox without it to nest one%s",
+                NS_ISOLATION_HINT);
+}
+
+/* Once PID 1 runs: its ends closed here, the helper started on the other end of its
+ * socket, the report pipe made non-blocking and the terminal's master received. */
+static int after_clone(outer_run *r, const outer_opts *o, int helper[2], cordon_error *err)
+{
+    launch *l = &r->l;
     /* PID 1's ends are PID 1's. */
     close_fd(&l->report_fd);
     close_fd(&l->life_fd);
@@ -559,22 +550,64 @@ int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_ru
         if (o->helper->start(o->helper->ctx, r->pidfd, sock, err) < 0) {
             if (err->stage == CORDON_STAGE_NONE)
                 err_set(err, CORDON_STAGE_SUPERVISE, 0, "cannot start %s", o->helper->name);
-            abandon(r);
             return -1;
         }
     }
     free_child_parts(l);
     /* outer_wait polls the report pipe: a blocking read there would hang the caller */
-    if (fcntl(r->report_fd, F_SETFL, O_NONBLOCK) < 0) {
-        err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the report pipe non-blocking");
-        abandon(r);
-        return -1;
-    }
+    if (fcntl(r->report_fd, F_SETFL, O_NONBLOCK) < 0)
+        return err_set(err, CORDON_STAGE_SUPERVISE, errno, "cannot make the report pipe non-blocking");
     if (r->pty_sock >= 0) {
         /* PID 1 makes the terminal once the root is built; until then there is no
          * master to hand out.  A PID 1 that fails first says why in its report. */
         r->pty_master = pty_receive(r->pty_sock, r->pidfd, r->deadline_ms);
         close_fd(&r->pty_sock);
+    }
+    return 0;
+}
+
+int outer_start(const plan *p, char *const argv[], const outer_opts *o, outer_run **out, cordon_error *err)
+{
+    *out = NULL;
+    if (!plan_intact(p))
+        return err_set(err, CORDON_STAGE_SUPERVISE, 0, "internal error: the run's plan was not sealed, or changed");
+    outer_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return err_set(err, CORDON_STAGE_SUPERVISE, ENOMEM, "out of memory");
+    r->pidfd = r->report_fd = r->life_fd = r->pty_sock = r->pty_master = -1;
+    r->isolation = p->isolation;
+    launch_init(r, p, argv, o);
+    launch *l = &r->l;
+
+    /* The run's cgroups (or rlimits), before anything else: PID 1 is cloned into them. */
+    if (limits_prepare(&l->limits, &p->limits, err) < 0) {
+        abandon(r);
+        return -1;
+    }
+    r->res.limits = limits_kind_name(l->limits.kind);
+    int helper[2] = {-1, -1};
+    if (open_channels(r, o, helper, err) < 0 || prepare_creation_control(l, p, o, err) < 0) {
+        abandon(r);
+        return -1;
+    }
+    if (o->session)
+        l->scratch.want_proc_fd = true; /* the session's PID 1 reads its children there */
+    l->pdeathsig = syscall(SYS_gettid) == getpid();
+    if (p->timeout > 0 && !o->session)
+        l->deadline_ms = now_ms() + (long long)(p->timeout * 1000.0 + 0.999);
+    r->deadline_ms = l->deadline_ms;
+
+    if (start_pid1(r, o, err) < 0) {
+        explain_no_nesting(r, err);
+        close_fd(&helper[0]);
+        close_fd(&helper[1]);
+        l->helper_fd = -1;
+        abandon(r);
+        return -1;
+    }
+    if (after_clone(r, o, helper, err) < 0) {
+        abandon(r);
+        return -1;
     }
     *out = r;
     return 0;

@@ -21,7 +21,7 @@
 #include "plan/plan.h"
 #include "supervise/report.h"
 
-/* A host-side helper for one run (issue 12's proxy and bridges, say): a process or
+/* A host-side helper for one run (the network's proxy and bridges, say): a process or
  * thread of the caller's side that serves the sandbox while it runs.  Started once PID 1
  * exists (before the command can start: PID 1 is still setting up), stopped after the
  * sandbox is gone or when the run fails.  `sock` is cordon's end of a socketpair

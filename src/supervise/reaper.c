@@ -148,17 +148,13 @@ static int take_listener(launch *l, cordon_error *err)
     return l->cc->listener >= 0 ? pid1_check_listener(l->cc->listener, err) : 0;
 }
 
-void reaper_main(launch *l)
+/* The supervisor dies with cordon, but not at once: with no PID namespace, what the
+ * command started (a double fork, a daemon) would outlive a SIGKILL of the supervisor,
+ * reparented to the host's init.  So cordon's death is a signal it reads, kills every
+ * descendant on, and then exits (report_supervise).  SIGKILL until it is armed. */
+static void tie_to_cordon(launch *l)
 {
     cordon_error err = {0};
-    sigset_t fwd;
-    signals_forwarded(&fwd);
-    sigaddset(&fwd, SIGCHLD);
-    sigaddset(&fwd, SIGNAL_CORDON_GONE);
-    /* The supervisor dies with cordon, but not at once: with no PID namespace, what the
-     * command started (a double fork, a daemon) would outlive a SIGKILL of the supervisor,
-     * reparented to the host's init.  So cordon's death is a signal it reads, kills every
-     * descendant on, and then exits (report_supervise).  SIGKILL until it is armed. */
     if (launch_tie_to_cordon(l, CORDON_STAGE_SUPERVISE, &err) < 0)
         launch_fail(l, &err);
     sigset_t gone;
@@ -176,67 +172,52 @@ void reaper_main(launch *l)
     struct pollfd lp = {.fd = l->life_fd, .events = POLLIN};
     if (poll(&lp, 1, 0) != 0 && (lp.revents & POLLHUP))
         _exit(CORDON_EXIT_SETUP);
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
-        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
+}
+
+/* The creation control (creation.h): this process serves it, on the host's paths, with
+ * the host's /proc (whatever the plan shows the command), before the filter, which
+ * refuses the socket pair it takes the listener through. */
+static void prepare_creation_control(launch *l)
+{
+    cordon_error err = {0};
+    if (!l->cc)
+        return;
+    if (l->scratch.proc_fd < 0 &&
+        (l->scratch.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot open /proc for the creation control");
         launch_fail(l, &err);
     }
-    if (limits_enter(&l->limits, &err) < 0)
+    if (cc_setup(l->cc, l->plan, &l->scratch, &err) < 0)
         launch_fail(l, &err);
-    if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/ptmx", &err) < 0)
-        launch_fail(l, &err);
-    if (l->pty.on) { /* job control reaches the command (pty.h, pty_lead) */
-        if (pty_lead(&l->pty, &err) < 0)
-            launch_fail(l, &err);
-        l->pty_group = true;
-    }
-    /* The creation control (creation.h): this process serves it, on the host's paths, with
-     * the host's /proc (whatever the plan shows the command), before the filter, which
-     * refuses the socket pair it takes the listener through. */
-    if (l->cc) {
-        if (l->scratch.proc_fd < 0 &&
-            (l->scratch.proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-            err_set(&err, CORDON_STAGE_CONFINE, errno, "cannot open /proc for the creation control");
-            launch_fail(l, &err);
-        }
-        if (cc_setup(l->cc, l->plan, &l->scratch, &err) < 0)
-            launch_fail(l, &err);
-        if (!l->cc->nested && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->cc_sock) < 0) {
-            err_set(&err, CORDON_STAGE_CONFINE, errno, "socketpair");
-            launch_fail(l, &err);
-        }
-    }
-    /* A session's --keep: the stand-in outlives the command, so it must not hold the
-     * command's stdin, stdout and stderr (a client reading them to the end would wait for
-     * what the command left); /dev/null instead, opened before Landlock. */
-    int null_fd = -1;
-    if (l->keep && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
-        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
+    if (!l->cc->nested && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, l->cc_sock) < 0) {
+        err_set(&err, CORDON_STAGE_CONFINE, errno, "socketpair");
         launch_fail(l, &err);
     }
-    int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
-    if (sfd < 0) {
-        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
-        launch_fail(l, &err);
-    }
-    /* The seccomp filter, for the supervisor and (inherited) the command.  Without a
-     * user namespace there is no CAP_SYS_ADMIN to stand in for no_new_privs. */
+}
+
+/* The seccomp filter, for the supervisor and (inherited) the command, and the
+ * supervisor's own Landlock domain. */
+static void confine_reaper(launch *l)
+{
+    cordon_error err = {0};
+    /* Without a user namespace there is no CAP_SYS_ADMIN to stand in for no_new_privs. */
     if (set_no_new_privs(&err) < 0 || confine_filter(&l->confine, &err) < 0)
         launch_fail(l, &err);
-    /* The supervisor's own Landlock domain (confine/llonly.h): the command's process
-     * adds its own below it, and the supervisor acts for it by the plan's rules. */
+    /* confine/llonly.h: the command's process adds its own domain below it, and the
+     * supervisor acts for it by the plan's rules. */
     if (l->ll_sup_fd >= 0) {
         landlock_prep sup = {.ruleset_fd = l->ll_sup_fd};
         if (landlock_apply(&sup, &err) < 0)
             launch_fail(l, &err);
     }
+}
 
-    pid_t cmd = launch_start_command(l);
-    if (cmd < 0) {
-        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
-        launch_fail(l, &err);
-    }
-    /* Not dumpable (not ptrace-able by the command, /proc/PID not readable), no
-     * capabilities, no descriptor but its own: or no run. */
+/* Once the command CMD runs: not dumpable (not ptrace-able by the command, /proc/PID
+ * not readable), no capabilities, no descriptor but its own (SFD, the creation
+ * control's), and the standard ones onto NULL_FD when there is one: or no run. */
+static void lock_down(launch *l, pid_t cmd, int null_fd, int sfd)
+{
+    cordon_error err = {0};
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
         err_set(&err, CORDON_STAGE_CONFINE, errno, "PR_SET_DUMPABLE");
         kill(cmd, SIGKILL);
@@ -270,6 +251,50 @@ void reaper_main(launch *l)
         kill(cmd, SIGKILL);
         launch_fail(l, &err);
     }
+}
 
+void reaper_main(launch *l)
+{
+    cordon_error err = {0};
+    sigset_t fwd;
+    signals_forwarded(&fwd);
+    sigaddset(&fwd, SIGCHLD);
+    sigaddset(&fwd, SIGNAL_CORDON_GONE);
+    tie_to_cordon(l);
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot become the command's reaper");
+        launch_fail(l, &err);
+    }
+    if (limits_enter(&l->limits, &err) < 0)
+        launch_fail(l, &err);
+    if (l->pty.on && pty_open_sandbox(&l->pty, "/dev/ptmx", &err) < 0)
+        launch_fail(l, &err);
+    if (l->pty.on) { /* job control reaches the command (pty.h, pty_lead) */
+        if (pty_lead(&l->pty, &err) < 0)
+            launch_fail(l, &err);
+        l->pty_group = true;
+    }
+    prepare_creation_control(l);
+    /* A session's --keep: the stand-in outlives the command, so it must not hold the
+     * command's stdin, stdout and stderr (a client reading them to the end would wait for
+     * what the command left); /dev/null instead, opened before Landlock. */
+    int null_fd = -1;
+    if (l->keep && (null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot open /dev/null");
+        launch_fail(l, &err);
+    }
+    int sfd = signalfd(-1, &fwd, SFD_CLOEXEC);
+    if (sfd < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "signalfd");
+        launch_fail(l, &err);
+    }
+    confine_reaper(l);
+
+    pid_t cmd = launch_start_command(l);
+    if (cmd < 0) {
+        err_set(&err, CORDON_STAGE_SUPERVISE, errno, "cannot start the command (clone)");
+        launch_fail(l, &err);
+    }
+    lock_down(l, cmd, null_fd, sfd);
     report_supervise(l, sfd, cmd, reaper_kill_descendants);
 }
