@@ -467,12 +467,14 @@ static int cmp_str(const void *a, const void *b)
 /* The names in directory `dir` (sorted), or -1 when it cannot be listed. */
 static int list_names(const char *dir, strv *out)
 {
-    _cleanup_fd_ int fd = open_no_symlinks(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open_no_symlinks(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d)
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return -1;
-    fd = -1; /* (the DIR owns it) */
-    struct dirent *de;
+    }
+    struct dirent *de; /* (the DIR owns fd now) */
     while ((errno = 0, de = readdir(d)) != NULL)
         strv_push(out, xstrdup(de->d_name));
     int e = errno;
@@ -481,7 +483,8 @@ static int list_names(const char *dir, strv *out)
         strv_free(out);
         return -1;
     }
-    qsort(out->v, out->n, sizeof *out->v, cmp_str);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_str);
     return 0;
 }
 
