@@ -507,7 +507,7 @@ static int hide_credentials(resolved *r, cordon_error *err)
                 l = NAME_MAX;
             memcpy(first, credential_stores[i].path, l);
             first[l] = '\0';
-            if (!bsearch(&key, names.v, names.n, sizeof *names.v, cmp_str))
+            if (names.n == 0 || !bsearch(&key, names.v, names.n, sizeof *names.v, cmp_str))
                 continue;
         }
         char *p = path_join(r->home, credential_stores[i].path);
