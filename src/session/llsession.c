@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "session/sess_request.h"
 #include "session/session.h"
 #include "session/wire.h"
 #include "supervise/outer.h"
@@ -113,65 +114,26 @@ static void kill_tree(llrun *r)
 /* ------------------------------------------------------------------------------------ */
 /* starting a command */
 
-static const char *next_str(const char **p, const char *end)
+/* The command's request, decoded by the session's one decoder (sess_request.h, unit-tested
+ * and fuzzed): argv and the environment (the request's variables over the session's) in
+ * one allocation the caller frees, or NULL with *why the message for the client. */
+static char **parse_request(llsess *s, size_t len, sess_cmd_req *req, const char **why)
 {
-    const char *s = *p;
-    const char *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
-    if (!nul)
+    sess_req rq; /* (the sizes, to allocate for: sess_req_decode checks everything) */
+    *why = "malformed request to the session";
+    if (len < sizeof rq)
         return NULL;
-    *p = nul + 1;
-    return s;
-}
-
-static bool env_overridden(const char *e, char *const *v, size_t n)
-{
-    const char *eq = strchr(e, '=');
-    size_t len = eq ? (size_t)(eq - e) : strlen(e);
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(v[i], e, len) == 0 && v[i][len] == '=')
-            return true;
-    return false;
-}
-
-/* The command's argv and environment (the request's variables over the session's), as
- * pointers into s->req: one allocation, or NULL; *envc: the environment's length. */
-static char **parse_request(llsess *s, const sess_req *rq, size_t len, const char **cwd, char ***envp, size_t *envc)
-{
-    const char *p = s->req + sizeof *rq, *end = s->req + len;
-    *cwd = next_str(&p, end);
-    size_t envc0 = s->x.p.env.n;
-    if (!*cwd || ((*cwd)[0] && (*cwd)[0] != '/') || rq->argc > SESS_REQ_MAX || rq->envc > SESS_REQ_MAX)
+    memcpy(&rq, s->req, sizeof rq);
+    if (rq.argc > SESS_REQ_MAX || rq.envc > SESS_REQ_MAX)
         return NULL;
-    char **v = calloc((size_t)rq->argc + rq->envc + envc0 + 2, sizeof *v);
+    size_t n = (size_t)rq.argc + rq.envc + s->x.p.env.n + 2;
+    char **v = calloc(n, sizeof *v);
     if (!v)
         return NULL;
-    char **argv = v, **env = v + rq->argc + 1;
-    for (uint32_t k = 0; k < rq->argc; k++)
-        if (!(argv[k] = (char *)next_str(&p, end))) {
-            free(v);
-            return NULL;
-        }
-    char **req_env = env + envc0;
-    for (uint32_t k = 0; k < rq->envc; k++) {
-        const char *e = next_str(&p, end);
-        if (!e || !strchr(e, '=') || e[0] == '=') {
-            free(v);
-            return NULL;
-        }
-        req_env[k] = (char *)e;
-    }
-    size_t ne = 0;
-    for (size_t k = 0; k < envc0; k++)
-        if (!env_overridden(s->x.p.env.v[k], req_env, rq->envc))
-            env[ne++] = s->x.p.env.v[k];
-    memmove(env + ne, req_env, rq->envc * sizeof *env);
-    env[ne + rq->envc] = NULL;
-    if (!argv[0] || !argv[0][0]) {
+    if (sess_req_decode(s->req, len, s->x.p.env.v, v, n, req, why) < 0) {
         free(v);
         return NULL;
     }
-    *envp = env;
-    *envc = ne + rq->envc;
     return v;
 }
 
@@ -230,18 +192,17 @@ static bool rules_hold(const llsess *s, char *why, size_t n)
  * it, with the command's working directory, environment, timeout and terminal. */
 static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
 {
-    const sess_req *rq = (const sess_req *)s->req;
-    const char *cwd = NULL;
-    char **envp = NULL, **argv = NULL;
-    size_t envc = 0;
-    if (len < sizeof *rq || rq->magic != SESS_MAGIC || rq->version != SESS_VERSION || (rq->flags & ~SESS_REQ_FLAGS) ||
-        rq->argc < 1 ||
-        ((rq->flags & SESS_REQ_DETACH) && (rq->flags & (SESS_REQ_KEEP | SESS_REQ_TTY)) != SESS_REQ_KEEP) ||
-        !(argv = parse_request(s, rq, len, &cwd, &envp, &envc))) {
-        tell_error(r->conn, CORDON_STAGE_USAGE, EINVAL, "malformed request to the session");
+    sess_cmd_req req;
+    const char *bad = NULL;
+    char **argv = parse_request(s, len, &req, &bad);
+    if (!argv) {
+        tell_error(r->conn, CORDON_STAGE_USAGE, EINVAL, "%s", bad);
         release(r);
         return;
     }
+    size_t envc = 0;
+    while (req.envp[envc])
+        envc++;
     char why[1024];
     if (!rules_hold(s, why, sizeof why)) {
         free(argv);
@@ -253,27 +214,27 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
      * environment and timeout, sealed again (outer_start copies what it reads into the
      * stand-in, which checks the seal before the exec) */
     plan p = s->x.p;
-    if (cwd[0])
-        p.cwd = (char *)cwd;
-    p.env = (strv){.v = envp, .n = envc, .cap = envc};
+    if (req.cwd)
+        p.cwd = (char *)req.cwd;
+    p.env = (strv){.v = req.envp, .n = envc, .cap = envc};
     long long tmo =
-        rq->timeout_ms == 0 ? (s->timeout > 0 ? (long long)(s->timeout * 1000.0 + 0.999) : -1) : rq->timeout_ms;
+        req.timeout_ms == 0 ? (s->timeout > 0 ? (long long)(s->timeout * 1000.0 + 0.999) : -1) : req.timeout_ms;
     p.timeout = tmo > 0 ? (double)tmo / 1000.0 : 0;
     plan_seal(&p);
     outer_opts o = {.stdio = {stdio[0], stdio[1], stdio[2]},
                     .ll_ruleset_fd = s->ll.ruleset_fd,
                     .ll = &s->ll,
                     .session_fd = -1,
-                    .pty = (rq->flags & SESS_REQ_TTY) != 0,
+                    .pty = (req.flags & SESS_REQ_TTY) != 0,
                     .pty_stderr = true,
-                    .keep = (rq->flags & SESS_REQ_KEEP) != 0};
+                    .keep = (req.flags & SESS_REQ_KEEP) != 0};
     /* the client's signal mask is the command's: outer_start gives the command the
      * calling thread's (this thread blocks every signal otherwise) */
     sigset_t mask, all;
     sigemptyset(&mask);
     sigfillset(&all);
     for (int sig = 1; sig <= 64 && sig < NSIG; sig++)
-        if ((rq->sigmask >> (sig - 1)) & 1)
+        if ((req.sigmask >> (sig - 1)) & 1)
             sigaddset(&mask, sig);
     cordon_error e = {.size = sizeof e};
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
@@ -285,13 +246,13 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
         release(r);
         return;
     }
-    r->flags = rq->flags;
+    r->flags = req.flags;
     r->state = LL_RUNNING;
     tell(r->conn, REPORT_STARTED, NULL, 0, "landlock"); /* the result's isolation (wire.h) */
     int master = o.pty ? outer_take_pty(r->run) : -1;
     if (master >= 0) {
         struct winsize ws = {
-            .ws_row = rq->ws_row, .ws_col = rq->ws_col, .ws_xpixel = rq->ws_xpixel, .ws_ypixel = rq->ws_ypixel};
+            .ws_row = req.ws_row, .ws_col = req.ws_col, .ws_xpixel = req.ws_xpixel, .ws_ypixel = req.ws_ypixel};
         if (ws.ws_row && ws.ws_col)
             (void)ioctl(master, TIOCSWINSZ, &ws); /* (the command reads its own size) */
         report_msg m;
