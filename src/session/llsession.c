@@ -265,40 +265,26 @@ static void start_command(llsess *s, llrun *r, size_t len, const int stdio[3])
 
 static void read_request(llsess *s, llrun *r)
 {
-    char ctl[CMSG_SPACE(4 * sizeof(int))];
-    struct iovec iov = {s->req, SESS_REQ_MAX};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-    ssize_t n;
-    do
-        n = recvmsg(r->conn, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
+    /* four: a fourth descriptor is seen, and refused */
+    int fds[4] = {-1, -1, -1, -1}, mflags;
+    size_t nfds;
+    ssize_t n = recv_fds(r->conn, s->req, SESS_REQ_MAX, fds, 4, &nfds, &mflags, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return;
     if (n <= 0) {
+        for (size_t k = 0; k < nfds; k++)
+            close(fds[k]);
         release(r);
         return;
     }
-    int fds[4] = {-1, -1, -1, -1}, nfds = 0;
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-            int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            for (int j = 0; j < k; j++) {
-                int fd;
-                memcpy(&fd, CMSG_DATA(cm) + (size_t)j * sizeof(int), sizeof fd);
-                if (nfds < 4)
-                    fds[nfds++] = fd;
-                else
-                    close(fd);
-            }
-        }
-    if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 3) {
-        tell_error(r->conn, CORDON_STAGE_USAGE, (mh.msg_flags & MSG_TRUNC) ? E2BIG : EINVAL,
+    if ((mflags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 3) {
+        tell_error(r->conn, CORDON_STAGE_USAGE, (mflags & MSG_TRUNC) ? E2BIG : EINVAL,
                    "malformed request to the session (at most %u bytes, with stdin, stdout and stderr)", SESS_REQ_MAX);
         release(r);
     } else {
         start_command(s, r, (size_t)n, fds);
     }
-    for (int k = 0; k < nfds; k++)
+    for (size_t k = 0; k < nfds; k++)
         close(fds[k]);
 }
 

@@ -286,43 +286,29 @@ static void slot_hangup(sess_mem *m, sess_slot *s)
 static void read_request(launch *l, sess_mem *m, int i)
 {
     sess_slot *s = &m->slots[i];
-    char ctl[CMSG_SPACE(4 * sizeof(int))];
-    struct iovec iov = {m->req, SESS_REQ_MAX};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
-    ssize_t n;
-    do
-        n = recvmsg(s->conn, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
+    /* four: a fourth descriptor is seen, and refused */
+    int fds[4] = {-1, -1, -1, -1}, mflags;
+    size_t nfds;
+    ssize_t n = recv_fds(s->conn, m->req, SESS_REQ_MAX, fds, 4, &nfds, &mflags, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return;
     if (n <= 0) {
+        for (size_t k = 0; k < nfds; k++)
+            close(fds[k]);
         sess_slot_step(m, s, SLOT_EV_REFUSE);
         return;
     }
-    int fds[4] = {-1, -1, -1, -1}, nfds = 0;
-    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-            int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            for (int j = 0; j < k; j++) {
-                int fd;
-                memcpy(&fd, CMSG_DATA(cm) + (size_t)j * sizeof(int), sizeof fd);
-                if (nfds < 4)
-                    fds[nfds++] = fd;
-                else
-                    close(fd);
-            }
-        }
-    if ((mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 3) {
-        sess_tell_error(s->conn, CORDON_STAGE_USAGE, (mh.msg_flags & MSG_TRUNC) ? E2BIG : EINVAL,
-                        (mh.msg_flags & MSG_TRUNC) ? "the command, its environment and working directory are "
-                                                     "too large for a session (at most %u bytes)"
-                                                   : "malformed request to the session (%u)",
+    if ((mflags & (MSG_TRUNC | MSG_CTRUNC)) || nfds != 3) {
+        sess_tell_error(s->conn, CORDON_STAGE_USAGE, (mflags & MSG_TRUNC) ? E2BIG : EINVAL,
+                        (mflags & MSG_TRUNC) ? "the command, its environment and working directory are "
+                                               "too large for a session (at most %u bytes)"
+                                             : "malformed request to the session (%u)",
                         SESS_REQ_MAX);
         sess_slot_step(m, s, SLOT_EV_REFUSE);
     } else {
         start_command(l, m, i, (size_t)n, fds);
     }
-    for (int k = 0; k < nfds; k++)
+    for (size_t k = 0; k < nfds; k++)
         close(fds[k]);
 }
 

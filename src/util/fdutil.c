@@ -281,6 +281,40 @@ int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t n, in
     return r < 0 ? -1 : 0;
 }
 
+ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t max, size_t *nfds, int *msg_flags, int flags)
+{
+    *nfds = 0;
+    *msg_flags = 0;
+    if (max > FD_MSG_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    _Alignas(struct cmsghdr) char ctl[FD_MSG_CTL];
+    struct iovec iov = {buf, len};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+    ssize_t n;
+    do
+        n = recvmsg(sock, &mh, flags);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t j = 0; j < k; j++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(cm) + j * sizeof(int), sizeof fd);
+            if (*nfds < max)
+                fds[(*nfds)++] = fd;
+            else
+                close(fd);
+        }
+    }
+    *msg_flags = mh.msg_flags;
+    return n;
+}
+
 DIR *opendir_dup(int fd)
 {
     int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);

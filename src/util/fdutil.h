@@ -46,3 +46,7 @@ struct iovec;
 void fd_msg_init(struct msghdr *mh, struct iovec *iov, const void *buf, size_t len, char *ctl, const int *fds,
                  size_t n);
 int send_fds(int sock, const void *buf, size_t len, const int *fds, size_t n, int flags);
+/* Receive one such message into buf[0..len): its descriptors into fds[0..max) (max <=
+ * FD_MSG_MAX), those beyond closed, *nfds how many were kept, *msg_flags the message's
+ * (MSG_TRUNC, MSG_CTRUNC).  The bytes received, or -1 with errno (EINTR retried). */
+ssize_t recv_fds(int sock, void *buf, size_t len, int *fds, size_t max, size_t *nfds, int *msg_flags, int flags);
