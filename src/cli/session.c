@@ -251,7 +251,11 @@ static int session_start(int argc, char **argv)
             help_session(stdout);
             return 0;
         }
-        return usage("%s", "cordon session start needs a NAME");
+        if (argc >= 1)
+            return usage("cordon session start: the NAME comes first, then the options (got '%s'): cordon session "
+                         "start NAME [--idle-timeout DURATION] [RUN OPTIONS]",
+                         argv[0]);
+        return usage("%s", "cordon session start needs a NAME: cordon session start NAME [RUN OPTIONS]");
     }
     const char *name = argv[0];
     double idle = 0; /* none: see help_session */

@@ -91,6 +91,10 @@ case_missing_session() {
   assert_contains "$ERR" "no session '${SP}never'"
   expect_exit 125 session stop "${SP}never"
   assert_contains "$ERR" "no session"
+  # the options before the NAME: said so, with the order, and nothing started
+  expect_exit 125 session start --isolation landlock "${SP}never"
+  assert_contains "$ERR" "the NAME comes first, then the options (got '--isolation')"
+  expect_exit 125 session exec "${SP}never" -- true
   # where no session was ever started (no sessions directory yet): the same, and looking
   # makes nothing (before: "cannot use the sessions directory ...: No such file")
   local fresh=$CT/fresh-runtime
