@@ -34,7 +34,7 @@ import warnings
 import weakref
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Callable, Iterable, Mapping, Optional, Sequence, TypeVar, Union
 
 from . import _native as N
 
@@ -43,6 +43,8 @@ __all__ = [
     "explain", "Session", "sessions", "stop_session", "Workspace", "Change", "Integration",
     "WorkspaceStatus", "workspaces", "PIPE", "INHERIT", "DEVNULL", "CordonWarning", "session_dir",
 ]
+
+_C = TypeVar("_C", bound="_Closes")
 
 _lib_lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
@@ -56,6 +58,26 @@ def _L() -> ctypes.CDLL:
             if _lib is None:
                 _lib = N.load()
     return _lib
+
+
+class _Closes:
+    """What holds a library handle: ``with`` closes it, and so does the garbage collector
+    (``close()`` may be called again)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
 
 
 class _Stream:
@@ -231,7 +253,7 @@ def _warn(message: str) -> None:
     warnings.warn(f"cordon: {message}", CordonWarning, stacklevel=4)
 
 
-class Policy:
+class Policy(_Closes):
     """What a sandbox shows and allows; every argument is optional.
 
     :param base: ``"system"`` (default: /usr /bin /sbin /lib* /etc read-only), ``"host"``
@@ -518,18 +540,6 @@ class Policy:
         if p:
             _L().cordon_policy_free(p)
 
-    def __enter__(self) -> "Policy":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
 
 def _policy_or_default(policy: Optional[Policy]) -> tuple[Policy, bool]:
     if policy is not None:
@@ -558,7 +568,7 @@ class _ReadRaw(io.FileIO):
         super().__init__(fd, "rb", closefd=False)
 
 
-class Process:
+class Process(_Closes):
     """A sandboxed child started by :func:`spawn`.
 
     ``stdin``, ``stdout`` and ``stderr`` are binary file objects (``None`` when not piped).
@@ -669,18 +679,6 @@ class Process:
             _L().cordon_proc_free(c)
         if self._owns_policy:
             self._policy.close()
-
-    def __enter__(self) -> "Process":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def _cmd(cwd: Optional[PathLike], env: Optional[Mapping[str, str]], timeout: Optional[float],
@@ -968,7 +966,7 @@ def explain(argv: Sequence[PathLike] = ("true",), *, policy: Optional[Policy] = 
             pol.close()
 
 
-class Session:
+class Session(_Closes):
     """One sandbox built once, that commands start in, each in a few hundred microseconds
     (doc/api.md, "Sessions").  Commands of a session share its view, its HOME, /tmp and
     network, and see each other's processes; each has its own exit status, output and
@@ -1088,18 +1086,6 @@ class Session:
         if self._owns_policy and self._policy is not None:
             self._policy.close()
 
-    def __enter__(self) -> "Session":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
 
 def sessions() -> list[dict]:
     """This user's published sessions: ``[{"name", "pid", "started"}]``."""
@@ -1163,7 +1149,7 @@ class WorkspaceStatus:
     detail: str
 
 
-class Workspace:
+class Workspace(_Closes):
     """A copy-on-write workspace (``cordon workspace``): a writable view of a source
     directory whose changes stay in a private layer until :meth:`integrate`.
 
@@ -1318,18 +1304,6 @@ class Workspace:
         w, self._w = getattr(self, "_w", None), None
         if w:
             _L().cordon_workspace_free(w)
-
-    def __enter__(self) -> "Workspace":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def workspaces(root: Optional[PathLike] = None) -> list[str]:
