@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# What a command costs in a session under --isolation landlock (issue 22), where each
-# command is a run of its own started by the session's holder (src/session/llsession.c):
-# `cordon session exec -- true` timed in one run, alternating
+# What a command costs in a session under --isolation landlock, where each command is a
+# run of its own started by the session's holder (src/session/llsession.c): `cordon
+# session exec -- true` timed in one run, alternating
+#   bare     /bin/true alone, started the same way (a subshell in the workspace)
 #   run-ll   cordon run --isolation landlock -- true (the reference: a run per command)
 #   sess-ll  cordon session exec in a session started with --isolation landlock
 #   sess-ns  cordon session exec in a session with namespaces
@@ -38,7 +39,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "Landlock session benchmark: $(uname -sr), $(nproc) CPU, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "one \`true\` per command, medians of $repeats, microseconds"
-printf '%-6s %9s %9s %9s  %8s %8s\n' fs run-ll sess-ll sess-ns 'run÷sess' 'll÷ns'
+printf '%-6s %9s %9s %9s %9s  %8s %8s %9s\n' fs bare run-ll sess-ll sess-ns 'run÷sess' 'll÷ns' 'sess÷bare'
 mnt=
 names=()
 cleanup() {
@@ -65,11 +66,12 @@ for fs in tmpfs disk; do
   names+=("$ll" "$ns")
   (cd "$ws" && "$cordon" session start "$ll" --isolation landlock 2>/dev/null)
   (cd "$ws" && "$cordon" session start "$ns")
-  declare -A t=([run]="" [ll]="" [ns]="")
+  declare -A t=([bare]="" [run]="" [ll]="" [ns]="")
   for ((r = 0; r < repeats; r++)); do
-    for v in run ll ns; do
+    for v in bare run ll ns; do
       s=$(us)
       case $v in
+        bare) (cd "$ws" && /bin/true) ;;
         run) (cd "$ws" && "$cordon" run --isolation landlock -- true) ;;
         ll) (cd "$ws" && "$cordon" session exec "$ll" -- true) ;;
         ns) (cd "$ws" && "$cordon" session exec "$ns" -- true) ;;
@@ -80,12 +82,14 @@ for fs in tmpfs disk; do
   done
   "$cordon" session stop "$ll"
   "$cordon" session stop "$ns"
+  z=$(tr ' ' '\n' <<<"${t[bare]}" | grep . | median)
   a=$(tr ' ' '\n' <<<"${t[run]}" | grep . | median)
   b=$(tr ' ' '\n' <<<"${t[ll]}" | grep . | median)
   c=$(tr ' ' '\n' <<<"${t[ns]}" | grep . | median)
-  printf '%-6s %9s %9s %9s  %8s %8s\n' "$fs" "$a" "$b" "$c" \
+  printf '%-6s %9s %9s %9s %9s  %8s %8s %9s\n' "$fs" "$z" "$a" "$b" "$c" \
     "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')" \
-    "$(awk -v a="$b" -v b="$c" 'BEGIN { printf "%.2f", a / b }')"
+    "$(awk -v a="$b" -v b="$c" 'BEGIN { printf "%.2f", a / b }')" \
+    "$(awk -v a="$b" -v b="$z" 'BEGIN { printf "%.1f", a / b }')"
   rm -rf "$ws"
   ws=
   if [ -n "$mnt" ]; then
